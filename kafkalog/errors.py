@@ -1,0 +1,170 @@
+"""The kafkalog error hierarchy.
+
+Every error the package raises on purpose is a :class:`KafkaLogError`. Each carries where it
+happened (``path``, and ``position`` for a byte position in a file or buffer, or ``offset`` for a
+logical message offset) so an operator can go straight to the bytes::
+
+    KafkaLogError                    root: catch this to catch everything below
+    +-- CorruptRecordError           not a valid batch/message (length, CRC, varint...)
+    |   +-- RecordTooLargeError      a declared or decompressed size above the configured bound
+    +-- CorruptIndexError            an .index/.timeindex/.txnindex failing its sanity check
+    +-- CorruptCheckpointError       a checkpoint or metadata text/binary file that does not parse
+    +-- UnsupportedCodecError        unknown codec, or a codec the magic does not allow
+    +-- InvalidOffsetError           non-monotonic offsets on append
+    +-- OffsetOverflowError          an offset not representable relative to a segment base offset
+    +-- IndexFullError               the index has no free slot: the segment must roll
+    +-- OffsetOutOfRangeError        an offset outside [log start offset, log end offset]
+    +-- RecordBatchTooLargeError     an append above max.message.bytes or segment.bytes
+    +-- ConfigError                  a bad configuration value (also a ValueError)
+    +-- LogLockedError               another writer holds the partition directory lock
+    +-- LogClosedError               an operation on a closed Log
+
+Messages read ``path:position: what (expected X, found Y)`` when those parts are known.
+
+Example
+-------
+>>> from kafkalog import iter_batches, CorruptRecordError
+>>> try:
+...     list(iter_batches(b"\\x00" * 8 + b"\\x00\\x00\\x00\\x05" + b"\\x00" * 10))
+... except CorruptRecordError as e:
+...     print(e.position)
+0
+"""
+
+from __future__ import annotations
+
+import os
+
+__all__ = [
+    "KafkaLogError",
+    "CorruptRecordError",
+    "RecordTooLargeError",
+    "CorruptIndexError",
+    "CorruptCheckpointError",
+    "UnsupportedCodecError",
+    "InvalidOffsetError",
+    "OffsetOverflowError",
+    "IndexFullError",
+    "OffsetOutOfRangeError",
+    "RecordBatchTooLargeError",
+    "ConfigError",
+    "LogLockedError",
+    "LogClosedError",
+]
+
+
+class KafkaLogError(Exception):
+    """Root of every error kafkalog raises on purpose.
+
+    Parameters
+    ----------
+    message:
+        What was wrong, ideally with ``(expected X, found Y)``.
+    path:
+        The file concerned, when there is one.
+    position:
+        Byte position in the file or buffer, when known.
+    offset:
+        Logical Kafka offset, when known.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        position: int | None = None,
+        offset: int | None = None,
+    ) -> None:
+        self.message = message
+        self.path = os.fspath(path) if path is not None else None
+        self.position = position
+        self.offset = offset
+        super().__init__(self._render())
+
+    def _render(self) -> str:
+        where = []
+        if self.path is not None:
+            where.append(self.path)
+        if self.position is not None:
+            where.append(f"position {self.position}")
+        if self.offset is not None:
+            where.append(f"offset {self.offset}")
+        return (": ".join([", ".join(where), self.message]) if where else self.message)
+
+    def with_location(
+        self,
+        *,
+        path: str | os.PathLike[str] | None = None,
+        position_base: int = 0,
+    ) -> KafkaLogError:
+        """Return a copy of this error located in ``path``, positions shifted by ``position_base``.
+
+        Used when a decoder that works on a buffer slice re-raises for the file it came from.
+        """
+        pos = None if self.position is None else self.position + position_base
+        new = type(self).__new__(type(self))
+        KafkaLogError.__init__(
+            new,
+            self.message,
+            path=path if path is not None else self.path,
+            position=pos,
+            offset=self.offset,
+        )
+        return new
+
+
+class CorruptRecordError(KafkaLogError):
+    """Bytes that are not a valid record batch or legacy message.
+
+    Raised for bad lengths, CRC mismatches (both values in the message), truncated bodies,
+    malformed varints, unknown magic values and inconsistent record counts.
+    """
+
+
+class RecordTooLargeError(CorruptRecordError):
+    """A declared or decompressed size exceeds the configured bound (decompression bombs)."""
+
+
+class CorruptIndexError(KafkaLogError):
+    """An index file failed its sanity check (Kafka's ``CorruptIndexException``)."""
+
+
+class CorruptCheckpointError(KafkaLogError):
+    """A checkpoint, snapshot or metadata file does not parse."""
+
+
+class UnsupportedCodecError(KafkaLogError, ValueError):
+    """An unknown compression name/id, or a codec the message format does not allow."""
+
+
+class InvalidOffsetError(KafkaLogError, ValueError):
+    """Offsets that are not strictly increasing where they must be."""
+
+
+class OffsetOverflowError(KafkaLogError):
+    """An offset that does not fit as a 32-bit offset relative to the segment base offset."""
+
+
+class IndexFullError(KafkaLogError):
+    """The index has no free slot; the segment must roll first."""
+
+
+class OffsetOutOfRangeError(KafkaLogError):
+    """An offset below the log start offset or beyond the log end offset."""
+
+
+class RecordBatchTooLargeError(KafkaLogError, ValueError):
+    """An append larger than ``max.message.bytes`` (or than ``segment.bytes``)."""
+
+
+class ConfigError(KafkaLogError, ValueError):
+    """A configuration value of the wrong type or out of range."""
+
+
+class LogLockedError(KafkaLogError):
+    """The partition directory is locked by another writer."""
+
+
+class LogClosedError(KafkaLogError):
+    """The log was closed."""

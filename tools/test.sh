@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# The project's test command (README, .ci/run): install with dev extras, lint, run the suite,
+# then run the kernel tests again with NUMBA_DISABLE_JIT=1 so the plain-Python path of every
+# numba kernel is exercised against its reference too.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+python -m pip install -e '.[dev]'
+ruff check .
+export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$(python -c 'import sys; print(sys.executable)')}"
+python -m pytest
+NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider
