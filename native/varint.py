@@ -38,13 +38,21 @@ MAX_VARLONG_BYTES = 10
 @inline
 def decode_varint(buf, pos, end):
     """Read a zig-zag varint (int32) at ``pos``; return ``(value, next_pos)`` or ``(0, ERR_*)``."""
+    p = np.int64(pos)
+    if p >= end:
+        return np.int64(0), np.int64(ERR_TRUNCATED)
+    b = np.int64(buf[np.uint64(p)])
+    if b < 0x80:  # fast path: most lengths and deltas fit in one byte
+        half = b >> 1
+        if b & 1:
+            return ~half, p + 1
+        return half, p + 1
     raw = np.int64(0)
     shift = np.int64(0)
-    p = np.int64(pos)
     while True:
         if p >= end:
             return np.int64(0), np.int64(ERR_TRUNCATED)
-        b = np.int64(buf[p])
+        b = np.int64(buf[np.uint64(p)])  # unsigned index: no wrap-around branch (p >= 0)
         p += 1
         raw |= (b & 0x7F) << shift
         if b < 0x80:
@@ -65,7 +73,7 @@ def decode_varlong(buf, pos, end):
     p = np.int64(pos)
     if p >= end:
         return np.int64(0), np.int64(ERR_TRUNCATED)
-    b = np.int64(buf[p])
+    b = np.int64(buf[np.uint64(p)])  # unsigned index: no wrap-around branch (p >= 0)
     p += 1
     sign = b & 1
     half = (b & 0x7F) >> 1  # raw >> 1, built group by group: group i lands at bit 7*i - 1
@@ -75,7 +83,7 @@ def decode_varlong(buf, pos, end):
             return np.int64(0), np.int64(ERR_VARINT_TOO_LONG)
         if p >= end:
             return np.int64(0), np.int64(ERR_TRUNCATED)
-        b = np.int64(buf[p])
+        b = np.int64(buf[np.uint64(p)])  # unsigned index: no wrap-around branch (p >= 0)
         p += 1
         if shift == 62:
             half |= (b & 1) << 62  # Java's b << 63 keeps only bit 0 of the 10th byte
@@ -91,7 +99,7 @@ def decode_varlong(buf, pos, end):
 def size_of_varint(value):
     """Encoded size in bytes (1..5) of ``value`` (an int32) as a zig-zag varint."""
     v = np.int64(value)
-    z = (v << 1) if v >= 0 else ((-v - 1) << 1) | 1  # zig-zag, fits in int64 for an int32
+    z = (v << 1) if v >= 0 else ((~v) << 1) | 1  # zig-zag, fits in int64 for an int32
     n = np.int64(1)
     z >>= 7
     while z != 0:
@@ -104,7 +112,7 @@ def size_of_varint(value):
 def size_of_varlong(value):
     """Encoded size in bytes (1..10) of ``value`` (an int64) as a zig-zag varlong."""
     v = np.int64(value)
-    m = v if v >= 0 else -v - 1
+    m = v if v >= 0 else ~v
     rest = m >> 6  # zig-zag value >> 7, computed without forming the 64-bit unsigned value
     n = np.int64(1)
     while rest != 0:
@@ -117,7 +125,7 @@ def size_of_varlong(value):
 def encode_varint(buf, pos, value):
     """Write ``value`` (an int32) as a zig-zag varint at ``pos``; return the next position."""
     v = np.int64(value)
-    z = (v << 1) if v >= 0 else ((-v - 1) << 1) | 1
+    z = (v << 1) if v >= 0 else ((~v) << 1) | 1
     p = np.int64(pos)
     while z >= 0x80:
         buf[p] = np.uint8((z & 0x7F) | 0x80)
@@ -135,7 +143,7 @@ def encode_varlong(buf, pos, value):
     m = v
     if v < 0:
         sign = np.int64(1)
-        m = -v - 1
+        m = ~v
     first = ((m & 0x3F) << 1) | sign  # low 7 bits of the zig-zag value 2*m + sign
     rest = m >> 6
     p = np.int64(pos)

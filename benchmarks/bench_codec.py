@@ -1,0 +1,227 @@
+"""Record codec benchmarks: the columnar fast path vs kafka-python and aiokafka, same process.
+
+Workload (issue 2): 1,000,000 records, 16-byte keys, 100-byte values, no headers, batches of
+1,000 records, codecs none / lz4 / zstd. ``--quick``: 100,000 records.
+
+Rows (convention of ``benchmarks/run_all.py``: name, value, unit, baseline, ratio, note; here
+value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalog is faster):
+
+* ``decode.<codec>.vs_<peer>``: :func:`kafkalog.decode_columns` over the whole buffer (CRC-32C
+  of every batch checked, records into contiguous columns) vs the peer's ``MemoryRecords``
+  walk with ``validate_crc()`` per batch (what its consumer does with ``check_crcs``) reading
+  offset, timestamp, key, value and headers of every record.
+* ``encode.<codec>.vs_<peer>``: :func:`kafkalog.encode_columns` from columns vs the peer's
+  ``DefaultRecordBatchBuilder`` (``append`` per record, ``build`` per batch) from Python lists
+  prepared outside the timing.
+* ``crc32c.1MiB``: ``kafkalog.records.crc.crc32c`` vs the ``crc32c`` package on 1 MiB buffers
+  (value and baseline in bytes/s).
+* ``to_arrow``: ``RecordColumns.to_arrow`` (zero-copy wrap) for the decoded 1M records, seconds.
+
+Timing: best of N runs after a warm-up run (numba compile or cache load, page faults, codec
+initialisation), ``time.perf_counter``. Whether aiokafka's compiled extension is active is
+reported in the notes (``aiokafka.record._crecords``, disabled by ``AIOKAFKA_NO_EXTENSIONS``).
+
+Run: ``python benchmarks/bench_codec.py [--quick]`` or through ``benchmarks/run_all.py``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+import warnings
+from collections.abc import Callable
+
+import numpy as np
+
+from kafkalog.records import crc as kcrc
+from kafkalog.records.columnar import RecordColumns, decode_columns, encode_columns
+
+CODECS = {"none": 0, "lz4": 3, "zstd": 4}
+KEY_SIZE = 16
+VALUE_SIZE = 100
+PER_BATCH = 1000
+BASE_TS = 1_700_000_000_000
+
+
+def _best(fn: Callable[[], object], repeat: int) -> float:
+    """Best-of-``repeat`` seconds for one call of ``fn`` (after one warm-up call)."""
+    fn()
+    best = float("inf")
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _peers() -> dict[str, tuple[type, type, str]]:
+    """Available peers: name -> (MemoryRecords, DefaultRecordBatchBuilder, note)."""
+    out = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # kafka-python import-time warnings
+        try:
+            from kafka.record.default_records import DefaultRecordBatchBuilder as KB
+            from kafka.record.memory_records import MemoryRecords as KM
+
+            import kafka
+
+            out["kafka-python"] = (KM, KB, f"kafka-python {kafka.__version__} (pure Python)")
+        except ImportError:  # pragma: no cover - optional peer
+            pass
+        try:
+            import aiokafka
+            from aiokafka.record.default_records import DefaultRecordBatchBuilder as AB
+            from aiokafka.record.memory_records import MemoryRecords as AM
+
+            compiled = "_crecords" in AM.__module__ and "_crecords" in AB.__module__
+            flag = os.environ.get("AIOKAFKA_NO_EXTENSIONS")
+            note = (f"aiokafka {aiokafka.__version__}, compiled extension "
+                    f"{'ACTIVE (_crecords)' if compiled else 'NOT active (pure Python)'}"
+                    + (f", AIOKAFKA_NO_EXTENSIONS={flag}" if flag else ""))
+            out["aiokafka"] = (AM, AB, note)
+        except ImportError:  # pragma: no cover - optional peer
+            pass
+    return out
+
+
+def make_columns(n: int, seed: int = 7) -> RecordColumns:
+    """n records: random 16-byte keys, 100-byte values, increasing ms timestamps, no headers."""
+    rng = np.random.default_rng(seed)
+    key_data = rng.integers(0, 256, n * KEY_SIZE, dtype=np.uint8)
+    value_data = rng.integers(0, 256, n * VALUE_SIZE, dtype=np.uint8)
+    # compressible values (like real payloads): a repeating 25-byte pattern with a counter
+    value_data.reshape(n, VALUE_SIZE)[:, 25:] = np.tile(
+        np.frombuffer(b"payload-" * 10, np.uint8)[:75], (n, 1))
+    return RecordColumns(
+        offsets=np.arange(n, dtype=np.int64),
+        timestamps=BASE_TS + np.arange(n, dtype=np.int64),
+        timestamp_types=np.zeros(n, np.int32),
+        key_data=key_data, key_offsets=np.arange(n + 1, dtype=np.int32) * KEY_SIZE,
+        key_valid=np.ones(n, bool),
+        value_data=value_data, value_offsets=np.arange(n + 1, dtype=np.int32) * VALUE_SIZE,
+        value_valid=np.ones(n, bool),
+        header_offsets=np.zeros(n + 1, np.int32), header_key_data=np.zeros(0, np.uint8),
+        header_key_offsets=np.zeros(1, np.int32), header_value_data=np.zeros(0, np.uint8),
+        header_value_offsets=np.zeros(1, np.int32), header_value_valid=np.zeros(0, bool),
+    )
+
+
+def _peer_decode(memory_records: type, data: bytes) -> Callable[[], int]:
+    def run() -> int:
+        n = 0
+        mr = memory_records(data)
+        while True:
+            batch = mr.next_batch()
+            if batch is None:
+                return n
+            if not batch.validate_crc():
+                raise AssertionError("peer found a bad CRC")
+            for r in batch:
+                r.offset, r.timestamp, r.key, r.value, r.headers  # noqa: B018 - read fields
+                n += 1
+
+    return run
+
+
+def _peer_encode(builder: type, codec_id: int, rows: list[tuple]) -> Callable[[], int]:
+    def run() -> int:
+        total = 0
+        for start in range(0, len(rows), PER_BATCH):
+            b = builder(2, codec_id, False, -1, -1, -1, 1 << 30)
+            for i, (ts, key, value) in enumerate(rows[start:start + PER_BATCH]):
+                b.append(i, timestamp=ts, key=key, value=value, headers=[])
+            total += len(b.build())
+        return total
+
+    return run
+
+
+def _row(name: str, value: float, baseline: float, unit: str, note: str) -> dict:
+    return {"name": name, "value": value, "unit": unit, "baseline": baseline,
+            "ratio": value / baseline if baseline else float("inf"), "note": note}
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Measure and return the rows (see the module docstring)."""
+    n = 100_000 if quick else 1_000_000
+    repeat = 3 if quick else 5
+    peer_repeat = 1 if quick else 2  # the pure-Python peer takes seconds per run
+    peers = _peers()
+    cols = make_columns(n)
+    rows_py = list(zip(cols.timestamps.tolist(),
+                       [cols.key_data[i * KEY_SIZE:(i + 1) * KEY_SIZE].tobytes() for i in range(n)],
+                       [cols.value_data[i * VALUE_SIZE:(i + 1) * VALUE_SIZE].tobytes()
+                        for i in range(n)]))
+    out = []
+    decoded = None
+    for codec, cid in CODECS.items():
+        data = encode_columns(cols, records_per_batch=PER_BATCH, compression=codec)
+        decoded = decode_columns(data)
+        if decoded.record_count != n:
+            raise AssertionError("decode lost records")
+        t_dec = _best(lambda data=data: decode_columns(data), repeat)
+        t_enc = _best(lambda codec=codec: encode_columns(
+            cols, records_per_batch=PER_BATCH, compression=codec), repeat)
+        size_note = f"{n:,} records, {len(data) / 1e6:.1f} MB as {codec}"
+        for peer, (mr, builder, note) in peers.items():
+            dec = _peer_decode(mr, data)
+            if dec() != n:
+                raise AssertionError(f"{peer} decoded a different record count")
+            t_peer = _best(dec, peer_repeat)
+            out.append(_row(f"decode.{codec}.vs_{peer}", n / t_dec, n / t_peer, "records/s",
+                            f"{size_note}; {note}"))
+            enc = _peer_encode(builder, cid, rows_py)
+            t_peer = _best(enc, peer_repeat)
+            out.append(_row(f"encode.{codec}.vs_{peer}", n / t_enc, n / t_peer, "records/s",
+                            f"{size_note}; {note}"))
+    buf = np.random.default_rng(1).integers(0, 256, 1 << 20, dtype=np.uint8).tobytes()
+    import crc32c
+
+    number = 200 if quick else 1000
+
+    def loop(fn: Callable[[bytes], int]) -> Callable[[], None]:
+        def go() -> None:
+            for _ in range(number):
+                fn(buf)
+        return go
+
+    t_ours = _best(loop(kcrc.crc32c), repeat)
+    t_pkg = _best(loop(crc32c.crc32c), repeat)
+    out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,
+                    "bytes/s", f"crc32c package {crc32c.__version__} as baseline; "
+                    f"target ratio >= 0.8"))
+    assert decoded is not None
+    t_arrow = _best(decoded.to_arrow, repeat)
+    out.append({"name": "to_arrow", "value": t_arrow, "unit": "s", "baseline": None,
+                "ratio": None, "note": f"RecordColumns.to_arrow of {n:,} decoded records "
+                "(buffers wrapped, not copied)"})
+    return out
+
+
+def format_rows(rows: list[dict]) -> str:
+    """Rows as a markdown table (also used by run_all.py)."""
+    lines = ["| name | value | unit | baseline | ratio | note |", "|---|---|---|---|---|---|"]
+    for r in rows:
+        def fmt(x: object) -> str:
+            if x is None:
+                return "-"
+            if isinstance(x, float):
+                return f"{x:,.3g}" if abs(x) < 1000 else f"{x:,.0f}"
+            return str(x)
+        ratio = "-" if r.get("ratio") is None else f"{r['ratio']:.2f}x"
+        lines.append(f"| {r['name']} | {fmt(r['value'])} | {r['unit']} | "
+                     f"{fmt(r.get('baseline'))} | {ratio} | {r.get('note', '')} |")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="100,000 records instead of 1M")
+    args = parser.parse_args(argv)
+    print(format_rows(run(quick=args.quick)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,397 @@
+"""The ``kafkalog`` console script: ``main(argv) -> int``.
+
+Subcommands
+-----------
+``dump-segments``
+    Kafka's ``kafka-dump-log.sh`` (DumpLogSegments), same flags, same text on stdout and
+    stderr (``--kafka-version`` picks the 2.x/3.x/4.x/trunk shape), plus ``--format json``.
+``verify``
+    Read-only checks of partition directories or a whole ``log.dirs`` tree.
+``repair``
+    Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
+``demo``
+    The project's demo (``kafkalog.demo``).
+
+Exit status: 0 when every file was read and is consistent, 1 when any file had corruption or a
+mismatch (or could not be read), 2 for usage errors. A bad file never stops the others.
+
+Example
+-------
+>>> main(["dump-segments"])  # doctest: +SKIP
+2
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from . import dump as d
+from .render import JsonRenderer, TextRenderer
+
+__all__ = ["main", "main_entry", "build_parser", "run_dump"]
+
+EXIT_OK = 0
+EXIT_FINDINGS = 1
+EXIT_USAGE = 2
+
+
+class _UsageError(Exception):
+    pass
+
+
+class _ArgumentParser(argparse.ArgumentParser):
+    """argparse that raises instead of exiting, so ``main`` returns 2 (usage) as an int."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _UsageError(f"{self.prog}: error: {message}")
+
+
+def _int_arg(text: str) -> int:
+    # joptsimple's Integer conversion: a Java int, decimal
+    try:
+        v = int(text, 10)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"Cannot parse argument '{text}' of type java.lang.Integer"
+        ) from None
+    if not -(1 << 31) <= v < (1 << 31):
+        raise argparse.ArgumentTypeError(
+            f"Cannot parse argument '{text}' of type java.lang.Integer"
+        )
+    return v
+
+
+def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--files",
+        required=True,
+        metavar="file1, file2, ...",
+        help="REQUIRED: The comma separated list of data and index log files to be dumped.",
+    )
+    p.add_argument(
+        "--print-data-log",
+        action="store_true",
+        help="If set, printing the messages content when dumping data logs. "
+        "Automatically set if any decoder option is specified.",
+    )
+    p.add_argument(
+        "--deep-iteration",
+        action="store_true",
+        help="If set, uses deep instead of shallow iteration. Automatically set if "
+        "print-data-log is enabled.",
+    )
+    p.add_argument(
+        "--verify-index-only",
+        action="store_true",
+        help="If set, just verify the index log without printing its content.",
+    )
+    p.add_argument(
+        "--index-sanity-check",
+        action="store_true",
+        help="If set, just checks the index sanity without printing its content. This is "
+        "the same check that is executed on broker startup to determine if an index "
+        "needs rebuilding or not.",
+    )
+    p.add_argument(
+        "--max-message-size",
+        type=_int_arg,
+        default=d.DEFAULT_MAX_MESSAGE_SIZE,
+        metavar="size",
+        help="Size of largest message. (default: 5242880)",
+    )
+    p.add_argument(
+        "--max-bytes",
+        type=_int_arg,
+        default=d.INT_MAX,
+        metavar="size",
+        help="Limit the amount of total batches read in bytes avoiding reading the whole "
+        ".log file(s). (default: 2147483647)",
+    )
+    p.add_argument(
+        "--skip-record-metadata",
+        action="store_true",
+        help="Whether to skip printing metadata for each record.",
+    )
+    for which in ("key", "value"):
+        p.add_argument(
+            f"--{which}-decoder",
+            f"--{which}-decoder-class",
+            dest=f"{which}_decoder",
+            nargs="?",
+            const="string",
+            default=None,
+            metavar="DECODER",
+            help=f"Decoder for record {which}s: string (default), hex, base64, json, int, "
+            "long, or a Kafka decoder class name (org.apache.kafka.tools.api."
+            "StringDecoder, kafka.serializer.StringDecoder, ...). Implies "
+            "--print-data-log.",
+        )
+    p.add_argument(
+        "--offsets-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as offset data from the __consumer_offsets topic.",
+    )
+    p.add_argument(
+        "--transaction-log-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as transaction metadata from the "
+        "__transaction_state topic.",
+    )
+    p.add_argument(
+        "--cluster-metadata-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as cluster metadata records.",
+    )
+    p.add_argument(
+        "--kafka-version",
+        default="4.0",
+        metavar="VERSION",
+        help="Imitate this Kafka release's output: 2.0 ... 4.1, 3.3+, or trunk (the Java "
+        "rewrite). Default 4.0.",
+    )
+    p.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        help="text: Kafka's output; json: one JSON object per line (beyond Kafka).",
+    )
+    p.add_argument(
+        "--no-progress",
+        action="store_true",
+        help="Never show the progress bar (it is shown only when stderr is a terminal).",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The top-level parser with every subcommand."""
+    parser = _ArgumentParser(prog="kafkalog", description="Kafka on-disk log tools.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    dp = sub.add_parser(
+        "dump-segments",
+        help="Kafka's kafka-dump-log.sh: dump .log/.index/.timeindex/.snapshot/.txnindex files.",
+        description="This tool helps to parse a log file and dump its contents to the console, "
+        "useful for debugging a seemingly corrupt log segment.",
+    )
+    _add_dump_arguments(dp)
+    from . import repair, verify
+
+    vp = sub.add_parser("verify", help="Read-only consistency checks of partition directories.")
+    verify.add_arguments(vp)
+    rp = sub.add_parser("repair", help="Write a repaired copy of a partition directory.")
+    repair.add_arguments(rp)
+    demo = sub.add_parser("demo", help="Run the kafkalog demo.", add_help=False)
+    demo.add_argument("demo_args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
+    try:
+        shape = d.parse_kafka_version(a.kafka_version)
+    except ValueError as e:
+        raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+    structured = [
+        k
+        for k, flag in (
+            ("offsets", a.offsets_decoder),
+            ("transaction_log", a.transaction_log_decoder),
+            ("cluster_metadata", a.cluster_metadata_decoder),
+        )
+        if flag
+    ]
+    notices: list[str] = []
+    if structured:
+        parser: d.MessageParser = d.StructuredParser(structured[0], java_rewrite=shape.java_rewrite)
+    else:
+        names = []
+        # Kafka builds the value decoder first, then the key decoder (notice order follows)
+        for given in (a.value_decoder, a.key_decoder):
+            try:
+                name, deprecated_for = d.decoder_for_class(given or "string")
+            except ValueError as e:
+                raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+            if deprecated_for and shape.deprecated_decoder_notice:
+                notices.append(f"{given} is deprecated. Please use {deprecated_for} instead")
+            names.append(name)
+        parser = d.DecoderParser(
+            key_decoder=names[1],
+            value_decoder=names[0],
+            tombstone_hides_key=shape.tombstone_hides_key,
+        )
+    print_data = bool(
+        a.print_data_log or structured or a.key_decoder is not None or a.value_decoder is not None
+    )
+    return d.DumpOptions(
+        print_data_log=print_data,
+        deep_iteration=bool(a.deep_iteration or print_data),
+        verify_index_only=a.verify_index_only,
+        index_sanity_check=a.index_sanity_check,
+        max_message_size=a.max_message_size,
+        max_bytes=a.max_bytes,
+        skip_record_metadata=a.skip_record_metadata,
+        parser=parser,
+        shape=shape,
+        decoder_notices=tuple(notices),
+        keep_raw=a.format == "json",
+    )
+
+
+def _is_problem(item: Any) -> bool:
+    if isinstance(item, (d.FileError, d.TrailingBytes)):
+        return True
+    if isinstance(item, d.BatchItem):
+        return not item.is_valid
+    if isinstance(item, d.RecordItem):
+        return item.legacy_valid is False
+    return False
+
+
+class _Progress:
+    """A rich progress bar over the bytes of the current ``.log`` (stderr, TTY only)."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled
+        self._progress: Any = None
+        self._task: Any = None
+
+    def __enter__(self) -> _Progress:
+        if self.enabled:
+            from rich.console import Console
+            from rich.progress import BarColumn, DownloadColumn, Progress, TextColumn
+
+            self._progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                DownloadColumn(),
+                console=Console(stderr=True),
+                transient=True,
+            )
+            self._progress.__enter__()
+        return self
+
+    def start(self, path: str) -> None:
+        if self._progress is None:
+            return
+        if self._task is not None:
+            self._progress.remove_task(self._task)
+            self._task = None
+        try:
+            total = os.path.getsize(path)
+        except OSError:
+            return
+        self._task = self._progress.add_task(os.path.basename(path), total=total)
+
+    def advance_to(self, position: int) -> None:
+        if self._progress is not None and self._task is not None:
+            self._progress.update(self._task, completed=position)
+
+    def __exit__(self, *exc: object) -> None:
+        if self._progress is not None:
+            self._progress.__exit__(*exc)
+
+
+def run_dump(
+    opts: d.DumpOptions,
+    files: Sequence[str],
+    *,
+    fmt: str = "text",
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    progress: bool = False,
+) -> int:
+    """Dump ``files`` in order, write Kafka's lines, then the summaries; return the exit status."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    renderer: TextRenderer | JsonRenderer = (
+        TextRenderer(opts.shape, opts) if fmt == "text" else JsonRenderer()
+    )
+    findings: list = []
+    status = EXIT_OK
+    streams = {"out": stdout, "err": stderr}
+    with _Progress(progress) as bar:
+        for path in files:
+            for item in d.dump_file(path, opts, findings):
+                if isinstance(item, d.FileStart):
+                    if item.kind in ("log", "checkpoint"):
+                        bar.start(path)
+                elif isinstance(item, d.BatchItem):
+                    bar.advance_to(item.position + item.size)
+                if _is_problem(item):
+                    status = EXIT_FINDINGS
+                for stream, text in renderer.render(item):
+                    streams[stream].write(text + "\n")
+        stdout.flush()
+        for stream, text in renderer.summary(findings):
+            streams[stream].write(text + "\n")
+    # non-consecutive offsets are normal after compaction and around transaction markers: Kafka
+    # lists them, but they are not corruption
+    if any(not isinstance(f, d.NonConsecutiveOffsets) for f in findings) or getattr(
+        opts.parser, "errors", 0
+    ):
+        status = EXIT_FINDINGS
+    stdout.flush()
+    stderr.flush()
+    return status
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``kafkalog`` command line; returns the exit status (never calls ``sys.exit``)."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["demo"]:
+        # everything after "demo" belongs to the demo, flags included
+        from . import demo
+
+        return int(demo.main(argv[1:]) or 0)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except _UsageError as e:
+        sys.stderr.write(str(e) + "\n")
+        return EXIT_USAGE
+    except SystemExit as e:  # --help
+        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        sys.stderr.write(
+            "kafkalog: error: a command is required (dump-segments, verify, repair, demo)\n"
+        )
+        return EXIT_USAGE
+    try:
+        if args.command == "dump-segments":
+            opts = _options_from_args(args, sys.stdout)
+            files = args.files.split(",")
+            show = (not args.no_progress) and _isatty(sys.stderr)
+            return run_dump(opts, files, fmt=args.format, progress=show)
+        if args.command == "verify":
+            from . import verify
+
+            return verify.run(args)
+        if args.command == "repair":
+            from . import repair
+
+            return repair.run(args)
+    except _UsageError as e:
+        sys.stderr.write(str(e) + "\n")
+        return EXIT_USAGE
+    except BrokenPipeError:  # `kafkalog dump-segments ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's flush
+        except OSError:
+            pass
+        return EXIT_OK
+    return EXIT_USAGE
+
+
+def _isatty(stream: IO[str]) -> bool:
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def main_entry() -> None:
+    """Console-script entry point (``kafkalog = "kafkalog.cli:main_entry"``)."""
+    sys.exit(main())

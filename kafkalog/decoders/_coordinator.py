@@ -1,0 +1,145 @@
+"""Coordinator records: the key/value framing shared by ``__consumer_offsets`` and
+``__transaction_state`` (Kafka's ``CoordinatorRecordSerde``).
+
+A record key is ``int16 record type`` + the key message; a value is ``int16 value version`` + the
+value message, or null for a tombstone. The record type picks both schemas. Errors carry the text
+Kafka's serde would put in its exception (``kafka_message``), which DumpLogSegments prints after
+``Error at offset <o>, skipping.``.
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from ..errors import CorruptRecordError
+from . import message
+from .message import MessageDecodeError
+
+__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec"]
+
+
+class UnknownRecordTypeError(CorruptRecordError):
+    """A key whose record type this decoder does not know (Kafka's ``UnknownRecordTypeException``).
+
+    DumpLogSegments prints ``Unknown record type <t> at offset <o>, skipping.`` for it.
+    """
+
+    def __init__(self, record_type: int) -> None:
+        self.record_type = record_type
+        self.kafka_message = f"Unknown record type {record_type}"
+        super().__init__(f"unknown record type {record_type}")
+
+
+class MissingKeyError(CorruptRecordError):
+    """A coordinator record without a key (Kafka's tool stops with an exception on it)."""
+
+    def __init__(self, what: str) -> None:
+        self.kafka_message = f"message had a missing key ({what})"
+        super().__init__(f"{what} record has no key (every coordinator record has one)")
+
+
+def _bytes(b: bytes | bytearray | memoryview | None) -> bytes | None:
+    return None if b is None else bytes(b)
+
+
+class CoordinatorCodec:
+    """Decode/encode one coordinator topic's records from its key and value schema tables."""
+
+    def __init__(self, what: str, keys: dict[int, dict[str, Any]],
+                 values: dict[int, dict[str, Any]]) -> None:
+        self.what = what
+        self.keys = {t: message.compile_schema(s) for t, s in keys.items()}
+        self.values = {t: message.compile_schema(s) for t, s in values.items()}
+
+    def key_version(self, record_type: int) -> int:
+        """The version the key message is read at: the record type when the schema lists it
+        (Kafka <= 4.0 schemas), else the schema's lowest version (4.1+ schemas are all v0)."""
+        s = self.keys[record_type]
+        lo, hi = s.versions  # type: ignore[misc]
+        return record_type if lo <= record_type <= hi else lo
+
+    def decode(self, key: bytes | None, value: bytes | None) -> dict[str, Any]:
+        """Return ``{"type", "key_name", "key_version", "key", "value_name", "version",
+        "value"}``; ``value`` is None for a tombstone (``version`` then None too)."""
+        key = _bytes(key)
+        value = _bytes(value)
+        if key is None:
+            raise MissingKeyError(self.what)
+        if len(key) < 2:
+            raise MessageDecodeError(
+                f"record key too short for its int16 record type (expected 2 bytes, found "
+                f"{len(key)})", kafka_message="Could not read version from key's buffer.",
+                position=0)
+        record_type = struct.unpack_from(">h", key, 0)[0]
+        if record_type not in self.keys:
+            raise UnknownRecordTypeError(record_type)
+        kschema = self.keys[record_type]
+        kversion = self.key_version(record_type)
+        kobj = self._read(kschema, key, kversion, "key")
+        out: dict[str, Any] = {"type": record_type, "key_name": kschema.name,
+                               "key_version": kversion, "key": kobj,
+                               "value_name": None, "version": None, "value": None}
+        if value is None:
+            return out
+        vschema = self.values[record_type]
+        if len(value) < 2:
+            raise MessageDecodeError(
+                f"record value too short for its int16 version (expected 2 bytes, found "
+                f"{len(value)})", kafka_message="Could not read version from value's buffer.",
+                position=0)
+        version = struct.unpack_from(">h", value, 0)[0]
+        out["value_name"] = vschema.name
+        out["version"] = version
+        out["value"] = self._read(vschema, value, version, "value")
+        return out
+
+    @staticmethod
+    def _read(schema: message.Struct, buf: bytes, version: int, name: str) -> dict[str, Any]:
+        try:
+            return message.read_prefix(schema, buf, version, 2)[0]
+        except MessageDecodeError as e:
+            kafka = (f"Could not read record with version {version} from {name}'s buffer due "
+                     f"to: {e.kafka_message}.")
+            raise MessageDecodeError(f"{name} ({schema.name} v{version}): {e.message}",
+                                     kafka_message=kafka, position=e.position) from None
+
+    def encode(self, record_type: int, key: dict[str, Any], value: dict[str, Any] | None,
+               version: int | None = None) -> tuple[bytes, bytes | None]:
+        """Encode a record: ``(key bytes, value bytes or None for a tombstone)``.
+
+        ``version`` defaults to the value schema's highest valid version.
+        """
+        kschema = self.keys[record_type]
+        kbytes = struct.pack(">h", record_type) + message.write(
+            kschema, key, self.key_version(record_type))
+        if value is None:
+            return kbytes, None
+        vschema = self.values[record_type]
+        if version is None:
+            version = vschema.versions[1]  # type: ignore[index]
+        return kbytes, struct.pack(">h", version) + message.write(vschema, value, version)
+
+    def key_json(self, rec: dict[str, Any]) -> dict[str, Any]:
+        return message.to_json(self.keys[rec["type"]], rec["key"], rec["key_version"])
+
+    def value_json(self, rec: dict[str, Any]) -> dict[str, Any]:
+        return message.to_json(self.values[rec["type"]], rec["value"], rec["version"])
+
+    def format(self, rec: dict[str, Any], value_json: dict[str, Any] | None = None
+               ) -> tuple[str, str]:
+        """Kafka's DumpLogSegments strings: key ``{"type":"<t>","data":{…}}`` and payload
+        ``{"version":"<v>","data":{…}}`` or ``<DELETE>``."""
+        key_text = message.dumps({"type": str(rec["type"]), "data": self.key_json(rec)})
+        if rec["value"] is None:
+            return key_text, "<DELETE>"
+        data = value_json if value_json is not None else self.value_json(rec)
+        return key_text, message.dumps({"version": str(rec["version"]), "data": data})
+
+
+def format_error(exc: CorruptRecordError, offset: int) -> tuple[str, None]:
+    """What DumpLogSegments' coordinator parsers print (as the key, no payload) for ``exc``."""
+    if isinstance(exc, UnknownRecordTypeError):
+        return f"Unknown record type {exc.record_type} at offset {offset}, skipping.", None
+    kafka = getattr(exc, "kafka_message", None) or exc.message
+    return f"Error at offset {offset}, skipping. {kafka}", None

@@ -1,0 +1,415 @@
+"""Kafka's generated-message schemas for the internal topics, transcribed into Python tables.
+
+Derived from Apache Kafka's message definitions (Licensed to the Apache Software Foundation (ASF)
+under the Apache License, Version 2.0, http://www.apache.org/licenses/LICENSE-2.0):
+
+* ``group-coordinator/src/main/resources/common/message/*.json`` (``__consumer_offsets`` keys and
+  values; the key's leading int16 is the record type, see ``CoordinatorRecordSerde``),
+* ``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,Value}.json``,
+* ``clients/src/main/resources/common/message/ConsumerProtocol{Subscription,Assignment}.json`` and
+  ``LeaderChangeMessage.json``,
+* ``metadata/src/main/resources/common/metadata/*.json`` (KRaft ``__cluster_metadata`` records).
+
+Changes from the originals: the ``about`` texts and ``entityType``/``mapKey``/``zeroCopy``/
+``ignorable`` hints are dropped (they do not affect the encoding or the JSON converters); names,
+types, version ranges, tags, defaults and field order are Kafka's. Where Kafka's history has
+several shapes, the newest released one is kept (it reads every older version).
+
+Each schema is a dict shaped like Kafka's JSON: ``name``, ``validVersions``, ``flexibleVersions``,
+optional ``apiKey``, ``fields`` (each ``name``, ``type``, ``versions`` and optionally
+``nullableVersions``, ``taggedVersions``, ``tag``, ``default``, nested ``fields``) and optional
+``commonStructs``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["GROUP_KEYS", "GROUP_VALUES", "TXN_KEYS", "TXN_VALUES", "METADATA", "CLIENT",
+           "SHARE_KEYS", "SHARE_VALUES"]
+
+
+def _f(name: str, type_: str, versions: str = "0+", **kw: Any) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": name, "type": type_, "versions": versions}
+    for k, v in kw.items():
+        d[{"nullable": "nullableVersions", "tagged": "taggedVersions"}.get(k, k)] = v
+    return d
+
+
+def _m(name: str, valid: str, flexible: str, fields: list, api_key: int | None = None,
+       common: list | None = None) -> dict[str, Any]:
+    d: dict[str, Any] = {"name": name, "validVersions": valid, "flexibleVersions": flexible,
+                         "fields": fields}
+    if api_key is not None:
+        d["apiKey"] = api_key
+    if common:
+        d["commonStructs"] = common
+    return d
+
+
+# --------------------------------------------------------------------------------------------
+# __consumer_offsets (group coordinator). Key record type (int16) -> schema. The key's message is
+# read at version = record type when the schema lists it (Kafka <= 4.0 schemas), else at its
+# lowest version (the 4.1+ "coordinator-key" schemas are all version 0; fields are identical).
+# --------------------------------------------------------------------------------------------
+
+_OFFSET_COMMIT_KEY = _m("OffsetCommitKey", "0-1", "none", [
+    _f("group", "string", "0-1"),
+    _f("topic", "string", "0-1"),
+    _f("partition", "int32", "0-1"),
+])
+
+_OFFSET_COMMIT_VALUE = _m("OffsetCommitValue", "0-4", "4+", [
+    _f("offset", "int64", "0+"),
+    _f("leaderEpoch", "int32", "3+", default=-1),
+    _f("metadata", "string", "0+"),
+    _f("commitTimestamp", "int64", "0+"),
+    _f("expireTimestamp", "int64", "1", default=-1),
+])
+
+_GROUP_METADATA_KEY = _m("GroupMetadataKey", "2", "none", [_f("group", "string", "2")])
+
+# KIP-915 (3.5) made version 4 the first flexible version; brokers keep writing version 3 until
+# the metadata version allows otherwise.
+_GROUP_METADATA_VALUE = _m("GroupMetadataValue", "0-4", "4+", [
+    _f("protocolType", "string", "0+"),
+    _f("generation", "int32", "0+"),
+    _f("protocol", "string", "0+", nullable="0+"),
+    _f("leader", "string", "0+", nullable="0+"),
+    _f("currentStateTimestamp", "int64", "2+", default=-1),
+    _f("members", "[]MemberMetadata", "0+"),
+], common=[{"name": "MemberMetadata", "versions": "0+", "fields": [
+    _f("memberId", "string", "0+"),
+    _f("groupInstanceId", "string", "3+", default="null", nullable="3+"),
+    _f("clientId", "string", "0+"),
+    _f("clientHost", "string", "0+"),
+    _f("rebalanceTimeout", "int32", "1+", default=-1),
+    _f("sessionTimeout", "int32", "0+"),
+    _f("subscription", "bytes", "0+"),
+    _f("assignment", "bytes", "0+"),
+]}])
+
+
+def _group_key(name: str, version: int, *fields: str) -> dict[str, Any]:
+    """A key schema whose only valid version is ``version`` (the record type in <= 4.0 schemas,
+    0 in the newer "coordinator-key" ones)."""
+    v = str(version)
+    return _m(name, v, "none", [_f(f, "string", v) for f in fields])
+
+
+_TOPIC_PARTITIONS = {"name": "TopicPartitions", "versions": "0+", "fields": [
+    _f("TopicId", "uuid"), _f("Partitions", "[]int32")]}
+
+GROUP_KEYS: dict[int, dict[str, Any]] = {
+    0: _OFFSET_COMMIT_KEY,
+    1: _OFFSET_COMMIT_KEY,
+    2: _GROUP_METADATA_KEY,
+    3: _group_key("ConsumerGroupMetadataKey", 3, "GroupId"),
+    4: _group_key("ConsumerGroupPartitionMetadataKey", 4, "GroupId"),
+    5: _group_key("ConsumerGroupMemberMetadataKey", 5, "GroupId", "MemberId"),
+    6: _group_key("ConsumerGroupTargetAssignmentMetadataKey", 6, "GroupId"),
+    7: _group_key("ConsumerGroupTargetAssignmentMemberKey", 7, "GroupId", "MemberId"),
+    8: _group_key("ConsumerGroupCurrentMemberAssignmentKey", 8, "GroupId", "MemberId"),
+    16: _group_key("ConsumerGroupRegularExpressionKey", 16, "GroupId", "RegularExpression"),
+    # KIP-932 share groups (4.0 early access; Kafka marks these schemas as still changing).
+    9: _group_key("ShareGroupPartitionMetadataKey", 0, "GroupId"),
+    10: _group_key("ShareGroupMemberMetadataKey", 0, "GroupId", "MemberId"),
+    11: _group_key("ShareGroupMetadataKey", 0, "GroupId"),
+    12: _group_key("ShareGroupTargetAssignmentMetadataKey", 0, "GroupId"),
+    13: _group_key("ShareGroupTargetAssignmentMemberKey", 0, "GroupId", "MemberId"),
+    14: _group_key("ShareGroupCurrentMemberAssignmentKey", 0, "GroupId", "MemberId"),
+    15: _group_key("ShareGroupStatePartitionMetadataKey", 0, "GroupId"),
+}
+
+GROUP_VALUES: dict[int, dict[str, Any]] = {
+    0: _OFFSET_COMMIT_VALUE,
+    1: _OFFSET_COMMIT_VALUE,
+    2: _GROUP_METADATA_VALUE,
+    3: _m("ConsumerGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
+    4: _m("ConsumerGroupPartitionMetadataValue", "0", "0+", [
+        _f("Topics", "[]TopicMetadata", fields=[
+            _f("TopicId", "uuid"),
+            _f("TopicName", "string"),
+            _f("NumPartitions", "int32"),
+            _f("PartitionMetadata", "[]PartitionMetadata", fields=[
+                _f("Partition", "int32"),
+                _f("Racks", "[]string"),
+            ]),
+        ]),
+    ]),
+    5: _m("ConsumerGroupMemberMetadataValue", "0", "0+", [
+        _f("InstanceId", "string", nullable="0+"),
+        _f("RackId", "string", nullable="0+"),
+        _f("ClientId", "string"),
+        _f("ClientHost", "string"),
+        _f("SubscribedTopicNames", "[]string"),
+        _f("SubscribedTopicRegex", "string", nullable="0+"),
+        _f("RebalanceTimeoutMs", "int32", default=-1),
+        _f("ServerAssignor", "string", nullable="0+"),
+        _f("ClassicMemberMetadata", "ClassicMemberMetadata", nullable="0+", default="null",
+           tagged="0+", tag=0, fields=[
+               _f("SessionTimeoutMs", "int32"),
+               _f("SupportedProtocols", "[]ClassicProtocol", fields=[
+                   _f("Name", "string"),
+                   _f("Metadata", "bytes"),
+               ]),
+           ]),
+    ]),
+    6: _m("ConsumerGroupTargetAssignmentMetadataValue", "0", "0+", [
+        _f("AssignmentEpoch", "int32")]),
+    7: _m("ConsumerGroupTargetAssignmentMemberValue", "0", "0+", [
+        _f("Error", "int8"),
+        _f("TopicPartitions", "[]TopicPartition", fields=[
+            _f("TopicId", "uuid"), _f("Partitions", "[]int32")]),
+        _f("MetadataVersion", "int16"),
+        _f("MetadataBytes", "bytes"),
+    ]),
+    8: _m("ConsumerGroupCurrentMemberAssignmentValue", "0", "0+", [
+        _f("MemberEpoch", "int32"),
+        _f("PreviousMemberEpoch", "int32"),
+        _f("State", "int8"),
+        _f("AssignedPartitions", "[]TopicPartitions"),
+        _f("PartitionsPendingRevocation", "[]TopicPartitions"),
+    ], common=[_TOPIC_PARTITIONS]),
+    16: _m("ConsumerGroupRegularExpressionValue", "0", "0+", [
+        _f("Topics", "[]string"), _f("Version", "int64"), _f("Timestamp", "int64")]),
+    9: _m("ShareGroupPartitionMetadataValue", "0", "0+", [
+        _f("Topics", "[]TopicMetadata", fields=[
+            _f("TopicId", "uuid"),
+            _f("TopicName", "string"),
+            _f("NumPartitions", "int32"),
+            _f("PartitionMetadata", "[]PartitionMetadata", fields=[
+                _f("Partition", "int32"), _f("Racks", "[]string")]),
+        ]),
+    ]),
+    10: _m("ShareGroupMemberMetadataValue", "0", "0+", [
+        _f("RackId", "string", nullable="0+"),
+        _f("ClientId", "string"),
+        _f("ClientHost", "string"),
+        _f("SubscribedTopicNames", "[]string"),
+    ]),
+    11: _m("ShareGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
+    12: _m("ShareGroupTargetAssignmentMetadataValue", "0", "0+", [
+        _f("AssignmentEpoch", "int32")]),
+    13: _m("ShareGroupTargetAssignmentMemberValue", "0", "0+", [
+        _f("TopicPartitions", "[]TopicPartition", fields=[
+            _f("TopicId", "uuid"), _f("Partitions", "[]int32")]),
+    ]),
+    14: _m("ShareGroupCurrentMemberAssignmentValue", "0", "0+", [
+        _f("MemberEpoch", "int32"),
+        _f("PreviousMemberEpoch", "int32"),
+        _f("State", "int8"),
+        _f("AssignedPartitions", "[]TopicPartitions"),
+    ], common=[_TOPIC_PARTITIONS]),
+    15: _m("ShareGroupStatePartitionMetadataValue", "0", "0+", [
+        _f("InitializedTopics", "[]TopicPartitionsInfo"),
+        _f("DeletingTopics", "[]TopicInfo"),
+    ], common=[
+        {"name": "TopicPartitionsInfo", "versions": "0+", "fields": [
+            _f("TopicId", "uuid"), _f("TopicName", "string"), _f("Partitions", "[]int32")]},
+        {"name": "TopicInfo", "versions": "0+", "fields": [
+            _f("TopicId", "uuid"), _f("TopicName", "string")]},
+    ]),
+}
+
+# --------------------------------------------------------------------------------------------
+# Embedded consumer protocol (GroupMetadataValue member subscription/assignment bytes).
+# --------------------------------------------------------------------------------------------
+
+CLIENT: dict[str, dict[str, Any]] = {
+    "ConsumerProtocolSubscription": _m("ConsumerProtocolSubscription", "0-3", "none", [
+        _f("Topics", "[]string", "0+"),
+        _f("UserData", "bytes", "0+", nullable="0+", default="null"),
+        _f("OwnedPartitions", "[]TopicPartition", "1+", fields=[
+            _f("Topic", "string", "1+"), _f("Partitions", "[]int32", "1+")]),
+        _f("GenerationId", "int32", "2+", default=-1),
+        _f("RackId", "string", "3+", nullable="3+", default="null"),
+    ]),
+    "ConsumerProtocolAssignment": _m("ConsumerProtocolAssignment", "0-3", "none", [
+        _f("AssignedPartitions", "[]TopicPartition", "0+", fields=[
+            _f("Topic", "string", "0+"), _f("Partitions", "[]int32", "0+")]),
+        _f("UserData", "bytes", "0+", nullable="0+", default="null"),
+    ]),
+    # KRaft LEADER_CHANGE control record value (after its int16 version).
+    "LeaderChangeMessage": _m("LeaderChangeMessage", "0", "0+", [
+        _f("Version", "int16", default=0),
+        _f("LeaderId", "int32"),
+        _f("Voters", "[]Voter"),
+        _f("GrantingVoters", "[]Voter"),
+    ], common=[{"name": "Voter", "versions": "0+", "fields": [_f("VoterId", "int32")]}]),
+}
+
+# --------------------------------------------------------------------------------------------
+# __transaction_state
+# --------------------------------------------------------------------------------------------
+
+TXN_KEYS: dict[int, dict[str, Any]] = {
+    0: _m("TransactionLogKey", "0", "none", [_f("TransactionalId", "string", "0")]),
+}
+
+TXN_VALUES: dict[int, dict[str, Any]] = {
+    0: _m("TransactionLogValue", "0-1", "1+", [
+        _f("ProducerId", "int64", "0+"),
+        _f("PreviousProducerId", "int64", "1+", tagged="1+", tag=0, default=-1),
+        _f("NextProducerId", "int64", "1+", tagged="1+", tag=1, default=-1),
+        _f("ProducerEpoch", "int16", "0+"),
+        _f("TransactionTimeoutMs", "int32", "0+"),
+        _f("TransactionStatus", "int8", "0+"),
+        _f("TransactionPartitions", "[]PartitionsSchema", "0+", nullable="0+", fields=[
+            _f("Topic", "string", "0+"), _f("PartitionIds", "[]int32", "0+")]),
+        _f("TransactionLastUpdateTimestampMs", "int64", "0+"),
+        _f("TransactionStartTimestampMs", "int64", "0+"),
+        _f("ClientTransactionVersion", "int16", "1+", tagged="1+", tag=2, default=0),
+    ]),
+}
+
+# --------------------------------------------------------------------------------------------
+# KRaft __cluster_metadata records (apiKey -> schema). Every metadata record is flexible.
+# --------------------------------------------------------------------------------------------
+
+_ENDPOINT = [_f("Name", "string"), _f("Host", "string"), _f("Port", "uint16"),
+             _f("SecurityProtocol", "int16")]
+_FEATURE = [_f("Name", "string"), _f("MinSupportedVersion", "int16"),
+            _f("MaxSupportedVersion", "int16")]
+
+_METADATA_LIST = [
+    _m("RegisterBrokerRecord", "0-3", "0+", [
+        _f("BrokerId", "int32"),
+        _f("IsMigratingZkBroker", "bool", "2+", default="false"),
+        _f("IncarnationId", "uuid"),
+        _f("BrokerEpoch", "int64"),
+        _f("EndPoints", "[]BrokerEndpoint", fields=_ENDPOINT),
+        _f("Features", "[]BrokerFeature", fields=_FEATURE),
+        _f("Rack", "string", nullable="0+"),
+        _f("Fenced", "bool", default="true"),
+        _f("InControlledShutdown", "bool", "1+", default="false"),
+        _f("LogDirs", "[]uuid", "3+", tagged="3+", tag=0),
+    ], api_key=0),
+    _m("UnregisterBrokerRecord", "0", "0+", [
+        _f("BrokerId", "int32"), _f("BrokerEpoch", "int64")], api_key=1),
+    _m("TopicRecord", "0", "0+", [_f("Name", "string"), _f("TopicId", "uuid")], api_key=2),
+    _m("PartitionRecord", "0-2", "0+", [
+        _f("PartitionId", "int32", default=-1),
+        _f("TopicId", "uuid"),
+        _f("Replicas", "[]int32"),
+        _f("Isr", "[]int32"),
+        _f("RemovingReplicas", "[]int32"),
+        _f("AddingReplicas", "[]int32"),
+        _f("Leader", "int32", default=-1),
+        _f("LeaderRecoveryState", "int8", default=0, tagged="0+", tag=0),
+        _f("LeaderEpoch", "int32", default=-1),
+        _f("PartitionEpoch", "int32", default=-1),
+        _f("Directories", "[]uuid", "1+"),
+        _f("EligibleLeaderReplicas", "[]int32", "2+", default="null", nullable="2+",
+           tagged="2+", tag=1),
+        _f("LastKnownElr", "[]int32", "2+", default="null", nullable="2+", tagged="2+", tag=2),
+    ], api_key=3),
+    _m("ConfigRecord", "0", "0+", [
+        _f("ResourceType", "int8"), _f("ResourceName", "string"), _f("Name", "string"),
+        _f("Value", "string", nullable="0+")], api_key=4),
+    _m("PartitionChangeRecord", "0-2", "0+", [
+        _f("PartitionId", "int32", default=-1),
+        _f("TopicId", "uuid"),
+        _f("Isr", "[]int32", default="null", nullable="0+", tagged="0+", tag=0),
+        _f("Leader", "int32", default=-2, tagged="0+", tag=1),
+        _f("Replicas", "[]int32", default="null", nullable="0+", tagged="0+", tag=2),
+        _f("RemovingReplicas", "[]int32", default="null", nullable="0+", tagged="0+", tag=3),
+        _f("AddingReplicas", "[]int32", default="null", nullable="0+", tagged="0+", tag=4),
+        _f("LeaderRecoveryState", "int8", default=-1, tagged="0+", tag=5),
+        _f("Directories", "[]uuid", "1+", default="null", nullable="1+", tagged="1+", tag=8),
+        _f("EligibleLeaderReplicas", "[]int32", "2+", default="null", nullable="2+",
+           tagged="2+", tag=6),
+        _f("LastKnownElr", "[]int32", "2+", default="null", nullable="2+", tagged="2+", tag=7),
+    ], api_key=5),
+    _m("FenceBrokerRecord", "0", "0+", [_f("Id", "int32"), _f("Epoch", "int64")], api_key=7),
+    _m("UnfenceBrokerRecord", "0", "0+", [_f("Id", "int32"), _f("Epoch", "int64")], api_key=8),
+    _m("RemoveTopicRecord", "0", "0+", [_f("TopicId", "uuid")], api_key=9),
+    _m("DelegationTokenRecord", "0", "0+", [
+        _f("Owner", "string"), _f("Requester", "string"), _f("Renewers", "[]string"),
+        _f("IssueTimestamp", "int64"), _f("MaxTimestamp", "int64"),
+        _f("ExpirationTimestamp", "int64"), _f("TokenId", "string")], api_key=10),
+    _m("UserScramCredentialRecord", "0", "0+", [
+        _f("Name", "string"), _f("Mechanism", "int8"), _f("Salt", "bytes"),
+        _f("StoredKey", "bytes"), _f("ServerKey", "bytes"), _f("Iterations", "int32")],
+       api_key=11),
+    _m("FeatureLevelRecord", "0", "0+", [
+        _f("Name", "string"), _f("FeatureLevel", "int16")], api_key=12),
+    _m("ClientQuotaRecord", "0", "0+", [
+        _f("Entity", "[]EntityData", fields=[
+            _f("EntityType", "string"), _f("EntityName", "string", nullable="0+")]),
+        _f("Key", "string"), _f("Value", "float64"), _f("Remove", "bool")], api_key=14),
+    _m("ProducerIdsRecord", "0", "0+", [
+        _f("BrokerId", "int32"), _f("BrokerEpoch", "int64", default=-1),
+        _f("NextProducerId", "int64")], api_key=15),
+    _m("RemoveFeatureLevelRecord", "0", "0+", [_f("Name", "string")], api_key=16),
+    _m("BrokerRegistrationChangeRecord", "0-2", "0+", [
+        _f("BrokerId", "int32"),
+        _f("BrokerEpoch", "int64"),
+        _f("Fenced", "int8", tagged="0+", tag=0),
+        _f("InControlledShutdown", "int8", "1+", tagged="1+", tag=1),
+        _f("LogDirs", "[]uuid", "2+", tagged="2+", tag=2),
+    ], api_key=17),
+    _m("AccessControlEntryRecord", "0", "0+", [
+        _f("Id", "uuid"), _f("ResourceType", "int8"), _f("ResourceName", "string"),
+        _f("PatternType", "int8"), _f("Principal", "string"), _f("Host", "string"),
+        _f("Operation", "int8"), _f("PermissionType", "int8")], api_key=18),
+    _m("RemoveAccessControlEntryRecord", "0", "0+", [_f("Id", "uuid")], api_key=19),
+    _m("NoOpRecord", "0", "0+", [], api_key=20),
+    _m("ZkMigrationStateRecord", "0", "0+", [_f("ZkMigrationState", "int8")], api_key=21),
+    _m("RemoveUserScramCredentialRecord", "0", "0+", [
+        _f("Name", "string"), _f("Mechanism", "int8")], api_key=22),
+    _m("BeginTransactionRecord", "0", "0+", [
+        _f("Name", "string", default="null", nullable="0+", tagged="0+", tag=0)], api_key=23),
+    _m("EndTransactionRecord", "0", "0+", [], api_key=24),
+    _m("AbortTransactionRecord", "0", "0+", [
+        _f("Reason", "string", default="null", nullable="0+", tagged="0+", tag=0)],
+       api_key=25),
+    _m("RemoveDelegationTokenRecord", "0", "0+", [_f("TokenId", "string")], api_key=26),
+    _m("RegisterControllerRecord", "0", "0+", [
+        _f("ControllerId", "int32"),
+        _f("IncarnationId", "uuid"),
+        _f("ZkMigrationReady", "bool"),
+        _f("EndPoints", "[]ControllerEndpoint", fields=_ENDPOINT),
+        _f("Features", "[]ControllerFeature", fields=_FEATURE),
+    ], api_key=27),
+    _m("ClearElrRecord", "0", "0+", [_f("TopicName", "string")], api_key=28),
+    _m("UnregisterControllerRecord", "0", "0+", [_f("ControllerId", "int32")], api_key=29),
+]
+
+METADATA: dict[int, dict[str, Any]] = {s["apiKey"]: s for s in _METADATA_LIST}
+
+# --------------------------------------------------------------------------------------------
+# __share_group_state (KIP-932 share coordinator; 4.0 early access, schemas still changing).
+# Record type 0 ShareSnapshot, 1 ShareUpdate.
+# --------------------------------------------------------------------------------------------
+
+_STATE_BATCH = [_f("FirstOffset", "int64", "0"), _f("LastOffset", "int64", "0"),
+                _f("DeliveryState", "int8", "0"), _f("DeliveryCount", "int16", "0")]
+
+
+def _share_key(name: str, version: int) -> dict[str, Any]:
+    v = str(version)
+    return _m(name, v, "none", [_f("GroupId", "string", v), _f("TopicId", "uuid", v),
+                                _f("Partition", "int32", v)])
+
+
+SHARE_KEYS: dict[int, dict[str, Any]] = {
+    0: _share_key("ShareSnapshotKey", 0),
+    1: _share_key("ShareUpdateKey", 1),
+}
+
+SHARE_VALUES: dict[int, dict[str, Any]] = {
+    0: _m("ShareSnapshotValue", "0", "0+", [
+        _f("SnapshotEpoch", "uint16", "0"),
+        _f("StateEpoch", "int32", "0+"),
+        _f("LeaderEpoch", "int32", "0+"),
+        _f("StartOffset", "int64", "0"),
+        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
+    ]),
+    1: _m("ShareUpdateValue", "0", "0+", [
+        _f("SnapshotEpoch", "uint16", "0"),
+        _f("LeaderEpoch", "int32", "0+"),
+        _f("StartOffset", "int64", "0"),
+        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
+    ]),
+}

@@ -1,0 +1,179 @@
+"""KRaft ``__cluster_metadata`` records as ``kafka-dump-log.sh --cluster-metadata-decoder`` prints
+them.
+
+A metadata record has no key; its value is framed by ``MetadataRecordSerde``
+(``AbstractApiMessageSerde``): unsigned varint frame version (must be 1), unsigned varint api key
+(the record type: 0 RegisterBrokerRecord, 2 TopicRecord, 3 PartitionRecord, 5
+PartitionChangeRecord, 12 FeatureLevelRecord, 20 NoOpRecord, ...), unsigned varint version, then
+the message, which must use every remaining byte.
+
+DumpLogSegments prints only a payload, ``{"type":"<RECORD_TYPE>","version":<n>,"data":{…}}``,
+where the type is ``MetadataRecordType``'s enum name (the schema name in upper snake case).
+
+Example
+-------
+>>> from kafkalog.decoders import cluster_metadata as cm
+>>> raw = cm.encode_record("TopicRecord", {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"})
+>>> raw.hex()
+'01020002740000000000000000000000000000000100'
+>>> cm.decode_record(None, raw)
+(None, '{"type":"TOPIC_RECORD","version":0,"data":{"name":"t","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}}')
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+from ..errors import CorruptRecordError
+from . import _schemas, message
+from .message import MessageDecodeError
+
+__all__ = [
+    "decode_record",
+    "decode_record_obj",
+    "encode_record",
+    "format_for_dump",
+    "record_type_name",
+    "decode_leader_change",
+    "SCHEMAS",
+    "FRAME_VERSION",
+]
+
+FRAME_VERSION = 1
+SCHEMAS: dict[int, message.Struct] = {
+    k: message.compile_schema(s) for k, s in _schemas.METADATA.items()}
+_BY_NAME = {s.name: k for k, s in SCHEMAS.items()}
+_LEADER_CHANGE = message.compile_schema(_schemas.CLIENT["LeaderChangeMessage"])
+
+
+def _snake_upper(name: str) -> str:
+    """Kafka's ``MessageGenerator.toSnakeCase(name).toUpperCase()`` (MetadataRecordType names)."""
+    out = []
+    prev_upper = True
+    for ch in name:
+        if ch.isupper():
+            if not prev_upper:
+                out.append("_")
+            out.append(ch.lower())
+            prev_upper = True
+        else:
+            out.append(ch)
+            prev_upper = False
+    return "".join(out).upper()
+
+
+def record_type_name(api_key: int) -> str:
+    """``MetadataRecordType.fromId(api_key).toString()``, e.g. 2 -> ``TOPIC_RECORD``."""
+    return _snake_upper(SCHEMAS[api_key].name)
+
+
+def _frame_short(r: message._Reader, entity: str) -> int:
+    try:
+        val = r.uvarint(entity)
+    except MessageDecodeError as e:
+        raise MessageDecodeError(f"error while reading {entity}: {e.message}",
+                                 kafka_message=f"Error while reading {entity}",
+                                 position=e.position) from None
+    if val > 0x7FFF or val < 0:
+        raise MessageDecodeError(f"value for {entity} was too large ({val & 0xFFFFFFFF})",
+                                 kafka_message=f"Value for {entity} was too large.",
+                                 position=r.pos)
+    return val
+
+
+def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
+    """Decode a metadata record: ``{"type": "TOPIC_RECORD", "api_key": 2, "name":
+    "TopicRecord", "version": 0, "data": {...}}`` (camelCase field names, uuids as Kafka
+    ``Uuid`` strings). ``key`` is ignored (metadata records have none).
+
+    Raises :class:`~kafkalog.decoders.message.MessageDecodeError` (a
+    :class:`~kafkalog.errors.CorruptRecordError`) for a null value, a bad frame, an unknown
+    record type or version, malformed bytes, or trailing bytes after the message.
+    """
+    if value is None:
+        raise MessageDecodeError("metadata record has a null value", kafka_message="null")
+    buf = bytes(value)
+    r = message._Reader(buf)
+    frame = _frame_short(r, "frame version")
+    if frame == 0:
+        raise MessageDecodeError(
+            "frame version 0 (KRaft 2.8 preview) is not supported",
+            kafka_message="Could not deserialize metadata record with frame version 0. Note "
+            "that upgrades from the preview release of KRaft in 2.8 to newer versions are not "
+            "supported.", position=0)
+    if frame != FRAME_VERSION:
+        raise MessageDecodeError(
+            f"unknown frame version (expected {FRAME_VERSION}, found {frame})",
+            kafka_message="Could not deserialize metadata record due to unknown frame version "
+            f"{frame}(only frame version {FRAME_VERSION} is supported)", position=0)
+    api_key = _frame_short(r, "type")
+    version = _frame_short(r, "version")
+    schema = SCHEMAS.get(api_key)
+    if schema is None:
+        raise MessageDecodeError(
+            f"unknown metadata record type {api_key}",
+            kafka_message="org.apache.kafka.common.errors.UnsupportedVersionException: "
+            f"Unknown metadata id {api_key}", position=r.pos)
+    try:
+        data, end = message.read_prefix(schema, buf, version, r.pos)
+    except MessageDecodeError as e:
+        raise MessageDecodeError(
+            f"{schema.name} v{version}: {e.message}",
+            kafka_message=f"Failed to deserialize record with type {api_key}",
+            position=e.position) from None
+    if end != len(buf):
+        n = len(buf) - end
+        raise MessageDecodeError(
+            f"{n} byte(s) after the {schema.name} v{version} message",
+            kafka_message=f"Found {n} byte(s) of garbage after {api_key}", position=end)
+    return {"type": _snake_upper(schema.name), "api_key": api_key, "name": schema.name,
+            "version": version, "data": data}
+
+
+def decode_record(key: bytes | None, value: bytes | None) -> tuple[None, str]:
+    """``(None, payload text)`` exactly as DumpLogSegments' ``ClusterMetadataLogMessageParser``
+    prints a record it can decode; raises as :func:`decode_record_obj` otherwise."""
+    rec = decode_record_obj(key, value)
+    schema = SCHEMAS[rec["api_key"]]
+    return None, message.dumps({"type": rec["type"], "version": rec["version"],
+                                "data": message.to_json(schema, rec["data"], rec["version"])})
+
+
+def format_for_dump(key: bytes | None, value: bytes | None, offset: int) -> tuple[None, str]:
+    """What ``--cluster-metadata-decoder`` prints: the payload, or for a record that does not
+    decode the payload text ``Error at <offset>, skipping. <msg>`` (Kafka's parser omits the
+    word "offset" here, unlike the other decoders)."""
+    try:
+        return decode_record(key, value)
+    except CorruptRecordError as e:
+        kafka = getattr(e, "kafka_message", None) or e.message
+        return None, f"Error at {offset}, skipping. {kafka}"
+
+
+def encode_record(record: str | int, data: dict[str, Any], version: int | None = None) -> bytes:
+    """Frame and encode a metadata record value (``record`` = schema name or api key).
+
+    ``version`` defaults to the schema's lowest version.
+    """
+    api_key = _BY_NAME[record] if isinstance(record, str) else record
+    schema = SCHEMAS[api_key]
+    if version is None:
+        version = schema.versions[0]  # type: ignore[index]
+    body = message.write(schema, data, version)
+    return message._uvarint(FRAME_VERSION) + message._uvarint(api_key) + \
+        message._uvarint(version) + body
+
+
+def decode_leader_change(value: bytes) -> dict[str, Any]:
+    """Decode a KRaft ``LEADER_CHANGE`` control record value.
+
+    The value is the ``LeaderChangeMessage`` itself; its first field (int16 ``Version``) is the
+    version it was written at (``ControlRecordUtils.deserializeLeaderChangeMessage``).
+    Returns ``{"version", "leaderId", "voters": [{"voterId"}], "grantingVoters": [...]}``.
+    """
+    if value is None or len(value) < 2:
+        raise MessageDecodeError("LEADER_CHANGE value shorter than its int16 version")
+    raw = bytes(value)
+    version = struct.unpack_from(">h", raw, 0)[0]
+    return message.read_prefix(_LEADER_CHANGE, raw, version, 0)[0]

@@ -1,0 +1,1710 @@
+"""DumpLogSegments logic: what Kafka's ``kafka-dump-log.sh`` reads from each file, as data.
+
+Pure: this module opens files read-only and yields *items* (one per line Kafka would print) and
+*findings* (what Kafka collects for its end-of-run stderr summaries); it never prints. The text
+shapes live in :mod:`kafkalog.render`, the process plumbing in :mod:`kafkalog.cli`. Splitting
+them is the one thing we do differently from ``DumpLogSegments.scala``, which mixes printing and
+checking (see shared/style.md).
+
+Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` (4.0 line) and, for
+``--kafka-version trunk``, the Java rewrite ``tools/.../DumpLogSegments.java``:
+
+* dispatch on the text after the **last** ``.`` of the file name (spec §7.2);
+* a ``.log``/``.checkpoint`` is walked with Kafka's ``FileLogInputStream`` stop rule (the native
+  entry scan in ``kafkalog.native.scan``): 17 or fewer bytes left, or an entry running past the
+  end, stop quietly and the rest is reported as ``Found N invalid bytes``; a declared size below
+  14 (a zero-filled tail) is a ``CorruptRecordException`` in Kafka, which aborts the whole tool.
+  We report it as a :class:`FileError` and go on with the next file;
+* ``.index``/``.timeindex`` entries are checked against the ``.log`` of the same base offset and
+  stop at the first entry ``i > 0`` whose offset equals the base offset (zero-filled tail).
+
+Memory stays flat for any segment size: the ``.log`` is memory-mapped, entry headers are scanned
+in bounded chunks and only one batch is decoded at a time.
+
+Example
+-------
+>>> import os, tempfile
+>>> from kafkalog.dump import DumpOptions, dump_file
+>>> d = tempfile.mkdtemp()
+>>> p = os.path.join(d, "00000000000000000000.log")
+>>> _ = open(p, "wb").write(bytes.fromhex(
+...     "00000000000000000000003d0000000002e641a44b0000000000000000018bcfe568000000018bcfe568"
+...     "00ffffffffffffffffffffffffffff0000000116000000010a68656c6c6f00"))
+>>> [type(i).__name__ for i in dump_file(p, DumpOptions())]
+['FileStart', 'LogHeader', 'BatchItem']
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import mmap
+import os
+import re
+import struct
+import zlib
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+
+from .errors import KafkaLogError
+
+__all__ = [
+    "INT_MAX",
+    "DEFAULT_MAX_MESSAGE_SIZE",
+    "KafkaShape",
+    "parse_kafka_version",
+    "KAFKA_VERSIONS",
+    "DumpOptions",
+    "MessageParser",
+    "DecoderParser",
+    "StructuredParser",
+    "DECODERS",
+    "decoder_for_class",
+    "FileStart",
+    "LogHeader",
+    "BatchItem",
+    "RecordItem",
+    "TrailingBytes",
+    "IndexEntryItem",
+    "TimeIndexEntryItem",
+    "SnapshotEntryItem",
+    "TxnEntryItem",
+    "Notice",
+    "FileError",
+    "IndexMismatch",
+    "TimeIndexMismatch",
+    "OutOfOrderTimestamp",
+    "ShallowOffsetNotFound",
+    "NonConsecutiveOffsets",
+    "Finding",
+    "dump_file",
+    "file_kind",
+]
+
+INT_MAX = 2147483647
+DEFAULT_MAX_MESSAGE_SIZE = 5 * 1024 * 1024  # Kafka's --max-message-size default
+LOG_OVERHEAD = 12
+HEADER_SIZE_UP_TO_MAGIC = 17
+MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
+RECORD_BATCH_OVERHEAD = 61
+SCAN_CHUNK = 4096  # entries per native scan call: bounds memory whatever the segment size
+RELEASE_EVERY = 32 * 1024 * 1024  # drop pages already dumped from the resident set this often
+
+_V2_HEADER = struct.Struct(">qiibIhiqqqhii")  # DefaultRecordBatch header, 61 bytes
+_CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
+_CONTROL_TYPES = {
+    0: "ABORT",
+    1: "COMMIT",
+    2: "LEADER_CHANGE",
+    3: "SNAPSHOT_HEADER",
+    4: "SNAPSHOT_FOOTER",
+    5: "KRAFT_VERSION",
+    6: "KRAFT_VOTERS",
+}
+_SNAPSHOT_NAME = re.compile(r"^(\d+)-(\d+)\.checkpoint$")
+BOOTSTRAP_FILE_NAME = "bootstrap.checkpoint"
+
+
+# --------------------------------------------------------------------------------------------
+# Kafka version shapes (spec §7.5)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KafkaShape:
+    """Which Kafka release's DumpLogSegments to imitate (spec §7.5).
+
+    ``version`` is ``(major, minor)``; the Java rewrite (2026 trunk) is ``(99, 0)`` with
+    ``java_rewrite`` set. Properties answer one behavioural question each.
+    """
+
+    name: str
+    version: tuple[int, int]
+    java_rewrite: bool = False
+
+    def at_least(self, major: int, minor: int) -> bool:
+        return self.version >= (major, minor)
+
+    # -- .log header and batch line --
+    @property
+    def log_header_label(self) -> str:
+        return "Log starting offset" if self.at_least(3, 3) else "Starting offset"
+
+    @property
+    def reads_checkpoint_files(self) -> bool:
+        return self.at_least(3, 3)
+
+    @property
+    def batch_and_records(self) -> bool:
+        """2.0-2.1 print batch lines (shallow) or record lines (deep), never both."""
+        return self.at_least(2, 2)
+
+    @property
+    def has_is_control(self) -> bool:
+        return self.at_least(2, 2)
+
+    @property
+    def has_delete_horizon(self) -> bool:
+        return self.at_least(3, 2)
+
+    @property
+    def upper_case_codec(self) -> bool:
+        return not self.at_least(3, 0)
+
+    # -- record line --
+    @property
+    def lower_case_sizes(self) -> bool:
+        """``keysize``/``valuesize`` before 3.0."""
+        return not self.at_least(3, 0)
+
+    @property
+    def legacy_record_tail(self) -> str:
+        """Format of the legacy-record validity part: 'old' (<3.0), 'scala' (stray }), 'java'."""
+        if not self.at_least(3, 0):
+            return "old"
+        return "java" if self.java_rewrite else "scala"
+
+    @property
+    def has_skip_record_metadata(self) -> bool:
+        return self.at_least(2, 8)
+
+    @property
+    def has_cluster_metadata_decoder(self) -> bool:
+        return self.at_least(2, 8)
+
+    @property
+    def has_max_bytes(self) -> bool:
+        return self.at_least(3, 4)
+
+    @property
+    def leader_change_json(self) -> bool:
+        return self.at_least(4, 1)
+
+    @property
+    def tombstone_hides_key(self) -> bool:
+        """Before 2.8 the string decoder printed neither key nor payload for a null value."""
+        return not self.at_least(2, 8)
+
+    @property
+    def pipe_prefix_when_metadata_skipped(self) -> bool:
+        """Java rewrite: ``| payload:`` even when the key is null and metadata is skipped."""
+        return self.java_rewrite
+
+    @property
+    def deprecated_decoder_notice(self) -> bool:
+        """3.8-4.x Scala prints a stdout notice when a kafka.serializer.* class is named."""
+        return self.at_least(3, 8) and not self.java_rewrite
+
+    # -- index checks --
+    @property
+    def index_checks_first_record(self) -> bool:
+        """<= 2.2 compared an index entry with the first *record* offset (KAFKA-7487)."""
+        return not self.at_least(2, 3)
+
+    @property
+    def index_empty_line(self) -> bool:
+        return self.at_least(2, 3)
+
+    # -- snapshot line --
+    @property
+    def snapshot_trailing_space(self) -> bool:
+        return not self.java_rewrite
+
+    @property
+    def snapshot_optional_long(self) -> bool:
+        return self.at_least(3, 5)
+
+    @property
+    def snapshot_last_timestamp(self) -> bool:
+        return self.at_least(3, 1)
+
+    # -- summaries --
+    @property
+    def non_consecutive_from_minus_one(self) -> bool:
+        return self.java_rewrite
+
+    @property
+    def sorted_unique_summaries(self) -> bool:
+        """Java rewrite keys index mismatches and non-consecutive pairs by offset (TreeMap)."""
+        return self.java_rewrite
+
+    @property
+    def non_consecutive_colon(self) -> bool:
+        return not self.at_least(2, 3)
+
+    @property
+    def exception_prefix(self) -> str:
+        """How an aborting exception's first stderr line starts."""
+        return "" if self.java_rewrite else 'Exception in thread "main" '
+
+
+KAFKA_VERSIONS = (
+    "2.0",
+    "2.1",
+    "2.2",
+    "2.3",
+    "2.4",
+    "2.5",
+    "2.6",
+    "2.7",
+    "2.8",
+    "3.0",
+    "3.1",
+    "3.2",
+    "3.3",
+    "3.4",
+    "3.5",
+    "3.6",
+    "3.7",
+    "3.8",
+    "3.9",
+    "4.0",
+    "4.1",
+    "trunk",
+)
+
+
+def parse_kafka_version(text: str) -> KafkaShape:
+    """Parse ``--kafka-version`` (``2.0`` ... ``4.1``, ``3.3+``, ``4.0.0``, ``trunk``).
+
+    >>> parse_kafka_version("3.3+").log_header_label
+    'Log starting offset'
+    >>> parse_kafka_version("2.7").upper_case_codec
+    True
+    """
+    t = text.strip().lower().rstrip("+")
+    if t in ("trunk", "java"):
+        return KafkaShape("trunk", (99, 0), java_rewrite=True)
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", t)
+    if not m:
+        raise ValueError(
+            f"unknown Kafka version {text!r} (expected one of {', '.join(KAFKA_VERSIONS)})"
+        )
+    ver = (int(m.group(1)), int(m.group(2)))
+    if ver < (2, 0) or ver > (4, 99):
+        raise ValueError(f"unsupported Kafka version {text!r} (2.0 to 4.x, or trunk)")
+    return KafkaShape(f"{ver[0]}.{ver[1]}", ver)
+
+
+DEFAULT_SHAPE = parse_kafka_version("4.0")
+
+
+# --------------------------------------------------------------------------------------------
+# Message parsers (Kafka's MessageParser: record -> (key text, payload text))
+# --------------------------------------------------------------------------------------------
+
+
+class MessageParser(Protocol):
+    def parse(
+        self, key: bytes | None, value: bytes | None, offset: int
+    ) -> tuple[str | None, str | None]: ...
+
+
+class DumpAbort(Exception):
+    """Kafka would throw out of the tool here: stop this file, report ``message``."""
+
+    def __init__(self, message: str, *, java_class: str = "java.lang.RuntimeException"):
+        super().__init__(message)
+        self.message = message
+        self.java_class = java_class
+
+
+def _decode_string(data: bytes, offset: int) -> str:
+    # Java's new String(bytes, UTF_8) replaces malformed input with U+FFFD, never fails.
+    return data.decode("utf-8", errors="replace")
+
+
+def _decode_hex(data: bytes, offset: int) -> str:
+    return data.hex()
+
+
+def _decode_base64(data: bytes, offset: int) -> str:
+    return base64.b64encode(data).decode("ascii")
+
+
+def _decode_json(data: bytes, offset: int) -> str:
+    try:
+        obj = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        return f"Error at offset {offset}, skipping. not JSON: {e}"
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False)
+
+
+def _decode_int(data: bytes, offset: int) -> str:
+    # org.apache.kafka.tools.api.IntegerDecoder: ByteBuffer.wrap(bytes).getInt()
+    if len(data) < 4:
+        raise DumpAbort("", java_class="java.nio.BufferUnderflowException")
+    return str(struct.unpack_from(">i", data)[0])
+
+
+def _decode_long(data: bytes, offset: int) -> str:
+    if len(data) < 8:
+        raise DumpAbort("", java_class="java.nio.BufferUnderflowException")
+    return str(struct.unpack_from(">q", data)[0])
+
+
+DECODERS: dict[str, Callable[[bytes, int], str]] = {
+    "string": _decode_string,
+    "hex": _decode_hex,
+    "base64": _decode_base64,
+    "json": _decode_json,
+    "int": _decode_int,
+    "long": _decode_long,
+}
+
+# Kafka decoder class names -> our decoder, and whether Kafka 3.8+ prints a deprecation notice.
+_DECODER_CLASSES = {
+    "org.apache.kafka.tools.api.StringDecoder": ("string", None),
+    "org.apache.kafka.tools.api.IntegerDecoder": ("int", None),
+    "org.apache.kafka.tools.api.LongDecoder": ("long", None),
+    "kafka.serializer.StringDecoder": ("string", "org.apache.kafka.tools.api.StringDecoder"),
+    "kafka.serializer.IntegerDecoder": ("int", "org.apache.kafka.tools.api.IntegerDecoder"),
+    "kafka.serializer.LongDecoder": ("long", "org.apache.kafka.tools.api.LongDecoder"),
+    "StringDecoder": ("string", None),
+    "IntegerDecoder": ("int", None),
+    "LongDecoder": ("long", None),
+}
+
+
+def decoder_for_class(name: str) -> tuple[str, str | None]:
+    """Map a decoder name or Kafka decoder class to ``(decoder, deprecated_replacement)``.
+
+    ``DefaultDecoder`` is refused: it returns ``byte[]``, which Kafka prints as ``[B@<hash>``
+    (an identity hash no other process can reproduce); use ``hex`` or ``base64`` instead.
+
+    >>> decoder_for_class("kafka.serializer.StringDecoder")
+    ('string', 'org.apache.kafka.tools.api.StringDecoder')
+    """
+    if name in DECODERS:
+        return name, None
+    if name in _DECODER_CLASSES:
+        return _DECODER_CLASSES[name]
+    raise ValueError(
+        f"unknown decoder {name!r}: use one of {', '.join(DECODERS)} or a Kafka class name "
+        f"({', '.join(k for k in _DECODER_CLASSES if '.' in k)}); DefaultDecoder prints an "
+        "identity hash in Kafka, use hex or base64"
+    )
+
+
+@dataclass
+class DecoderParser:
+    """Kafka's ``DecoderMessageParser``: key and value decoded independently."""
+
+    key_decoder: str = "string"
+    value_decoder: str = "string"
+    tombstone_hides_key: bool = False
+
+    def parse(
+        self, key: bytes | None, value: bytes | None, offset: int
+    ) -> tuple[str | None, str | None]:
+        if value is None and self.tombstone_hides_key:
+            return None, None
+        k = None if key is None else DECODERS[self.key_decoder](key, offset)
+        v = None if value is None else DECODERS[self.value_decoder](value, offset)
+        return k, v
+
+
+@dataclass
+class StructuredParser:
+    """``--offsets-decoder`` / ``--transaction-log-decoder`` / ``--cluster-metadata-decoder``.
+
+    ``kind`` is ``offsets``, ``transaction_log`` or ``cluster_metadata``; the decoding and
+    Kafka's error texts are :mod:`kafkalog.decoders` (``format_for_dump``): coordinator
+    decoders print ``Error at offset O, skipping. msg`` as the key (no payload); the
+    cluster-metadata decoder prints ``Error at O, skipping. msg`` (sic) as the payload.
+    ``errors`` counts records that did not decode (the CLI exits 1 when it is not 0).
+    """
+
+    kind: str
+    java_rewrite: bool = False
+    errors: int = 0
+
+    def parse(
+        self, key: bytes | None, value: bytes | None, offset: int
+    ) -> tuple[str | None, str | None]:
+        import importlib
+
+        mod = importlib.import_module(f"kafkalog.decoders.{self.kind}")
+        if self.kind == "cluster_metadata":
+            k, v = mod.format_for_dump(key, value, offset)
+            if v is not None and v.startswith(f"Error at {offset}, skipping."):
+                self.errors += 1
+            return k, v
+        try:
+            k, v = mod.format_for_dump(key, value, offset)
+        except KafkaLogError:
+            # MissingKeyError: Kafka throws a RuntimeException out of the tool here.
+            what = "the specified decoder" if self.java_rewrite else "offset topic decoder"
+            raise DumpAbort(
+                f"Failed to decode message at offset {offset} using {what} "
+                "(message had a missing key)"
+            ) from None
+        if (
+            v is None
+            and k is not None
+            and (
+                k.startswith((f"Error at offset {offset}, skipping.", "Unknown record type "))
+            )
+        ):
+            self.errors += 1
+        return k, v
+
+
+# --------------------------------------------------------------------------------------------
+# Options and items
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class DumpOptions:
+    """The DumpLogSegments flags after Kafka's implications were applied.
+
+    ``print_data_log`` is implied by any decoder flag, ``deep_iteration`` by ``print_data_log``
+    (the CLI applies both, as Kafka's ``DumpLogSegmentsOptions`` does).
+    """
+
+    print_data_log: bool = False
+    deep_iteration: bool = False
+    verify_index_only: bool = False
+    index_sanity_check: bool = False
+    max_message_size: int = DEFAULT_MAX_MESSAGE_SIZE
+    max_bytes: int = INT_MAX
+    skip_record_metadata: bool = False
+    parser: MessageParser = field(default_factory=DecoderParser)
+    shape: KafkaShape = DEFAULT_SHAPE
+    decoder_notices: tuple[str, ...] = ()  # deprecation lines Kafka prints per .log file
+    keep_raw: bool = False  # carry key/value/header bytes on RecordItem (for --format json)
+
+
+@dataclass(slots=True)
+class FileStart:
+    """``Dumping <path as given>``; ``kind`` is the dispatch result (log, index, ... unknown)."""
+
+    path: str
+    kind: str
+
+
+@dataclass(slots=True)
+class LogHeader:
+    """The line after ``Dumping`` for a ``.log`` (base offset) or ``.checkpoint``."""
+
+    path: str
+    base_offset: int | None = None
+    snapshot_end_offset: int | None = None
+    snapshot_epoch: int | None = None
+    bootstrap: bool = False
+
+
+@dataclass(slots=True)
+class BatchItem:
+    """One entry of a ``.log``: a v2 batch or a legacy (v0/v1) message / compressed wrapper."""
+
+    path: str
+    position: int
+    size: int
+    magic: int
+    base_offset: int  # legacy: the entry offset (a wrapper's *last* inner offset)
+    last_offset: int
+    count: int | None  # v2 recordsCount; None for legacy (Kafka's countOrNull)
+    base_sequence: int
+    last_sequence: int
+    producer_id: int
+    producer_epoch: int
+    partition_leader_epoch: int
+    is_transactional: bool
+    is_control: bool
+    delete_horizon_ms: int | None
+    timestamp_type: str  # CreateTime | LogAppendTime | NoTimestampType
+    max_timestamp: int
+    base_timestamp: int | None
+    attributes: int
+    compression: str
+    crc: int
+    computed_crc: int
+    is_valid: bool
+
+
+@dataclass(slots=True)
+class ControlInfo:
+    """A control record's parsed key (and value where Kafka prints it)."""
+
+    type_id: int
+    type_name: str
+    coordinator_epoch: int | None = None  # ABORT / COMMIT
+    json: str | None = (
+        None  # SnapshotHeader / SnapshotFooter / KRaftVersion / KRaftVoters / LeaderChange
+    )
+
+
+@dataclass(slots=True)
+class RecordItem:
+    """One record of a batch (deep iteration)."""
+
+    path: str
+    batch_position: int
+    magic: int
+    offset: int
+    timestamp_type: str
+    timestamp: int
+    key_size: int
+    value_size: int
+    sequence: int | None  # v2 only
+    header_keys: tuple[str, ...]
+    legacy_valid: bool | None = None  # legacy only
+    legacy_crc: int | None = None
+    control: ControlInfo | None = None
+    is_control_batch: bool = False
+    print_contents: bool = False
+    key_text: str | None = None
+    payload_text: str | None = None
+    key: bytes | None = None  # only with DumpOptions.keep_raw
+    value: bytes | None = None
+    headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+@dataclass(slots=True)
+class TrailingBytes:
+    path: str
+    count: int
+    file_name: str
+
+
+@dataclass(slots=True)
+class IndexEntryItem:
+    path: str
+    index: int
+    offset: int
+    position: int
+
+
+@dataclass(slots=True)
+class TimeIndexEntryItem:
+    path: str
+    index: int
+    timestamp: int
+    offset: int
+
+
+@dataclass(slots=True)
+class SnapshotEntryItem:
+    path: str
+    producer_id: int
+    producer_epoch: int
+    coordinator_epoch: int
+    current_txn_first_offset: int | None
+    last_timestamp: int
+    first_sequence: int | None = None  # None: no batch metadata (lastOffset < 0)
+    last_sequence: int | None = None
+    last_offset: int | None = None
+    offset_delta: int | None = None
+    timestamp: int | None = None
+
+
+@dataclass(slots=True)
+class TxnEntryItem:
+    path: str
+    version: int
+    producer_id: int
+    first_offset: int
+    last_offset: int
+    last_stable_offset: int
+
+
+@dataclass(slots=True)
+class Notice:
+    """A fixed line Kafka prints (``is empty.``, ``passed sanity check.``, ``Ignoring ...``)."""
+
+    path: str
+    text: str
+    stream: str = "out"  # "out" or "err"
+
+
+@dataclass(slots=True)
+class FileError:
+    """Where Kafka would throw out of the tool. We report it and go on with the next file.
+
+    ``java_class`` is the exception Kafka would throw, ``message`` its message: the renderer
+    prints them the way the chosen Kafka version does. ``position``/``offset`` locate it.
+    """
+
+    path: str
+    java_class: str
+    message: str
+    position: int | None = None
+    offset: int | None = None
+
+
+# Findings: what Kafka collects for the stderr summaries. ``abs_path`` is Kafka's key.
+
+
+@dataclass(slots=True)
+class IndexMismatch:
+    abs_path: str
+    index_offset: int
+    log_offset: int
+    position: int
+
+
+@dataclass(slots=True)
+class TimeIndexMismatch:
+    abs_path: str
+    index_timestamp: int
+    log_timestamp: int
+    offset: int
+
+
+@dataclass(slots=True)
+class OutOfOrderTimestamp:
+    abs_path: str
+    index_timestamp: int
+    previous_timestamp: int
+    offset: int
+
+
+@dataclass(slots=True)
+class ShallowOffsetNotFound:
+    abs_path: str
+    index_offset: int
+    log_offset: int
+
+
+@dataclass(slots=True)
+class NonConsecutiveOffsets:
+    abs_path: str
+    previous_offset: int
+    offset: int
+
+
+Finding = (
+    IndexMismatch
+    | TimeIndexMismatch
+    | OutOfOrderTimestamp
+    | ShallowOffsetNotFound
+    | NonConsecutiveOffsets
+)
+Item = Any
+
+
+# --------------------------------------------------------------------------------------------
+# Small helpers
+# --------------------------------------------------------------------------------------------
+
+
+def file_kind(name: str, shape: KafkaShape = DEFAULT_SHAPE) -> str:
+    """Dispatch a file name as Kafka does: by the text from its last ``.``.
+
+    Returns ``log``, ``checkpoint``, ``index``, ``timeindex``, ``snapshot``, ``txnindex``,
+    ``unknown``, or ``nodot`` (Kafka's ``substring(-1)`` throws on a name without a dot).
+
+    >>> file_kind("00000000000000000000.log.deleted")
+    'unknown'
+    """
+    i = name.rfind(".")
+    if i < 0:
+        return "nodot"
+    suffix = name[i:]
+    if suffix == ".log":
+        return "log"
+    if suffix == ".checkpoint":
+        return "checkpoint" if shape.reads_checkpoint_files else "unknown"
+    return {
+        ".index": "index",
+        ".timeindex": "timeindex",
+        ".snapshot": "snapshot",
+        ".txnindex": "txnindex",
+    }.get(suffix, "unknown")
+
+
+def _increment_sequence(sequence: int, increment: int) -> int:
+    # DefaultRecordBatch.incrementSequence: wraps past Integer.MAX_VALUE back to 0
+    if sequence > INT_MAX - increment:
+        return increment - (INT_MAX - sequence) - 1
+    return sequence + increment
+
+
+def _timestamp_type(magic: int, attributes: int) -> str:
+    if magic == 0:
+        return "NoTimestampType"
+    return "LogAppendTime" if attributes & 0x08 else "CreateTime"
+
+
+def _stem_offset(name: str) -> int:
+    """``name.split("\\.")(0).toLong`` with Java's NumberFormatException message on failure."""
+    stem = name.split(".")[0]
+    try:
+        if not re.fullmatch(r"[+-]?\d+", stem):
+            raise ValueError
+        v = int(stem)
+        if not -(1 << 63) <= v < (1 << 63):
+            raise ValueError
+        return v
+    except ValueError:
+        raise DumpAbort(
+            f'For input string: "{stem}"', java_class="java.lang.NumberFormatException"
+        ) from None
+
+
+class _MappedFile:
+    """A read-only mmap of a file as a uint8 numpy array (empty files get an empty array)."""
+
+    def __init__(self, path: str) -> None:
+        self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
+        size = os.fstat(self._f.fileno()).st_size
+        self._mm: mmap.mmap | None = None
+        if size:
+            self._mm = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
+            self.buf = np.frombuffer(self._mm, dtype=np.uint8)
+        else:
+            self.buf = np.zeros(0, np.uint8)
+        self.size = size
+
+    def release(self, upto: int) -> None:
+        """Drop the mapped pages below ``upto`` from this process (they stay in the page cache
+        and fault back in if read again): keeps the resident set flat while a large file is
+        streamed front to back."""
+        if self._mm is None or not hasattr(self._mm, "madvise"):
+            return
+        length = (upto // mmap.PAGESIZE) * mmap.PAGESIZE
+        if length > 0:
+            self._mm.madvise(mmap.MADV_DONTNEED, 0, length)
+
+    def close(self) -> None:
+        self.buf = np.zeros(0, np.uint8)
+        if self._mm is not None:
+            try:
+                self._mm.close()
+            except BufferError:  # a view still alive somewhere: the GC will unmap it
+                pass
+            self._mm = None
+        self._f.close()
+
+    def __enter__(self) -> _MappedFile:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _open_mapped(path: str) -> _MappedFile:
+    try:
+        return _MappedFile(path)
+    except FileNotFoundError:
+        raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
+    except IsADirectoryError:
+        raise DumpAbort(
+            f"{path} (Is a directory)", java_class="java.io.FileNotFoundException"
+        ) from None
+    except PermissionError:
+        raise DumpAbort(
+            f"{path} (Permission denied)", java_class="java.io.FileNotFoundException"
+        ) from None
+
+
+def _corrupt_size_error(path: str, size: int, position: int) -> DumpAbort:
+    e = DumpAbort(
+        f"Found record size {size} smaller than minimum record overhead ({MIN_ENTRY_SIZE}) "
+        f"in file {path}.",
+        java_class="org.apache.kafka.common.errors.CorruptRecordException",
+    )
+    e.position = position  # type: ignore[attr-defined]
+    return e
+
+
+# --------------------------------------------------------------------------------------------
+# Batch walking
+# --------------------------------------------------------------------------------------------
+
+
+def _scan(buf: np.ndarray, start: int, end: int) -> Iterator[tuple[dict, int, int]]:
+    """Yield ``(scan, count, stop_reason)`` chunks from ``start`` to the FileLogInputStream stop."""
+    from .native.scan import STOP_LIMIT, scan_entries
+
+    pos = start
+    while True:
+        out = scan_entries(buf, pos, end, max_entries=SCAN_CHUNK)
+        yield out, out["count"], out["stop_reason"]
+        if out["stop_reason"] != STOP_LIMIT:
+            return
+        pos = out["stop_position"]
+
+
+def _entry_stop_error(path: str, buf: np.ndarray, pos: int, reason: int) -> DumpAbort | None:
+    """The exception Kafka's iterator throws at ``pos`` for a stop ``reason`` (None = quiet)."""
+    from .native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_SHORT_V2
+
+    if reason == STOP_CORRUPT_SIZE:
+        size = int(struct.unpack_from(">i", buf, pos + 8)[0])
+        return _corrupt_size_error(path, size, pos)
+    if reason == STOP_BAD_MAGIC:
+        magic = int(np.int8(buf[pos + 16]))
+        e = DumpAbort(
+            f"Invalid magic found in record: {magic}",
+            java_class="org.apache.kafka.common.errors.CorruptRecordException",
+        )
+        e.position = pos  # type: ignore[attr-defined]
+        return e
+    if reason == STOP_SHORT_V2:
+        size = int(struct.unpack_from(">i", buf, pos + 8)[0]) + LOG_OVERHEAD
+        e = DumpAbort(
+            f"Record batch at position {pos} is {size} bytes, shorter than the "
+            f"{RECORD_BATCH_OVERHEAD}-byte v2 batch header",
+            java_class="org.apache.kafka.common.errors.CorruptRecordException",
+        )
+        e.position = pos  # type: ignore[attr-defined]
+        return e
+    return None
+
+
+def _crc32c(data: Any) -> int:
+    from .records.crc import crc32c
+
+    return int(crc32c(data))
+
+
+def batch_item(path: str, buf: np.ndarray, pos: int, size: int, magic: int) -> BatchItem:
+    """Read the header of the entry at ``pos`` (``size`` bytes incl. the 12-byte prefix)."""
+    if magic >= 2:
+        (
+            base_offset,
+            _len,
+            ple,
+            _magic,
+            crc,
+            attributes,
+            last_delta,
+            base_ts,
+            max_ts,
+            producer_id,
+            producer_epoch,
+            base_sequence,
+            count,
+        ) = _V2_HEADER.unpack_from(buf, pos)
+        computed = _crc32c(buf[pos + 21 : pos + size])
+        codec_id = attributes & 0x07
+        if codec_id not in _CODEC_NAMES:
+            e = DumpAbort(
+                f"Unknown compression type id: {codec_id}",
+                java_class="java.lang.IllegalArgumentException",
+            )
+            e.position = pos  # type: ignore[attr-defined]
+            raise e
+        last_sequence = (
+            -1 if base_sequence == -1 else _increment_sequence(base_sequence, last_delta)
+        )
+        return BatchItem(
+            path=path,
+            position=pos,
+            size=size,
+            magic=magic,
+            base_offset=base_offset,
+            last_offset=base_offset + last_delta,
+            count=count,
+            base_sequence=base_sequence,
+            last_sequence=last_sequence,
+            producer_id=producer_id,
+            producer_epoch=producer_epoch,
+            partition_leader_epoch=ple,
+            is_transactional=bool(attributes & 0x10),
+            is_control=bool(attributes & 0x20),
+            delete_horizon_ms=base_ts if attributes & 0x40 else None,
+            timestamp_type=_timestamp_type(2, attributes),
+            max_timestamp=max_ts,
+            base_timestamp=base_ts,
+            attributes=attributes & 0xFFFF,
+            compression=_CODEC_NAMES[codec_id],
+            crc=crc,
+            computed_crc=computed,
+            is_valid=size >= RECORD_BATCH_OVERHEAD and computed == crc,
+        )
+    offset, _size, crc = struct.unpack_from(">qiI", buf, pos)
+    attributes = int(buf[pos + 17])
+    ts = -1
+    if magic == 1 and size >= LOG_OVERHEAD + 22:
+        ts = struct.unpack_from(">q", buf, pos + 18)[0]
+    computed = zlib.crc32(buf[pos + 16 : pos + size]) & 0xFFFFFFFF
+    codec_id = attributes & 0x07
+    if codec_id not in _CODEC_NAMES:
+        e = DumpAbort(
+            f"Unknown compression type id: {codec_id}",
+            java_class="java.lang.IllegalArgumentException",
+        )
+        e.position = pos  # type: ignore[attr-defined]
+        raise e
+    return BatchItem(
+        path=path,
+        position=pos,
+        size=size,
+        magic=magic,
+        base_offset=offset,
+        last_offset=offset,
+        count=None,
+        base_sequence=-1,
+        last_sequence=-1,
+        producer_id=-1,
+        producer_epoch=-1,
+        partition_leader_epoch=-1,
+        is_transactional=False,
+        is_control=False,
+        delete_horizon_ms=None,
+        timestamp_type=_timestamp_type(magic, attributes),
+        max_timestamp=ts,
+        base_timestamp=None,
+        attributes=attributes,
+        compression=_CODEC_NAMES[codec_id],
+        crc=crc,
+        computed_crc=computed,
+        is_valid=size - LOG_OVERHEAD >= MIN_ENTRY_SIZE and computed == crc,
+    )
+
+
+@dataclass(slots=True)
+class _RawRecord:
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+    headers: tuple[tuple[str, bytes | None], ...]
+    legacy_valid: bool | None = None
+    legacy_crc: int | None = None
+
+
+def _records_of(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
+    """Decode the records of one entry through :mod:`kafkalog.records` (Kafka's batch iterator).
+
+    Raises :class:`DumpAbort` where Kafka's iterator would throw (corrupt records, bad
+    compressed data): the batch line has been printed already, as in Kafka. CRCs are not
+    checked here (Kafka iterates the records of an invalid batch too).
+    """
+    try:
+        if b.magic >= 2:
+            yield from _v2_records(buf, b)
+        else:
+            yield from _legacy_records(buf, b)
+    except KafkaLogError as e:
+        raise DumpAbort(
+            e.message, java_class="org.apache.kafka.common.InvalidRecordException"
+        ) from e
+
+
+def _v2_records(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
+    from .records.batch import RecordBatch
+
+    batch = RecordBatch(buf, b.position, b.size)
+    log_append = b.timestamp_type == "LogAppendTime"
+    for r in batch:
+        # LogAppendTime: every record reads the batch maxTimestamp (spec 1.4)
+        ts = b.max_timestamp if log_append else r.timestamp
+        yield _RawRecord(
+            offset=r.offset,
+            timestamp=ts,
+            key=_as_bytes(r.key),
+            value=_as_bytes(r.value),
+            headers=tuple((hk, _as_bytes(hv)) for hk, hv in r.headers),
+        )
+
+
+def _as_bytes(v: Any) -> bytes | None:
+    if v is None:
+        return None
+    return bytes(v)
+
+
+def _legacy_records(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
+    """Records of a legacy entry with each one's own stored CRC and validity.
+
+    Kafka's deep iteration yields one ``AbstractLegacyRecordBatch`` per inner message, whose
+    ``isValid``/``checksum`` are the *inner* message's; an uncompressed entry is its own record.
+    """
+    from .records import compression
+    from .records.legacy import LegacyEntry
+
+    entry = LegacyEntry(buf, b.position, b.size)
+    records = list(entry)
+    if b.compression == "none":
+        crcs = [(b.crc, b.is_valid)]
+    else:
+        # Walk the decompressed inner entries for their CRCs (LegacyEntry already validated
+        # the structure and stopped at the same partial trailing entry).
+        data = compression.decompress(b.compression, entry.value, magic=b.magic)
+        crcs = []
+        p = 0
+        while len(data) - p >= LOG_OVERHEAD and len(crcs) < len(records):
+            _off, size = struct.unpack_from(">qi", data, p)
+            stored = struct.unpack_from(">I", data, p + 12)[0]
+            computed = zlib.crc32(memoryview(data)[p + 16 : p + LOG_OVERHEAD + size]) & 0xFFFFFFFF
+            crcs.append((stored, size >= MIN_ENTRY_SIZE and stored == computed))
+            p += LOG_OVERHEAD + size
+    for r, (crc, valid) in zip(records, crcs):
+        if b.magic == 0:
+            ts = -1
+        elif b.timestamp_type == "LogAppendTime":
+            ts = b.max_timestamp  # the wrapper's timestamp for every inner message
+        else:
+            ts = -1 if r.timestamp is None else r.timestamp
+        yield _RawRecord(
+            offset=r.offset,
+            timestamp=ts,
+            key=_as_bytes(r.key),
+            value=_as_bytes(r.value),
+            headers=(),
+            legacy_valid=bool(valid),
+            legacy_crc=int(crc),
+        )
+
+
+# --------------------------------------------------------------------------------------------
+# Control records (ControlRecordType, EndTransactionMarker, ControlRecordUtils)
+# --------------------------------------------------------------------------------------------
+
+
+def control_info(key: bytes | None, value: bytes | None, shape: KafkaShape) -> ControlInfo:
+    """Parse a control record the way DumpLogSegments does; raises DumpAbort where Kafka throws."""
+    if key is None or len(key) < 4:
+        found = 0 if key is None else len(key)
+        raise DumpAbort(
+            "Invalid value size found for end control record key. Must have at least 4 bytes, "
+            f"but found only {found}",
+            java_class="org.apache.kafka.common.InvalidRecordException",
+        )
+    version, type_id = struct.unpack_from(">hh", key)
+    if version < 0:
+        raise DumpAbort(
+            f"Invalid version found for control record: {version}. May indicate data corruption",
+            java_class="org.apache.kafka.common.InvalidRecordException",
+        )
+    name = _CONTROL_TYPES.get(type_id, "UNKNOWN")
+    info = ControlInfo(type_id=type_id, type_name=name)
+    if name in ("ABORT", "COMMIT"):
+        v = value or b""
+        if len(v) < 6:
+            raise DumpAbort(
+                "Invalid value size found for end transaction marker. Must have at least 6 bytes, "
+                f"but found only {len(v)}",
+                java_class="org.apache.kafka.common.InvalidRecordException",
+            )
+        mver, epoch = struct.unpack_from(">hi", v)
+        if mver < 0:
+            raise DumpAbort(
+                f"Invalid version found for end transaction marker: {mver}. "
+                "May indicate data corruption",
+                java_class="org.apache.kafka.common.InvalidRecordException",
+            )
+        info.coordinator_epoch = epoch
+    elif name in ("SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS") or (
+        name == "LEADER_CHANGE" and shape.leader_change_json
+    ):
+        info.json = _control_json(name, value or b"")
+    return info
+
+
+def _fld(name: str, type_: str, **kw: Any) -> dict[str, Any]:
+    return {"name": name, "type": type_, "versions": "0+", **kw}
+
+
+# The KRaft control record values DumpLogSegments prints as JSON (ControlRecordUtils reads each
+# at version 0; the JSON converter is then called with the message's own Version field).
+# From raft/src/main/resources/common/message/*.json and clients/.../LeaderChangeMessage.json.
+_CONTROL_SCHEMAS: dict[str, dict[str, Any]] = {
+    "SNAPSHOT_HEADER": {
+        "name": "SnapshotHeaderRecord",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
+        "fields": [_fld("Version", "int16"), _fld("LastContainedLogTimestamp", "int64")],
+    },
+    "SNAPSHOT_FOOTER": {
+        "name": "SnapshotFooterRecord",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
+        "fields": [_fld("Version", "int16")],
+    },
+    "KRAFT_VERSION": {
+        "name": "KRaftVersionRecord",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
+        "fields": [_fld("Version", "int16"), _fld("KRaftVersion", "int16")],
+    },
+    "KRAFT_VOTERS": {
+        "name": "VotersRecord",
+        "validVersions": "0",
+        "flexibleVersions": "0+",
+        "fields": [
+            _fld("Version", "int16"),
+            _fld(
+                "Voters",
+                "[]Voter",
+                fields=[
+                    _fld("VoterId", "int32"),
+                    _fld("VoterDirectoryId", "uuid"),
+                    _fld(
+                        "Endpoints",
+                        "[]Endpoint",
+                        fields=[
+                            _fld("Name", "string"),
+                            _fld("Host", "string"),
+                            _fld("Port", "uint16"),
+                        ],
+                    ),
+                    _fld(
+                        "KRaftVersionFeature",
+                        "KRaftVersionFeature",
+                        fields=[
+                            _fld("MinSupportedVersion", "int16"),
+                            _fld("MaxSupportedVersion", "int16"),
+                        ],
+                    ),
+                ],
+            ),
+        ],
+    },
+}
+
+
+def _control_json(name: str, value: bytes) -> str:
+    """The JSON Kafka prints for a KRaft control record value (Jackson's compact form)."""
+    from .decoders import _schemas, message
+
+    spec = (
+        _schemas.CLIENT["LeaderChangeMessage"]
+        if name == "LEADER_CHANGE"
+        else _CONTROL_SCHEMAS[name]
+    )
+    schema = message.compile_schema(spec)
+    try:
+        obj = message.read(schema, value, 0)
+        version = int(obj.get("version", 0))
+        return message.dumps(message.to_json(schema, obj, version))
+    except KafkaLogError as e:
+        kafka_message = getattr(e, "kafka_message", e.message)
+        raise DumpAbort(kafka_message, java_class="java.lang.RuntimeException") from e
+
+
+# --------------------------------------------------------------------------------------------
+# .log and .checkpoint
+# --------------------------------------------------------------------------------------------
+
+
+def _dump_log(path: str, kind: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
+    name = os.path.basename(path)
+    if kind == "log":
+        yield LogHeader(path=path, base_offset=_stem_offset(name))
+    elif name == BOOTSTRAP_FILE_NAME:
+        yield LogHeader(path=path, bootstrap=True)
+    else:
+        m = _SNAPSHOT_NAME.match(name)
+        if not m:
+            raise DumpAbort("No value present", java_class="java.util.NoSuchElementException")
+        yield LogHeader(
+            path=path, snapshot_end_offset=int(m.group(1)), snapshot_epoch=int(m.group(2))
+        )
+
+    abs_path = os.path.abspath(path)
+    shape = opts.shape
+    max_bytes = opts.max_bytes if shape.has_max_bytes else INT_MAX
+    with _open_mapped(path) as mf:
+        buf = mf.buf
+        end = min(mf.size, max(max_bytes, 0))
+        valid_bytes = 0
+        last_offset = -1
+        first = not shape.non_consecutive_from_minus_one
+        stop_pos = 0
+        stop_reason = 0
+        released = 0
+        for out, count, reason in _scan(buf, valid_bytes, end):
+            positions, sizes, magics = out["positions"], out["sizes"], out["magics"]
+            for i in range(count):
+                pos, size, magic = int(positions[i]), int(sizes[i]), int(magics[i])
+                b = batch_item(path, buf, pos, size, magic)
+                yield b
+                if opts.deep_iteration:
+                    for r in _records_of(buf, b):
+                        if first:
+                            first = False
+                        elif r.offset != last_offset + 1:
+                            findings.append(NonConsecutiveOffsets(abs_path, last_offset, r.offset))
+                        last_offset = r.offset
+                        yield _record_item(path, b, r, opts)
+                valid_bytes += size
+                if valid_bytes - released > RELEASE_EVERY:
+                    mf.release(valid_bytes)
+                    released = valid_bytes
+            stop_pos, stop_reason = out["stop_position"], reason
+        err = _entry_stop_error(path, buf, stop_pos, stop_reason)
+        if err is not None:
+            raise err
+        trailing = end - valid_bytes
+        if trailing > 0 and max_bytes == INT_MAX:
+            yield TrailingBytes(path=path, count=trailing, file_name=name)
+
+
+def _record_item(path: str, b: BatchItem, r: _RawRecord, opts: DumpOptions) -> RecordItem:
+    seq = None
+    if b.magic >= 2:
+        seq = (
+            -1
+            if b.base_sequence == -1
+            else _increment_sequence(b.base_sequence, r.offset - b.base_offset)
+        )
+    item = RecordItem(
+        path=path,
+        batch_position=b.position,
+        magic=b.magic,
+        offset=r.offset,
+        timestamp_type=b.timestamp_type,
+        timestamp=r.timestamp,
+        key_size=-1 if r.key is None else len(r.key),
+        value_size=-1 if r.value is None else len(r.value),
+        sequence=seq,
+        header_keys=tuple(k for k, _ in r.headers),
+        legacy_valid=r.legacy_valid,
+        legacy_crc=r.legacy_crc,
+        is_control_batch=b.is_control,
+    )
+    skip = opts.skip_record_metadata and opts.shape.has_skip_record_metadata
+    if b.is_control and not skip:
+        item.control = control_info(r.key, r.value, opts.shape)
+    if opts.print_data_log and not b.is_control:
+        item.print_contents = True
+        item.key_text, item.payload_text = opts.parser.parse(r.key, r.value, r.offset)
+    if opts.keep_raw:
+        item.key, item.value, item.headers = r.key, r.value, r.headers
+    return item
+
+
+# --------------------------------------------------------------------------------------------
+# .index and .timeindex
+# --------------------------------------------------------------------------------------------
+
+
+def _sibling(path: str, suffix: str) -> str:
+    # new File(file.getAbsoluteFile.getParent, name.split("\\.")(0) + suffix)
+    a = os.path.abspath(path)
+    return os.path.join(os.path.dirname(a), os.path.basename(a).split(".")[0] + suffix)
+
+
+def _open_index(kind: str, path: str, base: int) -> Any:
+    """Kafka's ``new OffsetIndex(file, base, -1, false)``: read-only, every whole slot an entry."""
+    from .index.offset_index import OffsetIndex
+    from .index.time_index import TimeIndex
+
+    cls = OffsetIndex if kind == "offset" else TimeIndex
+    try:
+        return cls(path, base, writable=False)
+    except FileNotFoundError:
+        raise DumpAbort(
+            f"{os.path.abspath(path)} (No such file or directory)",
+            java_class="java.io.FileNotFoundException",
+        ) from None
+    except IsADirectoryError:
+        raise DumpAbort(
+            f"{os.path.abspath(path)} (Is a directory)", java_class="java.io.FileNotFoundException"
+        ) from None
+
+
+def _first_batch_at(path: str, buf: np.ndarray, pos: int, end: int) -> tuple[int, int, int] | None:
+    """``(last_offset, size, magic)`` of the entry at ``pos`` if whole before ``end``, else None."""
+    from .native.scan import scan_entries
+
+    out = scan_entries(buf, pos, end, max_entries=1)
+    if out["count"] == 0:
+        err = _entry_stop_error(path, buf, pos, out["stop_reason"])
+        if err is not None:
+            raise err
+        return None
+    return int(out["last_offsets"][0]), int(out["sizes"][0]), int(out["magics"][0])
+
+
+def _slice_check(log_path: str, pos: int, log_size: int) -> None:
+    if pos > log_size or pos < 0:
+        raise DumpAbort(
+            f"Slice from position {pos} exceeds end position of {log_path}"
+            if pos >= 0
+            else f"Invalid position: {pos} in read from {log_path}",
+            java_class="java.lang.IllegalArgumentException",
+        )
+
+
+def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
+    base = _stem_offset(os.path.basename(path))
+    log_path = _sibling(path, ".log")
+    with _open_mapped(log_path) as lf:
+        index = _open_index("offset", path, base)
+        try:
+            n = index.entries
+            if n == 0 and opts.shape.index_empty_line:
+                yield Notice(path, f"{path} is empty.")
+                return
+            if opts.index_sanity_check:
+                _sanity_check("offset", index, path)
+                yield Notice(path, f"{path} passed sanity check.")
+                return
+            arr = index.entries_array()
+            rel = arr["relative_offset"].astype(np.int64)
+            positions = arr["position"].astype(np.int64)
+            del arr
+        finally:
+            index.close()
+        abs_path = os.path.abspath(path)
+        for i in range(n):
+            offset = base + int(rel[i])
+            position = int(positions[i])
+            if i > 0 and offset == base:
+                return  # zero-filled preallocated tail: what a crash leaves behind
+            _slice_check(log_path, position, lf.size)
+            end = min(lf.size, position + max(opts.max_message_size, 0))
+            first = _first_batch_at(log_path, lf.buf, position, end)
+            if first is None:
+                # Kafka: slice.batches.iterator.next() on an empty slice
+                raise DumpAbort("", java_class="java.util.NoSuchElementException")
+            found = first[0]
+            if opts.shape.index_checks_first_record:
+                bi = batch_item(log_path, lf.buf, position, first[1], first[2])
+                rec = next(iter(_records_of(lf.buf, bi)), None)
+                if rec is None:
+                    raise DumpAbort("", java_class="java.util.NoSuchElementException")
+                found = rec.offset
+            if found != offset:
+                findings.append(IndexMismatch(abs_path, offset, found, position))
+            if not opts.verify_index_only:
+                yield IndexEntryItem(path, i, offset, position)
+
+
+def kafka_sanity_message(kind: str, index: Any, path: str) -> str | None:
+    """Kafka's ``CorruptIndexException`` message for a failed sanity check (None = passes).
+
+    The conditions are those of ``OffsetIndex.sanityCheck``/``TimeIndex.sanityCheck``; the
+    index class's own :meth:`sanity_check` is the authority on *whether* it fails.
+    """
+    apath = os.path.abspath(path)
+    n = index.entries
+    length = index.length
+    base = index.base_offset
+    if kind == "offset":
+        last = index.last_entry.offset if n else base
+        if n != 0 and last < base:
+            return (
+                f"Corrupt index found, index file ({apath}) has non-zero size but the last offset "
+                f"is {last} which is less than the base offset {base}"
+            )
+        if length % 8 != 0:
+            return (
+                f"Index file {apath} is corrupt, found {length} bytes which is neither positive "
+                "nor a multiple of 8"
+            )
+        return None
+    if n != 0:
+        last = index.last_entry
+        first_ts = index.entry(0).timestamp
+        if last.timestamp < first_ts:
+            return (
+                f"Corrupt time index found, time index file ({apath}) has non-zero size but the "
+                f"last timestamp is {last.timestamp} which is less than the first timestamp "
+                f"{first_ts}"
+            )
+        if last.offset < base:
+            return (
+                f"Corrupt time index found, time index file ({apath}) has non-zero size but the "
+                f"last offset is {last.offset} which is less than the first offset {base}"
+            )
+    if length % 12 != 0:
+        return (
+            f"Time index file {apath} is corrupt, found {length} bytes which is neither positive "
+            "nor a multiple of 12"
+        )
+    return None
+
+
+def _sanity_check(kind: str, index: Any, path: str) -> None:
+    """Run the broker's own startup check; raise DumpAbort with Kafka's message on failure."""
+    try:
+        index.sanity_check()
+    except KafkaLogError as e:
+        msg = kafka_sanity_message(kind, index, path) or e.message
+        raise DumpAbort(
+            msg, java_class="org.apache.kafka.common.errors.CorruptIndexException"
+        ) from e
+
+
+def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
+    base = _stem_offset(os.path.basename(path))
+    log_path = _sibling(path, ".log")
+    index_path = _sibling(path, ".index")
+    with _open_mapped(log_path) as lf:
+        # Kafka would create a missing .index here (createNewFile); we never write: a missing
+        # offset index reads as empty, so every lookup starts at position 0.
+        offset_index = (
+            _open_index("offset", index_path, base) if os.path.exists(index_path) else None
+        )
+        time_index = _open_index("time", path, base)
+        try:
+            if opts.index_sanity_check:
+                _sanity_check("time", time_index, path)
+                yield Notice(path, f"{path} passed sanity check.")
+                return
+            arr = time_index.entries_array()
+            timestamps = arr["timestamp"].astype(np.int64)
+            rel = arr["relative_offset"].astype(np.int64)
+            del arr
+            n = len(timestamps)
+            abs_path = os.path.abspath(path)
+            prev_ts = -1
+            for i in range(n):
+                ts = int(timestamps[i])
+                offset = base + int(rel[i])
+                if i > 0 and offset == base:
+                    return
+                position = offset_index.lookup(offset).position if offset_index is not None else 0
+                _slice_check(log_path, position, lf.size)
+                batch = _find_batch(log_path, lf.buf, position, lf.size, offset)
+                if batch is None:
+                    findings.append(ShallowOffsetNotFound(abs_path, offset, -1))
+                elif batch.last_offset != offset:
+                    findings.append(ShallowOffsetNotFound(abs_path, offset, batch.last_offset))
+                else:
+                    max_ts = -1
+                    for r in _records_of(lf.buf, batch):
+                        max_ts = max(max_ts, r.timestamp)
+                    if max_ts != ts:
+                        findings.append(TimeIndexMismatch(abs_path, ts, max_ts, offset))
+                    if prev_ts >= ts:
+                        findings.append(OutOfOrderTimestamp(abs_path, ts, prev_ts, offset))
+                if not opts.verify_index_only:
+                    yield TimeIndexEntryItem(path, i, ts, offset)
+                prev_ts = ts
+        finally:
+            time_index.close()
+            if offset_index is not None:
+                offset_index.close()
+
+
+def _find_batch(
+    log_path: str, buf: np.ndarray, start: int, end: int, target: int
+) -> BatchItem | None:
+    """First entry from ``start`` whose last offset >= ``target`` (Kafka: batches.find)."""
+    stop_pos, stop_reason = start, 0
+    for out, count, reason in _scan(buf, start, end):
+        lasts = out["last_offsets"][:count]
+        hit = np.flatnonzero(lasts >= target)
+        if hit.size:
+            i = int(hit[0])
+            return batch_item(
+                log_path, buf, int(out["positions"][i]), int(out["sizes"][i]), int(out["magics"][i])
+            )
+        stop_pos, stop_reason = out["stop_position"], reason
+    err = _entry_stop_error(log_path, buf, stop_pos, stop_reason)
+    if err is not None:
+        raise err
+    return None
+
+
+# --------------------------------------------------------------------------------------------
+# .snapshot and .txnindex
+# --------------------------------------------------------------------------------------------
+
+
+_SNAPSHOT_ENTRY_FIELDS = (
+    ("producer_id", 8),
+    ("epoch", 2),
+    ("last_sequence", 4),
+    ("last_offset", 8),
+    ("offset_delta", 4),
+    ("timestamp", 8),
+    ("coordinator_epoch", 4),
+    ("current_txn_first_offset", 8),
+)
+_SNAPSHOT_ENTRY = struct.Struct(">qhiqiqiq")  # 46 bytes, the fields above
+
+
+def _decrement_sequence(sequence: int, decrement: int) -> int:
+    # DefaultRecordBatch.decrementSequence
+    if sequence < decrement:
+        return INT_MAX - (decrement - sequence) + 1
+    return sequence - decrement
+
+
+class _SnapshotCorrupt(Exception):
+    pass
+
+
+def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
+    """Parse a ``.snapshot`` as Kafka's ``ProducerStateManager.readSnapshot`` does.
+
+    Raises ``_SnapshotCorrupt`` with Kafka's ``CorruptSnapshotException`` message: a schema
+    error (``Snapshot failed schema validation: Error reading field '<f>': ...``), an unknown
+    version, or a CRC-32C mismatch over bytes [6, end). Trailing bytes after the entries are
+    ignored, as Kafka's ``Schema.read`` does.
+    """
+    from .records.crc import crc32c
+
+    def underflow(name: str, inner: str = "java.nio.BufferUnderflowException") -> _SnapshotCorrupt:
+        return _SnapshotCorrupt(
+            f"Snapshot failed schema validation: Error reading field '{name}': {inner}"
+        )
+
+    n = len(data)
+    if n < 2:
+        raise underflow("version")
+    if n < 6:
+        raise underflow("crc")
+    if n < 10:
+        raise underflow("producer_entries")
+    version, crc, count = struct.unpack_from(">hIi", data, 0)
+    if count < 0:
+        raise underflow("producer_entries", f"Array size {count} cannot be negative")
+    if count > n - 10:
+        raise underflow(
+            "producer_entries",
+            f"Error reading array of size {count}, only {n - 10} bytes available",
+        )
+    entries = []
+    for i in range(count):
+        p = 10 + i * 46
+        if p + 46 > n:
+            used = 0
+            for fname, size in _SNAPSHOT_ENTRY_FIELDS:
+                if p + used + size > n:
+                    raise underflow(
+                        "producer_entries",
+                        f"Error reading field '{fname}': java.nio.BufferUnderflowException",
+                    )
+                used += size
+        entries.append(_SNAPSHOT_ENTRY.unpack_from(data, p))
+    if version != 1:
+        raise _SnapshotCorrupt(f"Snapshot contained an unknown file version {version}")
+    computed = crc32c(memoryview(data)[6:])
+    if crc != computed:
+        raise _SnapshotCorrupt(
+            f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. "
+            f"Computed crc: {computed}"
+        )
+    out = []
+    for pid, epoch, last_seq, last_offset, delta, ts, coord, txn_first in entries:
+        item = SnapshotEntryItem(
+            path="",
+            producer_id=pid,
+            producer_epoch=epoch,
+            coordinator_epoch=coord,
+            current_txn_first_offset=None if txn_first == -1 else txn_first,
+            last_timestamp=ts,
+        )
+        if last_offset >= 0:
+            item.first_sequence = _decrement_sequence(last_seq, delta)
+            item.last_sequence = last_seq
+            item.last_offset = last_offset
+            item.offset_delta = delta
+            item.timestamp = ts
+        out.append(item)
+    return out
+
+
+def _dump_snapshot(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
+    except IsADirectoryError:
+        raise DumpAbort("Is a directory", java_class="java.io.IOException") from None
+    try:
+        entries = read_producer_snapshot(data)
+    except _SnapshotCorrupt as e:
+        # Kafka catches CorruptSnapshotException: message on stderr, then the next file.
+        yield FileError(
+            path, "org.apache.kafka.storage.internals.log.CorruptSnapshotException", str(e)
+        )
+        return
+    for item in entries:
+        item.path = path
+        yield item
+
+
+def _dump_txn_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
+    base = _stem_offset(os.path.basename(path))
+    del base  # Kafka parses it (UnifiedLog.offsetFromFile) only to construct the index
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
+    # AbortedTxn: int16 version, int64 producerId, firstOffset, lastOffset, lastStableOffset.
+    # Kafka reads the version back as the single byte at entry offset 0 (a quirk we keep) and
+    # ignores a trailing partial entry.
+    for i in range(len(data) // 34):
+        p = i * 34
+        version = struct.unpack_from(">b", data, p)[0]
+        if version > 0:
+            raise DumpAbort(
+                f"Unexpected aborted transaction version {version} in transaction index "
+                f"{os.path.abspath(path)}, current version is 0",
+                java_class="org.apache.kafka.common.KafkaException",
+            )
+        pid, first, last, lso = struct.unpack_from(">qqqq", data, p + 2)
+        yield TxnEntryItem(path, version, pid, first, last, lso)
+
+
+# --------------------------------------------------------------------------------------------
+# Entry point
+# --------------------------------------------------------------------------------------------
+
+_DUMPERS = {
+    "log": _dump_log,
+    "checkpoint": _dump_log,
+}
+
+
+def dump_file(path: str, opts: DumpOptions, findings: list | None = None) -> Iterator[Item]:
+    """Yield the items for one file as Kafka's DumpLogSegments reads it.
+
+    Parameters
+    ----------
+    path:
+        The path as given on the command line (Kafka prints it unchanged).
+    opts:
+        Flags, decoders and Kafka version shape.
+    findings:
+        A list that receives the findings (index mismatches, non-consecutive offsets...) Kafka
+        prints at the end of the run; pass one list for the whole run.
+
+    Never raises for bad file contents: where Kafka would abort, a :class:`FileError` is the
+    last item for that file.
+    """
+    if findings is None:
+        findings = []
+    kind = file_kind(os.path.basename(path), opts.shape)
+    yield FileStart(path, kind)
+    if kind == "nodot":
+        n = len(os.path.basename(path))
+        yield FileError(
+            path, "java.lang.StringIndexOutOfBoundsException", f"begin -1, end {n}, length {n}"
+        )
+        return
+    if kind == "unknown":
+        yield Notice(path, f"Ignoring unknown file {path}", stream="err")
+        return
+    try:
+        if kind in ("log", "checkpoint"):
+            for n in opts.decoder_notices:
+                yield Notice(path, n)
+            yield from _dump_log(path, kind, opts, findings)
+        elif kind == "index":
+            yield from _dump_index(path, opts, findings)
+        elif kind == "timeindex":
+            yield from _dump_time_index(path, opts, findings)
+        elif kind == "snapshot":
+            yield from _dump_snapshot(path, opts, findings)
+        elif kind == "txnindex":
+            yield from _dump_txn_index(path, opts, findings)
+    except DumpAbort as e:
+        yield FileError(path, e.java_class, e.message, position=getattr(e, "position", None))
+    except KafkaLogError as e:
+        yield FileError(
+            path,
+            "org.apache.kafka.common.KafkaException",
+            str(e),
+            position=e.position,
+            offset=e.offset,
+        )
+    except OSError as e:
+        yield FileError(path, "java.io.IOException", f"{e.strerror}: {e.filename}")

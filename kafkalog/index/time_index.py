@@ -1,0 +1,251 @@
+"""The time index (``.timeindex``): sparse map from timestamps to offsets.
+
+On disk (spec §5.3, Kafka's ``TimeIndex``): 12-byte big-endian entries, int64 timestamp then
+int32 relative offset. An entry ``(T, O)`` means "the largest timestamp of any message up to
+offset O is T": a message with a timestamp above T comes after O. Timestamps strictly increase
+from entry to entry (an entry is only written when its timestamp is above the last one, so
+``-1``, "no timestamp", is never indexed and v0-only segments have an empty time index); offsets
+never decrease. The last slot is kept free (:meth:`TimeIndex.is_full` is ``entries >=
+max_entries - 1``) for the entry written when the segment rolls or closes.
+
+Example
+-------
+>>> import tempfile, os
+>>> d = tempfile.mkdtemp()
+>>> idx = TimeIndex(os.path.join(d, "00000000000000000000.timeindex"), 0, max_index_size=1200)
+>>> idx.maybe_append(1000, 5); idx.maybe_append(1000, 6); idx.maybe_append(2000, 9)
+>>> idx.entries, idx.lookup(1500), idx.lookup(10)
+(2, TimestampOffset(timestamp=1000, offset=5), TimestampOffset(timestamp=-1, offset=0))
+>>> idx.close()
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from functools import partial
+from typing import NamedTuple
+
+import numpy as np
+
+from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
+from kafkalog.native import index_search
+
+from .abstract_index import DEFAULT_MAX_INDEX_SIZE, AbstractIndex
+
+__all__ = ["TimeIndex", "TimestampOffset", "NO_TIMESTAMP"]
+
+#: RecordBatch.NO_TIMESTAMP
+NO_TIMESTAMP = -1
+
+_ENTRY = struct.Struct(">qi")
+
+
+class TimestampOffset(NamedTuple):
+    """A timestamp and the offset up to which it is the largest timestamp."""
+
+    timestamp: int
+    offset: int
+
+
+# TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing
+_timestamp_offset = partial(tuple.__new__, TimestampOffset)
+
+
+class TimeIndex(AbstractIndex):
+    """Kafka's ``TimeIndex`` over an mmapped ``.timeindex`` file.
+
+    Parameters
+    ----------
+    path, base_offset, max_index_size, writable:
+        See :class:`~kafkalog.index.abstract_index.AbstractIndex`.
+
+    Notes
+    -----
+    :meth:`lookup` of a timestamp before the first entry (or on an empty index) is
+    ``(NO_TIMESTAMP, base_offset)`` = ``(-1, base_offset)``, as in Kafka.
+    """
+
+    ENTRY_SIZE = 12
+    KEY_POS, KEY_SIZE = 0, 8
+    VALUE_POS, VALUE_SIZE = 8, 4
+    ENTRY_DTYPE = np.dtype([("timestamp", ">i8"), ("relative_offset", ">i4")])
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        base_offset: int,
+        max_index_size: int = DEFAULT_MAX_INDEX_SIZE,
+        writable: bool = True,
+    ) -> None:
+        self._last_entry = TimestampOffset(NO_TIMESTAMP, int(base_offset))
+        super().__init__(path, base_offset, max_index_size, writable)
+        self._reload_last_entry()
+
+    # key = timestamp, value = absolute offset
+    def _key_base(self) -> int:
+        return 0
+
+    def _value_base(self) -> int:
+        return self._base_offset
+
+    def _parse_entry(self, slot: int) -> TimestampOffset:
+        ts, rel = _ENTRY.unpack_from(self._buf, slot * self.ENTRY_SIZE)
+        return _timestamp_offset((ts, self._base_offset + rel))
+
+    def _reload_last_entry(self) -> None:
+        if self._entries == 0:
+            self._last_entry = TimestampOffset(NO_TIMESTAMP, self._base_offset)
+        else:
+            self._last_entry = self._parse_entry(self._entries - 1)
+
+    def is_full(self) -> bool:
+        """True when only the reserved last slot is free (``entries >= max_entries - 1``)."""
+        return self._entries >= self._max_entries - 1
+
+    @property
+    def last_entry(self) -> TimestampOffset:
+        """The last entry, or ``(-1, base_offset)`` when empty."""
+        return self._last_entry
+
+    def entry(self, n: int) -> TimestampOffset:
+        """The ``n``-th entry (timestamp, absolute offset).
+
+        Raises ValueError when ``n`` is not in ``[0, entries)``.
+        """
+        if not 0 <= n < self._entries:
+            raise ValueError(
+                f"{self._path}: attempt to fetch entry {n} from a time index with "
+                f"{self._entries} entries"
+            )
+        return self._parse_entry(n)
+
+    def lookup(self, target_timestamp: int) -> TimestampOffset:
+        """Entry with the largest timestamp <= ``target_timestamp``, else ``(-1, base_offset)``."""
+        found = index_search.time_index_lookup(
+            self._buf, self._entries, self._base_offset, target_timestamp
+        )
+        if found[0] < NO_TIMESTAMP:  # an error code: -1 is the lowest answer
+            raise RuntimeError(f"{self._path}: index search failed with code {found[0]}")
+        return _timestamp_offset(found)
+
+    def lookup_many(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """:meth:`lookup` of every target timestamp in one kernel call.
+
+        Returns
+        -------
+        (timestamps, offsets) : tuple of int64 arrays, same length as ``targets``
+            ``(-1, base_offset)`` where no entry is <= the target.
+        """
+        slots = self._slots_for_many(targets, False, index_search.LARGEST_LOWER_BOUND)
+        timestamps = np.full(slots.shape[0], NO_TIMESTAMP, dtype=np.int64)
+        offsets = np.full(slots.shape[0], self._base_offset, dtype=np.int64)
+        found = slots >= 0
+        if found.any():
+            arr = self.entries_array()
+            hit = slots[found]
+            timestamps[found] = arr["timestamp"][hit]
+            offsets[found] += arr["relative_offset"][hit]
+        return timestamps, offsets
+
+    def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
+        """Append ``(timestamp, offset)`` if ``timestamp`` is above the last entry's.
+
+        The same timestamp again (a segment closed or rolled twice) is silently ignored, as
+        is any timestamp <= -1 on an empty index. ``skip_full_check`` is only for the final
+        entry written on roll/close, which uses the reserved last slot.
+
+        Raises
+        ------
+        IndexFullError
+            The index is full (and ``skip_full_check`` is False), or no slot at all is left.
+        InvalidOffsetError
+            ``offset`` below the last entry's offset, or ``timestamp`` below its timestamp
+            (Kafka throws ``IllegalStateException`` for the latter).
+        OffsetOverflowError
+            ``offset - base_offset`` is not in ``[0, 2**31 - 1]``.
+        """
+        self._check_writable()
+        timestamp = int(timestamp)
+        offset = int(offset)
+        with self._lock:
+            if not skip_full_check and self.is_full():
+                raise IndexFullError(
+                    f"attempt to append to a full time index (size = {self._entries})",
+                    path=self._path,
+                    offset=offset,
+                )
+            last = self._last_entry
+            # the same entry as the last one is not an error: it happens when a segment is
+            # closed, or rolled, after its last entry was already written
+            if self._entries != 0 and offset < last.offset:
+                raise InvalidOffsetError(
+                    f"attempt to append an offset ({offset}) to slot {self._entries} no larger "
+                    f"than the last offset appended ({last.offset})",
+                    path=self._path,
+                    offset=offset,
+                )
+            if self._entries != 0 and timestamp < last.timestamp:
+                raise InvalidOffsetError(
+                    f"attempt to append a timestamp ({timestamp}) to slot {self._entries} no "
+                    f"larger than the last timestamp appended ({last.timestamp})",
+                    path=self._path,
+                    offset=offset,
+                )
+            if timestamp > last.timestamp:
+                if self._entries >= self._max_entries:
+                    # Kafka would overflow its buffer (BufferOverflowException) here
+                    raise IndexFullError(
+                        f"no slot left in the time index (size = {self._entries})",
+                        path=self._path,
+                        offset=offset,
+                    )
+                rel = self.relative_offset(offset)
+                self._pack_entry_at(self._entries, _ENTRY, timestamp, rel)
+                self._entries += 1
+                self._last_entry = TimestampOffset(timestamp, offset)
+
+    def truncate_to(self, offset: int) -> None:
+        """Remove every entry with offset >= ``offset`` (searches the offset column)."""
+        self._check_writable()
+        offset = int(offset)
+        with self._lock:
+            slot = self._slot_for(offset, True, index_search.LARGEST_LOWER_BOUND)
+            if slot < 0:
+                new_entries = 0
+            elif self._parse_entry(slot).offset == offset:
+                new_entries = slot
+            else:
+                new_entries = slot + 1
+            self._truncate_to_entries(new_entries)
+
+    def sanity_check(self) -> None:
+        """Kafka's checks: last timestamp >= first, last offset >= base, length % 12 == 0.
+
+        Raises
+        ------
+        CorruptIndexError
+            With the file, what was found and what was expected.
+        """
+        last = self._last_entry
+        if self._entries != 0:
+            first_ts = self._parse_entry(0).timestamp
+            last_pos = (self._entries - 1) * self.ENTRY_SIZE
+            if last.timestamp < first_ts:
+                raise CorruptIndexError(
+                    f"corrupt time index: non-zero size but the last timestamp is "
+                    f"{last.timestamp} which is less than the first timestamp {first_ts} "
+                    f"(expected >= {first_ts}, found {last.timestamp})",
+                    path=self._path,
+                    position=last_pos,
+                )
+            if last.offset < self._base_offset:
+                raise CorruptIndexError(
+                    f"corrupt time index: non-zero size but the last offset is {last.offset} "
+                    f"which is less than the first offset {self._base_offset} (expected >= "
+                    f"{self._base_offset}, found {last.offset})",
+                    path=self._path,
+                    position=last_pos,
+                    offset=last.offset,
+                )
+        self._check_length_multiple("time index")

@@ -1,0 +1,274 @@
+"""``LogLoader``: turn a partition directory into segments at open, recovering as Kafka does.
+
+Kafka's ``LogLoader.load`` (storage/.../internals/log/LogLoader.java), step by step (spec §6.5):
+
+1. Stray files: ``*.deleted`` removed; ``*.cleaned`` removed (their lowest offset remembered);
+   ``*.swap`` at or above that offset removed, the others completed (the segments they replace
+   deleted, the suffix dropped, indexes rebuilt); index files without a ``.log`` removed.
+2. Every ``.log`` opened as a segment. A missing ``.index`` means the segment is recovered now;
+   a missing ``.timeindex`` is created empty. Beyond Kafka 2.3+, an index that fails its sanity
+   check also triggers recovery of its segment (what Kafka < 2.3 did; cheap, and it turns a
+   damaged index into a correct one instead of wrong lookups).
+3. Without a clean shutdown, every segment from the one holding the recovery point onward is
+   recovered (``LogSegment.recover``); at the first one that loses bytes, every later segment is
+   deleted.
+4. No segment left: an empty one at the log start offset. Log end offset = the last segment's
+   next offset; if it is below the checkpointed log start offset every segment is deleted.
+5. Recovery point = log end offset after a clean shutdown, else min(checkpoint, log end offset);
+   log start offset = max(checkpoint, first base offset). The active segment's indexes are
+   re-extended to ``segment_index_bytes``.
+
+Deviation (documented): a batch whose offsets do not increase truncates the segment there, like
+any invalid batch; Kafka empties the whole segment when the index append fails on it
+(``InvalidOffsetException``). A legacy segment whose offsets overflow the relative index is
+truncated there too (Kafka splits it, KAFKA-6264).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from . import files
+from .clock import Clock
+from .config import LogConfig
+from .errors import CorruptIndexError
+from .leader_epoch import LeaderEpochFileCache
+from .segment import LogSegment, RecoveryResult
+from .segments import LogSegments
+
+__all__ = ["LogLoader", "LoadedLog"]
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class LoadedLog:
+    """What loading found: segments and the offsets derived from them."""
+
+    segments: LogSegments
+    log_start_offset: int
+    log_end_offset: int
+    recovery_point: int
+    recovered_segments: list[tuple[int, RecoveryResult]]
+    deleted_segments: list[int]
+
+
+class LogLoader:
+    """Load (and recover) one partition directory. See the module docstring for the steps.
+
+    Parameters
+    ----------
+    directory, config, clock:
+        The partition directory, its settings, the time source.
+    clean_shutdown:
+        True when the directory was closed cleanly (marker found): no recovery past step 2.
+    recovery_point:
+        Offset below which everything was flushed (0 when unknown: recover everything).
+    log_start_offset:
+        The checkpointed log start offset (0 when unknown).
+    leader_epoch_cache:
+        Fed with the partition leader epochs of recovered batches, truncated to the result.
+    roll_jitter:
+        ``() -> int``: draws each segment's roll jitter.
+    read_only:
+        Change nothing on disk: no stray-file cleanup, no recovery, no index resize.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        config: LogConfig,
+        clock: Clock,
+        *,
+        clean_shutdown: bool,
+        recovery_point: int = 0,
+        log_start_offset: int = 0,
+        leader_epoch_cache: LeaderEpochFileCache | None = None,
+        roll_jitter: Callable[[], int] = lambda: 0,
+        read_only: bool = False,
+    ) -> None:
+        self.directory = directory
+        self.config = config
+        self.clock = clock
+        self.clean_shutdown = clean_shutdown
+        self.recovery_point = recovery_point
+        self.log_start_offset = log_start_offset
+        self.cache = leader_epoch_cache
+        self.roll_jitter = roll_jitter
+        self.read_only = read_only
+        self.recovered: list[tuple[int, RecoveryResult]] = []
+        self.deleted: list[int] = []
+
+    # -- steps -----------------------------------------------------------------------------
+
+    def load(self) -> LoadedLog:
+        if not self.read_only:
+            self._remove_temp_files_and_complete_swaps()
+            self._remove_stray_index_files()
+        segments = self._load_segment_files()
+        if not self.clean_shutdown and not self.read_only:
+            self._recover_unflushed(segments)
+        if len(segments) == 0:
+            segments.add(self._new_segment(self.log_start_offset))
+        log_end_offset = segments.active.read_next_offset()
+        if log_end_offset < self.log_start_offset:
+            # Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd
+            log.warning("%s: log end offset %d below the log start offset %d: deleting all "
+                        "segments", self.directory, log_end_offset, self.log_start_offset)
+            for seg in segments.clear():
+                self.deleted.append(seg.base_offset)
+                if not self.read_only:
+                    seg.delete()
+            segments.add(self._new_segment(self.log_start_offset))
+            log_end_offset = self.log_start_offset
+        if self.clean_shutdown:
+            recovery_point = log_end_offset
+        else:
+            recovery_point = min(self.recovery_point, log_end_offset)
+        log_start_offset = max(self.log_start_offset, segments.first.base_offset)  # type: ignore[union-attr]
+        if not self.read_only:
+            segments.active.resize_indexes(self.config.segment_index_bytes)
+        if self.cache is not None and not self.read_only:
+            self.cache.truncate_from_end(log_end_offset)
+            self.cache.truncate_from_start(log_start_offset)
+        return LoadedLog(segments, log_start_offset, log_end_offset, recovery_point,
+                         self.recovered, self.deleted)
+
+    def _new_segment(self, base_offset: int) -> LogSegment:
+        if self.read_only:
+            raise FileNotFoundError(
+                f"{self.directory}: no segment to open read-only (expected at least one .log)")
+        return LogSegment.open(self.directory, base_offset, self.config, self.clock,
+                               roll_jitter_ms=self.roll_jitter())
+
+    def _remove_temp_files_and_complete_swaps(self) -> None:
+        swap_files: list[Path] = []
+        min_cleaned: int | None = None
+        for p in sorted(self.directory.iterdir()):
+            if not p.is_file():
+                continue
+            name = p.name
+            if files.is_deleted_file(name):
+                if name.endswith(".checkpoint.deleted"):
+                    continue  # KRaft snapshots are the raft layer's business
+                log.info("%s: deleting stray file %s", self.directory, name)
+                p.unlink(missing_ok=True)
+            elif files.is_cleaned_file(name):
+                off = _offset_or_none(name)
+                if off is not None:
+                    min_cleaned = off if min_cleaned is None else min(min_cleaned, off)
+                log.info("%s: deleting stray file %s", self.directory, name)
+                p.unlink(missing_ok=True)
+            elif files.is_swap_file(name):
+                swap_files.append(p)
+        for p in swap_files:
+            off = _offset_or_none(p.name)
+            base = files.strip_state_suffix(p.name)
+            if off is None or (min_cleaned is not None and off >= min_cleaned) \
+                    or not files.is_log_file(base):
+                # index swaps are rebuilt from the log; swaps above a .cleaned are incomplete
+                p.unlink(missing_ok=True)
+                continue
+            self._complete_swap(p, off)
+
+    def _complete_swap(self, swap: Path, base_offset: int) -> None:
+        """Replace the segments a ``.log.swap`` covers by it (Kafka's swap completion)."""
+        from .native.scan import scan_entries
+
+        data = np.fromfile(swap, dtype=np.uint8)
+        sc = scan_entries(data)
+        next_offset = int(sc["last_offsets"][sc["count"] - 1]) + 1 if sc["count"] else base_offset
+        for p in list(self.directory.iterdir()):
+            name = p.name
+            if files.is_swap_file(name) or not (files.is_log_file(name) or
+                                                files.is_index_file(name)):
+                continue
+            off = _offset_or_none(name)
+            if off is not None and base_offset <= off < max(next_offset, base_offset + 1):
+                p.unlink(missing_ok=True)
+        target = self.directory / files.strip_state_suffix(swap.name)
+        os.replace(swap, target)
+        for suffix in (files.INDEX_FILE_SUFFIX, files.TIME_INDEX_FILE_SUFFIX):
+            (self.directory / (files.filename_prefix_from_offset(base_offset) + suffix)
+             ).unlink(missing_ok=True)
+
+    def _remove_stray_index_files(self) -> None:
+        for p in self.directory.iterdir():
+            if p.is_file() and files.is_index_file(p.name):
+                off = _offset_or_none(p.name)
+                if off is None:
+                    continue
+                if not files.log_file(self.directory, off).exists():
+                    log.warning("%s: deleting index file %s without a log file",
+                                self.directory, p.name)
+                    p.unlink(missing_ok=True)
+
+    def _load_segment_files(self) -> LogSegments:
+        segments = LogSegments()
+        bases = sorted(
+            off for p in self.directory.iterdir()
+            if p.is_file() and files.is_log_file(p.name)
+            and (off := _offset_or_none(p.name)) is not None
+        )
+        for base in bases:
+            seg = LogSegment.open(self.directory, base, self.config, self.clock,
+                                  roll_jitter_ms=self.roll_jitter(), file_already_exists=True,
+                                  read_only=self.read_only)
+            if not self.read_only:
+                if not seg.index_path.exists():
+                    log.warning("%s: offset index of segment %d missing: recovering",
+                                self.directory, base)
+                    self._recover_segment(seg)
+                else:
+                    if not seg.time_index_path.exists():
+                        seg.time_index.resize(0)  # Kafka: created empty
+                    try:
+                        seg.sanity_check_indexes()
+                    except CorruptIndexError as e:
+                        log.warning("%s: %s: recovering segment %d", self.directory, e, base)
+                        self._recover_segment(seg)
+            segments.add(seg)
+        return segments
+
+    def _recover_segment(self, seg: LogSegment) -> RecoveryResult:
+        cb = None
+        if self.cache is not None:
+            cache = self.cache
+
+            def cb(epochs: np.ndarray, bases: np.ndarray) -> None:
+                cache.assign_batches(epochs.tolist(), bases.tolist())
+
+        result = seg.recover(cb)
+        self.recovered.append((seg.base_offset, result))
+        if result.truncated_bytes:
+            log.warning("%s: segment %d: truncated %d bytes after %d valid batches: %s",
+                        self.directory, seg.base_offset, result.truncated_bytes,
+                        result.entries, result.reason)
+        return result
+
+    def _recover_unflushed(self, segments: LogSegments) -> None:
+        unflushed = segments.values(self.recovery_point, None)
+        done = dict(self.recovered)  # segments recovered in step 2 (missing/corrupt index)
+        for i, seg in enumerate(unflushed):
+            result = done.get(seg.base_offset) or self._recover_segment(seg)
+            if result.truncated_bytes > 0:
+                for later in unflushed[i + 1:]:
+                    log.warning("%s: deleting segment %d after a corrupt segment",
+                                self.directory, later.base_offset)
+                    segments.remove(later.base_offset)
+                    later.delete()
+                    self.deleted.append(later.base_offset)
+                break
+
+
+def _offset_or_none(name: str) -> int | None:
+    try:
+        return files.offset_from_filename(name)
+    except ValueError:
+        return None

@@ -1,0 +1,1095 @@
+"""``Log``: one topic-partition directory as an embedded, durable, append-only Kafka log.
+
+What a Kafka broker does with one partition (``UnifiedLog`` + ``LocalLog``), without the network:
+open or create the directory, load and recover segments (:mod:`kafkalog.loader`), append as a
+leader (assigning offsets) or as a follower (keeping them), roll segments as ``shouldRoll``
+decides, read with fetch semantics, find offsets by timestamp, flush, truncate, apply retention,
+and keep the ``leader-epoch-checkpoint``. Every file written is the file a broker writes.
+
+Concurrency contract
+--------------------
+* **One writer.** A directory lock (:mod:`kafkalog.lock`) makes a second writing ``Log.open``
+  on the same directory fail with :class:`LogLockedError`, in this process or another. Inside a
+  process, mutations of one ``Log`` are serialized by a lock, so it may be shared by threads.
+* **Readers never see torn batches.** Each segment publishes its committed size only after the
+  bytes of an append are written; reads are bounded by the committed size they saw (and the log
+  end offset only moves after that). Readers in other threads read without locks. Readers in
+  other processes open the directory with ``read_only=True``: they see what the file length
+  shows, and the scan stops at a partial trailing batch; call :meth:`Log.refresh` to see newer
+  appends. (With ``preallocate=True`` a reader in another process can meet a batch whose header
+  landed before its body; :meth:`records`/:meth:`read_table` check CRCs and raise rather than
+  return such bytes.)
+* **Retention under a reader.** Deleted segments are renamed ``.deleted`` and stay readable
+  until ``file_delete_delay_ms`` has passed (removal happens on a later call of
+  :meth:`enforce_retention`, :meth:`append` or :meth:`close`). A read that loses the race gets
+  :class:`OffsetOutOfRangeError`, never a crash.
+
+Clean shutdown and checkpoints
+------------------------------
+Kafka keeps the clean-shutdown marker, the recovery point and the log start offset in the log
+dir *root* (one file each for every partition). A standalone ``Log`` owns only its partition
+directory, so by default (``standalone=True``) it keeps them there: ``.kafka_cleanshutdown``
+(Kafka's name and JSON content), and ``.kafkalog-offsets`` (Kafka's offset checkpoint format with
+two entries, ``recovery-point 0 <offset>`` and ``log-start-offset 0 <offset>``). A Kafka broker
+ignores both files in a partition directory. A ``LogDir`` (one level up, Kafka's layout) passes
+``standalone=False`` with the ``clean_shutdown``/``recovery_point``/``log_start_offset`` it read
+from the root files, and writes them back from :attr:`recovery_point` and
+:attr:`log_start_offset` itself.
+
+Example
+-------
+>>> import tempfile
+>>> from kafkalog import Record
+>>> with Log.open(tempfile.mkdtemp()) as log:
+...     info = log.append([Record(b"k", b"v", 1700000000000)])
+...     (info.first_offset, info.last_offset, log.log_end_offset)
+(0, 0, 1)
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import random
+import struct
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import files
+from .checkpoint import OffsetCheckpointFile, atomic_write
+from .clock import Clock, SystemClock
+from .config import INT_MAX, LogConfig
+from .errors import (
+    CorruptRecordError,
+    InvalidOffsetError,
+    KafkaLogError,
+    LogClosedError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+)
+from .leader_epoch import LeaderEpochFileCache
+from .loader import LoadedLog, LogLoader
+from .lock import DirectoryLock
+from .native import scan as native_scan
+from .records.crc import crc32c
+from .retention import (
+    log_start_offset_breached,
+    retention_ms_breached,
+    retention_size_breached,
+)
+from .segment import LogSegment, validate_entries
+from .segments import LogSegments
+
+__all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP"]
+
+logger = logging.getLogger(__name__)
+
+#: ListOffsets special timestamps (Kafka's ``ListOffsetsRequest``)
+EARLIEST_TIMESTAMP = -2
+LATEST_TIMESTAMP = -1
+
+OFFSETS_FILE = ".kafkalog-offsets"
+#: a follower's fetch size (``replica.fetch.max.bytes``): how append_batches groups batches
+FOLLOWER_APPEND_BYTES = 1048576
+
+_ATTR_TIMESTAMP_TYPE = 0x08
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_U32 = struct.Struct(">I")
+
+
+@dataclass(frozen=True)
+class LogAppendInfo:
+    """What an append did (Kafka's ``LogAppendInfo``).
+
+    Attributes
+    ----------
+    first_offset, last_offset:
+        Offsets of the first and last record written (``last < first`` for an empty append).
+    max_timestamp:
+        Largest batch max timestamp (-1 when no record had a timestamp).
+    shallow_offset_of_max_timestamp:
+        Last offset of the batch holding ``max_timestamp`` (what the time index records).
+    log_append_time:
+        The broker time stamped into the batches with ``LogAppendTime``, else -1.
+    log_start_offset:
+        The log start offset after the append.
+    record_count, batch_count, valid_bytes:
+        Records, batches and bytes written.
+    """
+
+    first_offset: int
+    last_offset: int
+    max_timestamp: int
+    shallow_offset_of_max_timestamp: int
+    log_append_time: int
+    log_start_offset: int
+    record_count: int
+    batch_count: int
+    valid_bytes: int
+
+
+class Log:
+    """An open partition log. Create with :meth:`Log.open`; close with :meth:`close` (or
+    ``with``). See the module docstring for the concurrency and checkpoint contracts."""
+
+    def __init__(
+        self,
+        directory: Path,
+        config: LogConfig,
+        clock: Clock,
+        loaded: LoadedLog,
+        cache: LeaderEpochFileCache,
+        *,
+        lock: DirectoryLock | None,
+        read_only: bool,
+        standalone: bool,
+        rng: random.Random,
+    ) -> None:
+        self._dir = directory
+        self._config = config
+        self._clock = clock
+        self._segments: LogSegments = loaded.segments
+        self._log_start_offset = loaded.log_start_offset
+        self._log_end_offset = loaded.log_end_offset
+        self._recovery_point = loaded.recovery_point
+        self._cache = cache
+        self._lock_file = lock
+        self._read_only = read_only
+        self._standalone = standalone
+        self._rng = rng
+        self._write_lock = threading.RLock()
+        self._closed = False
+        self._last_flush_ms = clock.milliseconds()
+        self._pending_deletes: list[tuple[int, LogSegment]] = []
+        self._offsets_written: tuple[int, int] | None = None
+        self.loaded = loaded  # what loading/recovery found (for tests and operators)
+
+    # -- opening -----------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        path: str | os.PathLike[str],
+        config: LogConfig | None = None,
+        *,
+        clock: Clock | None = None,
+        read_only: bool = False,
+        standalone: bool = True,
+        clean_shutdown: bool | None = None,
+        recovery_point: int | None = None,
+        log_start_offset: int | None = None,
+        rng: random.Random | None = None,
+    ) -> Log:
+        """Open the partition directory ``path``, creating it if needed, recovering if needed.
+
+        Parameters
+        ----------
+        path:
+            The partition directory (``<topic>-<partition>`` by Kafka's convention; any name
+            works).
+        config:
+            Settings (Kafka's defaults when None).
+        clock:
+            Time source (``SystemClock`` when None; ``ManualClock`` in tests).
+        read_only:
+            For readers in another process: no lock, nothing written, no recovery.
+        standalone:
+            Keep the clean-shutdown marker and offsets in the partition directory (see the
+            module docstring). ``LogDir`` passes False with the hints below.
+        clean_shutdown, recovery_point, log_start_offset:
+            Hints from the log-dir root files; override what a standalone directory holds.
+        rng:
+            Source of the per-segment roll jitter (seed it for reproducible rolls).
+
+        Raises
+        ------
+        LogLockedError
+            Another writer has the directory open.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> d = tempfile.mkdtemp()
+        >>> log = Log.open(d)
+        >>> Log.open(d)
+        Traceback (most recent call last):
+        ...
+        kafkalog.errors.LogLockedError: ...: locked by another writer (pid ...)
+        >>> log.close()
+        """
+        directory = Path(path)
+        config = config if config is not None else LogConfig()
+        clock = clock if clock is not None else SystemClock()
+        rng = rng if rng is not None else random.Random()
+        if not read_only:
+            directory.mkdir(parents=True, exist_ok=True)
+        elif not directory.is_dir():
+            raise FileNotFoundError(f"{directory}: no such partition directory")
+        lock = None if read_only else DirectoryLock.acquire(directory)
+        try:
+            marker = directory / files.CLEAN_SHUTDOWN_FILE
+            saved_rp, saved_lso = (None, None)
+            if standalone:
+                saved_rp, saved_lso = _read_offsets(directory / OFFSETS_FILE)
+                if clean_shutdown is None:
+                    clean_shutdown = marker.exists()
+                if not read_only:
+                    # Kafka deletes the marker at startup: a crash from here on is unclean
+                    marker.unlink(missing_ok=True)
+            rp = recovery_point if recovery_point is not None else (saved_rp or 0)
+            lso = log_start_offset if log_start_offset is not None else (saved_lso or 0)
+            cache = LeaderEpochFileCache(directory / files.LEADER_EPOCH_CHECKPOINT_FILE,
+                                         read_only=read_only)
+
+            def jitter() -> int:
+                return _roll_jitter(config, rng)
+
+            loaded = LogLoader(
+                directory, config, clock, clean_shutdown=bool(clean_shutdown or read_only),
+                recovery_point=rp, log_start_offset=lso, leader_epoch_cache=cache,
+                roll_jitter=jitter, read_only=read_only,
+            ).load()
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
+        log = cls(directory, config, clock, loaded, cache, lock=lock, read_only=read_only,
+                  standalone=standalone, rng=rng)
+        if (saved_rp, saved_lso) != (None, None):
+            log._offsets_written = (saved_rp, saved_lso)
+        if not read_only and standalone:
+            log._write_offsets()
+        return log
+
+    # -- properties --------------------------------------------------------------------------
+
+    @property
+    def directory(self) -> Path:
+        return self._dir
+
+    @property
+    def config(self) -> LogConfig:
+        return self._config
+
+    @property
+    def log_start_offset(self) -> int:
+        """First offset readable (records below it are deleted or being deleted)."""
+        return self._log_start_offset
+
+    @property
+    def log_end_offset(self) -> int:
+        """The offset the next appended record gets."""
+        return self._log_end_offset
+
+    @property
+    def high_watermark(self) -> int:
+        """No replicas here: every appended record is committed (= log end offset)."""
+        return self._log_end_offset
+
+    @property
+    def recovery_point(self) -> int:
+        """Everything below this offset is flushed to disk."""
+        return self._recovery_point
+
+    @property
+    def segments(self) -> list[LogSegment]:
+        """The live segments, oldest first (a snapshot)."""
+        return list(self._segments)
+
+    @property
+    def active_segment(self) -> LogSegment:
+        return self._segments.active
+
+    @property
+    def size(self) -> int:
+        """Bytes in all live segments."""
+        return self._segments.size_in_bytes()
+
+    @property
+    def leader_epoch_entries(self) -> list[tuple[int, int]]:
+        """``(epoch, start offset)`` entries of the leader-epoch cache."""
+        return self._cache.entries
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> Log:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return (f"Log({str(self._dir)!r}, log_start_offset={self._log_start_offset}, "
+                f"log_end_offset={self._log_end_offset}, segments={len(self._segments)})")
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise LogClosedError("log is closed", path=self._dir)
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self._read_only:
+            raise PermissionError(f"{self._dir}: log opened read-only")
+
+    # -- appending ---------------------------------------------------------------------------
+
+    def append(
+        self,
+        records: Any,
+        *,
+        compression: str | int = "none",
+        producer_id: int = -1,
+        producer_epoch: int = -1,
+        base_sequence: int = -1,
+        transactional: bool = False,
+        partition_leader_epoch: int = -1,
+        records_per_batch: int = 1000,
+    ) -> LogAppendInfo:
+        """Append records as a leader: offsets assigned from the log end offset.
+
+        Parameters
+        ----------
+        records:
+            ``Record`` objects (or ``(key, value[, timestamp[, headers]])`` tuples) written as
+            one batch; or columnar input, a ``RecordColumns`` or a ``pyarrow.Table`` with
+            ``key``/``value`` (and optional ``timestamp``/``headers``) columns, written as
+            batches of ``records_per_batch`` records, each appended as Kafka appends one
+            produce request. A missing timestamp is the clock's now (as a producer does).
+        compression:
+            ``"none"``, ``"gzip"``, ``"snappy"``, ``"lz4"``, ``"zstd"`` (or the codec id).
+        producer_id, producer_epoch, base_sequence, transactional:
+            Idempotent/transactional producer fields of the batch header.
+        partition_leader_epoch:
+            Stamped into every batch; epochs >= 0 feed the leader-epoch checkpoint.
+
+        Raises
+        ------
+        RecordBatchTooLargeError
+            A batch above ``max_message_bytes`` or an append above ``segment_bytes``; nothing
+            is written.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"a", 1), Record(None, b"b", 2)])
+        ...     [r.value for r in log.records()]
+        [b'a', b'b']
+        """
+        with self._write_lock:
+            self._check_writable()
+            self._maintenance(self._clock.milliseconds())
+            now = self._clock.milliseconds()
+            columnar = _is_columnar(records)
+            if columnar:
+                data = self._encode_columns(records, now, compression=compression,
+                                            producer_id=producer_id,
+                                            producer_epoch=producer_epoch,
+                                            base_sequence=base_sequence,
+                                            transactional=transactional,
+                                            partition_leader_epoch=partition_leader_epoch,
+                                            records_per_batch=records_per_batch)
+            else:
+                recs = _as_records(records, now)
+                if not recs:
+                    return self._empty_info()
+                from .records.builder import encode_batch
+
+                data = encode_batch(
+                    recs, base_offset=self._log_end_offset, compression=compression,
+                    producer_id=producer_id, producer_epoch=producer_epoch,
+                    base_sequence=base_sequence, transactional=transactional,
+                    partition_leader_epoch=partition_leader_epoch)
+            if not data:
+                return self._empty_info()
+            sc = self._scan_whole(data, "encoded records")
+            log_append_time = -1
+            if self._config.log_append_time:
+                data = bytearray(data)
+                _stamp_log_append_time(data, sc, now)
+                log_append_time = now
+            self._check_sizes(sc, per_append=not columnar)
+            n = sc["count"]
+            groups = [(i, i + 1) for i in range(n)] if columnar else [(0, n)]
+            return self._append_groups(data, sc, groups, log_append_time)
+
+    def append_batches(self, data: bytes | bytearray | memoryview) -> LogAppendInfo:
+        """Append already-encoded batches keeping their offsets (follower style).
+
+        Every batch is checked before anything is written: whole, CRC valid, offsets strictly
+        increasing and starting at or after the log end offset (gaps are allowed: compacted
+        data), size within ``max_message_bytes``. Batches are appended in groups of up to 1 MiB,
+        as a follower appends its fetches (each group is one Kafka append for the index rule).
+
+        Raises
+        ------
+        CorruptRecordError
+            Partial/corrupt bytes or a bad CRC (position and both CRCs in the message).
+        InvalidOffsetError
+            Offsets not increasing, or starting below the log end offset.
+        RecordBatchTooLargeError
+            A batch above ``max_message_bytes`` (or ``segment_bytes``).
+        """
+        with self._write_lock:
+            self._check_writable()
+            self._maintenance(self._clock.milliseconds())
+            if len(data) == 0:
+                return self._empty_info()
+            sc = self._scan_whole(data, "appended data")
+            buf = np.frombuffer(data, np.uint8)
+            valid, reason = validate_entries(buf, sc, None)
+            if valid < sc["count"]:
+                pos = int(sc["positions"][valid])
+                err = InvalidOffsetError if reason and reason.startswith("offsets") \
+                    else CorruptRecordError
+                raise err(f"batch rejected, nothing appended: {reason}", position=pos,
+                          offset=int(sc["base_offsets"][valid]))
+            first = int(sc["base_offsets"][0]) if sc["magics"][0] == 2 \
+                else int(sc["last_offsets"][0])
+            if first < self._log_end_offset:
+                raise InvalidOffsetError(
+                    f"batch rejected, nothing appended: offsets must start at or after the log "
+                    f"end offset (expected >= {self._log_end_offset}, found {first})",
+                    position=0, offset=first)
+            self._check_sizes(sc, per_append=False)
+            groups = _group_by_bytes(sc["sizes"], FOLLOWER_APPEND_BYTES)
+            return self._append_groups(data, sc, groups, -1)
+
+    def _empty_info(self) -> LogAppendInfo:
+        leo = self._log_end_offset
+        return LogAppendInfo(leo, leo - 1, -1, -1, -1, self._log_start_offset, 0, 0, 0)
+
+    def _scan_whole(self, data: Any, what: str) -> dict:
+        sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+        if sc["stop_reason"] != native_scan.STOP_END or sc["count"] == 0:
+            pos = sc["stop_position"]
+            raise CorruptRecordError(
+                f"{what} rejected, nothing appended: "
+                f"{native_scan.STOP_REASONS[sc['stop_reason']]} (expected whole batches up to "
+                f"byte {len(data)}, found them up to {pos})", position=pos)
+        return sc
+
+    def _check_sizes(self, sc: dict, *, per_append: bool) -> None:
+        sizes = sc["sizes"]
+        big = np.flatnonzero(sizes > self._config.max_message_bytes)
+        if big.size:
+            i = int(big[0])
+            raise RecordBatchTooLargeError(
+                f"batch rejected, nothing appended: batch of {int(sizes[i])} bytes is above "
+                f"max.message.bytes (expected <= {self._config.max_message_bytes}, found "
+                f"{int(sizes[i])})", position=int(sc["positions"][i]),
+                offset=int(sc["base_offsets"][i]))
+        total = int(sizes.sum()) if per_append else int(sizes.max())
+        if total > self._config.segment_bytes:
+            raise RecordBatchTooLargeError(
+                f"append rejected, nothing appended: {total} bytes is above segment.bytes "
+                f"(expected <= {self._config.segment_bytes}, found {total})")
+
+    def _append_groups(self, data: Any, sc: dict, groups: Sequence[tuple[int, int]],
+                       log_append_time: int) -> LogAppendInfo:
+        """Write validated batches; each ``(lo, hi)`` group of batches is one Kafka append."""
+        view = memoryview(data)
+        positions, sizes = sc["positions"], sc["sizes"]
+        firsts, lasts, magics = sc["base_offsets"], sc["last_offsets"], sc["magics"]
+        max_ts = sc["max_timestamps"]
+        info_first = int(firsts[0]) if magics[0] == 2 else int(lasts[0])
+        overall_max, overall_off = -1, -1
+        for lo, hi in groups:
+            start = int(positions[lo])
+            end = int(positions[hi - 1] + sizes[hi - 1])
+            if hi - lo == 1:
+                gmax, gmax_off = int(max_ts[lo]), int(lasts[lo])
+            else:
+                k = lo + int(np.argmax(max_ts[lo:hi]))
+                gmax, gmax_off = int(max_ts[k]), int(lasts[k])
+            last = int(lasts[hi - 1])
+            if magics[lo] == 2:
+                first = int(firsts[lo])
+            else:  # legacy: the first offset is unknown without decompressing (Kafka's guess)
+                first = last - INT_MAX
+            seg = self._maybe_roll(end - start, gmax, first, last)
+            seg.append(last, gmax, gmax_off if gmax >= 0 else -1, view[start:end])
+            self._log_end_offset = last + 1
+            if gmax > overall_max:
+                overall_max, overall_off = gmax, gmax_off
+        v2 = magics == 2
+        if v2.any():
+            epochs = sc["leader_epochs"][v2]
+            if (epochs >= 0).any():
+                self._cache.assign_batches(epochs.tolist(), firsts[v2].tolist())
+        if self._log_end_offset - self._recovery_point >= self._config.flush_messages:
+            self.flush()
+        return LogAppendInfo(
+            first_offset=info_first, last_offset=self._log_end_offset - 1,
+            max_timestamp=overall_max, shallow_offset_of_max_timestamp=overall_off,
+            log_append_time=log_append_time, log_start_offset=self._log_start_offset,
+            record_count=int(sc["record_counts"].sum()), batch_count=int(sc["count"]),
+            valid_bytes=int(sizes.sum()))
+
+    def _encode_columns(self, records: Any, now: int, **kw: Any) -> bytes:
+        from .records.columnar import RecordColumns, encode_columns
+
+        if not isinstance(records, RecordColumns):
+            records = _fill_missing_timestamps(records, now)
+        return encode_columns(records, base_offset=self._log_end_offset, **kw)
+
+    # -- rolling -----------------------------------------------------------------------------
+
+    def _maybe_roll(self, messages_size: int, max_timestamp: int, first_offset: int,
+                    last_offset: int) -> LogSegment:
+        seg = self._segments.active
+        if seg.should_roll(max_timestamp_in_messages=max_timestamp,
+                           max_offset_in_messages=last_offset, messages_size=messages_size,
+                           now=self._clock.milliseconds()):
+            return self._roll(first_offset)
+        return seg
+
+    def roll(self) -> LogSegment:
+        """Start a new active segment at the log end offset (no-op when the active segment is
+        empty and already starts there). Returns the active segment."""
+        with self._write_lock:
+            self._check_writable()
+            return self._roll(None)
+
+    def _roll(self, expected_next_offset: int | None) -> LogSegment:
+        new_offset = max(expected_next_offset or 0, self._log_end_offset)
+        active = self._segments.active
+        if active.base_offset == new_offset and active.size == 0:
+            return active  # Kafka replaces the empty segment with an identical one
+        if new_offset in self._segments:
+            raise KafkaLogError(
+                f"trying to roll a new segment at offset {new_offset} which already exists",
+                path=self._dir, offset=new_offset)
+        active.on_become_inactive()
+        seg = LogSegment.open(self._dir, new_offset, self._config, self._clock,
+                              roll_jitter_ms=_roll_jitter(self._config, self._rng))
+        self._segments.add(seg)
+        # Kafka schedules this flush right after the roll; it is what advances the recovery
+        # point so that only the active segment needs recovery after a crash.
+        self._flush_upto(new_offset)
+        return seg
+
+    # -- flushing ----------------------------------------------------------------------------
+
+    def flush(self) -> None:
+        """fsync everything up to the log end offset and advance the recovery point."""
+        with self._write_lock:
+            self._check_writable()
+            self._flush_upto(self._log_end_offset)
+
+    def _flush_upto(self, offset: int) -> None:
+        if offset > self._recovery_point:
+            for seg in self._segments.values(self._recovery_point, offset):
+                seg.flush()
+            _fsync_dir(self._dir)
+            self._recovery_point = offset
+            self._write_offsets()
+        self._last_flush_ms = self._clock.milliseconds()
+
+    def _maintenance(self, now: int) -> None:
+        """Deferred work: physical deletion of ``.deleted`` files, the ``flush.ms`` flush."""
+        if self._pending_deletes:
+            keep = []
+            for due, seg in self._pending_deletes:
+                if due <= now:
+                    seg.delete()
+                else:
+                    keep.append((due, seg))
+            self._pending_deletes = keep
+        if now - self._last_flush_ms >= self._config.flush_ms:
+            self._flush_upto(self._log_end_offset)
+
+    # -- reading -----------------------------------------------------------------------------
+
+    def read(self, offset: int, max_bytes: int = 1048576, *,
+             max_offset: int | None = None) -> bytes:
+        """Raw bytes of whole batches from the batch holding ``offset`` (Kafka's fetch).
+
+        At most ``max_bytes``, except that the first batch is returned whole even if larger
+        (``minOneMessage``); the last batch may be cut (consumers drop a partial tail). Stops
+        before the batch holding ``max_offset`` (exclusive bound, e.g. a high watermark). An
+        ``offset`` equal to the log end offset gives ``b""``.
+
+        Raises
+        ------
+        OffsetOutOfRangeError
+            ``offset`` below the log start offset or above the log end offset.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record, iter_batches
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"x", 5)])
+        ...     [b.base_offset for b in iter_batches(log.read(0))]
+        [0]
+        """
+        self._check_open()
+        leo, lso = self._log_end_offset, self._log_start_offset
+        if offset < lso or offset > leo:
+            raise OffsetOutOfRangeError(
+                f"fetch offset out of range (expected {lso}..{leo}, found {offset})",
+                path=self._dir, offset=offset)
+        if offset == leo or (max_offset is not None and max_offset <= offset):
+            return b""
+        segments = self._segments
+        bound_seg, bound_pos = None, None
+        if max_offset is not None and max_offset < leo:
+            bound_seg = segments.floor_segment(max_offset)
+            if bound_seg is not None:
+                m = bound_seg.translate_offset(max_offset,
+                                               bound_seg._lookup_position(max_offset))
+                bound_pos = m.position if m is not None else bound_seg.size
+        seg = segments.floor_segment(offset)
+        while seg is not None:
+            limit = None
+            if bound_seg is not None:
+                if seg.base_offset > bound_seg.base_offset:
+                    return b""
+                if seg is bound_seg:
+                    limit = bound_pos
+            res = seg.read(offset, max_bytes, limit, min_one_message=True)
+            if res is not None:
+                return res[1]
+            seg = segments.higher_segment(seg.base_offset)
+        return b""
+
+    def _ranges(self, start_offset: int | None, end_offset: int | None
+                ) -> Iterator[tuple[LogSegment, int, int, int, int]]:
+        """``(segment, start position, end position, start offset, end offset)`` to read."""
+        self._check_open()
+        lso, leo = self._log_start_offset, self._log_end_offset
+        start = lso if start_offset is None else int(start_offset)
+        end = leo if end_offset is None else min(int(end_offset), leo)
+        if start < lso or start > leo:
+            raise OffsetOutOfRangeError(
+                f"start offset out of range (expected {lso}..{leo}, found {start})",
+                path=self._dir, offset=start)
+        if end <= start:
+            return
+        for seg in self._segments.values(start, end):
+            first = seg.translate_offset(start, seg._lookup_position(start))
+            if first is None:
+                continue
+            e = seg.translate_offset(end, seg._lookup_position(end), None)
+            if e is None:
+                end_pos = seg.size
+            else:
+                end_pos = e.position if e.offset >= end else e.position + e.size
+            if end_pos > first.position:
+                yield seg, first.position, end_pos, start, end
+
+    def _chunks(self, start_offset: int | None, end_offset: int | None
+                ) -> Iterator[tuple[LogSegment, int, bytes, int, int]]:
+        for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
+            for pos, chunk in seg.iter_chunks(p0, p1):
+                yield seg, pos, chunk, start, end
+
+    def records(self, start_offset: int | None = None, end_offset: int | None = None,
+                *, include_control: bool = False) -> Iterator[Any]:
+        """Iterate ``Record``s with ``start_offset <= offset < end_offset`` (defaults: the log
+        start and end offsets at the call). Control batches are skipped unless asked for.
+
+        Raises
+        ------
+        OffsetOutOfRangeError
+            ``start_offset`` outside the log (or a segment deleted under the iteration).
+        CorruptRecordError
+            Bad bytes, with the segment file and position.
+        """
+        from .records.batch import iter_batches
+
+        for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
+            try:
+                for batch in iter_batches(chunk, path=seg.log_path):
+                    if batch.last_offset < start:
+                        continue
+                    if batch.is_control and not include_control:
+                        continue
+                    for r in batch:
+                        if start <= r.offset < end:
+                            yield r
+            except CorruptRecordError as e:
+                raise e.with_location(path=seg.log_path, position_base=pos) from None
+
+    def read_table(self, start_offset: int | None = None, end_offset: int | None = None,
+                   *, columns: Sequence[str] | None = None) -> Any:
+        """Records with ``start_offset <= offset < end_offset`` as a ``pyarrow.Table``
+        (the columnar decoder's schema), decoded chunk by chunk without per-record Python.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(b"k", b"v", 7)])
+        ...     log.read_table().column("value").to_pylist()
+        [b'v']
+        """
+        from .records.columnar import RecordColumns, concat_columns, decode_columns
+
+        parts = []
+        for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
+            try:
+                parts.append(decode_columns(chunk, start_offset=start, end_offset=end))
+            except CorruptRecordError as e:
+                raise e.with_location(path=seg.log_path, position_base=pos) from None
+        cols = concat_columns(parts) if len(parts) != 1 else parts[0]
+        if not parts:
+            cols = RecordColumns.empty()
+        return cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+
+    def offset_for_timestamp(self, timestamp: int) -> int | None:
+        """Kafka's offsetsForTimes: the first offset whose record timestamp is >= ``timestamp``.
+
+        The first segment whose largest timestamp is >= ``timestamp`` is searched (time index,
+        then offset index, then the batches); None when no record qualifies. ``-2`` (earliest)
+        gives the log start offset, ``-1`` (latest) the log end offset.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"a", 100), Record(None, b"b", 200)])
+        ...     log.offset_for_timestamp(150), log.offset_for_timestamp(300)
+        (1, None)
+        """
+        self._check_open()
+        if timestamp == EARLIEST_TIMESTAMP:
+            return self._log_start_offset
+        if timestamp == LATEST_TIMESTAMP:
+            return self._log_end_offset
+        lso = self._log_start_offset
+        for seg in self._segments:
+            if seg.largest_timestamp >= timestamp:
+                found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
+                return None if found is None else found[1]
+        return None
+
+    def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
+        """``(epoch, end offset)`` per Kafka's ``OffsetsForLeaderEpoch`` (``(-1, -1)`` when
+        unknown). The latest epoch ends at the log end offset."""
+        self._check_open()
+        return self._cache.end_offset_for(epoch, self._log_end_offset)
+
+    # -- truncation, start offset, retention ---------------------------------------------------
+
+    def truncate_to(self, offset: int) -> bool:
+        """Remove every batch whose last offset is >= ``offset`` (Kafka's ``truncateTo``).
+
+        The log end offset becomes ``offset`` (a batch holding ``offset`` goes whole, as in
+        Kafka, so records just below ``offset`` in that batch go too). Segments above are
+        deleted; the leader-epoch cache is truncated. Returns False when ``offset`` >= the log
+        end offset (nothing to do).
+        """
+        with self._write_lock:
+            self._check_writable()
+            if offset < 0:
+                raise OffsetOutOfRangeError(
+                    f"cannot truncate to a negative offset (found {offset})", path=self._dir,
+                    offset=offset)
+            if offset >= self._log_end_offset:
+                return False
+            first = self._segments.first
+            if first is not None and first.base_offset > offset:
+                self._truncate_fully_and_start_at(offset)
+                return True
+            doomed = [s for s in self._segments if s.base_offset > offset]
+            for s in doomed:
+                self._segments.remove(s.base_offset)
+            self._schedule_delete(doomed)
+            self._segments.active.truncate_to(offset)
+            self._log_end_offset = offset
+            self._cache.truncate_from_end(offset)
+            self._log_start_offset = min(offset, self._log_start_offset)
+            self._recovery_point = min(self._recovery_point, offset)
+            self._write_offsets()
+            return True
+
+    def truncate_fully_and_start_at(self, offset: int) -> None:
+        """Delete every segment and start empty at ``offset`` (log start = end = ``offset``)."""
+        with self._write_lock:
+            self._check_writable()
+            self._truncate_fully_and_start_at(offset)
+
+    def _truncate_fully_and_start_at(self, offset: int) -> None:
+        doomed = self._segments.clear()
+        for s in doomed:
+            s.close_handlers()
+        self._schedule_delete(doomed)
+        self._segments.add(LogSegment.open(self._dir, offset, self._config, self._clock,
+                                           roll_jitter_ms=_roll_jitter(self._config, self._rng)))
+        self._log_end_offset = offset
+        self._log_start_offset = offset
+        self._recovery_point = offset
+        self._cache.clear()
+        self._write_offsets()
+
+    def delete_records_before(self, offset: int) -> int:
+        """Advance the log start offset to ``offset`` (Kafka's DeleteRecords).
+
+        Records below it become unreadable at once; whole segments below it are removed by the
+        next :meth:`enforce_retention`. Returns the new log start offset.
+
+        Raises
+        ------
+        OffsetOutOfRangeError
+            ``offset`` above the log end offset (the high watermark).
+        """
+        with self._write_lock:
+            self._check_writable()
+            if offset > self.high_watermark:
+                raise OffsetOutOfRangeError(
+                    f"cannot increment the log start offset above the high watermark (expected "
+                    f"<= {self.high_watermark}, found {offset})", path=self._dir, offset=offset)
+            self._increment_start_offset(offset)
+            return self._log_start_offset
+
+    def _increment_start_offset(self, offset: int) -> None:
+        if offset > self._log_start_offset:
+            self._log_start_offset = offset
+            self._cache.truncate_from_start(offset)
+            if self._recovery_point < offset:
+                self._recovery_point = offset
+            self._write_offsets()
+
+    def enforce_retention(self, now: int | None = None) -> int:
+        """Apply Kafka's retention rules (log start offset, then size and time with
+        ``cleanup.policy=delete``); returns how many segments were deleted.
+
+        Deleted segments are renamed ``.deleted`` and physically removed once
+        ``file_delete_delay_ms`` has passed, on a later call (or right away with a 0 delay).
+        """
+        with self._write_lock:
+            self._check_writable()
+            now = self._clock.milliseconds() if now is None else now
+            self._maintenance(now)
+            cfg = self._config
+            total = 0
+
+            def apply(picked: list[LogSegment]) -> int:
+                return self._delete_segments(picked, now)
+
+            total += apply(log_start_offset_breached(
+                self.segments, log_start_offset=self._log_start_offset,
+                high_watermark=self.high_watermark, log_end_offset=self._log_end_offset))
+            if cfg.delete:
+                total += apply(retention_size_breached(
+                    self.segments, retention_bytes=cfg.retention_bytes,
+                    high_watermark=self.high_watermark, log_end_offset=self._log_end_offset))
+                total += apply(retention_ms_breached(
+                    self.segments, now=now, retention_ms=cfg.retention_ms,
+                    high_watermark=self.high_watermark, log_end_offset=self._log_end_offset))
+            self._maintenance(now)
+            return total
+
+    def _delete_segments(self, deletable: list[LogSegment], now: int) -> int:
+        if not deletable:
+            return 0
+        if len(deletable) == len(self._segments):
+            new = self._roll(None)
+            if deletable[-1].base_offset == new.base_offset:
+                deletable = deletable[:-1]
+        for s in deletable:
+            self._segments.remove(s.base_offset)
+        self._schedule_delete(deletable, now)
+        first = self._segments.first
+        if first is not None:
+            self._increment_start_offset(first.base_offset)
+        return len(deletable)
+
+    def _schedule_delete(self, segments: list[LogSegment], now: int | None = None) -> None:
+        """Kafka's async delete: rename to ``.deleted`` now, remove after the delay."""
+        now = self._clock.milliseconds() if now is None else now
+        due = now + self._config.file_delete_delay_ms
+        for s in segments:
+            s.rename_suffix(files.DELETED_FILE_SUFFIX)
+            self._pending_deletes.append((due, s))
+        if segments:
+            self._maintenance(now)
+
+    # -- read-only refresh ---------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read-only logs: pick up segments and bytes appended by the writing process."""
+        self._check_open()
+        if not self._read_only:
+            return
+        bases = sorted(
+            files.offset_from_filename(p.name) for p in self._dir.iterdir()
+            if files.is_log_file(p.name))
+        for b in bases:
+            if b not in self._segments:
+                try:
+                    self._segments.add(LogSegment.open(self._dir, b, self._config, self._clock,
+                                                       read_only=True))
+                except FileNotFoundError:
+                    continue
+        for seg in list(self._segments):
+            if seg.base_offset not in bases:
+                self._segments.remove(seg.base_offset)
+                seg.close_handlers()
+            else:
+                seg.refresh_size()
+        if len(self._segments):
+            self._log_start_offset = max(self._log_start_offset, self._segments.first.base_offset)
+            self._log_end_offset = self._segments.active.read_next_offset()
+
+    # -- closing -----------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Flush, add each segment's final time-index entry, trim indexes (and a preallocated
+        ``.log``), write the clean-shutdown marker, release the lock. Idempotent."""
+        with self._write_lock:
+            if self._closed:
+                return
+            try:
+                if not self._read_only:
+                    self._flush_upto(self._log_end_offset)
+                    for seg in self._segments:
+                        seg.close()
+                    for _, seg in self._pending_deletes:
+                        seg.close_handlers()  # the loader removes leftover .deleted files
+                    self._write_offsets()
+                    if self._standalone:
+                        _write_marker(self._dir / files.CLEAN_SHUTDOWN_FILE)
+                        _fsync_dir(self._dir)
+                else:
+                    for seg in self._segments:
+                        seg.close_handlers()
+            finally:
+                self._closed = True
+                if self._lock_file is not None:
+                    self._lock_file.release()
+
+    def _write_offsets(self) -> None:
+        if self._standalone and not self._read_only:
+            state = (self._recovery_point, self._log_start_offset)
+            if state != self._offsets_written:  # each write is an fsync: skip no-ops
+                _write_offsets(self._dir / OFFSETS_FILE, *state)
+                self._offsets_written = state
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+
+def _roll_jitter(config: LogConfig, rng: random.Random) -> int:
+    """Kafka's ``randomSegmentJitter``: |random int| mod min(jitter, segment.ms), or 0."""
+    if config.segment_jitter_ms == 0:
+        return 0
+    return abs(rng.randint(-(2**31), 2**31 - 1)) % min(config.segment_jitter_ms,
+                                                          config.segment_ms)
+
+
+def _is_columnar(records: Any) -> bool:
+    from .records.columnar import RecordColumns
+
+    if isinstance(records, RecordColumns):
+        return True
+    mod = type(records).__module__
+    return mod.startswith("pyarrow") and hasattr(records, "column_names")
+
+
+def _fill_missing_timestamps(table: Any, now: int) -> Any:
+    """A pyarrow table whose missing or null ``timestamp`` values are ``now`` (a producer
+    stamps records it was given without a timestamp)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if isinstance(table, pa.RecordBatch):
+        table = pa.Table.from_batches([table])
+    names = table.column_names
+    if "timestamp" not in names:
+        return table.append_column("timestamp", pa.array(np.full(table.num_rows, now, np.int64)))
+    ts = table.column("timestamp")
+    if ts.null_count == 0:
+        return table
+    if pa.types.is_timestamp(ts.type):
+        ts = ts.cast(pa.timestamp("ms")).cast(pa.int64())
+    filled = pc.fill_null(ts.cast(pa.int64()), now)
+    return table.set_column(names.index("timestamp"), "timestamp", filled)
+
+
+def _as_records(records: Iterable[Any], now: int) -> list[Any]:
+    from .records.record import Record
+
+    out = []
+    for r in records:
+        if not isinstance(r, Record):
+            r = Record(*r)
+        if r.timestamp is None:
+            r = r._replace(timestamp=now)
+        out.append(r)
+    return out
+
+
+def _stamp_log_append_time(buf: bytearray, sc: dict, now: int) -> None:
+    """Kafka's ``setMaxTimestamp(LOG_APPEND_TIME, now)`` on every v2 batch: the timestamp-type
+    bit, maxTimestamp = now, CRC recomputed (record bytes untouched)."""
+    mv = memoryview(buf)
+    for pos, size, magic in zip(sc["positions"].tolist(), sc["sizes"].tolist(),
+                                sc["magics"].tolist()):
+        if magic != 2:
+            continue
+        attrs = _I16.unpack_from(buf, pos + 21)[0] | _ATTR_TIMESTAMP_TYPE
+        _I16.pack_into(buf, pos + 21, attrs)
+        _I64.pack_into(buf, pos + 35, now)
+        _U32.pack_into(buf, pos + 17, crc32c(mv[pos + 21:pos + size]))
+    sc["max_timestamps"][sc["magics"] == 2] = now
+    sc["attributes"][sc["magics"] == 2] |= _ATTR_TIMESTAMP_TYPE
+
+
+def _group_by_bytes(sizes: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """Consecutive batch ranges of at most ``limit`` bytes (at least one batch each)."""
+    groups = []
+    lo, acc = 0, 0
+    for i, s in enumerate(sizes.tolist()):
+        if i > lo and acc + s > limit:
+            groups.append((lo, i))
+            lo, acc = i, 0
+        acc += s
+    groups.append((lo, len(sizes)))
+    return groups
+
+
+def _record_timestamps(batch_bytes: bytes) -> list[tuple[int, int]]:
+    from .records.batch import iter_batches
+
+    return [(r.offset, r.timestamp) for b in iter_batches(batch_bytes) for r in b]
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _write_marker(path: Path) -> None:
+    # Kafka 3.7+ content (CleanShutdownFileHandler); older brokers only test existence
+    atomic_write(path, json.dumps({"version": 0, "brokerEpoch": -1}).encode())
+
+
+def _write_offsets(path: Path, recovery_point: int, log_start_offset: int) -> None:
+    OffsetCheckpointFile(path).write({("recovery-point", 0): recovery_point,
+                                      ("log-start-offset", 0): log_start_offset})
+
+
+def _read_offsets(path: Path) -> tuple[int | None, int | None]:
+    if not path.exists():
+        return None, None
+    values = OffsetCheckpointFile(path).read()
+    return values.get(("recovery-point", 0)), values.get(("log-start-offset", 0))

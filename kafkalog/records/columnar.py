@@ -1,0 +1,1021 @@
+"""Columnar fast path: whole segments of records to and from contiguous numpy/Arrow columns.
+
+The object path (:mod:`kafkalog.records.batch`) yields one :class:`Record` per record; this
+module never makes a Python object per record. :func:`decode_columns` reads a ``.log`` buffer
+(mmapped, not copied) like this:
+
+1. ``native.scan.scan_entries`` finds every entry header in one kernel call;
+2. batches outside ``[start_offset, end_offset)`` are dropped using the scan's offsets;
+3. each kept v2 batch's CRC-32C is checked over a memoryview of the buffer (no copy);
+4. compressed batches are decompressed (bounded) into one scratch buffer;
+5. one call of ``native.records_decode.locate_records`` validates and locates every record of
+   every batch (uncompressed ones straight from the mmap), and one call of ``gather_records``
+   copies keys, values and headers into preallocated contiguous buffers.
+
+Legacy v0/v1 entries (rare: Kafka 4 never writes them) go through the object path, entry run by
+entry run, and are merged in file order. :func:`encode_columns` is the reverse for v2: one
+``native.records_encode`` kernel call writes the records of all batches into one buffer.
+
+Arrow layout (:meth:`RecordColumns.to_arrow`): ``key``/``value`` are ``binary`` with int32
+offsets while a column holds less than 2 GiB (what Spark and most consumers expect), and
+``large_binary`` (int64 offsets) beyond; the data buffers are handed to Arrow without a copy.
+``headers`` is ``list<struct<key: string, value: binary>>``, an empty list (not null) for a
+record without headers.
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ..errors import CorruptRecordError, KafkaLogError
+from ..native import records_decode as _rd
+from ..native import records_encode as _re
+from ..native.scan import (
+    STOP_BAD_MAGIC,
+    STOP_CORRUPT_SIZE,
+    STOP_REASONS,
+    STOP_SHORT_V2,
+    scan_entries,
+)
+from .compression import DEFAULT_MAX_DECOMPRESSED
+from .compression import decompress as _decompress_codec
+from .crc import crc32c
+
+__all__ = [
+    "RecordColumns",
+    "decode_columns",
+    "decode_table",
+    "encode_columns",
+    "COLUMN_NAMES",
+    "arrow_schema",
+    "DEFAULT_MAX_DECOMPRESSED_BYTES",
+]
+
+#: Column names of :meth:`RecordColumns.to_arrow`, in order.
+COLUMN_NAMES = ("key", "value", "offset", "timestamp", "timestamp_type", "headers")
+
+def arrow_schema() -> Any:
+    """The ``pyarrow.Schema`` of :meth:`RecordColumns.to_arrow` (below 2 GiB per column; past
+    it ``key``/``value`` become ``large_binary``)."""
+    return _arrow_types()[1]
+
+
+def _arrow_types() -> tuple[Any, Any]:
+    import pyarrow as pa
+
+    header = pa.struct([("key", pa.string()), ("value", pa.binary())])
+    schema = pa.schema([("key", pa.binary()), ("value", pa.binary()), ("offset", pa.int64()),
+                        ("timestamp", pa.int64()), ("timestamp_type", pa.int32()),
+                        ("headers", pa.list_(header))])
+    return header, schema
+
+
+#: Bound on one batch's decompressed records area (a decompression bomb raises
+#: RecordTooLargeError): the object path's default.
+DEFAULT_MAX_DECOMPRESSED_BYTES = DEFAULT_MAX_DECOMPRESSED
+
+RECORD_BATCH_OVERHEAD = 61
+ATTR_COMPRESSION_MASK = 0x07
+ATTR_TIMESTAMP_TYPE = 0x08
+ATTR_TRANSACTIONAL = 0x10
+ATTR_CONTROL = 0x20
+ATTR_DELETE_HORIZON = 0x40
+# The smallest record: length, attributes, timestampDelta, offsetDelta, keyLength, valueLength
+# and headerCount, one byte each. Bounds the rows preallocated for a claimed recordsCount.
+MIN_RECORD_SIZE = 7
+_INT32_LIMIT = 2**31 - 1
+
+
+def _offsets_dtype(total: int) -> type:
+    return np.int32 if total <= _INT32_LIMIT else np.int64
+
+
+@dataclass(eq=False)
+class RecordColumns:
+    """The records of one or more batches as contiguous columns (Arrow-style layouts).
+
+    Attributes
+    ----------
+    offsets, timestamps : int64 arrays (n,)
+        Record offsets and timestamps (ms; LogAppendTime batches report the batch
+        maxTimestamp, v0 messages -1).
+    timestamp_types : int32 array (n,)
+        0 CreateTime, 1 LogAppendTime, -1 none (v0).
+    key_data, key_offsets, key_valid : uint8 (total bytes), int32|int64 (n + 1), bool (n,)
+        Keys: key ``i`` is ``key_data[key_offsets[i]:key_offsets[i + 1]]``, null where
+        ``key_valid[i]`` is False (null keys occupy no bytes).
+    value_data, value_offsets, value_valid :
+        The same for values (a null value is a tombstone).
+    header_offsets : int32|int64 (n + 1)
+        Record ``i`` has headers ``header_offsets[i]:header_offsets[i + 1]``.
+    header_key_data, header_key_offsets : uint8, int32|int64 (h + 1)
+        Header keys (UTF-8 bytes; never null).
+    header_value_data, header_value_offsets, header_value_valid :
+        Header values (null allowed).
+
+    Example
+    -------
+    >>> from kafkalog import Record, encode_batch, decode_columns
+    >>> cols = decode_columns(encode_batch([Record(b"k", b"v", timestamp=5)], base_offset=7))
+    >>> len(cols), cols.offsets.tolist(), cols.key(0), cols.value(0)
+    (1, [7], b'k', b'v')
+    """
+
+    offsets: np.ndarray
+    timestamps: np.ndarray
+    timestamp_types: np.ndarray
+    key_data: np.ndarray
+    key_offsets: np.ndarray
+    key_valid: np.ndarray
+    value_data: np.ndarray
+    value_offsets: np.ndarray
+    value_valid: np.ndarray
+    header_offsets: np.ndarray
+    header_key_data: np.ndarray
+    header_key_offsets: np.ndarray
+    header_value_data: np.ndarray
+    header_value_offsets: np.ndarray
+    header_value_valid: np.ndarray
+
+    @property
+    def record_count(self) -> int:
+        """Number of records (rows)."""
+        return int(self.offsets.shape[0])
+
+    def __len__(self) -> int:
+        return self.record_count
+
+    def key(self, i: int) -> bytes | None:
+        """Key of record ``i`` as bytes (None when null): for tests and debugging."""
+        if not self.key_valid[i]:
+            return None
+        return self.key_data[self.key_offsets[i]:self.key_offsets[i + 1]].tobytes()
+
+    def value(self, i: int) -> bytes | None:
+        """Value of record ``i`` as bytes (None when null): for tests and debugging."""
+        if not self.value_valid[i]:
+            return None
+        return self.value_data[self.value_offsets[i]:self.value_offsets[i + 1]].tobytes()
+
+    def headers(self, i: int) -> list[tuple[str, bytes | None]]:
+        """Headers of record ``i`` as ``(key, value)`` pairs: for tests and debugging."""
+        out = []
+        for h in range(int(self.header_offsets[i]), int(self.header_offsets[i + 1])):
+            hk = self.header_key_data[self.header_key_offsets[h]:self.header_key_offsets[h + 1]]
+            hv = None
+            if self.header_value_valid[h]:
+                hv = self.header_value_data[
+                    self.header_value_offsets[h]:self.header_value_offsets[h + 1]].tobytes()
+            out.append((hk.tobytes().decode("utf-8", "replace"), hv))
+        return out
+
+    @classmethod
+    def empty(cls) -> RecordColumns:
+        """A RecordColumns with no rows."""
+        z8 = np.zeros(0, np.uint8)
+        o1 = np.zeros(1, np.int32)
+        return cls(
+            np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32),
+            z8, o1, np.zeros(0, bool), z8, o1.copy(), np.zeros(0, bool),
+            o1.copy(), z8, o1.copy(), z8, o1.copy(), np.zeros(0, bool),
+        )
+
+    @classmethod
+    def from_records(
+        cls,
+        records: Sequence[Any],
+        timestamp_types: Sequence[int] | int = 0,
+    ) -> RecordColumns:
+        """Build columns from ``Record``-like objects (a per-record Python loop: for the legacy
+        path, tests and small inputs only, never for bulk data).
+
+        Each record needs ``key``, ``value``, ``timestamp`` (None -> -1), ``headers``
+        (``(str, bytes|None)`` pairs) and ``offset`` (None -> its index).
+        """
+        n = len(records)
+        if isinstance(timestamp_types, int):
+            timestamp_types = [timestamp_types] * n
+        keys = [r.key for r in records]
+        values = [r.value for r in records]
+        hdrs = [tuple(r.headers or ()) for r in records]
+        kd, ko, kv = _pack(keys)
+        vd, vo, vv = _pack(values)
+        flat = [h for hs in hdrs for h in hs]
+        hkd, hko, _ = _pack([_header_key_bytes(k) for k, _ in flat])
+        hvd, hvo, hvv = _pack([v for _, v in flat])
+        counts = np.fromiter((len(hs) for hs in hdrs), np.int64, n)
+        hoff = np.zeros(n + 1, np.int64)
+        np.cumsum(counts, out=hoff[1:])
+        return cls(
+            offsets=np.array([i if r.offset is None else r.offset for i, r in enumerate(records)],
+                             np.int64),
+            timestamps=np.array([-1 if r.timestamp is None else r.timestamp for r in records],
+                                np.int64),
+            timestamp_types=np.asarray(timestamp_types, np.int32).reshape(n),
+            key_data=kd, key_offsets=ko, key_valid=kv,
+            value_data=vd, value_offsets=vo, value_valid=vv,
+            header_offsets=hoff.astype(_offsets_dtype(int(hoff[-1]))),
+            header_key_data=hkd, header_key_offsets=hko,
+            header_value_data=hvd, header_value_offsets=hvo, header_value_valid=hvv,
+        )
+
+    def to_arrow(self, columns: Sequence[str] | None = None) -> Any:
+        """These records as a ``pyarrow.Table`` (columns in :data:`COLUMN_NAMES` order).
+
+        Parameters
+        ----------
+        columns:
+            Names to include, in the order wanted (default: all of :data:`COLUMN_NAMES`).
+            Callers building another schema (the Spark source) take the arrays they need.
+
+        The data buffers are wrapped, not copied (the table keeps these arrays alive); only
+        validity bitmaps are built (bit-packed from the bool masks, and only when a null exists).
+
+        >>> from kafkalog import Record, encode_batch, decode_table
+        >>> decode_table(encode_batch([Record(None, b"v", timestamp=5)])).to_pylist()
+        ... # doctest: +NORMALIZE_WHITESPACE
+        [{'key': None, 'value': b'v', 'offset': 0, 'timestamp': 5, 'timestamp_type': 0,
+          'headers': []}]
+        """
+        import pyarrow as pa
+
+        names = list(COLUMN_NAMES if columns is None else columns)
+        unknown = [c for c in names if c not in COLUMN_NAMES]
+        if unknown:
+            raise ValueError(f"unknown column(s) {unknown}; expected a subset of {COLUMN_NAMES}")
+        n = self.record_count
+        arrays = []
+        for name in names:
+            if name == "key":
+                arrays.append(_binary_array(n, self.key_offsets, self.key_data, self.key_valid))
+            elif name == "value":
+                arrays.append(
+                    _binary_array(n, self.value_offsets, self.value_data, self.value_valid))
+            elif name == "offset":
+                arrays.append(_primitive_array(pa.int64(), self.offsets, np.int64))
+            elif name == "timestamp":
+                arrays.append(_primitive_array(pa.int64(), self.timestamps, np.int64))
+            elif name == "timestamp_type":
+                arrays.append(_primitive_array(pa.int32(), self.timestamp_types, np.int32))
+            else:
+                arrays.append(self._headers_array())
+        return pa.Table.from_arrays(arrays, names=names)
+
+    def _headers_array(self) -> Any:
+        import pyarrow as pa
+
+        n = self.record_count
+        h = int(self.header_offsets[-1]) if self.header_offsets.shape[0] else 0
+        hkeys = _binary_array(h, self.header_key_offsets, self.header_key_data, None, text=True)
+        try:
+            hkeys.validate(full=True)  # Arrow strings must be UTF-8; Kafka writes Java Strings
+        except pa.ArrowInvalid:
+            # Java's String decoding replaces malformed input with U+FFFD: do the same.
+            hkeys = pa.array(
+                [b.decode("utf-8", "replace") for b in
+                 _binary_array(h, self.header_key_offsets, self.header_key_data, None)
+                 .to_pylist()], pa.string())
+        hvals = _binary_array(h, self.header_value_offsets, self.header_value_data,
+                              self.header_value_valid)
+        struct = pa.StructArray.from_arrays([hkeys, hvals], fields=list(_arrow_types()[0]))
+        offs = self.header_offsets
+        if offs.dtype == np.int64 and h <= _INT32_LIMIT:
+            offs = offs.astype(np.int32)
+        list_type = (pa.list_ if offs.dtype == np.int32 else pa.large_list)(struct.type)
+        return pa.Array.from_buffers(list_type, n, [None, pa.py_buffer(_contig(offs))],
+                                     children=[struct])
+
+
+def _contig(a: np.ndarray) -> np.ndarray:
+    return a if a.flags.c_contiguous else np.ascontiguousarray(a)
+
+
+def _validity(valid: np.ndarray | None, n: int) -> tuple[Any, int]:
+    import pyarrow as pa
+
+    if valid is None:
+        return None, 0
+    nulls = int(n - np.count_nonzero(valid[:n]))
+    if nulls == 0:
+        return None, 0
+    return pa.py_buffer(np.packbits(valid[:n], bitorder="little")), nulls
+
+
+def _binary_array(n: int, offsets: np.ndarray, data: np.ndarray, valid: np.ndarray | None,
+                  text: bool = False) -> Any:
+    import pyarrow as pa
+
+    if offsets.dtype == np.int64 and int(offsets[-1]) <= _INT32_LIMIT:
+        offsets = offsets.astype(np.int32)
+    if offsets.dtype == np.int32:
+        typ = pa.string() if text else pa.binary()
+    else:
+        typ = pa.large_string() if text else pa.large_binary()
+    vbuf, nulls = _validity(valid, n)
+    return pa.Array.from_buffers(
+        typ, n, [vbuf, pa.py_buffer(_contig(offsets)), pa.py_buffer(_contig(data))],
+        null_count=nulls)
+
+
+def _primitive_array(typ: Any, values: np.ndarray, dtype: type) -> Any:
+    import pyarrow as pa
+
+    values = _contig(np.asarray(values, dtype))
+    return pa.Array.from_buffers(typ, values.shape[0], [None, pa.py_buffer(values)])
+
+
+def _header_key_bytes(k: str | bytes) -> bytes:
+    return k.encode("utf-8") if isinstance(k, str) else bytes(k)
+
+
+def _pack(items: Sequence[bytes | None]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(data, offsets, valid) for a list of bytes-or-None (Python loop: small inputs only)."""
+    n = len(items)
+    valid = np.fromiter((x is not None for x in items), bool, n)
+    lengths = np.fromiter((0 if x is None else len(x) for x in items), np.int64, n)
+    offsets = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    data = np.frombuffer(b"".join(x for x in items if x is not None), np.uint8).copy()
+    return data, offsets.astype(_offsets_dtype(int(offsets[-1]))), valid
+
+
+def concat_columns(parts: Sequence[RecordColumns]) -> RecordColumns:
+    """Concatenate RecordColumns in order (offset arrays rebased)."""
+    parts = [p for p in parts if len(p)] or [RecordColumns.empty()]
+    if len(parts) == 1:
+        return parts[0]
+
+    def offs(attr: str) -> np.ndarray:
+        pieces = [np.zeros(1, np.int64)]
+        base = 0
+        for p in parts:
+            o = getattr(p, attr).astype(np.int64)
+            pieces.append(o[1:] - o[0] + base)
+            base += int(o[-1] - o[0])
+        out = np.concatenate(pieces)
+        return out.astype(_offsets_dtype(int(out[-1])))
+
+    def cat(attr: str) -> np.ndarray:
+        return np.concatenate([getattr(p, attr) for p in parts])
+
+    return RecordColumns(
+        offsets=cat("offsets"), timestamps=cat("timestamps"),
+        timestamp_types=cat("timestamp_types"),
+        key_data=cat("key_data"), key_offsets=offs("key_offsets"), key_valid=cat("key_valid"),
+        value_data=cat("value_data"), value_offsets=offs("value_offsets"),
+        value_valid=cat("value_valid"),
+        header_offsets=offs("header_offsets"),
+        header_key_data=cat("header_key_data"), header_key_offsets=offs("header_key_offsets"),
+        header_value_data=cat("header_value_data"),
+        header_value_offsets=offs("header_value_offsets"),
+        header_value_valid=cat("header_value_valid"),
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# source handling
+
+
+class _Source:
+    """A read-only ``uint8`` view of the input and what keeps it alive (an mmap for a path)."""
+
+    def __init__(self, source: Any) -> None:
+        self.path: str | None = None
+        self._mmap: mmap.mmap | None = None
+        if isinstance(source, (str, os.PathLike)):
+            self.path = os.fspath(source)
+            with open(self.path, "rb") as f:
+                size = os.fstat(f.fileno()).st_size
+                if size:
+                    self._mmap = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+            arr = (np.frombuffer(self._mmap, np.uint8) if self._mmap is not None
+                   else np.zeros(0, np.uint8))
+        elif isinstance(source, np.ndarray):
+            if source.dtype != np.uint8 or source.ndim != 1:
+                raise TypeError(f"expected a 1-d uint8 array, got {source.dtype} {source.shape}")
+            arr = source
+        else:
+            try:
+                arr = np.frombuffer(source, np.uint8)
+            except (TypeError, ValueError) as e:
+                raise TypeError(
+                    f"source must be bytes-like, mmap, numpy uint8 array or a path, "
+                    f"not {type(source).__name__}") from e
+        # One numba type for every buffer the kernels see: contiguous and read-only (a view;
+        # the caller's array keeps its own flags).
+        arr = np.ascontiguousarray(arr).view()
+        arr.flags.writeable = False
+        self.buf = arr
+
+    def error(self, exc_type: type[KafkaLogError], message: str, *, position: int | None = None,
+              offset: int | None = None) -> KafkaLogError:
+        return exc_type(message, path=self.path, position=position, offset=offset)
+
+
+def _readonly(a: np.ndarray) -> np.ndarray:
+    v = np.ascontiguousarray(a).view()
+    v.flags.writeable = False
+    return v
+
+
+# ---------------------------------------------------------------------------------------------
+# decode
+
+
+def decode_columns(
+    source: Any,
+    *,
+    start_offset: int | None = None,
+    end_offset: int | None = None,
+    start: int = 0,
+    end: int | None = None,
+    validate: bool = True,
+    skip_control: bool = True,
+    max_decompressed_bytes: int = DEFAULT_MAX_DECOMPRESSED_BYTES,
+) -> RecordColumns:
+    """Decode every record of a ``.log`` buffer into :class:`RecordColumns`.
+
+    Parameters
+    ----------
+    source:
+        bytes-like, ``mmap``, 1-d ``uint8`` numpy array, or a path (mmapped read-only; never
+        copied: uncompressed records are read in place).
+    start_offset, end_offset:
+        Keep records with ``start_offset <= offset < end_offset``; batches entirely outside are
+        skipped without being read (their CRC is not checked either).
+    start, end:
+        Byte range of the buffer to read (entry boundaries; ``end`` defaults to the end).
+    validate:
+        Check each v2 batch's CRC-32C (and each legacy message's CRC-32). Record structure is
+        always validated.
+    skip_control:
+        Leave out control batches (transaction markers, KRaft control records).
+    max_decompressed_bytes:
+        Bound on one batch's decompressed records (``RecordTooLargeError`` above it).
+
+    A partial trailing entry is ignored, as Kafka's log reader does; a zero-filled tail, an
+    unknown magic byte or a v2 entry shorter than its header raises ``CorruptRecordError``.
+
+    Raises
+    ------
+    CorruptRecordError
+        Bad CRC (stored and computed values in the message), malformed records, unknown codec,
+        with the byte position of the batch or record in ``source``.
+    RecordTooLargeError
+        A batch decompressing past ``max_decompressed_bytes``.
+
+    Example
+    -------
+    >>> from kafkalog import Record, encode_batch, decode_columns
+    >>> data = encode_batch([Record(b"a", b"1"), Record(b"b", None)], base_offset=10)
+    >>> cols = decode_columns(data, start_offset=11)
+    >>> cols.offsets.tolist(), cols.value_valid.tolist()
+    ([11], [False])
+    """
+    src = _Source(source)
+    buf = src.buf
+    lo = -(2**63) if start_offset is None else int(start_offset)
+    hi = 2**63 - 1 if end_offset is None else int(end_offset)
+    scan = scan_entries(buf, int(start), end)
+    if scan["stop_reason"] in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2):
+        pos = scan["stop_position"]
+        detail = STOP_REASONS[scan["stop_reason"]]
+        if scan["stop_reason"] == STOP_CORRUPT_SIZE:
+            size = int.from_bytes(bytes(buf[pos + 8:pos + 12]), "big", signed=True)
+            detail += f" (expected >= 14, found {size})"
+        elif scan["stop_reason"] == STOP_BAD_MAGIC:
+            detail += f" (expected 0, 1 or 2, found {int(buf[pos + 16])})"
+        raise src.error(CorruptRecordError, detail, position=pos)
+    magics = scan["magics"]
+    attrs = scan["attributes"].astype(np.int64)
+    keep = scan["last_offsets"] >= lo
+    is_v2 = magics == 2
+    # a legacy wrapper's base offset is only known after decompression: never skip it by base
+    keep &= ~is_v2 | (scan["base_offsets"] < hi)
+    if skip_control:
+        keep &= ~(is_v2 & ((attrs & ATTR_CONTROL) != 0))
+    idx = np.flatnonzero(keep)
+    if idx.shape[0] == 0:
+        return RecordColumns.empty()
+    # runs of consecutive v2 / legacy entries, decoded in file order
+    kind = is_v2[idx]
+    breaks = np.flatnonzero(kind[1:] != kind[:-1]) + 1
+    parts = []
+    for run in np.split(idx, breaks):
+        if is_v2[run[0]]:
+            parts.append(_decode_v2(src, scan, run, lo, hi, validate, max_decompressed_bytes))
+        else:
+            parts.append(_decode_legacy(src, scan, run, lo, hi, validate,
+                                        max_decompressed_bytes))
+    return concat_columns(parts)
+
+
+def decode_table(source: Any, **kwargs: Any) -> Any:
+    """Decode a ``.log`` buffer or file to a ``pyarrow.Table`` (see :func:`decode_columns` for
+    the arguments and :meth:`RecordColumns.to_arrow` for the columns).
+
+    >>> from kafkalog import Record, encode_batch, decode_table
+    >>> decode_table(encode_batch([Record(b"k", b"v", timestamp=1)])).column_names
+    ['key', 'value', 'offset', 'timestamp', 'timestamp_type', 'headers']
+    """
+    columns = kwargs.pop("columns", None)
+    return decode_columns(source, **kwargs).to_arrow(columns)
+
+
+def _check_crcs(src: _Source, scan: dict, run: np.ndarray) -> None:
+    buf = src.buf
+    mv = memoryview(buf)
+    positions = scan["positions"]
+    sizes = scan["sizes"]
+    stored = scan["crcs"]
+    for i in run.tolist():
+        pos = int(positions[i])
+        computed = crc32c(mv[pos + 21:pos + int(sizes[i])])
+        if computed != int(stored[i]):
+            raise src.error(
+                CorruptRecordError,
+                f"record batch CRC mismatch (stored {int(stored[i])}, computed {computed})",
+                position=pos, offset=int(scan["base_offsets"][i]))
+
+
+def _read_be_i64(buf: np.ndarray, at: np.ndarray) -> np.ndarray:
+    """Big-endian int64 at each position of ``at`` (vectorized gather, header fields only)."""
+    raw = buf[at[:, None] + np.arange(8)]
+    return np.ascontiguousarray(raw).view(">i8").reshape(-1).astype(np.int64)
+
+
+def _decompress(codec: int, data: memoryview, max_size: int) -> bytes:
+    return _decompress_codec(codec, data, magic=2, max_size=max_size)
+
+
+def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, validate: bool,
+               max_decompressed: int) -> RecordColumns:
+    buf = src.buf
+    if validate:
+        _check_crcs(src, scan, run)
+    positions = scan["positions"][run]
+    sizes = scan["sizes"][run]
+    attrs = scan["attributes"][run].astype(np.int64)
+    counts = scan["record_counts"][run].astype(np.int64)
+    base_offsets = scan["base_offsets"][run]
+    nb = run.shape[0]
+    codecs = attrs & ATTR_COMPRESSION_MASK
+    bad = np.flatnonzero(codecs > 4)
+    if bad.shape[0]:
+        j = int(bad[0])
+        raise src.error(CorruptRecordError,
+                        f"unknown compression codec id (expected 0-4, found {int(codecs[j])})",
+                        position=int(positions[j]), offset=int(base_offsets[j]))
+    neg = np.flatnonzero(counts < 0)
+    if neg.shape[0]:
+        j = int(neg[0])
+        raise src.error(CorruptRecordError,
+                        f"invalid record count (expected >= 0, found {int(counts[j])})",
+                        position=int(positions[j]), offset=int(base_offsets[j]))
+    batch_src = np.zeros(nb, np.int8)
+    batch_start = positions + RECORD_BATCH_OVERHEAD
+    batch_end = positions + sizes
+    area = (batch_end - batch_start).copy()
+    scratch_parts: list[bytes] = []
+    scratch_pos = 0
+    mv = memoryview(buf)
+    for j in np.flatnonzero(codecs).tolist():
+        pos = int(positions[j])
+        try:
+            data = _decompress(int(codecs[j]), mv[int(batch_start[j]):int(batch_end[j])],
+                               max_decompressed)
+        except KafkaLogError as e:
+            raise type(e)(f"batch at offset {int(base_offsets[j])}: {e.message}",
+                          path=src.path, position=pos, offset=int(base_offsets[j])) from e
+        batch_src[j] = 1
+        batch_start[j] = scratch_pos
+        scratch_pos += len(data)
+        batch_end[j] = scratch_pos
+        area[j] = len(data)
+        scratch_parts.append(data)
+    scratch = _readonly(np.frombuffer(b"".join(scratch_parts), np.uint8)) if scratch_parts \
+        else _readonly(np.zeros(0, np.uint8))
+    over = np.flatnonzero(counts * MIN_RECORD_SIZE > area)
+    if over.shape[0]:
+        j = int(over[0])
+        raise src.error(
+            CorruptRecordError,
+            f"recordsCount {int(counts[j])} cannot fit in a {int(area[j])}-byte records area "
+            f"(each record takes at least {MIN_RECORD_SIZE} bytes)",
+            position=int(positions[j]), offset=int(base_offsets[j]))
+    log_append = ((attrs & ATTR_TIMESTAMP_TYPE) != 0).astype(np.int8)
+    base_ts = _read_be_i64(buf, positions + 27)
+    cap = int(counts.sum())
+    data_cap = int(area.sum())  # key bytes and value bytes are each bounded by the areas
+    off_t = _offsets_dtype(data_cap)
+    offsets = np.empty(cap, np.int64)
+    timestamps = np.empty(cap, np.int64)
+    ts_types = np.empty(cap, np.int32)
+    key_offsets = np.empty(cap + 1, off_t)
+    key_data = np.empty(data_cap, np.uint8)
+    key_valid = np.empty(cap, bool)
+    value_offsets = np.empty(cap + 1, off_t)
+    value_data = np.empty(data_cap, np.uint8)
+    value_valid = np.empty(cap, bool)
+    header_src = np.empty(cap, np.int8)
+    header_pos = np.empty(cap, np.int64)
+    header_count = np.empty(cap, np.int32)
+    totals = np.zeros(3, np.int64)
+    k, err, err_batch, err_pos = _rd.decode_records(
+        buf, scratch, batch_src, batch_start, batch_end, base_offsets, base_ts, log_append,
+        scan["max_timestamps"][run], counts, np.int64(max(lo, -(2**63))),
+        np.int64(min(hi, 2**63 - 1)), offsets, timestamps, ts_types, key_offsets, key_data,
+        key_valid, value_offsets, value_data, value_valid, header_src, header_pos, header_count,
+        totals)
+    if err != _rd.ERR_OK:
+        j = int(err_batch)
+        msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
+        if batch_src[j]:
+            raise src.error(
+                CorruptRecordError,
+                f"{msg} (at byte {int(err_pos) - int(batch_start[j])} of the decompressed "
+                f"records of the batch at this position)",
+                position=int(positions[j]), offset=int(base_offsets[j]))
+        raise src.error(CorruptRecordError, f"{msg} (batch at position {int(positions[j])})",
+                        position=int(err_pos), offset=int(base_offsets[j]))
+    k = int(k)
+    t_headers, t_hkey, t_hvalue = (int(x) for x in totals)
+    header_offsets = np.zeros(k + 1, _offsets_dtype(t_headers))
+    hk_offsets = np.zeros(t_headers + 1, _offsets_dtype(t_hkey))
+    hk_data = np.empty(t_hkey, np.uint8)
+    hv_offsets = np.zeros(t_headers + 1, _offsets_dtype(t_hvalue))
+    hv_data = np.empty(t_hvalue, np.uint8)
+    hv_valid = np.empty(t_headers, bool)
+    if t_headers:
+        written = _rd.gather_headers(
+            buf, scratch, np.int64(k), header_src, header_pos, header_count, header_offsets,
+            hk_offsets, hk_data, hv_offsets, hv_data, hv_valid)
+        if int(written) != t_headers:  # cannot happen for rows from decode_records
+            raise src.error(CorruptRecordError, "record headers changed between decode passes")
+    key_offsets = key_offsets[:k + 1]
+    value_offsets = value_offsets[:k + 1]
+    return RecordColumns(
+        offsets=offsets[:k], timestamps=timestamps[:k], timestamp_types=ts_types[:k],
+        key_data=key_data[:int(key_offsets[-1])], key_offsets=key_offsets,
+        key_valid=key_valid[:k],
+        value_data=value_data[:int(value_offsets[-1])], value_offsets=value_offsets,
+        value_valid=value_valid[:k],
+        header_offsets=header_offsets, header_key_data=hk_data, header_key_offsets=hk_offsets,
+        header_value_data=hv_data, header_value_offsets=hv_offsets,
+        header_value_valid=hv_valid,
+    )
+
+
+def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, validate: bool,
+                   max_decompressed: int) -> RecordColumns:
+    """v0/v1 entries through the object path (rare data; a Python loop is acceptable here)."""
+    from .batch import iter_batches
+
+    positions = scan["positions"]
+    sizes = scan["sizes"]
+    records = []
+    types = []
+    for i in run.tolist():  # per entry, not a contiguous range: skipped entries stay skipped
+        pos = int(positions[i])
+        for entry in iter_batches(src.buf, start=pos, end=pos + int(sizes[i]), path=src.path,
+                                  validate=validate, max_decompressed_bytes=max_decompressed):
+            ts_type = _timestamp_type_code(entry)
+            for r in entry:
+                if lo <= r.offset < hi:
+                    records.append(r)
+                    types.append(ts_type)
+    return RecordColumns.from_records(records, types)
+
+
+def _timestamp_type_code(entry: Any) -> int:
+    """0 CreateTime, 1 LogAppendTime, -1 none, from a batch/legacy entry's ``timestamp_type``."""
+    t = entry.timestamp_type
+    if isinstance(t, int):
+        return int(t)
+    name = str(getattr(t, "name", t)).lower().replace("_", "").replace("-", "")
+    if "logappend" in name:
+        return 1
+    if "create" in name:
+        return 0
+    return -1
+
+
+# ---------------------------------------------------------------------------------------------
+# encode
+
+# The v2 batch header as a packed big-endian numpy record (same layout as batch.HEADER_STRUCT),
+# so the headers of every batch are built in one vectorized step.
+_HEADER_DTYPE = np.dtype([
+    ("base_offset", ">i8"), ("batch_length", ">i4"), ("partition_leader_epoch", ">i4"),
+    ("magic", "i1"), ("crc", ">u4"), ("attributes", ">i2"), ("last_offset_delta", ">i4"),
+    ("base_timestamp", ">i8"), ("max_timestamp", ">i8"), ("producer_id", ">i8"),
+    ("producer_epoch", ">i2"), ("base_sequence", ">i4"), ("records_count", ">i4"),
+])
+assert _HEADER_DTYPE.itemsize == RECORD_BATCH_OVERHEAD
+
+
+def encode_columns(
+    columns_or_table: Any,
+    *,
+    base_offset: int = 0,
+    records_per_batch: int = 1000,
+    compression: str | int = "none",
+    timestamp_type: str = "create",
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    partition_leader_epoch: int = -1,
+    transactional: bool = False,
+    log_append_time: int | None = None,
+    compression_level: int | None = None,
+) -> bytes:
+    """Encode records held in columns as consecutive v2 batches of ``records_per_batch``.
+
+    Each batch is byte for byte what :func:`kafkalog.records.builder.encode_batch` writes for
+    the same records (offsets ``base_offset + i``): baseTimestamp = the batch's first
+    timestamp, maxTimestamp = its largest (or the append time for LogAppendTime), baseSequence
+    continuing from ``base_sequence`` across batches (``-1`` stays ``-1``).
+
+    Parameters
+    ----------
+    columns_or_table:
+        A :class:`RecordColumns`, or a ``pyarrow.Table``/``RecordBatch`` with ``key`` and
+        ``value`` (binary or string; nulls allowed), optional ``timestamp`` (int64 ms or an
+        Arrow timestamp type; missing or null -> -1) and optional ``headers``
+        (``list<struct<key: string, value: binary>>``; a null list means no headers).
+    base_offset:
+        Offset of the first record.
+    records_per_batch:
+        Records per batch (the last batch may hold fewer).
+    compression:
+        ``"none"``, ``"gzip"``, ``"snappy"``, ``"lz4"``, ``"zstd"`` (or the id); each batch's
+        records area is compressed as one stream.
+    timestamp_type:
+        ``"create"`` or ``"log_append"`` (maxTimestamp = ``log_append_time``, default now).
+    producer_id, producer_epoch, base_sequence, partition_leader_epoch, transactional:
+        Batch header fields, as for ``encode_batch``.
+    compression_level:
+        Kafka's ``compression.<codec>.level`` (None = Kafka's default).
+
+    Returns
+    -------
+    bytes
+        The batches, ready to append to a ``.log``.
+
+    Example
+    -------
+    >>> import pyarrow as pa
+    >>> t = pa.table({"key": pa.array([b"a", None]), "value": pa.array([b"1", b"2"]),
+    ...               "timestamp": pa.array([5, 6], pa.int64())})
+    >>> data = encode_columns(t, base_offset=100, records_per_batch=1)
+    >>> decode_columns(data).offsets.tolist()
+    [100, 101]
+    """
+    from . import compression as _compression
+    from .batch import increment_sequence
+    from .legacy import _timestamp_type_is_log_append
+
+    if records_per_batch < 1:
+        raise ValueError(f"records_per_batch must be >= 1, got {records_per_batch}")
+    cid = _compression.codec_id(compression)
+    log_append = _timestamp_type_is_log_append(timestamp_type)
+    cols = _as_columns(columns_or_table)
+    n = len(cols)
+    if n == 0:
+        return b""
+    if not -(2**63) <= base_offset <= 2**63 - 1 - (n - 1):
+        raise ValueError(f"base_offset {base_offset} + {n} records leaves the int64 range")
+    firsts = np.arange(0, n, records_per_batch, dtype=np.int64)
+    bounds = np.append(firsts, np.int64(n))
+    nb = firsts.shape[0]
+    timestamps = _contig(np.asarray(cols.timestamps, np.int64))
+    args = (timestamps, _u8(cols.key_data), _contig(cols.key_offsets),
+            _bools(cols.key_valid), _u8(cols.value_data), _contig(cols.value_offsets),
+            _bools(cols.value_valid), _contig(cols.header_offsets), _u8(cols.header_key_data),
+            _contig(cols.header_key_offsets), _u8(cols.header_value_data),
+            _contig(cols.header_value_offsets), _bools(cols.header_value_valid))
+    sizes = np.empty(n, np.int64)
+    err, rec = _re.encoded_sizes(bounds, *args, sizes)
+    if err != _re.ERR_OK:
+        raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+    area_sizes = np.add.reduceat(sizes, firsts)
+
+    headers = np.zeros(nb, _HEADER_DTYPE)
+    headers["base_offset"] = base_offset + firsts
+    headers["partition_leader_epoch"] = partition_leader_epoch
+    headers["magic"] = 2
+    attributes = cid | (ATTR_TIMESTAMP_TYPE if log_append else 0)
+    attributes |= ATTR_TRANSACTIONAL if transactional else 0
+    headers["attributes"] = attributes
+    counts = np.diff(bounds)
+    headers["last_offset_delta"] = counts - 1
+    headers["base_timestamp"] = timestamps[firsts]
+    if log_append:
+        import time
+
+        headers["max_timestamp"] = (time.time_ns() // 1_000_000 if log_append_time is None
+                                    else log_append_time)
+    else:
+        # Kafka's builder starts maxTimestamp at NO_TIMESTAMP (-1)
+        headers["max_timestamp"] = np.maximum(np.maximum.reduceat(timestamps, firsts), -1)
+    headers["producer_id"] = producer_id
+    headers["producer_epoch"] = producer_epoch
+    if base_sequence == -1:
+        headers["base_sequence"] = -1
+    else:
+        headers["base_sequence"] = [increment_sequence(base_sequence, int(f))
+                                    for f in firsts.tolist()]  # per batch
+    headers["records_count"] = counts
+
+    if cid == 0:
+        batch_sizes = area_sizes + RECORD_BATCH_OVERHEAD
+        positions = np.zeros(nb, np.int64)
+        np.cumsum(batch_sizes[:-1], out=positions[1:])
+        out = np.empty(int(positions[-1] + batch_sizes[-1]), np.uint8)
+        err, rec = _re.encode_records(bounds, positions + RECORD_BATCH_OVERHEAD, *args, out)
+        if err != _re.ERR_OK:
+            raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+        headers["batch_length"] = batch_sizes - 12
+        raw = headers.view(np.uint8).reshape(nb, RECORD_BATCH_OVERHEAD)
+        out[positions[:, None] + np.arange(RECORD_BATCH_OVERHEAD)] = raw
+        mv = memoryview(out)
+        crcs = np.fromiter(
+            (crc32c(mv[p + 21:p + s]) for p, s in zip(positions.tolist(), batch_sizes.tolist())),
+            np.uint32, nb)  # per batch: the crc32c package over a view, no copy
+        crc_bytes = crcs.astype(">u4").view(np.uint8).reshape(nb, 4)
+        out[positions[:, None] + np.arange(17, 21)] = crc_bytes
+        return out.tobytes()
+
+    area_start = np.zeros(nb, np.int64)
+    np.cumsum(area_sizes[:-1], out=area_start[1:])
+    scratch = np.empty(int(area_start[-1] + area_sizes[-1]), np.uint8)
+    err, rec = _re.encode_records(bounds, area_start, *args, scratch)
+    if err != _re.ERR_OK:
+        raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+    mv = memoryview(scratch)
+    parts = []
+    for b in range(nb):  # per batch: compression is the cost here
+        a = int(area_start[b])
+        area = _compression.compress(cid, mv[a:a + int(area_sizes[b])], magic=2,
+                                     level=compression_level)
+        header = headers[b:b + 1].copy()
+        header["batch_length"] = RECORD_BATCH_OVERHEAD - 12 + len(area)
+        hb = header.tobytes()
+        header["crc"] = crc32c(area, crc32c(hb[21:]))
+        parts.append(header.tobytes())
+        parts.append(area)
+    return b"".join(parts)
+
+
+def _u8(a: np.ndarray) -> np.ndarray:
+    return _contig(np.asarray(a).view(np.uint8) if np.asarray(a).dtype != np.uint8
+                   else np.asarray(a))
+
+
+def _bools(a: np.ndarray) -> np.ndarray:
+    return _contig(np.asarray(a, bool))
+
+
+def _as_columns(obj: Any) -> RecordColumns:
+    """A RecordColumns view of ``obj`` (RecordColumns, pyarrow Table or RecordBatch)."""
+    if isinstance(obj, RecordColumns):
+        return obj
+    import pyarrow as pa
+
+    if isinstance(obj, pa.RecordBatch):
+        obj = pa.Table.from_batches([obj])
+    if not isinstance(obj, pa.Table):
+        raise TypeError(f"expected RecordColumns or a pyarrow Table/RecordBatch, "
+                        f"got {type(obj).__name__}")
+    names = obj.column_names
+    n = obj.num_rows
+    for required in ("key", "value"):
+        if required not in names:
+            raise ValueError(f"table has no {required!r} column (columns: {names})")
+    kd, ko, kv = _arrow_binary(obj.column("key"), "key")
+    vd, vo, vv = _arrow_binary(obj.column("value"), "value")
+    if "timestamp" in names:
+        timestamps = _arrow_timestamps(obj.column("timestamp"))
+    else:
+        timestamps = np.full(n, -1, np.int64)
+    if "headers" in names:
+        hoffs, hkd, hko, hvd, hvo, hvv = _arrow_headers(obj.column("headers"), n)
+    else:
+        z8 = np.zeros(0, np.uint8)
+        hoffs, hkd, hko, hvd, hvo, hvv = (np.zeros(n + 1, np.int64), z8, np.zeros(1, np.int64),
+                                          z8, np.zeros(1, np.int64), np.zeros(0, bool))
+    return RecordColumns(
+        offsets=np.arange(n, dtype=np.int64), timestamps=timestamps,
+        timestamp_types=np.zeros(n, np.int32), key_data=kd, key_offsets=ko, key_valid=kv,
+        value_data=vd, value_offsets=vo, value_valid=vv, header_offsets=hoffs,
+        header_key_data=hkd, header_key_offsets=hko, header_value_data=hvd,
+        header_value_offsets=hvo, header_value_valid=hvv)
+
+
+def _combine(column: Any) -> Any:
+    import pyarrow as pa
+
+    if isinstance(column, pa.ChunkedArray):
+        # one chunk: no copy; several: Arrow concatenates them once
+        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+    return column
+
+
+def _valid_mask(arr: Any) -> np.ndarray:
+    n = len(arr)
+    if arr.null_count == 0:
+        return np.ones(n, bool)
+    bits = np.frombuffer(arr.buffers()[0], np.uint8)
+    return np.unpackbits(bits, bitorder="little", count=arr.offset + n)[arr.offset:].astype(bool)
+
+
+def _arrow_binary(column: Any, name: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(data, offsets, valid) numpy views over a binary/string Arrow column (no data copy)."""
+    import pyarrow as pa
+
+    arr = _combine(column)
+    t = arr.type
+    if pa.types.is_binary(t) or pa.types.is_string(t):
+        odt = np.int32
+    elif pa.types.is_large_binary(t) or pa.types.is_large_string(t):
+        odt = np.int64
+    elif pa.types.is_null(t):
+        n = len(arr)
+        return np.zeros(0, np.uint8), np.zeros(n + 1, np.int64), np.zeros(n, bool)
+    else:
+        raise TypeError(f"column {name!r} must be binary or string, not {t}")
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], odt)[arr.offset:arr.offset + n + 1] if bufs[1] is not None \
+        else np.zeros(n + 1, odt)
+    data = np.frombuffer(bufs[2], np.uint8) if bufs[2] is not None else np.zeros(0, np.uint8)
+    return data, offsets, _valid_mask(arr)
+
+
+def _arrow_timestamps(column: Any) -> np.ndarray:
+    """int64 ms (-1 for null) from an integer (ms) or Arrow timestamp column."""
+    import pyarrow as pa
+
+    arr = _combine(column)
+    unit = "ms"
+    if pa.types.is_timestamp(arr.type):
+        unit = arr.type.unit
+    elif not pa.types.is_integer(arr.type):
+        raise TypeError(f"column 'timestamp' must be an integer (ms) or timestamp type, "
+                        f"not {arr.type}")
+    vals = np.asarray(arr.cast(pa.int64()).fill_null(-1).to_numpy(zero_copy_only=False),
+                      np.int64)
+    if unit == "ms":
+        return vals
+    # finer units floor to ms, like Java's Instant.toEpochMilli
+    scaled = vals * 1000 if unit == "s" else np.floor_divide(
+        vals, 1000 if unit == "us" else 1_000_000)
+    return np.where(_valid_mask(arr), scaled, -1).astype(np.int64)
+
+
+def _arrow_headers(column: Any, n: int) -> tuple[np.ndarray, ...]:
+    """Header arrays from ``list<struct<key: string, value: binary>>`` (null list = none)."""
+    import pyarrow as pa
+
+    arr = _combine(column)
+    t = arr.type
+    if not (pa.types.is_list(t) or pa.types.is_large_list(t)) or not pa.types.is_struct(
+            t.value_type) or t.value_type.get_field_index("key") < 0 \
+            or t.value_type.get_field_index("value") < 0:
+        raise TypeError(f"column 'headers' must be list<struct<key: string, value: binary>>, "
+                        f"not {t}")
+    odt = np.int32 if pa.types.is_list(t) else np.int64
+    offsets = np.frombuffer(arr.buffers()[1], odt)[arr.offset:arr.offset + n + 1].astype(
+        np.int64)
+    if arr.null_count:
+        # a null list holds no headers: give it an empty range
+        valid = _valid_mask(arr)
+        lengths = np.where(valid, np.diff(offsets), 0)
+        new_offsets = np.zeros(n + 1, np.int64)
+        np.cumsum(lengths, out=new_offsets[1:])
+        # child index of every kept header, vectorized: start of its list + rank in it
+        total = int(new_offsets[-1])
+        idx = np.repeat(offsets[:-1] - new_offsets[:-1], lengths) + np.arange(total)
+        child = arr.values.take(pa.array(idx))
+        offsets = new_offsets
+    else:
+        child = arr.values
+        base = int(offsets[0])
+        end = int(offsets[-1])
+        child = child.slice(base, end - base)
+        offsets = offsets - base
+    if child.null_count:
+        raise ValueError("headers: a header entry is null (expected struct<key, value>)")
+    keys = child.field("key")
+    values = child.field("value")
+    if keys.null_count:
+        raise ValueError("headers: a header key is null (Kafka header keys are never null)")
+    hkd, hko, _ = _arrow_binary(keys, "headers.key")
+    hvd, hvo, hvv = _arrow_binary(values, "headers.value")
+    return offsets, hkd, hko, hvd, hvo, hvv

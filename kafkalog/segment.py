@@ -1,0 +1,759 @@
+"""``LogSegment``: one ``.log`` file and its ``.index``/``.timeindex`` (Kafka's ``LogSegment``).
+
+A segment holds the batches with offsets from its **base offset** (the file name) up to the next
+segment's base offset. Appends go to the end of the ``.log``; every ``index.interval.bytes`` of
+appended data the offset index gets one entry and the time index maybe one (spec §5.2/§5.3).
+
+Invariants (the ones readers rely on):
+
+* ``size`` is the **committed** size: bytes ``[0, size)`` of the ``.log`` are whole, written
+  batches. A writer makes the bytes of an append visible (``pwrite`` into the page cache) *before*
+  it publishes the new ``size``; readers never read past the ``size`` they saw, so a reader in
+  another thread sees whole batches only. Index entries are written after ``size`` moves, so an
+  index entry never points past what a reader may read.
+* Offsets inside the segment strictly increase from batch to batch and are all ``>= base_offset``
+  and ``<= base_offset + 2**31 - 1`` (relative offsets are int32).
+* The ``.log`` is read with ``os.pread`` on the segment's own descriptor, never through a
+  mapping: a mapping of a file that the writer truncates (recovery, ``truncate_to``) faults
+  (SIGBUS) in a reader; ``pread`` just returns fewer bytes.
+
+Recovery (:meth:`LogSegment.recover`) is Kafka's: every entry is checked in file order (whole,
+known magic, size >= overhead, CRC, offsets increasing and indexable), the file is truncated after
+the last valid entry and both indexes are rebuilt with the per-batch rule.
+
+>>> import tempfile
+>>> from kafkalog.config import LogConfig
+>>> from kafkalog.clock import ManualClock
+>>> seg = LogSegment.open(tempfile.mkdtemp(), 0, LogConfig(), ManualClock())
+>>> seg.size, seg.read_next_offset()
+(0, 0)
+>>> seg.close()
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import struct
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+from . import files
+from .clock import Clock
+from .config import LogConfig
+from .errors import (
+    LogClosedError,
+    OffsetOutOfRangeError,
+    OffsetOverflowError,
+)
+from .index.offset_index import OffsetIndex
+from .index.time_index import TimeIndex, TimestampOffset
+from .native import scan as native_scan
+from .records.crc import crc32, crc32c
+
+__all__ = [
+    "LogSegment",
+    "LogOffsetPosition",
+    "RecoveryResult",
+    "validate_entries",
+    "rebuild_index_entries",
+    "NO_TIMESTAMP",
+]
+
+NO_TIMESTAMP = -1
+INT32_MAX = 2**31 - 1
+LOG_OVERHEAD = native_scan.LOG_OVERHEAD
+HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
+
+#: how much of the ``.log`` a header scan reads per ``pread`` (grows for bigger batches)
+_SCAN_WINDOW = 32 * 1024
+#: how much of the ``.log`` a sequential reader (records, read_table) reads per ``pread``
+READ_CHUNK = 16 * 1024 * 1024
+
+_U32 = struct.Struct(">I")
+_I32 = struct.Struct(">i")
+
+
+class LogOffsetPosition(NamedTuple):
+    """Where the batch holding an offset starts (Kafka's ``LogOffsetPosition``)."""
+
+    offset: int  # the batch's base offset (legacy: its offset)
+    position: int  # byte position of the batch in the .log
+    size: int  # whole batch size in bytes (12-byte log overhead included)
+
+
+class RecoveryResult(NamedTuple):
+    """What :meth:`LogSegment.recover` found."""
+
+    valid_bytes: int
+    truncated_bytes: int
+    entries: int
+    reason: str | None  # why validation stopped early, None when the whole file was valid
+
+
+# -- pure helpers over scan arrays (also used by tests and the loader) --------------------------
+
+
+def validate_entries(
+    buf: np.ndarray, scan: dict, base_offset: int | None, *, prev_last_offset: int = -1
+) -> tuple[int, str | None]:
+    """How many leading entries of ``scan`` are valid, and why the next one is not.
+
+    Kafka's per-batch recovery checks, in file order: CRC (v2: CRC-32C from the attributes on;
+    v0/v1: CRC-32 from the magic byte on), offsets strictly increasing (and ``>= base_offset``),
+    last offset indexable relative to ``base_offset`` (``None``: no segment yet, skip the
+    segment checks). ``buf`` is the bytes ``scan`` was taken over (positions index into it). The scan itself already stopped at the first entry that is
+    partial, too short, or of unknown magic.
+    """
+    n = int(scan["count"])
+    positions = scan["positions"].tolist()
+    sizes = scan["sizes"].tolist()
+    magics = scan["magics"].tolist()
+    firsts = scan["base_offsets"].tolist()
+    lasts = scan["last_offsets"].tolist()
+    crcs = scan["crcs"].tolist()
+    mv = memoryview(buf)
+    prev = prev_last_offset if base_offset is None else max(prev_last_offset, base_offset - 1)
+    for i in range(n):
+        pos, size = positions[i], sizes[i]
+        if magics[i] == 2:
+            computed = crc32c(mv[pos + 21 : pos + size])
+        else:
+            computed = crc32(mv[pos + 16 : pos + size])
+        if computed != crcs[i]:
+            return i, (
+                f"record is corrupt (stored crc = {crcs[i]}, computed crc = {computed}) "
+                f"at position {pos}"
+            )
+        first = firsts[i] if magics[i] == 2 else lasts[i]
+        if first <= prev or lasts[i] < first:
+            return i, (
+                f"offsets not increasing at position {pos} (expected > {prev}, found "
+                f"{first}..{lasts[i]})"
+            )
+        if base_offset is not None and lasts[i] - base_offset > INT32_MAX:
+            return i, (
+                f"offset {lasts[i]} at position {pos} is not indexable relative to base offset "
+                f"{base_offset}"
+            )
+        prev = lasts[i]
+    return n, None
+
+
+def rebuild_index_entries(
+    positions: np.ndarray,
+    sizes: np.ndarray,
+    last_offsets: np.ndarray,
+    max_timestamps: np.ndarray,
+    index_interval_bytes: int,
+) -> tuple[list[tuple[int, int]], list[tuple[int, int]], TimestampOffset]:
+    """Kafka's recovery rule: the index entries a rebuild writes for these batches.
+
+    Before counting a batch, if ``valid_bytes - last_index_position > index_interval_bytes`` the
+    offset index gets ``(batch.last_offset, batch.position)`` and the time index gets the running
+    ``(max_timestamp, offset of the batch holding it)`` (``maybeAppend`` drops it unless the
+    timestamp grew). Returns (offset entries, time entries to offer, final running max) where the
+    final max is what recovery offers the time index last (``skipFullCheck``).
+    """
+    offset_entries: list[tuple[int, int]] = []
+    time_entries: list[tuple[int, int]] = []
+    max_ts, max_ts_offset = NO_TIMESTAMP, -1
+    valid = 0
+    last_entry_pos = 0
+    for pos, size, last, ts in zip(
+        positions.tolist(), sizes.tolist(), last_offsets.tolist(), max_timestamps.tolist()
+    ):
+        if ts > max_ts:
+            max_ts, max_ts_offset = ts, last
+        if valid - last_entry_pos > index_interval_bytes:
+            offset_entries.append((last, pos))
+            time_entries.append((max_ts, max_ts_offset))
+            last_entry_pos = valid
+        valid += size
+    return offset_entries, time_entries, TimestampOffset(max_ts, max_ts_offset)
+
+
+class LogSegment:
+    """One segment of a partition log: ``.log`` + ``.index`` + ``.timeindex``.
+
+    Use :meth:`open`. ``Log`` serializes all mutations (one writer); reads may come from any
+    thread at any time (see the module invariants).
+
+    Attributes
+    ----------
+    base_offset:
+        Lower bound of every offset in the segment (the file name).
+    log_path, index_path, time_index_path, txn_index_path:
+        The segment's files.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        base_offset: int,
+        config: LogConfig,
+        clock: Clock,
+        fd: int,
+        size: int,
+        *,
+        roll_jitter_ms: int = 0,
+        read_only: bool = False,
+        index_exists: bool = True,
+    ) -> None:
+        self.directory = directory
+        self.base_offset = int(base_offset)
+        self.config = config
+        self._clock = clock
+        self._fd = fd
+        self._size = size
+        self._read_only = read_only
+        self.roll_jitter_ms = roll_jitter_ms
+        self.log_path = files.log_file(directory, base_offset)
+        self.index_path = files.offset_index_file(directory, base_offset)
+        self.time_index_path = files.time_index_file(directory, base_offset)
+        self.txn_index_path = files.transaction_index_file(directory, base_offset)
+        self.created_ms = clock.milliseconds()
+        self._rolling_based_timestamp: int | None = None
+        self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
+        self._bytes_since_last_index_entry = 0
+        self._offset_index: OffsetIndex | None = None
+        self._time_index: TimeIndex | None = None
+        self._index_exists = index_exists
+        self.deleted = False
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        directory: str | os.PathLike[str],
+        base_offset: int,
+        config: LogConfig,
+        clock: Clock,
+        *,
+        roll_jitter_ms: int = 0,
+        file_already_exists: bool = False,
+        read_only: bool = False,
+    ) -> LogSegment:
+        """Open (or create) the segment with ``base_offset`` in ``directory``.
+
+        A new segment's ``.log`` is created empty, or at ``segment_bytes`` length with
+        ``config.preallocate`` (the committed size is still 0). An existing segment's committed
+        size is the file length until recovery says otherwise.
+        """
+        directory = Path(directory)
+        path = files.log_file(directory, base_offset)
+        if read_only:
+            fd = os.open(path, os.O_RDONLY)
+            size = os.fstat(fd).st_size
+        elif file_already_exists:
+            fd = os.open(path, os.O_RDWR)
+            size = os.fstat(fd).st_size
+        else:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644)
+            size = 0
+            if config.preallocate:
+                os.ftruncate(fd, config.segment_bytes)
+        index_exists = files.offset_index_file(directory, base_offset).exists()
+        seg = cls(directory, base_offset, config, clock, fd, size,
+                  roll_jitter_ms=roll_jitter_ms, read_only=read_only,
+                  index_exists=index_exists)
+        if not read_only and not file_already_exists:
+            # a new segment's indexes exist from the start (preallocated, trimmed on roll)
+            seg.offset_index  # noqa: B018
+            seg.time_index  # noqa: B018
+        return seg
+
+    # -- properties ------------------------------------------------------------------------
+
+    @property
+    def size(self) -> int:
+        """Committed bytes of the ``.log`` (whole batches only)."""
+        return self._size
+
+    @property
+    def closed(self) -> bool:
+        return self._fd < 0
+
+    @property
+    def offset_index(self) -> OffsetIndex:
+        """The offset index, opened on first use (Kafka's ``LazyIndex``)."""
+        idx = self._offset_index
+        if idx is None:
+            idx = OffsetIndex(self.index_path, self.base_offset,
+                              max_index_size=self.config.segment_index_bytes,
+                              writable=not self._read_only)
+            self._offset_index = idx
+            self._index_exists = True
+        return idx
+
+    @property
+    def time_index(self) -> TimeIndex:
+        """The time index, opened on first use."""
+        idx = self._time_index
+        if idx is None:
+            idx = TimeIndex(self.time_index_path, self.base_offset,
+                            max_index_size=self.config.segment_index_bytes,
+                            writable=not self._read_only)
+            self._time_index = idx
+        return idx
+
+    def _lookup_position(self, offset: int) -> int:
+        """Index position to start scanning from for ``offset`` (0 without a usable index)."""
+        if self._read_only and self._offset_index is None:
+            if not self.index_path.exists():
+                return 0
+        try:
+            return self.offset_index.lookup(offset).position
+        except (OSError, ValueError):
+            return 0
+
+    @property
+    def max_timestamp_so_far(self) -> int:
+        """Largest batch max timestamp seen (from the time index when the segment was loaded)."""
+        return self._max_ts_and_offset().timestamp
+
+    @property
+    def shallow_offset_of_max_timestamp_so_far(self) -> int:
+        return self._max_ts_and_offset().offset
+
+    def _max_ts_and_offset(self) -> TimestampOffset:
+        m = self._max_timestamp_and_offset
+        if m is None:
+            # Kafka: loaded lazily from the time index's last entry
+            if self._read_only and not self.time_index_path.exists():
+                m = TimestampOffset(NO_TIMESTAMP, -1)
+            else:
+                last = self.time_index.last_entry
+                m = last if last.timestamp >= 0 else TimestampOffset(NO_TIMESTAMP, -1)
+            self._max_timestamp_and_offset = m
+        return m
+
+    @property
+    def largest_timestamp(self) -> int:
+        """Max record timestamp, or the ``.log`` mtime when there is none (retention, search)."""
+        ts = self.max_timestamp_so_far
+        if ts >= 0:
+            return ts
+        return self.last_modified_ms
+
+    @property
+    def last_modified_ms(self) -> int:
+        try:
+            return int(os.stat(self.log_path).st_mtime_ns // 1_000_000)
+        except FileNotFoundError:
+            return 0
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def pread(self, position: int, size: int) -> bytes:
+        """``size`` bytes from ``position`` (fewer at the committed end). Thread safe."""
+        fd = self._fd
+        if fd < 0:
+            raise OffsetOutOfRangeError(
+                "segment was deleted or closed under the reader", path=self.log_path,
+                position=position)
+        end = min(position + size, self._size)
+        if end <= position:
+            return b""
+        try:
+            data = os.pread(fd, end - position, position)
+        except OSError as e:  # descriptor closed by a concurrent deletion
+            raise OffsetOutOfRangeError(
+                f"segment was deleted under the reader ({e.strerror})", path=self.log_path,
+                position=position) from None
+        return data
+
+    def scan_headers(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, dict]]:
+        """Yield ``(chunk_position, scan)`` over whole entries in ``[start, end)``.
+
+        Reads ``_SCAN_WINDOW`` bytes at a time (more when one entry is bigger), scanning each
+        window with the header kernel. Stops at the first partial or corrupt entry.
+        """
+        end = self._size if end is None else min(end, self._size)
+        pos = start
+        window = _SCAN_WINDOW
+        while pos < end:
+            buf = self.pread(pos, min(window, end - pos))
+            if not buf:
+                return
+            sc = native_scan.scan_entries(np.frombuffer(buf, np.uint8))
+            if sc["count"] == 0:
+                if sc["stop_reason"] == native_scan.STOP_PARTIAL and len(buf) >= LOG_OVERHEAD \
+                        and pos + len(buf) < end:
+                    need = LOG_OVERHEAD + _I32.unpack_from(buf, 8)[0]
+                    if pos + need <= end and need > window:
+                        window = need
+                        continue
+                return
+            yield pos, sc
+            pos += sc["stop_position"]
+            if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
+                return
+            window = _SCAN_WINDOW
+
+    def translate_offset(self, offset: int, start_position: int = 0,
+                         max_position: int | None = None) -> LogOffsetPosition | None:
+        """The first batch at or after ``start_position`` whose last offset is >= ``offset``.
+
+        Kafka's ``FileRecords.searchForOffsetWithSize``; None when there is none.
+        """
+        for chunk_pos, sc in self.scan_headers(start_position, max_position):
+            lasts = sc["last_offsets"]
+            hits = np.flatnonzero(lasts >= offset)
+            if hits.size:
+                i = int(hits[0])
+                first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 else int(lasts[i])
+                return LogOffsetPosition(first, chunk_pos + int(sc["positions"][i]),
+                                         int(sc["sizes"][i]))
+        return None
+
+    def read(self, start_offset: int, max_size: int, max_position: int | None = None,
+             min_one_message: bool = True) -> tuple[LogOffsetPosition, bytes] | None:
+        """Kafka's ``LogSegment.read``: bytes from the batch holding ``start_offset``.
+
+        At most ``max_size`` bytes (the first batch whole when ``min_one_message``), never past
+        ``max_position`` (default: the committed size). None when no batch here has an offset
+        >= ``start_offset``.
+        """
+        limit = self._size if max_position is None else min(max_position, self._size)
+        start = self._lookup_position(start_offset)
+        found = self.translate_offset(start_offset, start, limit)
+        if found is None:
+            return None
+        adjusted = max(max_size, found.size) if min_one_message else max_size
+        fetch = min(limit - found.position, adjusted)
+        if fetch <= 0:
+            return found, b""
+        return found, self.pread(found.position, fetch)
+
+    def read_next_offset(self) -> int:
+        """The offset after the last batch (``base_offset`` when empty). Kafka's
+        ``readNextOffset``: scan from the last index entry to the end."""
+        start = self._lookup_position(2**63 - 1) if self._size else 0
+        last = None
+        for _, sc in self.scan_headers(start):
+            last = int(sc["last_offsets"][sc["count"] - 1])
+        return self.base_offset if last is None else last + 1
+
+    def iter_chunks(self, start: int, end: int | None = None,
+                    chunk_size: int = READ_CHUNK) -> Iterator[tuple[int, bytes]]:
+        """Yield ``(position, bytes)`` chunks of whole batches covering ``[start, end)``."""
+        end = self._size if end is None else min(end, self._size)
+        pos = start
+        while pos < end:
+            buf = self.pread(pos, min(chunk_size, end - pos))
+            if not buf:
+                return
+            sc = native_scan.scan_entries(np.frombuffer(buf, np.uint8))
+            whole = sc["stop_position"]
+            if whole == 0:
+                # one batch larger than the chunk: read exactly it
+                if len(buf) >= LOG_OVERHEAD and sc["stop_reason"] == native_scan.STOP_PARTIAL:
+                    need = LOG_OVERHEAD + _I32.unpack_from(buf, 8)[0]
+                    if pos + need <= end:
+                        buf = self.pread(pos, need)
+                        yield pos, buf
+                        pos += need
+                        continue
+                return
+            yield pos, buf[:whole] if whole < len(buf) else buf
+            pos += whole
+            if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
+                return
+
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
+                                 record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                 ) -> tuple[int, int] | None:
+        """Kafka's ``findOffsetByTimestamp``: ``(timestamp, offset)`` of the first record with
+        timestamp >= ``timestamp`` and offset >= ``starting_offset``, or None.
+
+        ``record_timestamps(batch_bytes)`` lists ``(offset, timestamp)`` of one batch's records.
+        """
+        ts_entry = self.time_index.lookup(timestamp)
+        position = self._lookup_position(max(ts_entry.offset, starting_offset))
+        for chunk_pos, sc in self.scan_headers(position):
+            hits = np.flatnonzero(sc["max_timestamps"] >= timestamp)
+            for i in hits.tolist():
+                p, s = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
+                for off, ts in record_timestamps(self.pread(p, s)):
+                    if ts >= timestamp and off >= starting_offset:
+                        return ts, off
+        return None
+
+    # -- writing ---------------------------------------------------------------------------
+
+    def _check_writable(self) -> None:
+        if self._fd < 0:
+            raise LogClosedError("segment is closed", path=self.log_path)
+        if self._read_only:
+            raise PermissionError(f"{self.log_path}: segment opened read-only")
+
+    def can_convert_to_relative_offset(self, offset: int) -> bool:
+        return 0 <= offset - self.base_offset <= INT32_MAX
+
+    def should_roll(self, *, max_timestamp_in_messages: int, max_offset_in_messages: int,
+                    messages_size: int, now: int) -> bool:
+        """Kafka's ``shouldRoll`` (spec §6.1), checked before each append."""
+        cfg = self.config
+        reached_roll_ms = (self._time_waited_for_roll(now, max_timestamp_in_messages)
+                           > cfg.segment_ms - self.roll_jitter_ms)
+        size = self._size
+        return (
+            size > cfg.segment_bytes - messages_size
+            or (size > 0 and reached_roll_ms)
+            or self.offset_index.is_full()
+            or self.time_index.is_full()
+            or not self.can_convert_to_relative_offset(max_offset_in_messages)
+        )
+
+    def _time_waited_for_roll(self, now: int, message_timestamp: int) -> int:
+        self._load_first_batch_timestamp()
+        ts = self._rolling_based_timestamp
+        if ts is not None and ts >= 0:
+            return message_timestamp - ts
+        return now - self.created_ms
+
+    def _load_first_batch_timestamp(self) -> None:
+        if self._rolling_based_timestamp is None and self._size > 0:
+            for _, sc in self.scan_headers(0):
+                self._rolling_based_timestamp = int(sc["max_timestamps"][0])
+                break
+
+    def append(self, largest_offset: int, largest_timestamp: int,
+               shallow_offset_of_max_timestamp: int, data: bytes | bytearray | memoryview) -> None:
+        """Kafka's ``LogSegment.append``: write one append (one or more whole batches).
+
+        Index rule (§5.2): when more than ``index_interval_bytes`` were appended since the last
+        entry, add ``(largest_offset, position where this append starts)`` and offer the running
+        max timestamp to the time index; then count this append's bytes.
+        """
+        n = len(data)
+        if n == 0:
+            return
+        self._check_writable()
+        position = self._size
+        if position == 0:
+            self._rolling_based_timestamp = largest_timestamp
+        if not self.can_convert_to_relative_offset(largest_offset):
+            raise OffsetOverflowError(
+                f"offset not indexable relative to base offset {self.base_offset}",
+                path=self.log_path, offset=largest_offset)
+        _pwrite_all(self._fd, data, position)
+        # publish: the bytes are in the page cache before readers can see the new size
+        self._size = position + n
+        m = self._max_ts_and_offset()
+        if largest_timestamp > m.timestamp:
+            self._max_timestamp_and_offset = TimestampOffset(
+                largest_timestamp, shallow_offset_of_max_timestamp)
+        if self._bytes_since_last_index_entry > self.config.index_interval_bytes:
+            self.offset_index.append(largest_offset, position)
+            m = self._max_ts_and_offset()
+            self.time_index.maybe_append(m.timestamp, m.offset)
+            self._bytes_since_last_index_entry = 0
+        self._bytes_since_last_index_entry += n
+
+    # -- recovery and truncation -------------------------------------------------------------
+
+    def recover(self, on_batch_epochs: Callable[[np.ndarray, np.ndarray], None] | None = None
+                ) -> RecoveryResult:
+        """Kafka's ``LogSegment.recover``: validate every entry, truncate after the last valid
+        one, rebuild both indexes with the per-batch rule (§5.2) and add the final time entry.
+
+        ``on_batch_epochs(leader_epochs, base_offsets)`` receives the valid v2 batches' partition
+        leader epochs (for the leader-epoch cache).
+        """
+        self._check_writable()
+        file_size = os.fstat(self._fd).st_size
+        self._size = file_size
+        oi, ti = self.offset_index, self.time_index
+        oi.reset()
+        ti.reset()
+        if file_size == 0:
+            count, valid_bytes, reason = 0, 0, None
+            sc = None
+        else:
+            with mmap.mmap(self._fd, file_size, access=mmap.ACCESS_READ) as mm:
+                buf = np.frombuffer(mm, np.uint8)
+                try:
+                    sc = native_scan.scan_entries(buf)
+                    count, reason = validate_entries(buf, sc, self.base_offset)
+                finally:
+                    del buf
+            if reason is None and sc["stop_reason"] != native_scan.STOP_END:
+                reason = (f"{native_scan.STOP_REASONS[sc['stop_reason']]} at position "
+                          f"{sc['stop_position']}")
+            valid_bytes = int(sc["positions"][count - 1] + sc["sizes"][count - 1]) if count else 0
+        if count:
+            sl = slice(0, count)
+            entries, time_entries, final = rebuild_index_entries(
+                sc["positions"][sl], sc["sizes"][sl], sc["last_offsets"][sl],
+                sc["max_timestamps"][sl], self.config.index_interval_bytes)
+            for (off, pos), (ts, ts_off) in zip(entries, time_entries):
+                oi.append(off, pos)
+                ti.maybe_append(ts, ts_off)
+            self._max_timestamp_and_offset = final if final.timestamp >= 0 else \
+                TimestampOffset(NO_TIMESTAMP, -1)
+            if on_batch_epochs is not None:
+                v2 = sc["magics"][sl] == 2
+                on_batch_epochs(sc["leader_epochs"][sl][v2], sc["base_offsets"][sl][v2])
+            self._rolling_based_timestamp = int(sc["max_timestamps"][0])
+        else:
+            self._max_timestamp_and_offset = TimestampOffset(NO_TIMESTAMP, -1)
+            self._rolling_based_timestamp = None
+        truncated = file_size - valid_bytes
+        os.ftruncate(self._fd, valid_bytes)
+        self._size = valid_bytes
+        oi.trim_to_valid_size()
+        m = self._max_timestamp_and_offset
+        if m.timestamp >= 0:
+            ti.maybe_append(m.timestamp, m.offset, skip_full_check=True)
+        ti.trim_to_valid_size()
+        # Kafka leaves the counter alone here: a loaded segment starts counting from 0
+        self._bytes_since_last_index_entry = 0
+        return RecoveryResult(valid_bytes, truncated, count, reason if truncated else None)
+
+    def truncate_to(self, offset: int) -> int:
+        """Kafka's ``LogSegment.truncateTo``: drop every batch whose last offset >= ``offset``.
+
+        The batch holding ``offset`` goes whole. Indexes are truncated and re-extended (this
+        segment becomes the active one). Returns the bytes removed.
+        """
+        self._check_writable()
+        mapping = self.translate_offset(offset, self._lookup_position(offset))
+        oi, ti = self.offset_index, self.time_index
+        oi.truncate_to(offset)
+        ti.truncate_to(offset)
+        oi.resize(oi.max_index_size)
+        ti.resize(ti.max_index_size)
+        truncated = 0
+        if mapping is not None:
+            truncated = self._size - mapping.position
+            self._size = mapping.position
+            os.ftruncate(self._fd, mapping.position)
+        if self._size == 0:
+            self.created_ms = self._clock.milliseconds()
+            self._rolling_based_timestamp = None
+        self._bytes_since_last_index_entry = 0
+        self._max_timestamp_and_offset = self._read_largest_timestamp()
+        return truncated
+
+    def _read_largest_timestamp(self) -> TimestampOffset:
+        """Max timestamp: the time index's last entry, then the batches after it."""
+        last = self.time_index.last_entry
+        best = last if last.timestamp >= 0 else TimestampOffset(NO_TIMESTAMP, -1)
+        start = self.offset_index.lookup(last.offset).position if last.timestamp >= 0 else 0
+        for _, sc in self.scan_headers(start):
+            ts = sc["max_timestamps"]
+            i = int(np.argmax(ts))
+            if ts[i] > best.timestamp:
+                best = TimestampOffset(int(ts[i]), int(sc["last_offsets"][i]))
+        return best
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def on_become_inactive(self) -> None:
+        """Roll: final time-index entry, trim indexes and a preallocated ``.log``."""
+        self._check_writable()
+        m = self._max_ts_and_offset()
+        if m.timestamp >= 0:
+            self.time_index.maybe_append(m.timestamp, m.offset, skip_full_check=True)
+        self.offset_index.trim_to_valid_size()
+        self.time_index.trim_to_valid_size()
+        self._trim_log()
+
+    def _trim_log(self) -> None:
+        if os.fstat(self._fd).st_size != self._size:
+            os.ftruncate(self._fd, self._size)
+
+    def refresh_size(self) -> None:
+        """Read-only segments: take the current file length as the committed size (the scan
+        still stops at a partial trailing batch)."""
+        if self._read_only and self._fd >= 0:
+            self._size = os.fstat(self._fd).st_size
+
+    def resize_indexes(self, size: int) -> None:
+        self.offset_index.resize(size)
+        self.time_index.resize(size)
+
+    def sanity_check_indexes(self) -> None:
+        """Kafka's index sanity checks (CorruptIndexError)."""
+        self.offset_index.sanity_check()
+        self.time_index.sanity_check()
+
+    def flush(self) -> None:
+        """fsync the ``.log`` and both indexes."""
+        if self._fd < 0 or self._read_only:
+            return
+        os.fsync(self._fd)
+        if self._offset_index is not None:
+            self._offset_index.flush()
+        if self._time_index is not None:
+            self._time_index.flush()
+
+    def close(self) -> None:
+        """Final time entry, trim indexes and log, release files (Kafka's ``close``)."""
+        if self._fd < 0:
+            return
+        if not self._read_only:
+            m = self._max_timestamp_and_offset
+            if m is not None and m.timestamp >= 0:
+                self.time_index.maybe_append(m.timestamp, m.offset, skip_full_check=True)
+            self._trim_log()
+        self._close_files(trim=not self._read_only)
+
+    def _close_files(self, trim: bool) -> None:
+        for idx in (self._offset_index, self._time_index):
+            if idx is not None:
+                if trim:
+                    idx.close()
+                else:
+                    idx.close_handler()
+        fd, self._fd = self._fd, -1
+        if fd >= 0:
+            os.close(fd)
+
+    def close_handlers(self) -> None:
+        """Release files without trimming anything."""
+        self._close_files(trim=False)
+
+    def rename_suffix(self, suffix: str) -> None:
+        """Add a state suffix (``.deleted``) to every file of the segment."""
+        self.deleted = suffix == files.DELETED_FILE_SUFFIX
+        for attr, idx in (("log_path", None), ("index_path", self._offset_index),
+                          ("time_index_path", self._time_index), ("txn_index_path", None)):
+            p: Path = getattr(self, attr)
+            target = p.with_name(p.name + suffix)
+            if p.exists():
+                if idx is not None:
+                    idx.rename_to(target)  # the mapping stays valid
+                else:
+                    os.replace(p, target)
+            setattr(self, attr, target)
+
+    def delete(self) -> None:
+        """Close and remove every file of the segment."""
+        self.close_handlers()
+        for p in (self.log_path, self.index_path, self.time_index_path, self.txn_index_path):
+            try:
+                os.unlink(p)
+            except FileNotFoundError:
+                pass
+
+    def __repr__(self) -> str:
+        return (f"LogSegment(base_offset={self.base_offset}, size={self._size}, "
+                f"path={str(self.log_path)!r})")
+
+
+def _pwrite_all(fd: int, data: bytes | bytearray | memoryview, position: int) -> None:
+    view = memoryview(data)
+    while view.nbytes:
+        n = os.pwrite(fd, view, position)
+        if n <= 0:
+            raise OSError(f"short write at position {position}")
+        view = view[n:]
+        position += n
+

@@ -1,0 +1,289 @@
+"""Find topic-partition directories and describe their segments from indexes and batch headers.
+
+Planning never decodes records and never reads ``.log`` bodies: a segment is described by
+
+* its base offset (the file name), its size;
+* the entries of its ``.index`` (offset -> byte position of a batch start) and ``.timeindex``
+  (max timestamp so far -> offset), read through :mod:`kafkalog.index` in read-only mode;
+* a *tail walk*: the batch headers from the last ``.index`` entry to the end of the file
+  (:func:`kafkalog.native.scan.scan_entries`). Kafka adds an index entry at most every
+  ``index.interval.bytes`` (4096 by default), so this reads a few KiB and yields the segment's
+  next offset (log end offset for the last segment) and its true max timestamp, even for an
+  active segment whose time index does not have its final entry yet.
+
+A segment whose index is missing or unusable (not increasing, positions past the end) is walked
+from position 0 instead: headers only, still no record decoding.
+
+Preallocated index files of an active segment end in zeros; entries stop at the first entry
+``i > 0`` whose relative offset is 0 (the rule of Kafka's DumpLogSegments).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from kafkalog import files
+from kafkalog.errors import KafkaLogError
+
+__all__ = ["SegmentInfo", "PartitionInfo", "discover_partitions", "describe_partition",
+           "map_log"]
+
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
+
+
+@dataclass
+class SegmentInfo:
+    """One segment as planning sees it (arrays are native int64, absolute offsets)."""
+
+    base_offset: int
+    log_path: str
+    size: int
+    data_end: int  # first byte after the last whole batch found by the tail walk
+    next_offset: int  # last offset + 1 of the last whole batch (base_offset if empty)
+    max_timestamp: int  # -1 when unknown/none
+    index_offsets: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
+    index_positions: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
+    time_timestamps: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
+    time_offsets: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
+    txn_index_path: str | None = None
+    walk_start: int = 0  # where the tail walk started (bytes read at planning = data_end - this)
+
+    def position_for(self, offset: int) -> int:
+        """Byte position of a batch start at or before the batch holding ``offset``.
+
+        ``.index`` lookup: greatest entry with offset <= target; position 0 if none. Valid
+        because an entry (O, P) says the append starting at P ends at O, so batches holding
+        offsets >= O start at P or later.
+        """
+        i = int(np.searchsorted(self.index_offsets, offset, side="right")) - 1
+        return int(self.index_positions[i]) if i >= 0 else 0
+
+    def end_position_for(self, end_offset: int) -> int:
+        """A batch-start position from which every batch holds only offsets >= ``end_offset``.
+
+        With entries (O_j, P_j): batches at positions >= P_{j+1} hold offsets > O_j. Take the
+        first j with O_j >= end_offset - 1; if none, the data end.
+        """
+        j = int(np.searchsorted(self.index_offsets, end_offset - 1, side="left"))
+        if j + 1 < len(self.index_positions):
+            return int(self.index_positions[j + 1])
+        return self.data_end
+
+    def time_lookup(self, timestamp: int) -> int | None:
+        """Offset of the greatest ``.timeindex`` entry with timestamp <= ``timestamp``, or None."""
+        i = int(np.searchsorted(self.time_timestamps, timestamp, side="right")) - 1
+        return int(self.time_offsets[i]) if i >= 0 else None
+
+
+@dataclass
+class PartitionInfo:
+    """A topic-partition directory and its segments (sorted by base offset)."""
+
+    topic: str
+    partition: int
+    path: str
+    segments: list[SegmentInfo]
+
+    @property
+    def log_start_offset(self) -> int:
+        return self.segments[0].base_offset if self.segments else 0
+
+    @property
+    def log_end_offset(self) -> int:
+        if not self.segments:
+            return 0
+        last = self.segments[-1]
+        return max(last.next_offset, last.base_offset)
+
+    def segment_end(self, i: int) -> int:
+        """Exclusive upper bound on offsets in segment ``i`` (next base offset, or log end)."""
+        if i + 1 < len(self.segments):
+            return self.segments[i + 1].base_offset
+        return self.log_end_offset
+
+
+def _is_partition_dir(p: Path) -> bool:
+    try:
+        files.parse_topic_partition_name(p)
+    except ValueError:
+        return False
+    return not (files.is_delete_dir(p) or files.is_future_dir(p) or files.is_stray_dir(p))
+
+
+def discover_partitions(paths: Iterable[str]) -> list[tuple[str, int, str]]:
+    """``(topic, partition, dir)`` for every partition directory under ``paths``.
+
+    A path holding ``.log`` files (or named ``<topic>-<n>`` with no sub-directories) is one
+    partition directory; anything else is a ``log.dirs`` root whose ``<topic>-<n>`` children are
+    the partitions (``-delete``/``-future``/``-stray`` and other entries are skipped).
+    """
+    out: dict[tuple[str, int], str] = {}
+    for raw in paths:
+        p = Path(raw)
+        if not p.is_dir():
+            raise KafkaLogError("no such log directory (expected a partition directory or a "
+                                "log.dirs root)", path=p)
+        children = sorted(p.iterdir())
+        has_logs = any(c.is_file() and c.name.endswith(files.LOG_FILE_SUFFIX) for c in children)
+        has_dirs = any(c.is_dir() for c in children)
+        if has_logs or (_is_partition_dir(p) and not has_dirs):
+            if not _is_partition_dir(p):
+                raise KafkaLogError(
+                    "holds .log files but its name is not <topic>-<partition>", path=p
+                )
+            t, n = files.parse_topic_partition_name(p)
+            out.setdefault((t, n), str(p))
+            continue
+        for c in children:
+            if c.is_dir() and _is_partition_dir(c):
+                t, n = files.parse_topic_partition_name(c)
+                out.setdefault((t, n), str(c))
+    return [(t, n, d) for (t, n), d in sorted(out.items())]
+
+
+def map_log(path: str) -> tuple[mmap.mmap | None, np.ndarray]:
+    """Map a ``.log`` read-only; ``(None, empty)`` for a 0-byte file (mmap rejects length 0)."""
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            return None, np.zeros(0, np.uint8)
+        m = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
+    return m, np.frombuffer(m, dtype=np.uint8)
+
+
+def _close(m: mmap.mmap | None) -> None:
+    if m is not None:
+        try:
+            m.close()
+        except BufferError:  # a view still exports it; the last reference frees it
+            pass
+
+
+def _valid_prefix(rel: np.ndarray) -> int:
+    """Entries before the preallocated zero tail: stop at the first i > 0 with rel == 0."""
+    if rel.size <= 1:
+        return int(rel.size)
+    zeros = np.flatnonzero(rel[1:] == 0)
+    return int(zeros[0] + 1) if zeros.size else int(rel.size)
+
+
+def _read_offset_index(path: Path, base: int, log_size: int) -> tuple[np.ndarray, np.ndarray]:
+    from kafkalog.index.offset_index import OffsetIndex
+
+    try:
+        idx = OffsetIndex(path, base, writable=False)
+    except (FileNotFoundError, KafkaLogError, ValueError, OSError):
+        return _EMPTY_I64, _EMPTY_I64
+    try:
+        arr = idx.entries_array()
+        rel = arr["relative_offset"].astype(np.int64)
+        pos = arr["position"].astype(np.int64)
+    finally:
+        idx.close()
+    n = _valid_prefix(rel)
+    rel, pos = rel[:n], pos[:n]
+    # an index we cannot trust is ignored (planning falls back to walking headers): offsets
+    # must strictly increase, positions must not decrease and must lie inside the .log
+    if n and (np.any(np.diff(rel) <= 0) or np.any(np.diff(pos) < 0) or rel[0] < 0
+              or pos[0] < 0 or pos[-1] >= max(log_size, 1)):
+        return _EMPTY_I64, _EMPTY_I64
+    return rel + base, pos
+
+
+def _read_time_index(path: Path, base: int) -> tuple[np.ndarray, np.ndarray]:
+    from kafkalog.index.time_index import TimeIndex
+
+    try:
+        idx = TimeIndex(path, base, writable=False)
+    except (FileNotFoundError, KafkaLogError, ValueError, OSError):
+        return _EMPTY_I64, _EMPTY_I64
+    try:
+        arr = idx.entries_array()
+        ts = arr["timestamp"].astype(np.int64)
+        rel = arr["relative_offset"].astype(np.int64)
+    finally:
+        idx.close()
+    n = ts.size
+    if n > 1:
+        zeros = np.flatnonzero((ts[1:] == 0) & (rel[1:] == 0))
+        n = int(zeros[0] + 1) if zeros.size else n
+    ts, rel = ts[:n], rel[:n]
+    if n and (np.any(np.diff(ts) <= 0) or np.any(np.diff(rel) < 0)):
+        return _EMPTY_I64, _EMPTY_I64
+    return ts, rel + base
+
+
+def describe_segment(directory: str, base: int) -> SegmentInfo:
+    """Read one segment's indexes and walk its tail (see the module notes)."""
+    from kafkalog.native.scan import (
+        STOP_BAD_MAGIC,
+        STOP_CORRUPT_SIZE,
+        STOP_SHORT_V2,
+        scan_entries,
+    )
+
+    d = Path(directory)
+    log_path = files.log_file(d, base)
+    size = log_path.stat().st_size
+    offs, poss = _read_offset_index(files.offset_index_file(d, base), base, size)
+    ts, ts_offs = _read_time_index(files.time_index_file(d, base), base)
+    walk_start = int(poss[-1]) if poss.size else 0
+    m, buf = map_log(str(log_path))
+    try:
+        scan = scan_entries(buf, walk_start)
+        if scan["count"] == 0 and walk_start > 0:
+            # the last entry points at a batch we cannot read: walk the whole segment
+            walk_start = 0
+            offs, poss = _EMPTY_I64, _EMPTY_I64
+            scan = scan_entries(buf, 0)
+        n = scan["count"]
+        data_end = scan["stop_position"] if n or walk_start == 0 else walk_start
+        if scan["stop_reason"] in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2) and bool(
+            np.any(buf[data_end:data_end + 4096])
+        ):
+            # not a zero-filled preallocated tail: garbage. Plan up to the file end so the
+            # reader meets it and applies failOnDataLoss (fail naming the position, or skip).
+            data_end = size
+        next_offset = int(scan["last_offsets"][-1]) + 1 if n else (
+            int(offs[-1]) + 1 if offs.size else base)
+        tail_max = int(scan["max_timestamps"].max()) if n else -1
+    finally:
+        del buf
+        _close(m)
+    max_ts = max(tail_max, int(ts[-1]) if ts.size else -1)
+    txn = files.transaction_index_file(d, base)
+    return SegmentInfo(
+        base_offset=base, log_path=str(log_path), size=size, data_end=int(data_end),
+        next_offset=next_offset, max_timestamp=max_ts, index_offsets=offs,
+        index_positions=poss, time_timestamps=ts, time_offsets=ts_offs,
+        txn_index_path=str(txn) if txn.exists() else None, walk_start=walk_start,
+    )
+
+
+def list_segment_bases(directory: str) -> list[int]:
+    """Base offsets of the ``.log`` files of a partition directory, ascending."""
+    bases = []
+    for name in os.listdir(directory):
+        if name.endswith(files.LOG_FILE_SUFFIX):
+            try:
+                bases.append(files.offset_from_filename(name))
+            except ValueError:
+                continue
+    return sorted(bases)
+
+
+def describe_partition(topic: str, partition: int, directory: str) -> PartitionInfo:
+    """All segments of one partition directory, described for planning."""
+    segs = []
+    for base in list_segment_bases(directory):
+        try:
+            segs.append(describe_segment(directory, base))
+        except FileNotFoundError:
+            continue  # deleted by retention between listing and reading
+    return PartitionInfo(topic, partition, directory, segs)

@@ -1,0 +1,359 @@
+"""Plan a read: resolve starting/ending offsets per partition, then cut byte ranges into tasks.
+
+Everything here runs in Spark's planner worker and reads only directory listings, index files
+and batch headers (see :mod:`kafkalog.spark.layout`); the one exception is resolving a
+*timestamp* to an offset (``startingTimestamp``... options), which decodes the single batch
+Kafka's ``offsetsForTimes`` lands on.
+
+Splitting (issue 5): a selected segment range ``[start_pos, end_pos)`` is cut only at positions
+taken from its ``.index``: every index position is the start of a batch, so every piece starts
+on a batch boundary and ends where the next piece starts. A piece closes once it holds
+``target`` bytes (``maxBytesPerPartition``, or ``total / minPartitions`` if smaller) or the
+estimated ``maxRecordsPerPartition`` offsets. Pieces smaller than the target (small segments,
+small partitions) are then packed together into one task.
+
+Each piece carries exact offsets ``[start_offset, end_offset)``: the reader drops records
+outside them, so a batch straddling a boundary is never returned twice.
+
+>>> Chunk("t", 0, "/x/00000000000000000000.log", 0, 100, 0, 10, 10).nbytes
+100
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from kafkalog.errors import ConfigError, KafkaLogError, OffsetOutOfRangeError
+
+from .layout import PartitionInfo, SegmentInfo, describe_partition, discover_partitions, map_log
+from .options import EARLIEST, LATEST, OffsetSpec, ReadOptions
+from .pushdown import Bounds
+
+__all__ = [
+    "Chunk",
+    "ReadTask",
+    "Plan",
+    "offset_for_timestamp",
+    "resolve_range",
+    "plan_read",
+    "partition_ranges",
+    "split_and_group",
+]
+
+
+@dataclass
+class Chunk:
+    """A byte range of one segment: batches starting in ``[start_pos, end_pos)``, records in
+    ``[start_offset, end_offset)``."""
+
+    topic: str
+    partition: int
+    log_path: str
+    start_pos: int
+    end_pos: int
+    start_offset: int
+    end_offset: int
+    est_records: int
+    aborted: tuple[tuple[int, int, int], ...] = ()  # (producer id, first offset, marker offset)
+
+    @property
+    def nbytes(self) -> int:
+        return self.end_pos - self.start_pos
+
+
+@dataclass
+class ReadTask:
+    """What one Spark task reads (pickled into an InputPartition: paths and numbers only)."""
+
+    index: int
+    chunks: list[Chunk] = field(default_factory=list)
+
+    @property
+    def nbytes(self) -> int:
+        return sum(c.nbytes for c in self.chunks)
+
+
+@dataclass
+class Plan:
+    """The tasks plus what planning learned (for tests, benchmarks and the stream reader)."""
+
+    tasks: list[ReadTask]
+    partitions: list[PartitionInfo]
+    ranges: dict[tuple[str, int], tuple[int, int]]  # resolved [start, end) per partition
+    planning_bytes: int = 0  # .log bytes read by tail walks and timestamp resolution
+
+
+# -- offset resolution ---------------------------------------------------------------------------
+
+
+def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int) -> int | None:
+    """Kafka's ``LogSegment.findOffsetByTimestamp`` on one segment (spec §5.3).
+
+    Position from ``.timeindex`` then ``.index``; walk batch headers to the first batch whose
+    maxTimestamp >= ``timestamp``; decode that batch only and return its first record with
+    timestamp >= ``timestamp`` and offset >= ``not_before``.
+    """
+    from kafkalog.native.scan import scan_entries
+    from kafkalog.records.columnar import decode_columns
+
+    hint = seg.time_lookup(timestamp)
+    target = max(hint if hint is not None else seg.base_offset, not_before)
+    pos = seg.position_for(target)
+    m, buf = map_log(seg.log_path)
+    try:
+        while pos < seg.data_end:
+            scan = scan_entries(buf, pos, seg.data_end, max_entries=256)
+            n = scan["count"]
+            if n == 0:
+                return None
+            hits = np.flatnonzero(
+                (scan["max_timestamps"] >= timestamp) & (scan["last_offsets"] >= not_before)
+            )
+            if hits.size:
+                i = int(hits[0])
+                p, size = int(scan["positions"][i]), int(scan["sizes"][i])
+                attrs = int(scan["attributes"][i])
+                if scan["magics"][i] == 2 and attrs & 0x20:
+                    # a control batch: Kafka would return its record; starting there is the same
+                    return max(int(scan["base_offsets"][i]), not_before)
+                cols = decode_columns(buf, start=p, end=p + size, skip_control=True)
+                ok = np.flatnonzero(
+                    (np.asarray(cols.timestamps) >= timestamp)
+                    & (np.asarray(cols.offsets) >= not_before)
+                )
+                if ok.size:
+                    return int(np.asarray(cols.offsets)[ok[0]])
+                pos = p + size
+                continue
+            pos = int(scan["stop_position"])
+            if scan["stop_reason"] != 5:  # not STOP_LIMIT: end of data
+                break
+    finally:
+        del buf
+        if m is not None:
+            try:
+                m.close()
+            except BufferError:
+                pass
+    return None
+
+
+def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 0) -> int | None:
+    """Earliest offset whose record timestamp >= ``timestamp`` (Kafka's ``offsetsForTimes``);
+    ``None`` when no record matches."""
+    for seg in info.segments:
+        exact_max = seg.time_timestamps.size > 0 or seg.walk_start == 0
+        if exact_max and seg.max_timestamp < timestamp:
+            continue
+        if info.segment_end(info.segments.index(seg)) <= not_before:
+            continue
+        found = _first_record_at_or_after(seg, timestamp, not_before)
+        if found is not None:
+            return found
+    return None
+
+
+def _resolve(info: PartitionInfo, spec: OffsetSpec, *, is_start: bool, strategy: str,
+             fail_on_data_loss: bool) -> int:
+    kind, value = spec.for_partition(info.topic, info.partition)
+    lso, leo = info.log_start_offset, info.log_end_offset
+    name = f"{info.topic}-{info.partition}"
+    if kind == "timestamp":
+        found = offset_for_timestamp(info, value)
+        if found is not None:
+            return found
+        if is_start and strategy == "error":
+            raise OffsetOutOfRangeError(
+                f"{name}: no record with timestamp >= {value} for the starting timestamp "
+                "(set startingOffsetsByTimestampStrategy=latest to start at the end instead)",
+                path=info.path,
+            )
+        return leo
+    if value == EARLIEST:
+        return lso
+    if value == LATEST:
+        return leo
+    if value < lso:
+        if fail_on_data_loss:
+            raise OffsetOutOfRangeError(
+                f"{name}: {'starting' if is_start else 'ending'} offset {value} is below the log "
+                f"start offset {lso} (records were deleted); set failOnDataLoss=false to "
+                "read from the earliest offset instead",
+                path=info.path, offset=value,
+            )
+        return lso
+    return min(value, leo) if not is_start else value
+
+
+def resolve_range(info: PartitionInfo, opts: ReadOptions) -> tuple[int, int]:
+    """``[start, end)`` offsets for one partition from the starting/ending options."""
+    start = _resolve(info, opts.starting, is_start=True, strategy=opts.starting_ts_strategy,
+                     fail_on_data_loss=opts.fail_on_data_loss)
+    end = _resolve(info, opts.ending, is_start=False, strategy="latest",
+                   fail_on_data_loss=opts.fail_on_data_loss)
+    if start > end:
+        if start > info.log_end_offset:
+            raise OffsetOutOfRangeError(
+                f"{info.topic}-{info.partition}: starting offset {start} is after the log end "
+                f"offset {info.log_end_offset}", path=info.path, offset=start,
+            )
+        raise ConfigError(
+            f"{info.topic}-{info.partition}: starting offset {start} is after the ending offset "
+            f"{end}"
+        )
+    return start, end
+
+
+# -- byte ranges ---------------------------------------------------------------------------------
+
+
+def _read_aborted(info: PartitionInfo) -> list[tuple[int, int, int]]:
+    """Every aborted transaction recorded in the partition's ``.txnindex`` files."""
+    from kafkalog.spark._txn import read_aborted_txns
+
+    out: list[tuple[int, int, int]] = []
+    for seg in info.segments:
+        if seg.txn_index_path:
+            out.extend(read_aborted_txns(seg.txn_index_path, seg.base_offset))
+    return out
+
+
+def partition_ranges(info: PartitionInfo, start: int, end: int, *, timestamp_lo: int | None = None,
+                     read_committed: bool = False) -> list[tuple[SegmentInfo, Chunk]]:
+    """The segment byte ranges holding offsets ``[start, end)`` (one chunk per segment).
+
+    ``timestamp_lo`` (a pruning hint) drops segments whose max timestamp is below it and seeks
+    within the first remaining one using ``.timeindex``.
+    """
+    out: list[tuple[SegmentInfo, Chunk]] = []
+    if start >= end:
+        return out
+    aborted = tuple(_read_aborted(info)) if read_committed else ()
+    for i, seg in enumerate(info.segments):
+        seg_end = info.segment_end(i)
+        if seg_end <= start or seg.base_offset >= end or seg.data_end == 0:
+            continue
+        seek = max(start, seg.base_offset)
+        if timestamp_lo is not None:
+            exact_max = seg.time_timestamps.size > 0 or seg.walk_start == 0
+            if exact_max and seg.max_timestamp < timestamp_lo:
+                continue
+            # (T, O) with T <= lo - 1 < lo: every record up to O is older than lo
+            o = seg.time_lookup(timestamp_lo - 1)
+            if o is not None:
+                seek = max(seek, o + 1)
+        start_pos = seg.position_for(seek) if seek > seg.base_offset else 0
+        end_pos = seg.end_position_for(end) if end < seg_end else seg.data_end
+        end_pos = min(end_pos, seg.data_end)
+        if end_pos <= start_pos:
+            continue
+        s_off, e_off = max(start, seg.base_offset), min(end, seg_end)
+        mine = tuple(a for a in aborted if a[1] < e_off and a[2] >= s_off)
+        out.append((seg, Chunk(info.topic, info.partition, seg.log_path, start_pos, end_pos,
+                               s_off, e_off, e_off - s_off, mine)))
+    return out
+
+
+def _cut(seg: SegmentInfo, chunk: Chunk, target: int, max_records: int | None) -> list[Chunk]:
+    """Cut one segment chunk at ``.index`` positions into pieces of about ``target`` bytes."""
+    pos = seg.index_positions
+    offs = seg.index_offsets
+    lo = int(np.searchsorted(pos, chunk.start_pos, side="right"))
+    hi = int(np.searchsorted(pos, chunk.end_pos, side="left"))
+    if chunk.nbytes <= target and (max_records is None or chunk.est_records <= max_records):
+        return [chunk]
+    pieces: list[Chunk] = []
+    cur_pos, cur_off = chunk.start_pos, chunk.start_offset
+    for j in range(lo, hi):
+        p = int(pos[j])
+        # batches at or after index entry j hold offsets > the previous entry's offset
+        est_off = int(offs[j - 1]) + 1 if j > 0 else seg.base_offset
+        est_off = min(max(est_off, cur_off), chunk.end_offset)
+        big = p - cur_pos >= target
+        many = max_records is not None and est_off - cur_off >= max_records
+        if (big or many) and p > cur_pos:
+            pieces.append(Chunk(chunk.topic, chunk.partition, chunk.log_path, cur_pos, p,
+                                cur_off, chunk.end_offset, est_off - cur_off, chunk.aborted))
+            cur_pos, cur_off = p, est_off
+    pieces.append(Chunk(chunk.topic, chunk.partition, chunk.log_path, cur_pos, chunk.end_pos,
+                        cur_off, chunk.end_offset, chunk.end_offset - cur_off, chunk.aborted))
+    # start_offset of each piece is the exact range start: records of a batch straddling a cut
+    # belong to the piece holding the batch start, so offsets must not be clipped per piece
+    for p in pieces:
+        p.start_offset = chunk.start_offset
+    return pieces
+
+
+def split_and_group(ranges: list[tuple[SegmentInfo, Chunk]], opts: ReadOptions) -> list[ReadTask]:
+    """Cut large ranges at index entries and pack small ones into tasks."""
+    total = sum(c.nbytes for _, c in ranges)
+    target = opts.max_bytes_per_partition
+    if opts.min_partitions:
+        target = min(target, max(1, math.ceil(total / opts.min_partitions)))
+    max_records = opts.max_records_per_partition
+    pieces: list[Chunk] = []
+    for seg, chunk in ranges:
+        pieces.extend(_cut(seg, chunk, target, max_records))
+    tasks: list[ReadTask] = []
+    cur = ReadTask(0)
+    cur_records = 0
+    for c in pieces:
+        over_bytes = cur.chunks and cur.nbytes + c.nbytes > target
+        over_records = (cur.chunks and max_records is not None
+                        and cur_records + c.est_records > max_records)
+        if over_bytes or over_records:
+            tasks.append(cur)
+            cur = ReadTask(len(tasks))
+            cur_records = 0
+        cur.chunks.append(c)
+        cur_records += c.est_records
+    if cur.chunks:
+        tasks.append(cur)
+    return tasks
+
+
+def plan_read(opts: ReadOptions, bounds: Bounds | None = None) -> Plan:
+    """Discover, resolve and split: the whole batch plan."""
+    bounds = bounds or Bounds()
+    infos = []
+    present = set()
+    for topic, partition, directory in discover_partitions(opts.paths):
+        present.add((topic, partition))
+        if opts.selects(topic, partition) and bounds.allows(topic, partition):
+            infos.append(describe_partition(topic, partition, directory))
+    _check_requested_partitions(opts, present)
+    lo_b, hi_b = bounds.offset_range()
+    ranges: list[tuple[SegmentInfo, Chunk]] = []
+    resolved: dict[tuple[str, int], tuple[int, int]] = {}
+    planning_bytes = 0
+    for info in infos:
+        planning_bytes += sum(s.data_end - s.walk_start for s in info.segments)
+        start, end = resolve_range(info, opts)
+        resolved[(info.topic, info.partition)] = (start, end)
+        if lo_b is not None:
+            start = max(start, lo_b)
+        if hi_b is not None:
+            end = min(end, hi_b)
+        ranges.extend(partition_ranges(info, start, end, timestamp_lo=bounds.timestamp_lo_ms,
+                                       read_committed=opts.read_committed))
+    tasks = split_and_group(ranges, opts)
+    return Plan(tasks, infos, resolved, planning_bytes)
+
+
+def _check_requested_partitions(opts: ReadOptions, present: set[tuple[str, int]]) -> None:
+    """Topic-partitions named by ``assign`` or offsets JSON must exist (as with Kafka)."""
+    wanted: set[tuple[str, int]] = set()
+    if opts.assign:
+        wanted |= {(t, p) for t, ps in opts.assign.items() for p in ps}
+    for spec in (opts.starting, opts.ending):
+        wanted |= {k for k in spec.per_partition if opts.selects(*k)}
+    missing = sorted(wanted - present)
+    if missing and opts.fail_on_data_loss:
+        names = ", ".join(f"{t}-{p}" for t, p in missing)
+        raise KafkaLogError(
+            f"topic-partitions {names} were requested but no such directory exists under "
+            f"{', '.join(opts.paths)} (set failOnDataLoss=false to ignore)"
+        )

@@ -1,0 +1,292 @@
+"""Executor side: read the chunks of one task into ``pyarrow.RecordBatch``es.
+
+Per chunk the ``.log`` is mapped read-only *here* (mmaps are never pickled), its batch headers
+are scanned once (:func:`kafkalog.native.scan.scan_entries`, no record bytes touched), and only
+the batches that can hold wanted rows are handed to the columnar decoder
+(:func:`kafkalog.records.columnar.decode_columns`):
+
+* control batches never (their records never become rows);
+* batches entirely outside ``[start_offset, end_offset)`` or, with ``offset IN (...)``, holding
+  none of the wanted offsets;
+* batches whose ``maxTimestamp`` is below a pushed ``timestamp >=`` bound;
+* with ``read_committed``, transactional batches of a producer inside one of its aborted
+  transactions (from ``.txnindex``, collected at planning).
+
+Kept batches are decoded in runs of consecutive batches of about ``maxRecordsPerBatch`` records,
+so each yielded RecordBatch holds about 100,000 rows and memory stays bounded.
+
+Corruption (``failOnDataLoss``): with true, the first bad batch raises
+:class:`~kafkalog.errors.CorruptRecordError` naming the ``.log`` and byte position. With false,
+a batch with a bad CRC or bad records is skipped; a bad batch header (size or magic) skips to the
+next ``.index`` position; a segment deleted since planning is skipped. Skips are counted in the
+task's statistics (``metricsDir``) and logged.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from kafkalog.errors import CorruptRecordError, KafkaLogError
+
+from .arrow import columns_to_batch
+from .layout import map_log
+from .planning import Chunk
+
+__all__ = ["ReadSettings", "ReadStats", "read_chunks"]
+
+log = logging.getLogger("kafkalog.spark")
+
+_ATTR_TRANSACTIONAL = 0x10
+_ATTR_CONTROL = 0x20
+
+
+@dataclass(frozen=True)
+class ReadSettings:
+    """What every task of a query needs besides its chunks (pickled once with the reader)."""
+
+    columns: tuple[str, ...]
+    fail_on_data_loss: bool = True
+    max_records_per_batch: int = 100_000
+    timestamp_lo_ms: int | None = None
+    offset_in: tuple[int, ...] | None = None
+    offsets_excluded: tuple[int, ...] = ()
+    metrics_dir: str | None = None
+
+
+@dataclass
+class ReadStats:
+    """Counters of one task (written to ``metricsDir`` when set)."""
+
+    chunks: int = 0
+    batches_scanned: int = 0
+    batches_decoded: int = 0
+    batches_skipped: int = 0
+    bytes_decoded: int = 0
+    rows: int = 0
+    corrupt_batches_skipped: int = 0
+    corrupt_bytes_skipped: int = 0
+    missing_segments_skipped: int = 0
+
+    def write(self, directory: str, task: int | None) -> None:
+        os.makedirs(directory, exist_ok=True)
+        rec = {"task": task, **asdict(self)}
+        path = os.path.join(directory, f"task-{uuid.uuid4().hex}.json")
+        with open(path, "w") as f:
+            json.dump(rec, f)
+
+
+def _producer_ids(buf: np.ndarray, positions: np.ndarray) -> np.ndarray:
+    """The v2 header's producerId (int64 big-endian at byte 43) of each batch."""
+    idx = positions[:, None] + np.arange(43, 51)
+    return buf[idx].copy().view(">i8").reshape(-1).astype(np.int64)
+
+
+def _select(scan: dict, buf: np.ndarray, chunk: Chunk, settings: ReadSettings,
+            in_sorted: np.ndarray | None) -> np.ndarray:
+    """Bool mask of the scanned batches worth decoding."""
+    magics = scan["magics"]
+    attrs = scan["attributes"].astype(np.int64)
+    base, last = scan["base_offsets"], scan["last_offsets"]
+    v2 = magics == 2
+    keep = last >= chunk.start_offset
+    keep &= ~v2 | (base < chunk.end_offset)
+    keep &= ~(v2 & ((attrs & _ATTR_CONTROL) != 0))
+    if settings.timestamp_lo_ms is not None:
+        keep &= scan["max_timestamps"] >= settings.timestamp_lo_ms
+    if in_sorted is not None:
+        lo = np.searchsorted(in_sorted, base, side="left")
+        hi = np.searchsorted(in_sorted, last, side="right")
+        keep &= ~v2 | (hi > lo)
+    if chunk.aborted:
+        txn = v2 & ((attrs & _ATTR_TRANSACTIONAL) != 0) & keep
+        if txn.any():
+            where = np.flatnonzero(txn)
+            pids = _producer_ids(buf, scan["positions"][where])
+            aborted = np.zeros(where.size, dtype=bool)
+            for pid, first, marker in chunk.aborted:
+                aborted |= (pids == pid) & (base[where] >= first) & (last[where] < marker)
+            keep[where[aborted]] = False
+    return keep
+
+
+def _runs(keep: np.ndarray, counts: np.ndarray, limit: int) -> list[tuple[int, int]]:
+    """``[a, b)`` index runs of consecutive kept batches holding about ``limit`` records each."""
+    out = []
+    idx = np.flatnonzero(keep)
+    if idx.size == 0:
+        return out
+    breaks = np.flatnonzero(np.diff(idx) != 1) + 1
+    for run in np.split(idx, breaks):
+        a = 0
+        csum = np.cumsum(counts[run].astype(np.int64))
+        while a < run.size:
+            before = csum[a - 1] if a else 0
+            b = int(np.searchsorted(csum, before + limit, side="right"))
+            b = max(b, a + 1)
+            out.append((int(run[a]), int(run[b - 1]) + 1))
+            a = b
+    return out
+
+
+class _ChunkReader:
+    def __init__(self, chunk: Chunk, settings: ReadSettings, stats: ReadStats,
+                 schema: pa.Schema) -> None:
+        self.chunk = chunk
+        self.settings = settings
+        self.stats = stats
+        self.schema = schema
+        self.in_sorted = (np.asarray(sorted(settings.offset_in), dtype=np.int64)
+                          if settings.offset_in is not None else None)
+        self.excluded = (np.asarray(sorted(settings.offsets_excluded), dtype=np.int64)
+                         if settings.offsets_excluded else None)
+
+    def _fail_or_skip(self, err: KafkaLogError) -> None:
+        if self.settings.fail_on_data_loss:
+            raise err
+        log.warning("kafkalog: skipping corrupt data (failOnDataLoss=false): %s", err)
+
+    def _next_index_position(self, after: int) -> int | None:
+        """First ``.index`` position past ``after`` (to resume after a corrupt header)."""
+        from kafkalog import files
+        from kafkalog.index.offset_index import OffsetIndex
+
+        path = self.chunk.log_path
+        base = files.offset_from_filename(os.path.basename(path))
+        idx_path = files.offset_index_file(os.path.dirname(path), base)
+        try:
+            idx = OffsetIndex(idx_path, base, writable=False)
+        except (OSError, KafkaLogError, ValueError):
+            return None
+        try:
+            pos = idx.entries_array()["position"].astype(np.int64)
+        finally:
+            idx.close()
+        later = pos[pos > after]
+        return int(later.min()) if later.size else None
+
+    def _decode(self, buf: np.ndarray, scan: dict, a: int, b: int) -> Iterator[pa.RecordBatch]:
+        from kafkalog.records.columnar import decode_columns
+
+        chunk = self.chunk
+        positions, sizes = scan["positions"], scan["sizes"]
+        start = int(positions[a])
+        end = int(positions[b - 1] + sizes[b - 1])
+        try:
+            cols = decode_columns(buf, start=start, end=end, start_offset=chunk.start_offset,
+                                  end_offset=chunk.end_offset, skip_control=True)
+        except KafkaLogError as e:
+            err = e.with_location(path=chunk.log_path)
+            if self.settings.fail_on_data_loss or b - a == 1:
+                self._fail_or_skip(err)
+                self.stats.corrupt_batches_skipped += 1
+                self.stats.corrupt_bytes_skipped += end - start
+                return
+            for i in range(a, b):  # find the bad batch(es): decode one by one
+                yield from self._decode(buf, scan, i, i + 1)
+            return
+        self.stats.batches_decoded += b - a
+        self.stats.bytes_decoded += end - start
+        n = len(cols)
+        if n == 0:
+            return
+        keep = None
+        offs = np.asarray(cols.offsets)
+        if self.in_sorted is not None:
+            keep = np.isin(offs, self.in_sorted)
+        if self.excluded is not None:
+            ex = ~np.isin(offs, self.excluded)
+            keep = ex if keep is None else keep & ex
+        batch = columns_to_batch(cols, chunk.topic, chunk.partition, self.schema, keep)
+        self.stats.rows += batch.num_rows
+        if batch.num_rows:
+            yield batch
+
+    def read(self) -> Iterator[pa.RecordBatch]:
+        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, scan_entries
+
+        chunk = self.chunk
+        try:
+            m, buf = map_log(chunk.log_path)
+        except FileNotFoundError:
+            err = KafkaLogError(
+                "segment deleted before it could be read (retention?); offsets "
+                f"[{chunk.start_offset}, {chunk.end_offset}) of {chunk.topic}-{chunk.partition} "
+                "are lost", path=chunk.log_path)
+            self._fail_or_skip(err)
+            self.stats.missing_segments_skipped += 1
+            return
+        self.stats.chunks += 1
+        try:
+            end = min(chunk.end_pos, buf.shape[0])
+            pos = chunk.start_pos
+            while pos < end:
+                scan = scan_entries(buf, pos, end, max_entries=1 << 16)
+                n = scan["count"]
+                self.stats.batches_scanned += n
+                if n:
+                    keep = _select(scan, buf, chunk, self.settings, self.in_sorted)
+                    self.stats.batches_skipped += int(n - keep.sum())
+                    for a, b in _runs(keep, scan["record_counts"],
+                                      self.settings.max_records_per_batch):
+                        yield from self._decode(buf, scan, a, b)
+                stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
+                if reason == STOP_LIMIT:
+                    pos = stop
+                    continue
+                if reason == STOP_END or stop >= end:
+                    break
+                if reason == STOP_PARTIAL and end >= buf.shape[0]:
+                    break  # torn tail of an active segment: not (yet) data
+                if not np.any(buf[stop:min(stop + 12, buf.shape[0])]):
+                    break  # zero-filled preallocated tail
+                from kafkalog.native.scan import STOP_REASONS
+
+                err = CorruptRecordError(
+                    f"{STOP_REASONS[reason]} in {chunk.topic}-{chunk.partition}",
+                    path=chunk.log_path, position=stop)
+                self._fail_or_skip(err)
+                resume = self._next_index_position(stop)
+                skipped_to = resume if resume is not None and resume < end else end
+                self.stats.corrupt_batches_skipped += 1
+                self.stats.corrupt_bytes_skipped += skipped_to - stop
+                pos = skipped_to
+        finally:
+            del buf
+            if m is not None:
+                try:
+                    m.close()
+                except BufferError:
+                    pass  # Arrow batches still reference the mapping; freed with them
+
+
+def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,
+                task: int | None = None) -> Iterator[pa.RecordBatch]:
+    """All rows of a task's chunks, as RecordBatches with exactly ``schema``."""
+    stats = ReadStats()
+    try:
+        for chunk in chunks:
+            yield from _ChunkReader(chunk, settings, stats, schema).read()
+    finally:
+        if settings.metrics_dir:
+            stats.write(settings.metrics_dir, task)
+        if stats.corrupt_batches_skipped or stats.missing_segments_skipped:
+            log.warning("kafkalog: task %s skipped %d corrupt batches (%d bytes) and %d missing "
+                        "segments", task, stats.corrupt_batches_skipped,
+                        stats.corrupt_bytes_skipped, stats.missing_segments_skipped)
+
+
+def read_task_value(value: Any, settings: ReadSettings, schema: pa.Schema
+                    ) -> Iterator[pa.RecordBatch]:
+    """Entry point for an InputPartition's payload (``None`` for Spark's empty placeholder)."""
+    if value is None:
+        return iter(())
+    return read_chunks(value.chunks, settings, schema, value.index)

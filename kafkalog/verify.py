@@ -1,0 +1,798 @@
+"""``kafkalog verify``: read-only consistency checks of partition directories or a log.dirs tree.
+
+Nothing is written. Every check produces :class:`Finding` objects (file, byte position, offset,
+what was expected and what was found) with a severity:
+
+``error``
+    Corruption or an inconsistency Kafka would act on (recovery truncates, rebuilds or deletes):
+    batch CRC mismatch, offsets not increasing, torn or zero-filled ``.log`` tail, an index entry
+    not pointing at a batch, a time-index entry disagreeing with the batch it names, an aborted
+    transaction missing from (or invented in) the ``.txnindex``, a checkpoint beyond the log end.
+``warning``
+    Legal but suspicious states an operator wants to know about (a missing index Kafka will
+    rebuild, a zero-filled index tail in an inactive segment, a producer snapshot past the log end).
+``info``
+    Normal facts that look odd (offset gaps from compaction, an index entry keyed by the last
+    offset of a multi-batch append).
+
+The per-batch checks are the broker's own recovery checks (``kafkalog.segment.validate_entries``
+rules: CRC, offsets increasing and indexable), applied to every batch instead of stopping at the
+first bad one, so that the report lists everything that is wrong.
+
+Exit status of the command: 0 without errors, 1 with at least one error, 2 for usage errors.
+
+Example
+-------
+>>> report = verify_paths(["/data/kafka-logs"])  # doctest: +SKIP
+>>> [f.check for f in report.findings if f.severity == "error"]  # doctest: +SKIP
+['batch_crc']
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import files
+from .errors import KafkaLogError
+
+__all__ = [
+    "Finding",
+    "PartitionReport",
+    "VerifyReport",
+    "verify_partition",
+    "verify_log_dir",
+    "verify_paths",
+    "add_arguments",
+    "run",
+]
+
+INT32_MAX = 2**31 - 1
+_PARTITION_DIR = re.compile(r"^(.+)-(\d+)(\.[0-9a-f]{32}-(delete|future|stray))?$")
+_LOG_DIR_CHECKPOINTS = (
+    files.RECOVERY_POINT_CHECKPOINT_FILE,
+    files.REPLICATION_OFFSET_CHECKPOINT_FILE,
+    files.LOG_START_OFFSET_CHECKPOINT_FILE,
+    files.CLEANER_OFFSET_CHECKPOINT_FILE,
+)
+
+
+@dataclass
+class Finding:
+    """One thing found wrong (or worth knowing) about one file."""
+
+    check: str
+    severity: str  # "error" | "warning" | "info"
+    file: str
+    message: str
+    position: int | None = None
+    offset: int | None = None
+    expected: Any = None
+    found: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class PartitionReport:
+    """What was read from one partition directory."""
+
+    directory: str
+    segments: int = 0
+    batches: int = 0
+    bytes: int = 0
+    log_start_offset: int | None = None
+    log_end_offset: int | None = None
+    findings: list[Finding] = field(default_factory=list)
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+
+@dataclass
+class VerifyReport:
+    """The whole run: partitions and log-dir-level findings."""
+
+    partitions: list[PartitionReport] = field(default_factory=list)
+    log_dir_findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Finding]:
+        out = list(self.log_dir_findings)
+        for p in self.partitions:
+            out.extend(p.findings)
+        return out
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "partitions": [
+                {
+                    "directory": p.directory,
+                    "segments": p.segments,
+                    "batches": p.batches,
+                    "bytes": p.bytes,
+                    "log_start_offset": p.log_start_offset,
+                    "log_end_offset": p.log_end_offset,
+                    "errors": p.count("error"),
+                    "warnings": p.count("warning"),
+                }
+                for p in self.partitions
+            ],
+            "findings": [f.to_dict() for f in self.findings],
+            "errors": self.count("error"),
+            "warnings": self.count("warning"),
+            "infos": self.count("info"),
+        }
+
+
+# --------------------------------------------------------------------------------------------
+# One segment's .log
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class _SegmentScan:
+    """The valid-looking entries of one ``.log`` (header fields as numpy arrays)."""
+
+    base_offset: int
+    path: Path
+    size: int
+    positions: np.ndarray
+    sizes: np.ndarray
+    base_offsets: np.ndarray
+    last_offsets: np.ndarray
+    max_timestamps: np.ndarray
+    magics: np.ndarray
+    attributes: np.ndarray
+    leader_epochs: np.ndarray
+    valid_end: int  # byte position after the last whole entry
+    aborts: list[tuple[int, int]] = field(default_factory=list)  # (producer id, marker offset)
+    txn_expect: list[tuple[int, int, int]] = field(default_factory=list)  # (pid, first, last)
+
+
+def _concat(chunks: list[dict], key: str, dtype: Any) -> np.ndarray:
+    if not chunks:
+        return np.zeros(0, dtype)
+    return np.concatenate([c[key][: c["count"]] for c in chunks]).astype(dtype, copy=False)
+
+
+def _scan_log(
+    path: Path, base_offset: int, rep: PartitionReport, prev_last: int, ongoing: dict[int, int],
+    deep: bool,
+) -> _SegmentScan:
+    """Walk one ``.log``: per-entry checks, tail classification, transaction bookkeeping."""
+    from .dump import _MappedFile
+    from .native import scan as ns
+    from .records.crc import crc32, crc32c
+
+    f = str(path)
+    with _MappedFile(f) as mf:
+        buf = mf.buf
+        chunks = []
+        pos = 0
+        while True:
+            out = ns.scan_entries(buf, pos, mf.size, max_entries=65536)
+            chunks.append(out)
+            if out["stop_reason"] != ns.STOP_LIMIT:
+                break
+            pos = out["stop_position"]
+        seg = _SegmentScan(
+            base_offset=base_offset, path=path, size=mf.size,
+            positions=_concat(chunks, "positions", np.int64),
+            sizes=_concat(chunks, "sizes", np.int64),
+            base_offsets=_concat(chunks, "base_offsets", np.int64),
+            last_offsets=_concat(chunks, "last_offsets", np.int64),
+            max_timestamps=_concat(chunks, "max_timestamps", np.int64),
+            magics=_concat(chunks, "magics", np.int8),
+            attributes=_concat(chunks, "attributes", np.int16),
+            leader_epochs=_concat(chunks, "leader_epochs", np.int32),
+            valid_end=int(chunks[-1]["stop_position"]),
+        )
+        crcs = _concat(chunks, "crcs", np.int64)
+        stop_reason = int(chunks[-1]["stop_reason"])
+        n = len(seg.positions)
+        rep.batches += n
+        rep.bytes += mf.size
+        mv = memoryview(buf)
+        prev = prev_last
+        for i in range(n):
+            p, s, magic = int(seg.positions[i]), int(seg.sizes[i]), int(seg.magics[i])
+            first = int(seg.base_offsets[i]) if magic == 2 else int(seg.last_offsets[i])
+            last = int(seg.last_offsets[i])
+            computed = crc32c(mv[p + 21: p + s]) if magic == 2 else crc32(mv[p + 16: p + s])
+            if computed != int(crcs[i]):
+                rep.findings.append(Finding(
+                    "batch_crc", "error", f, "batch CRC does not match its bytes",
+                    position=p, offset=first, expected=int(crcs[i]), found=int(computed)))
+            if first < base_offset:
+                rep.findings.append(Finding(
+                    "offset_below_base", "error", f,
+                    "batch offset below the segment base offset", position=p, offset=first,
+                    expected=f">= {base_offset}", found=first))
+            if first <= prev:
+                rep.findings.append(Finding(
+                    "offset_order", "error", f, "offsets not increasing", position=p,
+                    offset=first, expected=f"> {prev}", found=first))
+            elif prev >= 0 and first > prev + 1:
+                rep.findings.append(Finding(
+                    "offset_gap", "info", f,
+                    "offset gap (normal after compaction or deleted records)", position=p,
+                    offset=first, expected=prev + 1, found=first))
+            if last < first or last - base_offset > INT32_MAX:
+                rep.findings.append(Finding(
+                    "offset_range", "error", f,
+                    "last offset before the first, or not indexable from the base offset",
+                    position=p, offset=last, expected=f"{first}..{base_offset + INT32_MAX}",
+                    found=last))
+            prev = max(prev, last)
+            if magic == 2:
+                attrs = int(seg.attributes[i])
+                _track_transactions(buf, seg, i, attrs, ongoing, rep, f)
+                if deep and not attrs & 0x20:
+                    _deep_check(buf, p, s, f, first, rep)
+            elif deep:
+                _deep_check(buf, p, s, f, first, rep, legacy=True)
+        _classify_tail(buf, seg, stop_reason, rep, f)
+        del mv, buf
+    return seg
+
+
+def _track_transactions(buf: np.ndarray, seg: _SegmentScan, i: int, attrs: int,
+                        ongoing: dict[int, int], rep: PartitionReport, f: str) -> None:
+    """Follow transactions so the ``.txnindex`` can be checked against the control markers."""
+    import struct
+
+    if not attrs & 0x10:
+        return
+    p, s = int(seg.positions[i]), int(seg.sizes[i])
+    pid = struct.unpack_from(">q", buf, p + 43)[0]
+    if not attrs & 0x20:
+        ongoing.setdefault(pid, int(seg.base_offsets[i]))
+        return
+    from .records.batch import RecordBatch
+
+    try:
+        marker = RecordBatch(buf, p, s).end_txn_marker()
+    except KafkaLogError as e:
+        rep.findings.append(Finding("control_record", "error", f, e.message, position=p,
+                                    offset=int(seg.base_offsets[i])))
+        return
+    if marker is None:
+        return
+    offset = int(seg.base_offsets[i])
+    first = ongoing.pop(pid, None)
+    if marker.type == "ABORT":
+        seg.aborts.append((pid, offset))
+        if first is not None:
+            seg.txn_expect.append((pid, first, offset))
+
+
+def _deep_check(buf: np.ndarray, p: int, s: int, f: str, offset: int, rep: PartitionReport,
+                legacy: bool = False) -> None:
+    """Decode every record (decompressing): what a consumer would do with this batch."""
+    from .records.batch import RecordBatch
+    from .records.legacy import LegacyEntry
+
+    try:
+        b = LegacyEntry(buf, p, s) if legacy else RecordBatch(buf, p, s)
+        b.records()
+    except KafkaLogError as e:
+        rep.findings.append(Finding("record_decode", "error", f, e.message, position=p,
+                                    offset=offset))
+
+
+def _classify_tail(buf: np.ndarray, seg: _SegmentScan, reason: int, rep: PartitionReport,
+                   f: str) -> None:
+    from .native import scan as ns
+
+    end = seg.valid_end
+    left = seg.size - end
+    if left <= 0:
+        return
+    tail = buf[end:]
+    if not tail.any():
+        rep.findings.append(Finding(
+            "zero_filled_tail", "error", f,
+            "zero-filled tail (preallocated space or a crash); recovery truncates it",
+            position=end, expected="end of file", found=f"{left} zero bytes"))
+        return
+    what = {
+        ns.STOP_PARTIAL: ("torn_tail", "partial trailing batch (torn write); recovery truncates it"),
+        ns.STOP_CORRUPT_SIZE: ("corrupt_entry_size",
+                               "entry size below the 14-byte minimum (corrupt header)"),
+        ns.STOP_BAD_MAGIC: ("bad_magic", "unknown magic byte"),
+        ns.STOP_SHORT_V2: ("short_batch", "v2 batch shorter than its 61-byte header"),
+    }.get(reason, ("torn_tail", "unreadable bytes at the end"))
+    rep.findings.append(Finding(what[0], "error", f, what[1], position=end,
+                                expected="a whole batch", found=f"{left} bytes"))
+
+
+# --------------------------------------------------------------------------------------------
+# Index files
+# --------------------------------------------------------------------------------------------
+
+
+def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> None:
+    from .dump import kafka_sanity_message
+    from .index.offset_index import OffsetIndex
+
+    path = files.offset_index_file(seg.path.parent, seg.base_offset)
+    f = str(path)
+    if not path.exists():
+        if len(seg.positions):
+            rep.findings.append(Finding("index_missing", "warning", f,
+                                        "offset index missing: Kafka rebuilds it at startup"))
+        return
+    idx = OffsetIndex(path, seg.base_offset, writable=False)
+    try:
+        try:
+            idx.sanity_check()
+        except KafkaLogError as e:
+            rep.findings.append(Finding("index_sanity", "error", f,
+                                        kafka_sanity_message("offset", idx, f) or e.message))
+        arr = idx.entries_array()
+        rel = arr["relative_offset"].astype(np.int64)
+        pos = arr["position"].astype(np.int64)
+        del arr
+    finally:
+        idx.close()
+    n = _entries_before_zero_tail(rel, path, active, rep, 8)
+    pos_to_batch = {int(p): i for i, p in enumerate(seg.positions)}
+    lasts = seg.last_offsets
+    prev = None
+    for i in range(n):
+        off, p = seg.base_offset + int(rel[i]), int(pos[i])
+        if prev is not None and off <= prev:
+            rep.findings.append(Finding("index_order", "error", f, "index offsets not increasing",
+                                        position=i * 8, offset=off, expected=f"> {prev}", found=off))
+        prev = off
+        j = pos_to_batch.get(p)
+        if j is None:
+            rep.findings.append(Finding(
+                "index_position", "error", f, "index entry does not point at a batch start",
+                position=i * 8, offset=off, expected="a batch position in the .log", found=p))
+            continue
+        if int(lasts[j]) == off:
+            continue
+        later = np.flatnonzero(lasts[j:] == off)
+        if later.size:
+            rep.findings.append(Finding(
+                "index_multi_batch_append", "info", f,
+                "entry keyed by the last offset of a multi-batch append (live append rule)",
+                position=i * 8, offset=off, expected=int(lasts[j]), found=off))
+        else:
+            rep.findings.append(Finding(
+                "index_offset_mismatch", "error", f,
+                "index entry offset is not the last offset of the batch it points at",
+                position=i * 8, offset=off, expected=int(lasts[j]), found=off))
+
+
+def _entries_before_zero_tail(rel: np.ndarray, path: Path, active: bool, rep: PartitionReport,
+                              entry_size: int) -> int:
+    """Entries up to the first slot i > 0 with relative offset 0 (DumpLogSegments' stop rule)."""
+    zeros = np.flatnonzero(rel[1:] == 0)
+    if not zeros.size:
+        return len(rel)
+    n = int(zeros[0]) + 1
+    if not active:
+        rep.findings.append(Finding(
+            "index_zero_tail", "warning", str(path),
+            "zero-filled slots after the entries of an inactive segment (not trimmed: unclean "
+            "shutdown)", position=n * entry_size, expected=f"{n} entries",
+            found=f"{len(rel)} slots"))
+    return n
+
+
+def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> None:
+    from .dump import kafka_sanity_message
+    from .index.time_index import TimeIndex
+
+    path = files.time_index_file(seg.path.parent, seg.base_offset)
+    f = str(path)
+    if not path.exists():
+        return  # Kafka creates a missing .timeindex empty: nothing lost
+    idx = TimeIndex(path, seg.base_offset, writable=False)
+    try:
+        try:
+            idx.sanity_check()
+        except KafkaLogError as e:
+            rep.findings.append(Finding("timeindex_sanity", "error", f,
+                                        kafka_sanity_message("time", idx, f) or e.message))
+        arr = idx.entries_array()
+        ts = arr["timestamp"].astype(np.int64)
+        rel = arr["relative_offset"].astype(np.int64)
+        del arr
+    finally:
+        idx.close()
+    n = _entries_before_zero_tail(rel, path, active, rep, 12)
+    lasts, maxts = seg.last_offsets, seg.max_timestamps
+    prev_ts = -1
+    for i in range(n):
+        t, off = int(ts[i]), seg.base_offset + int(rel[i])
+        if t <= prev_ts:
+            rep.findings.append(Finding("timeindex_order", "error", f,
+                                        "time index timestamps not increasing", position=i * 12,
+                                        offset=off, expected=f"> {prev_ts}", found=t))
+        prev_ts = max(prev_ts, t)
+        j = int(np.searchsorted(lasts, off, side="left")) if len(lasts) else 0
+        if j >= len(lasts):
+            rep.findings.append(Finding("timeindex_offset", "error", f,
+                                        "time index offset beyond the log end", position=i * 12,
+                                        offset=off, expected=f"<= {int(lasts[-1]) if len(lasts) else -1}",
+                                        found=off))
+            continue
+        if int(lasts[j]) != off:
+            # 2.x-3.7 leaders could index the exact record offset inside a batch (KAFKA-16310)
+            sev = "warning" if int(maxts[j]) == t else "error"
+            rep.findings.append(Finding("timeindex_offset", sev, f,
+                                        "time index offset is not a batch's last offset",
+                                        position=i * 12, offset=off, expected=int(lasts[j]),
+                                        found=off))
+            continue
+        if int(maxts[j]) != t:
+            rep.findings.append(Finding("timeindex_timestamp", "error", f,
+                                        "indexed timestamp differs from the batch max timestamp",
+                                        position=i * 12, offset=off, expected=int(maxts[j]),
+                                        found=t))
+
+
+def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:
+    from .index.txn_index import TransactionIndex
+
+    path = files.transaction_index_file(seg.path.parent, seg.base_offset)
+    f = str(path)
+    entries = []
+    if path.exists():
+        idx = TransactionIndex(path, seg.base_offset, writable=False)
+        try:
+            try:
+                idx.sanity_check()
+            except KafkaLogError as e:
+                rep.findings.append(Finding("txnindex_sanity", "error", f, e.message))
+            entries = idx.all_aborted_txns()
+        finally:
+            idx.close()
+    aborts = set(seg.aborts)
+    prev_last = None
+    have = set()
+    for i, t in enumerate(entries):
+        have.add((t.producer_id, t.last_offset))
+        if (t.producer_id, t.last_offset) not in aborts:
+            rep.findings.append(Finding(
+                "txnindex_marker", "error", f,
+                "aborted transaction without an ABORT marker of that producer at its last offset",
+                position=i * 34, offset=t.last_offset, expected="an ABORT control record",
+                found=f"producer {t.producer_id}"))
+        if t.first_offset > t.last_offset:
+            rep.findings.append(Finding("txnindex_range", "error", f,
+                                        "first offset after last offset", position=i * 34,
+                                        offset=t.first_offset, expected=f"<= {t.last_offset}",
+                                        found=t.first_offset))
+        if prev_last is not None and t.last_offset <= prev_last:
+            rep.findings.append(Finding("txnindex_order", "error", f,
+                                        "last offsets not increasing", position=i * 34,
+                                        offset=t.last_offset, expected=f"> {prev_last}",
+                                        found=t.last_offset))
+        prev_last = t.last_offset
+    by_key = {(t.producer_id, t.last_offset): t for t in entries}
+    for pid, first, last in seg.txn_expect:
+        t = by_key.get((pid, last))
+        if t is None:
+            rep.findings.append(Finding(
+                "txnindex_missing", "error", f,
+                "aborted transaction with data is not in the transaction index", offset=last,
+                expected=f"producer {pid} firstOffset {first} lastOffset {last}", found=None))
+        elif t.first_offset != first:
+            rep.findings.append(Finding("txnindex_first_offset", "warning", f,
+                                        "first offset differs from the first data batch seen",
+                                        offset=last, expected=first, found=t.first_offset))
+
+
+# --------------------------------------------------------------------------------------------
+# Partition and log dir
+# --------------------------------------------------------------------------------------------
+
+
+def _segment_bases(d: Path) -> list[int]:
+    out = []
+    for p in d.iterdir():
+        if p.is_file() and files.is_log_file(p):
+            try:
+                out.append(files.offset_from_filename(p.name))
+            except (ValueError, KafkaLogError):
+                continue
+    return sorted(out)
+
+
+def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -> PartitionReport:
+    """Check every segment, index and state file of one partition directory (read-only)."""
+    d = Path(directory)
+    rep = PartitionReport(str(d))
+    bases = _segment_bases(d)
+    rep.segments = len(bases)
+    prev_last = -1
+    ongoing: dict[int, int] = {}
+    scans: list[_SegmentScan] = []
+    for k, base in enumerate(bases):
+        path = files.log_file(d, base)
+        try:
+            seg = _scan_log(path, base, rep, prev_last, ongoing, deep)
+        except OSError as e:
+            rep.findings.append(Finding("io", "error", str(path), str(e)))
+            continue
+        scans.append(seg)
+        if len(seg.last_offsets):
+            prev_last = max(prev_last, int(seg.last_offsets.max()))
+        if k + 1 < len(bases) and len(seg.last_offsets) and int(seg.last_offsets.max()) >= bases[k + 1]:
+            rep.findings.append(Finding(
+                "segment_overlap", "error", str(path),
+                "segment holds offsets at or past the next segment's base offset",
+                offset=int(seg.last_offsets.max()), expected=f"< {bases[k + 1]}",
+                found=int(seg.last_offsets.max())))
+        active = k == len(bases) - 1
+        for check in (_check_offset_index, _check_time_index):
+            try:
+                check(seg, active, rep)
+            except (OSError, KafkaLogError) as e:
+                rep.findings.append(Finding("index_read", "error", str(path), str(e)))
+        try:
+            _check_txn_index(seg, rep)
+        except (OSError, KafkaLogError) as e:
+            rep.findings.append(Finding("txnindex_read", "error", str(path), str(e)))
+    if bases:
+        rep.log_start_offset = bases[0]
+        rep.log_end_offset = prev_last + 1 if prev_last >= 0 else bases[-1]
+    _check_orphans(d, bases, rep)
+    _check_partition_state(d, rep, scans)
+    return rep
+
+
+def _check_orphans(d: Path, bases: list[int], rep: PartitionReport) -> None:
+    known = set(bases)
+    for p in sorted(d.iterdir()):
+        name = p.name
+        if files.is_index_file(p):
+            try:
+                off = files.offset_from_filename(name)
+            except (ValueError, KafkaLogError):
+                continue
+            if off not in known:
+                rep.findings.append(Finding("orphan_index", "warning", str(p),
+                                            "index file without its .log (Kafka deletes it)"))
+        elif name.endswith((".deleted", ".cleaned", ".swap")) or name.endswith(".tmp"):
+            rep.findings.append(Finding("stray_file", "info", str(p),
+                                        "leftover of an interrupted delete/clean/swap/checkpoint"))
+
+
+def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentScan]) -> None:
+    from .checkpoint import LeaderEpochCheckpointFile, PartitionMetadataFile
+    from .dump import _SnapshotCorrupt, read_producer_snapshot
+
+    leo = rep.log_end_offset
+    for p in sorted(d.glob("*.snapshot")):
+        try:
+            read_producer_snapshot(p.read_bytes())
+        except _SnapshotCorrupt as e:
+            rep.findings.append(Finding("snapshot_corrupt", "error", str(p), str(e)))
+            continue
+        try:
+            off = files.offset_from_filename(p.name)
+        except (ValueError, KafkaLogError):
+            continue
+        if leo is not None and off > leo:
+            rep.findings.append(Finding("snapshot_beyond_end", "warning", str(p),
+                                        "producer snapshot past the log end offset", offset=off,
+                                        expected=f"<= {leo}", found=off))
+    lec = d / files.LEADER_EPOCH_CHECKPOINT_FILE
+    if lec.exists():
+        try:
+            entries = LeaderEpochCheckpointFile(lec).read()
+        except KafkaLogError as e:
+            rep.findings.append(Finding("checkpoint_parse", "error", str(lec), e.message,
+                                        position=e.position))
+            entries = []
+        _check_epochs(lec, entries, rep, scans)
+    pm = d / files.PARTITION_METADATA_FILE
+    if pm.exists():
+        try:
+            PartitionMetadataFile(pm).read()
+        except KafkaLogError as e:
+            rep.findings.append(Finding("checkpoint_parse", "error", str(pm), e.message,
+                                        position=e.position))
+
+
+def _check_epochs(path: Path, entries: list, rep: PartitionReport,
+                  scans: list[_SegmentScan]) -> None:
+    f = str(path)
+    prev = None
+    for i, e in enumerate(entries):
+        if prev is not None and (e.epoch <= prev.epoch or e.start_offset < prev.start_offset):
+            rep.findings.append(Finding("epoch_order", "error", f,
+                                        "epochs or start offsets not increasing", position=i,
+                                        offset=e.start_offset,
+                                        expected=f"epoch > {prev.epoch}, start >= {prev.start_offset}",
+                                        found=f"epoch {e.epoch}, start {e.start_offset}"))
+        if rep.log_end_offset is not None and e.start_offset > rep.log_end_offset:
+            rep.findings.append(Finding("epoch_beyond_end", "warning", f,
+                                        "epoch starts past the log end offset",
+                                        offset=e.start_offset, expected=f"<= {rep.log_end_offset}",
+                                        found=e.start_offset))
+        prev = e
+    # the first offset of each partition leader epoch seen in v2 batches
+    first_of: dict[int, int] = {}
+    for s in scans:
+        v2 = s.magics == 2
+        for epoch, off in zip(s.leader_epochs[v2].tolist(), s.base_offsets[v2].tolist()):
+            if epoch >= 0 and epoch not in first_of:
+                first_of[epoch] = off
+    listed = {e.epoch: e.start_offset for e in entries}
+    log_start = rep.log_start_offset or 0
+    for epoch, off in first_of.items():
+        start = listed.get(epoch)
+        if start is None:
+            rep.findings.append(Finding("epoch_missing", "warning", f,
+                                        "leader epoch seen in the log but not in the checkpoint",
+                                        offset=off, expected=f"epoch {epoch} start {off}",
+                                        found=None))
+        elif start != off and start >= log_start:
+            rep.findings.append(Finding("epoch_start", "warning", f,
+                                        "epoch start offset differs from its first batch",
+                                        offset=off, expected=off, found=start))
+
+
+def verify_log_dir(directory: str | os.PathLike[str],
+                   partitions: dict[str, PartitionReport]) -> list[Finding]:
+    """Check the log-dir checkpoint files against the partitions found (read-only)."""
+    from .checkpoint import MetaProperties, OffsetCheckpointFile
+
+    d = Path(directory)
+    out: list[Finding] = []
+    meta = d / files.META_PROPERTIES_FILE
+    if meta.exists():
+        try:
+            MetaProperties.read(meta)
+        except KafkaLogError as e:
+            out.append(Finding("checkpoint_parse", "error", str(meta), e.message))
+    for name in _LOG_DIR_CHECKPOINTS:
+        p = d / name
+        if not p.exists():
+            continue
+        try:
+            entries = OffsetCheckpointFile(p).read_entries()
+        except KafkaLogError as e:
+            out.append(Finding("checkpoint_parse", "error", str(p), e.message,
+                               position=e.position))
+            continue
+        unknown = []
+        for topic, part, off in entries:
+            rep = partitions.get(f"{topic}-{part}")
+            if rep is None:
+                unknown.append(f"{topic}-{part}")
+                continue
+            leo, start = rep.log_end_offset, rep.log_start_offset
+            if leo is None:
+                continue
+            if name in (files.RECOVERY_POINT_CHECKPOINT_FILE,
+                        files.REPLICATION_OFFSET_CHECKPOINT_FILE) and off > leo:
+                what = ("recovery point" if name == files.RECOVERY_POINT_CHECKPOINT_FILE
+                        else "high watermark")
+                out.append(Finding("checkpoint_beyond_end", "error", str(p),
+                                   f"{topic}-{part}: {what} past the log end offset "
+                                   "(flushed data is missing)", offset=off,
+                                   expected=f"<= {leo}", found=off))
+            elif name == files.LOG_START_OFFSET_CHECKPOINT_FILE and off > leo:
+                out.append(Finding("checkpoint_beyond_end", "error", str(p),
+                                   f"{topic}-{part}: log start offset past the log end offset "
+                                   "(Kafka deletes every segment)", offset=off,
+                                   expected=f"<= {leo}", found=off))
+            elif name == files.LOG_START_OFFSET_CHECKPOINT_FILE and start is not None \
+                    and off < start:
+                out.append(Finding("checkpoint_start", "warning", str(p),
+                                   f"{topic}-{part}: log start offset before the first segment",
+                                   offset=off, expected=f">= {start}", found=off))
+            elif name == files.CLEANER_OFFSET_CHECKPOINT_FILE and off > leo:
+                out.append(Finding("checkpoint_beyond_end", "warning", str(p),
+                                   f"{topic}-{part}: cleaner offset past the log end offset",
+                                   offset=off, expected=f"<= {leo}", found=off))
+        if unknown:
+            out.append(Finding("checkpoint_unknown_partition", "info", str(p),
+                               f"{len(unknown)} partitions listed have no directory here: "
+                               + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")))
+    return out
+
+
+def _is_partition_dir(p: Path) -> bool:
+    if not p.is_dir():
+        return False
+    if any(files.is_log_file(c) for c in p.iterdir() if c.is_file()):
+        return True
+    return bool(_PARTITION_DIR.match(p.name)) and (p / files.LEADER_EPOCH_CHECKPOINT_FILE).exists()
+
+
+def verify_paths(paths: list[str], *, deep: bool = False) -> VerifyReport:
+    """Verify partition directories and/or log dirs (directories holding partition dirs)."""
+    report = VerifyReport()
+    for raw in paths:
+        d = Path(raw)
+        if _is_partition_dir(d):
+            report.partitions.append(verify_partition(d, deep=deep))
+            continue
+        subs = sorted(c for c in d.iterdir() if _is_partition_dir(c))
+        reps = {}
+        for c in subs:
+            r = verify_partition(c, deep=deep)
+            report.partitions.append(r)
+            reps[c.name] = r
+        report.log_dir_findings.extend(verify_log_dir(d, reps))
+    return report
+
+
+# --------------------------------------------------------------------------------------------
+# Command line
+# --------------------------------------------------------------------------------------------
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("dirs", nargs="+", metavar="DIR",
+                   help="partition directories or log dirs (a log.dirs entry)")
+    p.add_argument("--json", action="store_true", help="print the report as one JSON document")
+    p.add_argument("--deep", action="store_true",
+                   help="also decode every record (decompressing batches)")
+    p.add_argument("--show-info", action="store_true", help="list info findings too")
+
+
+def run(args: argparse.Namespace) -> int:
+    for raw in args.dirs:
+        if not Path(raw).is_dir():
+            sys.stderr.write(f"kafkalog verify: error: {raw} is not a directory\n")
+            return 2
+    report = verify_paths(args.dirs, deep=args.deep)
+    if args.json:
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
+    else:
+        _print_report(report, show_info=args.show_info)
+    return 1 if report.count("error") else 0
+
+
+def _print_report(report: VerifyReport, *, show_info: bool) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console(file=sys.stdout, width=max(100, Console().width), soft_wrap=True)
+    table = Table(title="kafkalog verify", show_lines=False)
+    for col in ("partition", "segments", "batches", "bytes", "offsets", "errors", "warnings"):
+        table.add_column(col, justify="left" if col in ("partition", "offsets") else "right",
+                         overflow="fold")
+    for p in report.partitions:
+        offsets = ("-" if p.log_start_offset is None
+                   else f"{p.log_start_offset}..{(p.log_end_offset or 0) - 1}")
+        table.add_row(p.directory, str(p.segments), str(p.batches), str(p.bytes), offsets,
+                      str(p.count("error")), str(p.count("warning")))
+    console.print(table)
+    shown = [f for f in report.findings if show_info or f.severity != "info"]
+    for f in shown:
+        where = []
+        if f.position is not None:
+            where.append(f"position {f.position}")
+        if f.offset is not None:
+            where.append(f"offset {f.offset}")
+        loc = (" (" + ", ".join(where) + ")") if where else ""
+        ef = ""
+        if f.expected is not None or f.found is not None:
+            ef = f" expected {f.expected}, found {f.found}"
+        console.print(f"{f.severity.upper()} {f.check}: {f.file}{loc}: {f.message}{ef}",
+                      markup=False, highlight=False)
+    console.print(f"{report.count('error')} errors, {report.count('warning')} warnings, "
+                  f"{report.count('info')} infos", markup=False, highlight=False)

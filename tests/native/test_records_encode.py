@@ -1,0 +1,138 @@
+"""native.records_encode kernels against the plain-Python oracle in
+tests/reference/records_encode.py, and encode -> decode kernel round trips."""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from kafkalog.native import records_decode as kd
+from kafkalog.native import records_encode as ke
+
+from tests.reference import records_encode as ref
+
+blob = st.one_of(st.none(), st.binary(max_size=10))
+record = st.tuples(
+    st.integers(-(2**63), 2**63 - 1), blob, blob,
+    st.lists(st.tuples(st.binary(max_size=4), blob), max_size=3),
+)
+
+
+def _pack(items):
+    valid = np.array([x is not None for x in items], bool)
+    offs = np.zeros(len(items) + 1, np.int64)
+    offs[1:] = np.cumsum([0 if x is None else len(x) for x in items])
+    data = np.frombuffer(b"".join(x for x in items if x is not None), np.uint8)
+    return data, offs, valid
+
+
+def _columns(recs):
+    kd_, ko, kv = _pack([r[1] for r in recs])
+    vd, vo, vv = _pack([r[2] for r in recs])
+    flat = [h for r in recs for h in r[3]]
+    hkd, hko, _ = _pack([h[0] for h in flat])
+    hvd, hvo, hvv = _pack([h[1] for h in flat])
+    hoffs = np.zeros(len(recs) + 1, np.int64)
+    hoffs[1:] = np.cumsum([len(r[3]) for r in recs])
+    ts = np.array([r[0] for r in recs], np.int64)
+    return (ts, kd_, ko, kv, vd, vo, vv, hoffs, hkd, hko, hvd, hvo, hvv)
+
+
+def _bounds(n, per_batch):
+    return np.append(np.arange(0, n, per_batch, dtype=np.int64), np.int64(n)) if n else \
+        np.zeros(1, np.int64)
+
+
+def _both(bounds, cols):
+    n = int(bounds[-1]) if bounds.shape[0] else 0
+    k_sizes = np.zeros(n, np.int64)
+    r_sizes = np.zeros(n, np.int64)
+    kret = tuple(int(x) for x in ke.encoded_sizes(bounds, *cols, k_sizes))
+    rret = tuple(int(x) for x in ref.encoded_sizes(bounds, *cols, r_sizes))
+    assert kret == rret
+    if kret[0] != ke.ERR_OK:
+        return kret, None
+    assert k_sizes.tolist() == r_sizes.tolist()
+    firsts = bounds[:-1]
+    area = np.add.reduceat(k_sizes, firsts) if n else np.zeros(0, np.int64)
+    starts = np.zeros(firsts.shape[0], np.int64)
+    if firsts.shape[0] > 1:
+        starts[1:] = np.cumsum(area[:-1]) + 3 * np.arange(1, firsts.shape[0])  # gaps of 3
+    total = int(starts[-1] + area[-1]) if firsts.shape[0] else 0
+    k_out = np.full(total, 0xAB, np.uint8)
+    r_out = np.full(total, 0xAB, np.uint8)
+    kret = tuple(int(x) for x in ke.encode_records(bounds, starts, *cols, k_out))
+    rret = tuple(int(x) for x in ref.encode_records(bounds, starts, *cols, r_out))
+    assert kret == rret
+    assert bytes(k_out) == bytes(r_out)
+    return kret, (k_out, starts, area)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(record, max_size=8), st.integers(1, 4))
+def test_kernels_match_reference_and_round_trip(recs, per_batch) -> None:
+    cols = _columns(recs)
+    bounds = _bounds(len(recs), per_batch)
+    ret, got = _both(bounds, cols)
+    assert ret == (ke.ERR_OK, -1)
+    if not recs:
+        return
+    out, starts, area = got
+    # decode what was written with the decode kernel: same columns back
+    nb = starts.shape[0]
+    counts = np.diff(bounds)
+    base_ts = cols[0][bounds[:-1]]
+    ro = out.view()
+    ro.flags.writeable = False
+    n = len(recs)
+    o = dict(
+        offsets=np.zeros(n, np.int64), timestamps=np.zeros(n, np.int64),
+        timestamp_types=np.zeros(n, np.int32), key_offsets=np.zeros(n + 1, np.int64),
+        key_data=np.zeros(out.shape[0], np.uint8), key_valid=np.zeros(n, bool),
+        value_offsets=np.zeros(n + 1, np.int64), value_data=np.zeros(out.shape[0], np.uint8),
+        value_valid=np.zeros(n, bool), header_src=np.zeros(n, np.int8),
+        header_pos=np.zeros(n, np.int64), header_count=np.zeros(n, np.int32),
+        totals=np.zeros(3, np.int64))
+    k, err, _, _ = kd.decode_records(
+        ro, ro, np.zeros(nb, np.int8), starts, starts + area, bounds[:-1], base_ts,
+        np.zeros(nb, np.int8), np.zeros(nb, np.int64), counts, np.int64(-(2**63)),
+        np.int64(2**63 - 1), *o.values())
+    assert (int(k), int(err)) == (n, 0)
+    assert o["offsets"].tolist() == list(range(n))
+    assert o["timestamps"].tolist() == [r[0] for r in recs]
+    keys = [None if not o["key_valid"][i] else
+            bytes(o["key_data"][o["key_offsets"][i]:o["key_offsets"][i + 1]]) for i in range(n)]
+    assert keys == [r[1] for r in recs]
+    assert o["header_count"].tolist() == [len(r[3]) for r in recs]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(record, min_size=1, max_size=5), st.data())
+def test_bad_offsets_are_reported_not_read(recs, data) -> None:
+    cols = list(_columns(recs))
+    which = data.draw(st.sampled_from([2, 5, 7, 9, 11]))  # an offsets array
+    arr = cols[which].copy()
+    i = data.draw(st.integers(0, arr.shape[0] - 1))
+    arr[i] = data.draw(st.sampled_from([-1, 10**6, -(2**40), 2**40]))
+    cols[which] = arr
+    ret, _ = _both(_bounds(len(recs), 2), tuple(cols))
+    assert ret[0] in (ke.ERR_OK, ke.ERR_BAD_OFFSETS)
+
+
+def test_short_arrays_and_bad_bounds() -> None:
+    cols = _columns([(1, b"k", b"v", [])] * 3)
+    assert _both(np.array([0, 4], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
+    assert _both(np.array([0, 2, 1], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
+    assert _both(np.array([-1, 2], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
+    sizes = np.zeros(3, np.int64)
+    assert ke.encoded_sizes(np.array([0, 3], np.int64), *cols, sizes) == (ke.ERR_OK, -1)
+    small = np.zeros(int(sizes.sum()) - 1, np.uint8)
+    assert tuple(ke.encode_records(np.array([0, 3], np.int64), np.zeros(1, np.int64), *cols,
+                                   small)) == (ke.ERR_OUTPUT_FULL, 2)
+
+
+def test_vector_c_record_bytes() -> None:
+    # spec 1.7 C: key k, value v, headers h1=x, h2=null; records area of the vector
+    cols = _columns([(1700000000000, b"k", b"v", [(b"h1", b"x"), (b"h2", None)])])
+    _, (out, _, _) = _both(_bounds(1, 1), cols)
+    assert bytes(out).hex() == "22000000026b027604046831027804683201"

@@ -1,0 +1,163 @@
+"""Plain-Python oracle for native/records_decode.py: Kafka's DefaultRecord.readFrom, one record
+at a time, on ``bytes``, with Python integers wrapped to Java ``long`` explicitly.
+
+Same signatures and output conventions as the kernels, so tests compare arrays directly.
+"""
+
+from __future__ import annotations
+
+from tests.reference.varint import decode_varint, decode_varlong
+
+ERR_OK = 0
+ERR_TRUNCATED = 1
+ERR_BAD_VARINT = 2
+ERR_NEGATIVE_LENGTH = 3
+ERR_RECORD_SIZE = 4
+ERR_NEGATIVE_HEADER_COUNT = 5
+ERR_NEGATIVE_HEADER_KEY = 6
+ERR_RECORDS_REMAINING = 7
+ERR_BAD_BATCH_RANGE = 8
+
+
+def _long(x: int) -> int:
+    return ((x + 2**63) % 2**64) - 2**63
+
+
+class _Bad(Exception):
+    def __init__(self, code: int) -> None:
+        self.code = code
+
+
+def _varint(src: bytes, p: int, end: int, long: bool = False) -> tuple[int, int]:
+    v, q = (decode_varlong if long else decode_varint)(src, p, end)
+    if q < 0:
+        raise _Bad(ERR_TRUNCATED if q == -1 else ERR_BAD_VARINT)
+    return v, q
+
+
+def _read_record(src: bytes, p: int, end: int) -> tuple[int, dict]:
+    length, p = _varint(src, p, end)
+    if length < 0:
+        raise _Bad(ERR_NEGATIVE_LENGTH)
+    if length > end - p:
+        raise _Bad(ERR_TRUNCATED)
+    body_end = p + length
+    if p >= body_end:
+        raise _Bad(ERR_TRUNCATED)
+    p += 1
+    ts_delta, p = _varint(src, p, body_end, long=True)
+    offset_delta, p = _varint(src, p, body_end)
+    fields = {"ts_delta": ts_delta, "offset_delta": offset_delta}
+    for name in ("key", "value"):
+        n, p = _varint(src, p, body_end)
+        fields[name + "_pos"] = p
+        if n >= 0:
+            if n > body_end - p:
+                raise _Bad(ERR_TRUNCATED)
+            p += n
+        fields[name + "_len"] = max(n, -1)
+        fields[name] = None if n < 0 else src[p - n:p]
+    nh, p = _varint(src, p, body_end)
+    if nh < 0:
+        raise _Bad(ERR_NEGATIVE_HEADER_COUNT)
+    fields["header_pos"] = p
+    headers = []
+    for _ in range(nh):
+        hk, p = _varint(src, p, body_end)
+        if hk < 0:
+            raise _Bad(ERR_NEGATIVE_HEADER_KEY)
+        if hk > body_end - p:
+            raise _Bad(ERR_TRUNCATED)
+        key = src[p:p + hk]
+        p += hk
+        hv, p = _varint(src, p, body_end)
+        value = None
+        if hv >= 0:
+            if hv > body_end - p:
+                raise _Bad(ERR_TRUNCATED)
+            value = src[p:p + hv]
+            p += hv
+        headers.append((key, value))
+    fields["headers"] = headers
+    if p != body_end:
+        raise _Bad(ERR_RECORD_SIZE)
+    return p, fields
+
+
+def decode_records(
+    buf, scratch, batch_src, batch_start, batch_end, batch_base_offset, batch_base_timestamp,
+    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, end_offset,
+    offsets, timestamps, timestamp_types, key_offsets, key_data, key_valid,
+    value_offsets, value_data, value_valid, header_src, header_pos, header_count, totals,
+):
+    buf = bytes(buf)
+    scratch = bytes(scratch)
+    k = ko = vo = 0
+    t = [0, 0, 0]
+    key_offsets[0] = value_offsets[0] = 0
+    for i in range(len(batch_start)):
+        src = scratch if batch_src[i] else buf
+        p, end = int(batch_start[i]), int(batch_end[i])
+        if p < 0 or end < p or end > len(src):
+            return k, ERR_BAD_BATCH_RANGE, i, p
+        for _ in range(int(batch_record_count[i])):
+            rec_start = p
+            try:
+                p, f = _read_record(src, p, end)
+            except _Bad as e:
+                return k, e.code, i, rec_start
+            offset = _long(int(batch_base_offset[i]) + f["offset_delta"])
+            if not start_offset <= offset < end_offset:
+                continue
+            offsets[k] = offset
+            if batch_log_append[i]:
+                timestamps[k], timestamp_types[k] = batch_max_timestamp[i], 1
+            else:
+                timestamps[k] = _long(int(batch_base_timestamp[i]) + f["ts_delta"])
+                timestamp_types[k] = 0
+            key_valid[k] = f["key"] is not None
+            if f["key"] is not None:
+                key_data[ko:ko + len(f["key"])] = list(f["key"])
+                ko += len(f["key"])
+            key_offsets[k + 1] = ko
+            value_valid[k] = f["value"] is not None
+            if f["value"] is not None:
+                value_data[vo:vo + len(f["value"])] = list(f["value"])
+                vo += len(f["value"])
+            value_offsets[k + 1] = vo
+            header_count[k] = len(f["headers"])
+            if f["headers"]:
+                header_src[k] = 1 if batch_src[i] else 0
+                header_pos[k] = f["header_pos"]
+            t[0] += len(f["headers"])
+            t[1] += sum(len(hk) for hk, _ in f["headers"])
+            t[2] += sum(len(hv) for _, hv in f["headers"] if hv is not None)
+            k += 1
+        if p != end:
+            return k, ERR_RECORDS_REMAINING, i, p
+    totals[:] = t
+    return k, ERR_OK, -1, -1
+
+
+def gather_headers(buf, scratch, n, header_src, header_pos, header_count):
+    """Returns the headers of each of the ``n`` records: ``[(key, value|None), ...]`` lists."""
+    buf = bytes(buf)
+    scratch = bytes(scratch)
+    out = []
+    for r in range(n):
+        headers = []
+        if header_count[r] > 0:
+            src = scratch if header_src[r] else buf
+            p = int(header_pos[r])
+            for _ in range(int(header_count[r])):
+                hk, p = decode_varint(src, p, len(src))
+                hkey = src[p:p + hk]
+                p += hk
+                hv, p = decode_varint(src, p, len(src))
+                hval = None
+                if hv >= 0:
+                    hval = src[p:p + hv]
+                    p += hv
+                headers.append((hkey, hval))
+        out.append(headers)
+    return out

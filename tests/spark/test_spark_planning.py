@@ -1,0 +1,496 @@
+"""The data source's pure parts, without Spark: options, discovery, planning, pushdown, reading.
+
+These run the same code the Spark planner worker and executors run (``plan_read`` then
+``read_chunks`` per task), over directories written by the engine's segment writer and over
+the real-Kafka fixtures.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shutil
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from kafkalog.errors import ConfigError, CorruptRecordError, KafkaLogError, OffsetOutOfRangeError
+from kafkalog.spark.arrow import KAFKA_COLUMNS, arrow_schema, spark_schema
+from kafkalog.spark.layout import describe_partition, discover_partitions
+from kafkalog.spark.options import ReadOptions
+from kafkalog.spark.planning import plan_read
+from kafkalog.spark.pushdown import Bounds, analyze_filters
+from kafkalog.spark.read import ReadSettings, read_chunks
+
+from ._data import PartitionWriter, simple_partition
+
+TS0 = 1_700_000_000_000
+
+
+def read_all(options: dict, bounds: Bounds | None = None, columns=KAFKA_COLUMNS,
+             stats: list | None = None) -> pa.Table:
+    opts = ReadOptions.parse(options)
+    plan = plan_read(opts, bounds)
+    b = bounds or Bounds()
+    settings = ReadSettings(
+        columns=tuple(columns), fail_on_data_loss=opts.fail_on_data_loss,
+        max_records_per_batch=opts.max_records_per_batch, timestamp_lo_ms=b.timestamp_lo_ms,
+        offset_in=tuple(sorted(b.offset_in)) if b.offset_in is not None else None,
+        offsets_excluded=tuple(sorted(b.offsets_excluded)), metrics_dir=opts.metrics_dir)
+    schema = arrow_schema(columns)
+    batches = []
+    for t in plan.tasks:
+        batches.extend(read_chunks(t.chunks, settings, schema, t.index))
+    if stats is not None:
+        stats.append(plan)
+    return pa.Table.from_batches(batches, schema)
+
+
+def as_rows(table: pa.Table) -> list[tuple]:
+    out = []
+    for r in table.to_pylist():
+        ts = r["timestamp"]
+        ms = None if ts is None else round(ts.timestamp() * 1000)
+        h = r.get("headers")
+        out.append((r["key"], r["value"], r["topic"], r["partition"], r["offset"], ms,
+                    r["timestampType"],
+                    None if h is None else [(x["key"], x["value"]) for x in h]))
+    return out
+
+
+@pytest.fixture()
+def logdir(tmp_path):
+    """Two topics, three partitions; orders-0 has 4 segments (the last active)."""
+    exp = {
+        ("orders", 0): simple_partition(tmp_path, "orders", 0, 3000, segment_bytes=100_000,
+                                        headers_every=4),
+        ("orders", 1): simple_partition(tmp_path, "orders", 1, 200, compression="lz4"),
+        ("pay-ments", 0): simple_partition(tmp_path, "pay-ments", 0, 50, compression="zstd"),
+    }
+    return tmp_path, exp
+
+
+def expected_rows(exp, keys=None, lo=None, hi=None):
+    rows = []
+    for k in sorted(exp):
+        if keys is not None and k not in keys:
+            continue
+        rows.extend(r for r in exp[k].rows()
+                    if (lo is None or r[4] >= lo) and (hi is None or r[4] < hi))
+    return rows
+
+
+def sort_rows(rows):
+    return sorted(rows, key=lambda r: (r[2], r[3], r[4]))
+
+
+# -- options ------------------------------------------------------------------------------------
+
+
+def test_options_precedence_and_defaults():
+    o = ReadOptions.parse({"path": "/x"})
+    assert o.starting.kind == "earliest" and o.ending.kind == "latest"
+    assert ReadOptions.parse({"path": "/x"}, streaming=True).starting.kind == "latest"
+    o = ReadOptions.parse({"path": "/x", "startingTimestamp": "5",
+                           "startingOffsetsByTimestamp": '{"t": {"0": 1}}',
+                           "startingOffsets": "earliest"})
+    assert o.starting.kind == "timestamp" and o.starting.timestamp == 5
+    o = ReadOptions.parse({"path": "/x", "startingOffsetsByTimestamp": '{"t": {"0": 1}}',
+                           "startingOffsets": '{"t": {"0": 3}}'})
+    assert o.starting.kind == "timestamps" and o.starting.per_partition == {("t", 0): 1}
+    o = ReadOptions.parse({"path": "/x", "STARTINGOFFSETS": '{"t": {"0": 3, "1": -2}}'})
+    assert o.starting.for_partition("t", 0) == ("offset", 3)
+    assert o.starting.for_partition("t", 1) == ("offset", -2)
+    assert o.starting.for_partition("t", 9) == ("offset", -2)
+    o = ReadOptions.parse({"paths": json.dumps(["/a", "/b"]), "subscribe": "x, y"})
+    assert o.paths == ("/a", "/b") and o.topics == ("x", "y")
+
+
+@pytest.mark.parametrize("options,needle", [
+    ({}, "no path"),
+    ({"path": "/x", "startingOffsets": "latest"}, "startingOffsets"),
+    ({"path": "/x", "startingOffsets": '{"t": {"0": -1}}'}, r"latest \(-1\)"),
+    ({"path": "/x", "endingOffsets": "earliest"}, "endingOffsets"),
+    ({"path": "/x", "endingOffsets": '{"t": {"0": -2}}'}, r"earliest \(-2\)"),
+    ({"path": "/x", "startingOffsets": "{bad"}, "expected JSON"),
+    ({"path": "/x", "startingOffsets": '{"t": {"a": 1}}'}, "partition number"),
+    ({"path": "/x", "subscribe": "a", "assign": '{"a": [0]}'}, "at most one"),
+    ({"path": "/x", "topicPattern": "("}, "regular expression"),
+    ({"path": "/x", "failOnDataLoss": "maybe"}, "failOnDataLoss"),
+    ({"path": "/x", "minPartitions": "0"}, "minPartitions"),
+    ({"path": "/x", "maxBytesPerPartition": "lots"}, "maxBytesPerPartition"),
+    ({"path": "/x", "isolationLevel": "serializable"}, "isolationLevel"),
+    ({"path": "/x", "startingOffsetsByTimestampStrategy": "maybe"}, "Strategy"),
+    ({"path": "/x", "assign": '{"a": ["0"]}'}, "assign"),
+])
+def test_options_errors(options, needle):
+    with pytest.raises(ConfigError, match=needle):
+        ReadOptions.parse(options)
+
+
+def test_options_topic_selection():
+    o = ReadOptions.parse({"path": "/x"})
+    assert o.selects("orders", 0) and not o.selects("__consumer_offsets", 3)
+    assert ReadOptions.parse({"path": "/x", "includeInternal": "true"}).selects(
+        "__consumer_offsets", 3)
+    # a topic named explicitly is read even when internal
+    assert ReadOptions.parse({"path": "/x", "topics": "__consumer_offsets"}).selects(
+        "__consumer_offsets", 1)
+    o = ReadOptions.parse({"path": "/x", "subscribePattern": "ord.*"})
+    assert o.selects("orders", 0) and not o.selects("xorders", 0)
+    o = ReadOptions.parse({"path": "/x", "assign": '{"orders": [1]}'})
+    assert o.selects("orders", 1) and not o.selects("orders", 0)
+
+
+# -- discovery and layout -----------------------------------------------------------------------
+
+
+def test_discover_root_partition_dir_and_list(logdir, tmp_path):
+    root, _ = logdir
+    (root / "orders-0.0123456789abcdef0123456789abcdef-delete").mkdir()
+    (root / "not a partition").mkdir()
+    (root / "meta.properties").write_text("version=1\n")
+    found = discover_partitions([str(root)])
+    assert [(t, p) for t, p, _ in found] == [("orders", 0), ("orders", 1), ("pay-ments", 0)]
+    one = discover_partitions([str(root / "orders-1")])
+    assert [(t, p) for t, p, _ in one] == [("orders", 1)]
+    both = discover_partitions([str(root / "orders-1"), str(root / "pay-ments-0")])
+    assert [(t, p) for t, p, _ in both] == [("orders", 1), ("pay-ments", 0)]
+    with pytest.raises(KafkaLogError, match="no such log directory"):
+        discover_partitions([str(tmp_path / "missing")])
+
+
+def test_describe_uses_indexes_and_tail_walk(logdir):
+    root, exp = logdir
+    info = describe_partition("orders", 0, str(root / "orders-0"))
+    assert len(info.segments) >= 3
+    assert info.log_start_offset == 0 and info.log_end_offset == 3000
+    last = info.segments[-1]
+    # the active segment's index is preallocated (zero tail) but entries stop before the zeros
+    assert os.path.getsize(root / "orders-0" / f"{last.base_offset:020d}.index") > 1_000_000
+    assert 0 < last.index_offsets.size < 1000
+    assert np.all(np.diff(last.index_offsets) > 0)
+    # tail walk: only bytes after the last index entry were read
+    assert last.data_end - last.walk_start < 10_000
+    assert last.max_timestamp == TS0 + 2999 * 1000
+    for i, seg in enumerate(info.segments[:-1]):
+        assert seg.next_offset == info.segments[i + 1].base_offset
+        assert seg.max_timestamp == TS0 + (seg.next_offset - 1) * 1000
+
+
+# -- reading ------------------------------------------------------------------------------------
+
+
+def test_read_everything_equals_written(logdir):
+    root, exp = logdir
+    table = read_all({"path": str(root), "includeHeaders": "true"})
+    assert table.schema == arrow_schema(KAFKA_COLUMNS)
+    assert sort_rows(as_rows(table)) == expected_rows(exp)
+
+
+def test_arrow_schema_is_pysparks():
+    from pyspark.sql.pandas.types import to_arrow_schema
+
+    for cols in (KAFKA_COLUMNS, KAFKA_COLUMNS[:-1], ("offset", "headers", "key")):
+        assert arrow_schema(cols).equals(to_arrow_schema(spark_schema(cols), timezone="UTC"))
+
+
+def test_projection_subset(logdir):
+    root, exp = logdir
+    table = read_all({"path": str(root / "orders-1")}, columns=("offset", "value"))
+    assert table.column_names == ["offset", "value"]
+    assert table.column("offset").to_pylist() == exp[("orders", 1)].offsets
+    assert table.column("value").to_pylist() == exp[("orders", 1)].values
+
+
+def test_splits_start_on_index_positions(logdir):
+    root, exp = logdir
+    plans = []
+    table = read_all({"path": str(root / "orders-0"), "maxBytesPerPartition": "20000"},
+                     stats=plans)
+    plan = plans[0]
+    info = plan.partitions[0]
+    positions = {s.log_path: set(s.index_positions.tolist()) | {0} for s in info.segments}
+    total = sum(s.data_end for s in info.segments)
+    assert len(plan.tasks) >= total // 20000 - 1
+    for t in plan.tasks:
+        for c in t.chunks:
+            assert c.start_pos in positions[c.log_path]
+            assert c.nbytes <= 20000 + 5000  # a piece closes at the first entry past the target
+    # pieces of a segment tile it exactly: each ends where the next starts
+    by_file: dict[str, list] = {}
+    for t in plan.tasks:
+        for c in t.chunks:
+            by_file.setdefault(c.log_path, []).append((c.start_pos, c.end_pos))
+    for seg in info.segments:
+        spans = sorted(by_file[seg.log_path])
+        assert spans[0][0] == 0 and spans[-1][1] == seg.data_end
+        assert all(a[1] == b[0] for a, b in zip(spans, spans[1:]))
+    assert as_rows(table) == expected_rows(exp, {("orders", 0)})
+
+
+def test_min_partitions_and_grouping(logdir):
+    root, exp = logdir
+    plans = []
+    read_all({"path": str(root)}, stats=plans)
+    assert len(plans[0].tasks) == 1  # everything is small: grouped into one task
+    plans = []
+    table = read_all({"path": str(root), "minPartitions": "8"}, stats=plans)
+    assert 6 <= len(plans[0].tasks) <= 12
+    assert sort_rows(as_rows(table))[:5] == expected_rows(exp)[:5]
+    assert table.num_rows == 3250
+    plans = []
+    table = read_all({"path": str(root / "orders-0"), "maxRecordsPerPartition": "500"},
+                     stats=plans)
+    assert len(plans[0].tasks) >= 6
+    assert table.num_rows == 3000
+
+
+def test_starting_and_ending_offsets(logdir):
+    root, exp = logdir
+    table = read_all({"path": str(root), "subscribe": "orders",
+                      "startingOffsets": json.dumps({"orders": {"0": 1234, "1": -2}}),
+                      "endingOffsets": json.dumps({"orders": {"0": 2345, "1": -1}})})
+    want = [r for r in expected_rows(exp, {("orders", 0)}) if 1234 <= r[4] < 2345]
+    want += expected_rows(exp, {("orders", 1)})
+    assert sort_rows(as_rows(table))[: len(want)] == sort_rows(want)
+    assert table.num_rows == len(want)
+    with pytest.raises(ConfigError, match="after the ending offset"):
+        read_all({"path": str(root / "orders-1"), "startingOffsets": '{"orders": {"1": 150}}',
+                  "endingOffsets": '{"orders": {"1": 100}}'})
+    with pytest.raises(KafkaLogError, match="orders-7"):
+        read_all({"path": str(root), "assign": '{"orders": [7]}'})
+
+
+def test_offset_seek_reads_few_bytes(logdir):
+    root, exp = logdir
+    plans = []
+    read_all({"path": str(root / "orders-0"),
+              "startingOffsets": '{"orders": {"0": 2990}}'}, stats=plans)
+    plan = plans[0]
+    assert sum(t.nbytes for t in plan.tasks) < 10_000
+
+
+def test_timestamp_options_resolve_through_indexes(logdir):
+    root, exp = logdir
+    # 1700001234500 lies between offsets 1234 and 1235: the first record >= it is 1235
+    table = read_all({"path": str(root / "orders-0"), "startingTimestamp": str(TS0 + 1234500),
+                      "endingTimestamp": str(TS0 + 2000000)}, columns=("offset",))
+    assert table.column("offset").to_pylist() == list(range(1235, 2000))
+    table = read_all({"path": str(root), "subscribe": "orders",
+                      "startingOffsetsByTimestamp": json.dumps(
+                          {"orders": {"0": TS0 + 2998000, "1": TS0}}),
+                      "endingOffsetsByTimestamp": json.dumps({"orders": {"1": TS0 + 10000}})},
+                     columns=("partition", "offset"))
+    assert sorted(zip(*table.to_pydict().values())) == (
+        [(0, 2998), (0, 2999)] + [(1, o) for o in range(10)])
+    # no record at or after the starting timestamp: error by default, latest on request
+    late = str(TS0 + 10_000_000)
+    with pytest.raises(OffsetOutOfRangeError, match="no record with timestamp"):
+        read_all({"path": str(root / "orders-1"), "startingTimestamp": late})
+    assert read_all({"path": str(root / "orders-1"), "startingTimestamp": late,
+                     "startingOffsetsByTimestampStrategy": "latest"}).num_rows == 0
+
+
+# -- pushdown ------------------------------------------------------------------------------------
+
+
+def test_analyze_filters_claims_exact_and_returns_timestamp():
+    from pyspark.sql.datasource import (
+        EqualTo,
+        GreaterThan,
+        GreaterThanOrEqual,
+        In,
+        IsNotNull,
+        LessThan,
+        Not,
+        StringEndsWith,
+        StringStartsWith,
+    )
+
+    ts = dt.datetime(2023, 11, 14, 22, 13, 25, 500000, tzinfo=dt.timezone.utc)
+    fs = [IsNotNull(("offset",)), GreaterThanOrEqual(("offset",), 3), LessThan(("offset",), 9),
+          EqualTo(("topic",), "orders"), In(("partition",), [0, 2]),
+          Not(EqualTo(("partition",), 2)), GreaterThan(("timestamp",), ts),
+          StringStartsWith(("topic",), "ord"), StringEndsWith(("key",), "x"),
+          EqualTo(("value",), b"v")]
+    b, rest = analyze_filters(fs)
+    assert rest == [IsNotNull(("offset",)), GreaterThan(("timestamp",), ts),
+                    StringEndsWith(("key",), "x"), EqualTo(("value",), b"v")]
+    assert (b.offset_lo, b.offset_hi) == (3, 9)
+    assert b.allows("orders", 0) and not b.allows("orders", 2) and not b.allows("other", 0)
+    assert b.timestamp_lo_ms == 1700000005500
+    b, rest = analyze_filters([In(("offset",), [5, 1, 8]), Not(In(("offset",), [8]))])
+    assert rest == [] and b.offset_range() == (1, 9) and b.offsets_excluded == {8}
+    b, rest = analyze_filters([In(("offset",), [1, None])])
+    assert rest == [In(("offset",), [1, None])]
+
+
+def test_pushdown_bounds_prune_and_filter_exactly(logdir):
+    from pyspark.sql.datasource import EqualTo, GreaterThanOrEqual, In, LessThan, Not
+
+    root, exp = logdir
+    b, _ = analyze_filters([EqualTo(("topic",), "orders"), EqualTo(("partition",), 0),
+                            GreaterThanOrEqual(("offset",), 2500), LessThan(("offset",), 2600),
+                            Not(In(("offset",), [2550]))])
+    plans = []
+    table = read_all({"path": str(root)}, b, columns=("offset",), stats=plans)
+    assert table.column("offset").to_pylist() == [o for o in range(2500, 2600) if o != 2550]
+    assert sum(t.nbytes for t in plans[0].tasks) < 20_000
+    b, _ = analyze_filters([In(("offset",), [3, 2999, 1500])])
+    table = read_all({"path": str(root / "orders-0")}, b, columns=("offset",))
+    assert table.column("offset").to_pylist() == [3, 1500, 2999]
+
+
+def test_timestamp_hint_skips_batches(logdir, tmp_path):
+    from pyspark.sql.datasource import GreaterThanOrEqual
+
+    root, exp = logdir
+    cut = dt.datetime.fromtimestamp((TS0 + 2900_000) / 1000, dt.timezone.utc)
+    b, rest = analyze_filters([GreaterThanOrEqual(("timestamp",), cut)])
+    assert len(rest) == 1  # handed back to Spark
+    mdir = tmp_path / "metrics"
+    table = read_all({"path": str(root / "orders-0"), "metricsDir": str(mdir)}, b,
+                     columns=("offset",))
+    offs = table.column("offset").to_pylist()
+    assert offs[0] <= 2900 and offs[-1] == 2999 and 2900 in offs
+    stats = [json.loads(p.read_text()) for p in mdir.iterdir()]
+    assert sum(s["batches_decoded"] for s in stats) <= 12  # of 300 batches
+
+
+# -- transactions, control batches, LogAppendTime ------------------------------------------------
+
+
+def _txn_partition(tmp_path):
+    w = PartitionWriter(tmp_path, "tx", 0)
+    w.append([(b"a", b"plain", TS0, None)])
+    w.append([(b"c", b"committed", TS0 + 1, None)], producer_id=7, transactional=True)
+    first_aborted, _ = w.append([(b"x", b"aborted1", TS0 + 2, None), (b"y", b"aborted2", TS0 + 3,
+                                                                       None)],
+                                producer_id=8, transactional=True, visible=False)
+    w.end_txn(7, True, TS0 + 4)
+    marker = w.end_txn(8, False, TS0 + 5)
+    w.append([(b"z", b"after", TS0 + 6, None)], log_append_time=TS0 + 100)
+    w.close(active=False)
+    # the broker records aborted transactions in the segment's .txnindex (spec §5.4)
+    entry = (np.array([(0, 8, first_aborted, marker, marker)],
+                      dtype=[("v", ">i2"), ("p", ">i8"), ("f", ">i8"), ("l", ">i8"),
+                             ("s", ">i8")]))
+    (tmp_path / "tx-0" / "00000000000000000000.txnindex").write_bytes(entry.tobytes())
+    return w
+
+
+def test_transactions_control_and_log_append_time(tmp_path):
+    w = _txn_partition(tmp_path)
+    uncommitted = read_all({"path": str(tmp_path)}, columns=("value", "offset", "timestamp",
+                                                             "timestampType"))
+    # control records never appear; aborted data does under read_uncommitted
+    assert uncommitted.column("value").to_pylist() == [
+        b"plain", b"committed", b"aborted1", b"aborted2", b"after"]
+    committed = read_all({"path": str(tmp_path), "isolationLevel": "read_committed"},
+                         columns=("value", "offset", "timestamp", "timestampType"))
+    assert committed.column("value").to_pylist() == [b"plain", b"committed", b"after"]
+    rows = as_rows(read_all({"path": str(tmp_path), "isolationLevel": "read_committed",
+                             "includeHeaders": "true"}))
+    assert rows == w.expected.rows()
+    assert rows[-1][5] == TS0 + 100 and rows[-1][6] == 1  # LogAppendTime: batch max timestamp
+
+
+# -- corruption ----------------------------------------------------------------------------------
+
+
+def test_corrupt_batch_fails_with_position_or_is_skipped(logdir, tmp_path):
+    root, exp = logdir
+    src = root / "orders-1"
+    bad = tmp_path / "bad" / "orders-1"
+    shutil.copytree(src, bad)
+    log = bad / "00000000000000000000.log"
+    info = describe_partition("orders", 1, str(bad))
+    from kafkalog.native.scan import scan_entries
+
+    buf = np.fromfile(log, dtype=np.uint8)
+    scan = scan_entries(buf)
+    victim = int(scan["positions"][5])
+    buf[victim + 70] ^= 0xFF  # inside batch 5's records: its CRC no longer matches
+    buf.tofile(log)
+    with pytest.raises(CorruptRecordError) as e:
+        read_all({"path": str(bad)})
+    assert e.value.path == str(log) and e.value.position == victim
+    mdir = tmp_path / "m"
+    table = read_all({"path": str(bad), "failOnDataLoss": "false", "metricsDir": str(mdir)},
+                     columns=("offset",))
+    lost = set(range(int(scan["base_offsets"][5]), int(scan["last_offsets"][5]) + 1))
+    assert table.column("offset").to_pylist() == [o for o in range(200) if o not in lost]
+    stats = [json.loads(p.read_text()) for p in mdir.iterdir()]
+    assert sum(s["corrupt_batches_skipped"] for s in stats) == 1
+    assert info.log_end_offset == 200
+
+
+def test_corrupt_header_skips_to_next_index_entry(logdir, tmp_path):
+    root, exp = logdir
+    bad = tmp_path / "bad" / "orders-0"
+    shutil.copytree(root / "orders-0", bad)
+    info = describe_partition("orders", 0, str(bad))
+    seg = info.segments[0]
+    log = bad / "00000000000000000000.log"
+    buf = np.fromfile(log, dtype=np.uint8)
+    pos = int(seg.index_positions[3]) + 1200  # not a batch start: find the batch there
+    from kafkalog.native.scan import scan_entries
+
+    sc = scan_entries(buf, int(seg.index_positions[3]))
+    k = int(np.searchsorted(sc["positions"], pos))
+    victim = int(sc["positions"][k])
+    buf[victim + 8:victim + 12] = 0  # batch length 0 < 14: a corrupt header
+    buf.tofile(log)
+    with pytest.raises(CorruptRecordError) as e:
+        read_all({"path": str(bad)})
+    assert e.value.position == victim
+    table = read_all({"path": str(bad), "failOnDataLoss": "false"}, columns=("offset",))
+    offs = table.column("offset").to_pylist()
+    resume = int(seg.index_positions[seg.index_positions > victim][0])
+    lost_batches = sc["positions"][(sc["positions"] >= victim) & (sc["positions"] < resume)]
+    assert 0 < 3000 - len(offs) <= 10 * len(lost_batches)
+    assert offs == sorted(offs) and offs[-1] == 2999
+
+
+# -- real Kafka fixtures -------------------------------------------------------------------------
+
+
+def _real_dirs(shared_fixtures):
+    real = shared_fixtures / "kafka-real"
+    out = []
+    for root in sorted(real.iterdir()):
+        if root.is_dir():
+            for d in sorted(root.iterdir()):
+                if d.is_dir() and any(f.suffix == ".log" for f in d.iterdir()):
+                    out.append(d)
+    return out
+
+
+def test_real_kafka_fixtures_equal_engine_decode(shared_fixtures):
+    from kafkalog.records.columnar import decode_table
+
+    dirs = _real_dirs(shared_fixtures)
+    assert dirs
+    checked = 0
+    for d in dirs:
+        table = read_all({"path": str(d), "includeInternal": "true", "includeHeaders": "true"})
+        want = [decode_table(str(p)) for p in sorted(d.glob("*.log"))]
+        want = pa.concat_tables(want) if want else None
+        assert table.num_rows == want.num_rows, d
+        assert table.column("offset").to_pylist() == want.column("offset").to_pylist()
+        assert table.column("key").to_pylist() == want.column("key").to_pylist()
+        assert table.column("value").to_pylist() == want.column("value").to_pylist()
+        ts = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
+        assert ts.tolist() == want.column("timestamp").to_pylist()
+        assert (table.column("timestampType").to_pylist()
+                == want.column("timestamp_type").to_pylist())
+        hs = [None if not h else h for h in want.column("headers").to_pylist()]
+        assert table.column("headers").to_pylist() == hs
+        topic, _, part = d.name.rpartition("-")
+        assert set(table.column("topic").to_pylist()) <= {topic}
+        assert set(table.column("partition").to_pylist()) <= {int(part)}
+        checked += table.num_rows
+    assert checked > 100

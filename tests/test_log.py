@@ -1,0 +1,523 @@
+"""``Log`` behaviour: appends (leader and follower), rolls, reads, offsets by time, truncation,
+log start offset, flushing, retention, concurrency with readers."""
+
+from __future__ import annotations
+
+import os
+import random
+import threading
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from kafkalog import Record, encode_batch, iter_batches
+from kafkalog.clock import ManualClock
+from kafkalog.config import LONG_MAX, LogConfig
+from kafkalog.errors import (
+    CorruptRecordError,
+    InvalidOffsetError,
+    LogClosedError,
+    OffsetOutOfRangeError,
+    RecordBatchTooLargeError,
+)
+from kafkalog.log import Log
+from kafkalog.native.scan import scan_entries
+
+T0 = 1_700_000_000_000
+
+
+def recs(n: int, ts: int = T0, size: int = 10, key: bytes | None = None) -> list[Record]:
+    return [Record(key, b"%d" % i + b"x" * size, ts + i) for i in range(n)]
+
+
+def segment_bases(d: Path) -> list[int]:
+    return sorted(int(p.name.split(".")[0]) for p in d.glob("*.log"))
+
+
+# -- appending -------------------------------------------------------------------------------
+
+
+def test_append_assigns_offsets_and_reports(tmp_path: Path) -> None:
+    with Log.open(tmp_path, clock=ManualClock()) as log:
+        a = log.append(recs(3), partition_leader_epoch=2)
+        b = log.append([Record(b"k", b"v", T0 - 5)])
+        assert (a.first_offset, a.last_offset, a.max_timestamp) == (0, 2, T0 + 2)
+        assert (a.record_count, a.batch_count, a.log_append_time) == (3, 1, -1)
+        assert (b.first_offset, b.last_offset, b.max_timestamp) == (3, 3, T0 - 5)
+        assert log.log_end_offset == 4
+        [batch] = list(iter_batches(log.read(0, max_bytes=1)))  # first batch whole
+        assert batch.partition_leader_epoch == 2
+        assert log.leader_epoch_entries == [(2, 0)]
+
+
+def test_append_tuples_and_missing_timestamps_use_the_clock(tmp_path: Path) -> None:
+    clock = ManualClock(T0 + 123)
+    with Log.open(tmp_path, clock=clock) as log:
+        log.append([(b"k", b"v"), (None, b"w", 5)])
+        assert [(r.key, r.value, r.timestamp) for r in log.records()] == [
+            (b"k", b"v", T0 + 123), (None, b"w", 5)]
+
+
+def test_log_append_time_stamps_batches(tmp_path: Path) -> None:
+    clock = ManualClock(T0 + 999)
+    cfg = LogConfig(message_timestamp_type="LogAppendTime")
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        info = log.append(recs(2, ts=5))
+        assert info.log_append_time == T0 + 999 and info.max_timestamp == T0 + 999
+        [b] = list(iter_batches(log.read(0)))
+        assert b.timestamp_type == "LogAppendTime" and b.is_valid
+        assert [r.timestamp for r in b] == [T0 + 999, T0 + 999]
+        assert log.offset_for_timestamp(T0 + 999) == 0
+
+
+def test_max_message_bytes_rejects_before_writing(tmp_path: Path) -> None:
+    cfg = LogConfig(max_message_bytes=200)
+    with Log.open(tmp_path, cfg) as log:
+        log.append(recs(1))
+        size = log.size
+        with pytest.raises(RecordBatchTooLargeError) as e:
+            log.append(recs(1, size=300))
+        assert "max.message.bytes" in str(e.value)
+        small, big = encode_batch(recs(1), base_offset=1), encode_batch(recs(1, size=300),
+                                                                         base_offset=2)
+        with pytest.raises(RecordBatchTooLargeError):
+            log.append_batches(small + big)
+        assert log.size == size and log.log_end_offset == 1
+
+
+def test_append_larger_than_a_segment_is_rejected(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=500)
+    with Log.open(tmp_path, cfg) as log:
+        with pytest.raises(RecordBatchTooLargeError) as e:
+            log.append(recs(1, size=600))
+        assert "segment.bytes" in str(e.value)
+        assert log.log_end_offset == 0
+
+
+def test_append_batches_keeps_offsets_and_rejects_bad_input(tmp_path: Path) -> None:
+    with Log.open(tmp_path) as log:
+        b1 = encode_batch(recs(2), base_offset=10, partition_leader_epoch=1)
+        b2 = encode_batch(recs(1), base_offset=15, partition_leader_epoch=4)
+        info = log.append_batches(b1 + b2)
+        assert (info.first_offset, info.last_offset) == (10, 15)
+        assert log.log_end_offset == 16
+        assert [r.offset for r in log.records(10)] == [10, 11, 15]
+        assert log.leader_epoch_entries == [(1, 10), (4, 15)]
+        size = log.size
+        # below the log end offset
+        with pytest.raises(InvalidOffsetError):
+            log.append_batches(encode_batch(recs(1), base_offset=15))
+        # not increasing inside the data
+        with pytest.raises(InvalidOffsetError):
+            log.append_batches(encode_batch(recs(2), base_offset=20) +
+                               encode_batch(recs(1), base_offset=21))
+        # bad CRC: one flipped byte in the second batch; the first is not written either
+        bad = bytearray(encode_batch(recs(1), base_offset=30))
+        bad[-1] ^= 1
+        with pytest.raises(CorruptRecordError) as e:
+            log.append_batches(encode_batch(recs(1), base_offset=20) + bytes(bad))
+        assert "crc" in str(e.value).lower()
+        # partial trailing batch
+        with pytest.raises(CorruptRecordError):
+            log.append_batches(encode_batch(recs(1), base_offset=20)[:-3])
+        assert log.size == size and log.log_end_offset == 16
+
+
+def test_columnar_append_from_table_and_columns(tmp_path: Path) -> None:
+    from kafkalog.records.columnar import decode_columns
+
+    n = 2500
+    table = pa.table({
+        "key": pa.array([b"k%d" % i for i in range(n)], pa.binary()),
+        "value": pa.array([b"v" * (i % 50) for i in range(n)], pa.binary()),
+        "timestamp": pa.array([T0 + i for i in range(n)], pa.int64()),
+    })
+    cfg = LogConfig(segment_bytes=50_000, index_interval_bytes=1000, segment_ms=LONG_MAX)
+    with Log.open(tmp_path, cfg, clock=ManualClock()) as log:
+        info = log.append(table, records_per_batch=100, partition_leader_epoch=7)
+        assert (info.first_offset, info.last_offset, info.batch_count) == (0, n - 1, 25)
+        cols = decode_columns(b"".join(s.log_path.read_bytes() for s in log.segments))
+        info2 = log.append(cols)  # RecordColumns in: the same records again
+        assert info2.first_offset == n and log.log_end_offset == 2 * n
+        t = log.read_table()
+        assert t.num_rows == 2 * n
+        assert t.column("value").to_pylist()[:n] == table.column("value").to_pylist()
+        assert t.column("offset").to_pylist() == list(range(2 * n))
+        assert len(log.segments) > 2
+        assert log.leader_epoch_entries == [(7, 0)]
+        # a table without timestamps gets the clock's time
+        info3 = log.append(pa.table({"key": pa.array([None], pa.binary()),
+                                     "value": pa.array([b"z"], pa.binary())}))
+        assert info3.max_timestamp == log._clock.milliseconds()
+
+
+# -- rolling ---------------------------------------------------------------------------------
+
+
+def test_roll_by_size_names_segments_by_base_offset(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=1000)
+    with Log.open(tmp_path, cfg) as log:
+        sizes = []
+        for _ in range(20):
+            log.append(recs(2, size=100))
+            sizes.append(log.active_segment.size)
+        bases = [s.base_offset for s in log.segments]
+        assert bases == segment_bases(tmp_path)
+        assert all(s.size <= 1000 for s in log.segments)
+        assert len(bases) > 3
+    # rolled segments' indexes are trimmed; closed active one too
+    for p in tmp_path.glob("*.index"):
+        assert p.stat().st_size % 8 == 0 and p.stat().st_size < 1000
+
+
+def test_roll_by_time_uses_first_batch_timestamp_and_jitter(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_ms=1000, segment_jitter_ms=300)
+    rng = random.Random(1)
+    expected_jitter = abs(random.Random(1).randint(-(2**31), 2**31 - 1)) % 300
+    with Log.open(tmp_path, cfg, clock=clock, rng=rng) as log:
+        assert log.active_segment.roll_jitter_ms == expected_jitter
+        log.append(recs(1, ts=T0))
+        limit = 1000 - expected_jitter
+        log.append(recs(1, ts=T0 + limit))  # waited exactly the limit: no roll
+        assert len(log.segments) == 1
+        log.append(recs(1, ts=T0 + limit + 1))  # beyond: roll before this append
+        assert [s.base_offset for s in log.segments] == [0, 2]
+
+
+def test_roll_by_wall_clock_when_timestamps_missing(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_ms=1000)
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        log.append([Record(None, b"a", -1)])
+        clock.advance(1000)
+        log.append([Record(None, b"b", -1)])
+        assert len(log.segments) == 1
+        clock.advance(1)
+        log.append([Record(None, b"c", -1)])
+        assert [s.base_offset for s in log.segments] == [0, 2]
+
+
+def test_roll_on_full_index_and_explicit_roll(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_index_bytes=24, index_interval_bytes=0)  # 3 offset / 1 time slots
+    with Log.open(tmp_path, cfg) as log:
+        for i in range(10):
+            log.append(recs(1, ts=T0 + i))
+        assert len(log.segments) > 2
+        n = len(log.segments)
+        log.roll()
+        log.roll()  # the empty active segment already starts at the log end offset
+        assert len(log.segments) == n + 1
+        assert log.active_segment.base_offset == log.log_end_offset
+
+
+def test_relative_offset_overflow_rolls(tmp_path: Path) -> None:
+    with Log.open(tmp_path) as log:
+        log.append_batches(encode_batch(recs(1), base_offset=0))
+        log.append_batches(encode_batch(recs(1), base_offset=2**31))
+        assert [s.base_offset for s in log.segments] == [0, 2**31]
+
+
+def test_preallocate_creates_full_size_log_and_trims_on_roll(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=4096, preallocate=True)
+    with Log.open(tmp_path, cfg) as log:
+        log.append(recs(1))
+        first = log.segments[0].log_path
+        assert first.stat().st_size == 4096
+        for _ in range(40):
+            log.append(recs(1, size=200))
+        assert first.stat().st_size == log.segments[0].size < 4096
+        assert log.active_segment.log_path.stat().st_size == 4096
+        want = [r.value for r in log.records()]
+    with Log.open(tmp_path, cfg) as log:
+        assert [r.value for r in log.records()] == want
+    for p in tmp_path.glob("*.log"):
+        assert p.stat().st_size < 4096
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+
+def test_read_fetch_semantics(tmp_path: Path) -> None:
+    cfg = LogConfig(index_interval_bytes=100)
+    with Log.open(tmp_path, cfg) as log:
+        for i in range(20):
+            log.append(recs(5, ts=T0 + i * 10))
+        # from the middle of a batch: the whole batch from its start
+        data = log.read(12, max_bytes=1)
+        [b] = list(iter_batches(data))
+        assert (b.base_offset, b.last_offset) == (10, 14)
+        # a byte budget: whole batches plus maybe a cut tail
+        data = log.read(0, max_bytes=500)
+        assert len(data) == 500
+        offs = [b.base_offset for b in iter_batches(data)]
+        assert offs[0] == 0 and len(offs) >= 2
+        # max_offset: stop before the batch holding it
+        data = log.read(0, max_bytes=10**6, max_offset=30)
+        assert [b.base_offset for b in iter_batches(data)] == [0, 5, 10, 15, 20, 25]
+        assert log.read(100) == b""
+        assert log.read(40, max_offset=40) == b""
+        with pytest.raises(OffsetOutOfRangeError):
+            log.read(101)
+        assert [r.offset for r in log.records(7, 13)] == list(range(7, 13))
+        t = log.read_table(7, 13)
+        assert t.column("offset").to_pylist() == list(range(7, 13))
+
+
+def test_read_across_segments(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=600)
+    with Log.open(tmp_path, cfg) as log:
+        for i in range(30):
+            log.append(recs(3, ts=T0 + i))
+        assert len(log.segments) > 3
+        assert [r.offset for r in log.records()] == list(range(90))
+        # a read starting in a later segment
+        base = log.segments[2].base_offset
+        [first, *_] = list(iter_batches(log.read(base)))
+        assert first.base_offset == base
+        assert log.read_table(base - 1, base + 2).column("offset").to_pylist() == \
+            [base - 1, base, base + 1]
+
+
+def test_offset_for_timestamp_matches_brute_force(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    cfg = LogConfig(segment_bytes=2000, index_interval_bytes=200, segment_ms=LONG_MAX)
+    with Log.open(tmp_path, cfg) as log:
+        for _ in range(80):
+            log.append([Record(None, b"x" * rng.randint(0, 40), rng.choice(
+                [-1, rng.randint(T0, T0 + 5000)])) for _ in range(rng.randint(1, 4))])
+        all_recs = list(log.records())
+        segs = log.segments
+        for target in [T0 - 1, T0, T0 + 1, T0 + 2500, T0 + 4999, T0 + 5000, T0 + 6000]:
+            # Kafka: the first segment whose max timestamp reaches the target, then the first
+            # record there with a timestamp >= target
+            want = None
+            for s in segs:
+                if s.largest_timestamp >= target:
+                    want = next((r.offset for r in all_recs
+                                 if s.base_offset <= r.offset and r.timestamp >= target
+                                 and (s is segs[-1] or r.offset < segs[segs.index(s) + 1]
+                                      .base_offset)), None)
+                    break
+            assert log.offset_for_timestamp(target) == want, target
+        assert log.offset_for_timestamp(-2) == 0
+        assert log.offset_for_timestamp(-1) == log.log_end_offset
+
+
+# -- truncation, start offset, retention -------------------------------------------------------
+
+
+def test_truncate_to(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=500)
+    with Log.open(tmp_path, cfg) as log:
+        for i in range(20):
+            log.append(recs(2, ts=T0 + i), partition_leader_epoch=i // 5)
+        assert log.truncate_to(100) is False
+        assert log.truncate_to(15) is True  # offset 15 is mid-batch [14, 15]: batch goes whole
+        assert log.log_end_offset == 15
+        assert [r.offset for r in log.records()] == list(range(14))
+        assert log.leader_epoch_entries == [(0, 0), (1, 10)]
+        assert all(s.base_offset <= 15 for s in log.segments)
+        log.append(recs(1))
+        assert [r.offset for r in log.records(13)] == [13, 15]
+        assert log.end_offset_for_epoch(0) == (0, 10)
+        assert log.end_offset_for_epoch(1) == (1, 16)
+        log.truncate_to(0)
+        assert (log.log_start_offset, log.log_end_offset) == (0, 0)
+        assert list(log.records()) == []
+    with Log.open(tmp_path, cfg) as log:
+        assert log.log_end_offset == 0 and log.leader_epoch_entries == []
+
+
+def test_delete_records_before_and_start_offset_retention(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_bytes=500, file_delete_delay_ms=1000)
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        for i in range(20):
+            log.append(recs(2, ts=T0 + i), partition_leader_epoch=i // 5)
+        assert log.delete_records_before(25) == 25
+        with pytest.raises(OffsetOutOfRangeError):
+            log.read(24)
+        assert [r.offset for r in log.records()][0] == 25
+        assert log.leader_epoch_entries == [(2, 25), (3, 30)]
+        with pytest.raises(OffsetOutOfRangeError):
+            log.delete_records_before(41)
+        before = segment_bases(tmp_path)
+        deleted = log.enforce_retention()
+        assert deleted > 0
+        assert log.segments[0].base_offset <= 25 < (log.segments[1].base_offset
+                                                    if len(log.segments) > 1 else 99)
+        # renamed, not yet removed
+        assert len(list(tmp_path.glob("*.log.deleted"))) == deleted
+        clock.advance(1000)
+        log.enforce_retention()
+        assert list(tmp_path.glob("*.deleted")) == []
+        assert segment_bases(tmp_path) == before[deleted:]
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        assert log.log_start_offset == 25
+
+
+def test_retention_by_time_and_size(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_bytes=500, retention_ms=10_000, file_delete_delay_ms=0,
+                    segment_ms=LONG_MAX)
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        for i in range(30):
+            log.append(recs(2, ts=T0 + i * 1000))
+        before = [(s.base_offset, s.largest_timestamp) for s in log.segments]
+        now = T0 + 20_000
+        clock.set(now)
+        old = [b for b, ts in before if now - ts > 10_000]
+        assert 0 < len(old) < len(before)
+        assert [b for b, _ in before[:len(old)]] == old  # timestamps grow: a prefix
+        assert log.enforce_retention() == len(old)
+        assert [s.base_offset for s in log.segments] == [b for b, _ in before[len(old):]]
+        assert log.log_start_offset == before[len(old)][0]
+        assert segment_bases(tmp_path) == [b for b, _ in before[len(old):]]
+    cfg = LogConfig(segment_bytes=500, retention_bytes=1200, file_delete_delay_ms=0,
+                    retention_ms=-1)
+    d = tmp_path / "size"
+    with Log.open(d, cfg, clock=clock) as log:
+        for _ in range(30):
+            log.append(recs(2, ts=T0))
+        sizes = [s.size for s in log.segments]
+        log.enforce_retention()
+        kept = [s.size for s in log.segments]
+        dropped = len(sizes) - len(kept)
+        assert dropped > 0 and kept == sizes[dropped:]
+        assert sum(kept) >= 1200 > sum(kept) - kept[0]  # dropping one more would go below
+
+
+def test_retention_of_everything_rolls_a_new_segment(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(retention_ms=1, file_delete_delay_ms=0)
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        log.append(recs(3, ts=T0))
+        clock.advance(10)
+        assert log.enforce_retention() == 1
+        assert [s.base_offset for s in log.segments] == [3]
+        assert (log.log_start_offset, log.log_end_offset) == (3, 3)
+        assert log.enforce_retention() == 0  # the empty active segment is never deleted
+
+
+def test_retention_under_a_reader_gives_out_of_range(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_bytes=300, retention_ms=1, file_delete_delay_ms=0)
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        for i in range(10):
+            log.append(recs(2, ts=T0))
+        it = log.records()
+        assert next(it).offset == 0
+        seg = log.segments[0]
+        clock.advance(10)
+        log.enforce_retention()
+        with pytest.raises(OffsetOutOfRangeError):
+            seg.read(0, 100)
+        with pytest.raises(OffsetOutOfRangeError):
+            list(it)
+
+
+# -- flushing and lifecycle -------------------------------------------------------------------
+
+
+def test_flush_advances_recovery_point_and_flush_messages(tmp_path: Path) -> None:
+    cfg = LogConfig(flush_messages=5)
+    with Log.open(tmp_path, cfg) as log:
+        log.append(recs(3))
+        assert log.recovery_point == 0
+        log.append(recs(2))
+        assert log.recovery_point == 5
+        log.append(recs(1))
+        log.flush()
+        assert log.recovery_point == 6
+
+
+def test_flush_ms_uses_the_clock(tmp_path: Path) -> None:
+    clock = ManualClock(T0)
+    with Log.open(tmp_path, LogConfig(flush_ms=100), clock=clock) as log:
+        log.append(recs(1))
+        assert log.recovery_point == 0
+        clock.advance(100)
+        log.append(recs(1))  # the due flush happens before this append
+        assert log.recovery_point == 1
+
+
+def test_closed_log_refuses_work(tmp_path: Path) -> None:
+    log = Log.open(tmp_path)
+    log.close()
+    log.close()
+    with pytest.raises(LogClosedError):
+        log.append(recs(1))
+    with pytest.raises(LogClosedError):
+        log.read(0)
+
+
+def test_close_trims_and_reopen_extends_active_indexes(tmp_path: Path) -> None:
+    cfg = LogConfig(index_interval_bytes=0)
+    with Log.open(tmp_path, cfg) as log:
+        log.append(recs(1))
+        log.append(recs(1))
+        idx = log.active_segment.index_path
+        assert idx.stat().st_size == cfg.segment_index_bytes
+    assert idx.stat().st_size == 8
+    assert (tmp_path / ".kafka_cleanshutdown").exists()
+    with Log.open(tmp_path, cfg) as log:
+        assert not (tmp_path / ".kafka_cleanshutdown").exists()
+        assert idx.stat().st_size == cfg.segment_index_bytes
+        log.append(recs(1))  # Kafka: a reopened segment counts from 0, so no entry yet
+        log.append(recs(1))
+    assert idx.stat().st_size == 16
+
+
+# -- concurrency ------------------------------------------------------------------------------
+
+
+def test_reader_thread_sees_whole_batches_only(tmp_path: Path) -> None:
+    cfg = LogConfig(segment_bytes=20_000)
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    seen = [0]
+    with Log.open(tmp_path, cfg) as log:
+        log.append(recs(1))
+
+        def reader() -> None:
+            try:
+                while not stop.is_set():
+                    data = log.read(0, max_bytes=10**9)
+                    sc = scan_entries(np.frombuffer(data, np.uint8))
+                    assert sc["stop_reason"] == 0  # whole batches, nothing partial
+                    for b in iter_batches(data):
+                        assert b.is_valid
+                    seen[0] = max(seen[0], int(sc["count"]))
+            except BaseException as e:  # noqa: BLE001 - reported in the main thread
+                errors.append(e)
+
+        t = threading.Thread(target=reader)
+        t.start()
+        for _ in range(400):
+            log.append(recs(3, size=200))
+        stop.set()
+        t.join()
+    assert not errors, errors
+    assert seen[0] > 1
+
+
+def test_read_only_reader_in_another_process_view(tmp_path: Path) -> None:
+    with Log.open(tmp_path) as writer:
+        writer.append(recs(2))
+        reader = Log.open(tmp_path, read_only=True)
+        try:
+            assert [r.offset for r in reader.records()] == [0, 1]
+            writer.append(recs(1))
+            # a partial batch at the end of the file (a write in progress) is not visible
+            with open(writer.active_segment.log_path, "ab") as f:
+                f.write(encode_batch(recs(1), base_offset=3)[:20])
+            reader.refresh()
+            assert [r.offset for r in reader.records()] == [0, 1, 2]
+            with pytest.raises(PermissionError):
+                reader.append(recs(1))
+        finally:
+            reader.close()
+        os.truncate(writer.active_segment.log_path, writer.active_segment.size)
