@@ -164,6 +164,9 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="Never show the progress bar (it is shown only when stderr is a terminal).",
     )
+    from . import __version__
+
+    p.add_argument("--version", action="version", version=f"kafkalog {__version__}")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,7 +207,11 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
     ]
     notices: list[str] = []
     if structured:
-        parser: d.MessageParser = d.StructuredParser(structured[0], java_rewrite=shape.java_rewrite)
+        parser: d.MessageParser = d.StructuredParser(
+            structured[0],
+            java_rewrite=shape.java_rewrite,
+            legacy_text=not shape.json_coordinator_decoders,
+        )
     else:
         names = []
         # Kafka builds the value decoder first, then the key decoder (notice order follows)
@@ -240,6 +247,8 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
 
 
 def _is_problem(item: Any) -> bool:
+    if type(item) is d.RecordItem:
+        return item.legacy_valid is False
     if isinstance(item, (d.FileError, d.TrailingBytes)):
         return True
     if isinstance(item, d.BatchItem):
@@ -342,9 +351,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["demo"]:
         # everything after "demo" belongs to the demo, flags included
-        from . import demo
-
-        return int(demo.main(argv[1:]) or 0)
+        try:
+            from . import demo
+        except ImportError as e:
+            sys.stderr.write(f"kafkalog demo: not available ({e})\n")
+            return EXIT_FINDINGS
+        try:
+            return int(demo.main(argv[1:]) or 0)
+        except SystemExit as e:  # the demo's own argparse (--help, usage errors)
+            return e.code if isinstance(e.code, int) else EXIT_USAGE
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -361,8 +376,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         if args.command == "dump-segments":
+            _replace_unencodable(sys.stdout)
+            _replace_unencodable(sys.stderr)
             opts = _options_from_args(args, sys.stdout)
-            files = args.files.split(",")
+            files = java_split_commas(args.files)
             show = (not args.no_progress) and _isatty(sys.stderr)
             return run_dump(opts, files, fmt=args.format, progress=show)
         if args.command == "verify":
@@ -383,6 +400,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return EXIT_OK
     return EXIT_USAGE
+
+
+def java_split_commas(text: str) -> list[str]:
+    """Java's ``String.split(",")``: trailing empty strings are dropped ("" stays [""]).
+
+    >>> java_split_commas("a,,b,,")
+    ['a', '', 'b']
+    """
+    if text == "":
+        return [""]
+    parts = text.split(",")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+def _replace_unencodable(stream: IO[str]) -> None:
+    """Java's PrintStream writes '?' for characters the console encoding cannot hold; never
+    fail on them (a payload decoded from bytes can hold anything)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):
+            pass
 
 
 def _isatty(stream: IO[str]) -> bool:

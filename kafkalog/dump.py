@@ -45,6 +45,7 @@ import struct
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
@@ -91,7 +92,7 @@ HEADER_SIZE_UP_TO_MAGIC = 17
 MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 RECORD_BATCH_OVERHEAD = 61
 SCAN_CHUNK = 4096  # entries per native scan call: bounds memory whatever the segment size
-RELEASE_EVERY = 32 * 1024 * 1024  # drop pages already dumped from the resident set this often
+RELEASE_EVERY = 8 * 1024 * 1024  # drop pages already dumped from the resident set this often
 
 _V2_HEADER = struct.Struct(">qiibIhiqqqhii")  # DefaultRecordBatch header, 61 bytes
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
@@ -129,113 +130,136 @@ class KafkaShape:
         return self.version >= (major, minor)
 
     # -- .log header and batch line --
-    @property
+    @cached_property
     def log_header_label(self) -> str:
         return "Log starting offset" if self.at_least(3, 3) else "Starting offset"
 
-    @property
+    @cached_property
     def reads_checkpoint_files(self) -> bool:
         return self.at_least(3, 3)
 
-    @property
+    @cached_property
     def batch_and_records(self) -> bool:
         """2.0-2.1 print batch lines (shallow) or record lines (deep), never both."""
         return self.at_least(2, 2)
 
-    @property
+    @cached_property
     def has_is_control(self) -> bool:
         return self.at_least(2, 2)
 
-    @property
+    @cached_property
     def has_delete_horizon(self) -> bool:
         return self.at_least(3, 2)
 
-    @property
+    @cached_property
     def upper_case_codec(self) -> bool:
         return not self.at_least(3, 0)
 
     # -- record line --
-    @property
+    @cached_property
     def lower_case_sizes(self) -> bool:
         """``keysize``/``valuesize`` before 3.0."""
         return not self.at_least(3, 0)
 
-    @property
+    @cached_property
     def legacy_record_tail(self) -> str:
         """Format of the legacy-record validity part: 'old' (<3.0), 'scala' (stray }), 'java'."""
         if not self.at_least(3, 0):
             return "old"
         return "java" if self.java_rewrite else "scala"
 
-    @property
+    @cached_property
     def has_skip_record_metadata(self) -> bool:
         return self.at_least(2, 8)
 
-    @property
+    @cached_property
     def has_cluster_metadata_decoder(self) -> bool:
         return self.at_least(2, 8)
 
-    @property
+    @cached_property
     def has_max_bytes(self) -> bool:
         return self.at_least(3, 4)
 
-    @property
+    @cached_property
+    def control_type_since(self) -> dict[str, tuple[int, int]]:
+        """First release whose ControlRecordType (and dump) knows each control type.
+
+        LEADER_CHANGE came with KIP-595 (2.7), the snapshot markers with KIP-630 (3.0),
+        KRAFT_VERSION/KRAFT_VOTERS with KIP-853 (3.9); an older tool prints UNKNOWN(<id>).
+        """
+        return {
+            "LEADER_CHANGE": (2, 7),
+            "SNAPSHOT_HEADER": (3, 0),
+            "SNAPSHOT_FOOTER": (3, 0),
+            "KRAFT_VERSION": (3, 9),
+            "KRAFT_VOTERS": (3, 9),
+        }
+
+    @cached_property
     def leader_change_json(self) -> bool:
         return self.at_least(4, 1)
 
-    @property
+    @cached_property
     def tombstone_hides_key(self) -> bool:
         """Before 2.8 the string decoder printed neither key nor payload for a null value."""
         return not self.at_least(2, 8)
 
-    @property
+    @cached_property
     def pipe_prefix_when_metadata_skipped(self) -> bool:
         """Java rewrite: ``| payload:`` even when the key is null and metadata is skipped."""
         return self.java_rewrite
 
-    @property
+    @cached_property
+    def json_coordinator_decoders(self) -> bool:
+        """3.8+ (KAFKA-16470) decode ``__consumer_offsets`` with the coordinator serde; before,
+        the text formatters of ``GroupMetadataManager``/``TransactionLog`` printed
+        ``offset_commit::group=...``. (3.8-3.9 printed the records' ``toString``: we print the
+        JSON of 4.0 there, a documented difference.)"""
+        return self.at_least(3, 8)
+
+    @cached_property
     def deprecated_decoder_notice(self) -> bool:
         """3.8-4.x Scala prints a stdout notice when a kafka.serializer.* class is named."""
         return self.at_least(3, 8) and not self.java_rewrite
 
     # -- index checks --
-    @property
+    @cached_property
     def index_checks_first_record(self) -> bool:
         """<= 2.2 compared an index entry with the first *record* offset (KAFKA-7487)."""
         return not self.at_least(2, 3)
 
-    @property
+    @cached_property
     def index_empty_line(self) -> bool:
         return self.at_least(2, 3)
 
     # -- snapshot line --
-    @property
+    @cached_property
     def snapshot_trailing_space(self) -> bool:
         return not self.java_rewrite
 
-    @property
+    @cached_property
     def snapshot_optional_long(self) -> bool:
         return self.at_least(3, 5)
 
-    @property
+    @cached_property
     def snapshot_last_timestamp(self) -> bool:
         return self.at_least(3, 1)
 
     # -- summaries --
-    @property
+    @cached_property
     def non_consecutive_from_minus_one(self) -> bool:
         return self.java_rewrite
 
-    @property
+    @cached_property
     def sorted_unique_summaries(self) -> bool:
         """Java rewrite keys index mismatches and non-consecutive pairs by offset (TreeMap)."""
         return self.java_rewrite
 
-    @property
+    @cached_property
     def non_consecutive_colon(self) -> bool:
         return not self.at_least(2, 3)
 
-    @property
+    @cached_property
     def exception_prefix(self) -> str:
         """How an aborting exception's first stderr line starts."""
         return "" if self.java_rewrite else 'Exception in thread "main" '
@@ -420,6 +444,7 @@ class StructuredParser:
 
     kind: str
     java_rewrite: bool = False
+    legacy_text: bool = False  # Kafka < 3.8: the pre-JSON text formatters
     errors: int = 0
 
     def parse(
@@ -428,6 +453,22 @@ class StructuredParser:
         import importlib
 
         mod = importlib.import_module(f"kafkalog.decoders.{self.kind}")
+        if self.legacy_text and self.kind != "cluster_metadata":
+            # GroupMetadataManager/TransactionLog.formatRecordKeyAndValue: any failure threw
+            # out of the tool
+            what = "offset topic" if self.kind == "offsets" else "transaction log"
+            if key is None:
+                raise DumpAbort(
+                    f"Failed to decode message using {what} decoder (message had a missing key)",
+                    java_class="org.apache.kafka.common.KafkaException",
+                )
+            try:
+                return mod.format_legacy(key, value)
+            except KafkaLogError as e:
+                raise DumpAbort(
+                    getattr(e, "kafka_message", None) or e.message,
+                    java_class="org.apache.kafka.common.KafkaException",
+                ) from e
         if self.kind == "cluster_metadata":
             k, v = mod.format_for_dump(key, value, offset)
             if v is not None and v.startswith(f"Error at {offset}, skipping."):
@@ -445,9 +486,7 @@ class StructuredParser:
         if (
             v is None
             and k is not None
-            and (
-                k.startswith((f"Error at offset {offset}, skipping.", "Unknown record type "))
-            )
+            and (k.startswith((f"Error at offset {offset}, skipping.", "Unknown record type ")))
         ):
             self.errors += 1
         return k, v
@@ -1007,8 +1046,8 @@ def _v2_records(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
 
 
 def _as_bytes(v: Any) -> bytes | None:
-    if v is None:
-        return None
+    if v is None or type(v) is bytes:
+        return v
     return bytes(v)
 
 
@@ -1076,6 +1115,8 @@ def control_info(key: bytes | None, value: bytes | None, shape: KafkaShape) -> C
             java_class="org.apache.kafka.common.InvalidRecordException",
         )
     name = _CONTROL_TYPES.get(type_id, "UNKNOWN")
+    if shape.control_type_since.get(name, (0, 0)) > shape.version:
+        name = "UNKNOWN"  # that Kafka's ControlRecordType did not know the id yet
     info = ControlInfo(type_id=type_id, type_name=name)
     if name in ("ABORT", "COMMIT"):
         v = value or b""
@@ -1200,12 +1241,13 @@ def _dump_log(path: str, kind: str, opts: DumpOptions, findings: list) -> Iterat
             path=path, snapshot_end_offset=int(m.group(1)), snapshot_epoch=int(m.group(2))
         )
 
-    abs_path = os.path.abspath(path)
+    abs_path = java_absolute_path(path)
     shape = opts.shape
     max_bytes = opts.max_bytes if shape.has_max_bytes else INT_MAX
     with _open_mapped(path) as mf:
         buf = mf.buf
-        end = min(mf.size, max(max_bytes, 0))
+        _slice_check(path, 0, mf.size, max_bytes)  # FileRecords.open(file).slice(0, maxBytes)
+        end = min(mf.size, max_bytes)
         valid_bytes = 0
         last_offset = -1
         first = not shape.non_consecutive_from_minus_one
@@ -1278,10 +1320,35 @@ def _record_item(path: str, b: BatchItem, r: _RawRecord, opts: DumpOptions) -> R
 # --------------------------------------------------------------------------------------------
 
 
+def java_file_path(path: str) -> str:
+    """``new File(path).toString()``: repeated separators collapsed, no trailing separator.
+
+    Java does not resolve ``.`` or ``..``, so neither do we: Kafka prints the path as given.
+    """
+    p = re.sub(r"/+", "/", path)
+    if len(p) > 1 and p.endswith("/"):
+        p = p[:-1]
+    return p
+
+
+def java_absolute_path(path: str) -> str:
+    """``File.getAbsolutePath()``: the working directory prefixed, nothing normalized.
+
+    >>> java_absolute_path("/a/./b.log")
+    '/a/./b.log'
+    """
+    p = java_file_path(path)
+    if p.startswith("/"):
+        return p
+    cwd = os.getcwd()
+    return cwd if p == "" else f"{cwd.rstrip('/')}/{p}"
+
+
 def _sibling(path: str, suffix: str) -> str:
     # new File(file.getAbsoluteFile.getParent, name.split("\\.")(0) + suffix)
-    a = os.path.abspath(path)
-    return os.path.join(os.path.dirname(a), os.path.basename(a).split(".")[0] + suffix)
+    a = java_absolute_path(path)
+    parent, _, name = a.rpartition("/")
+    return f"{parent or '/'}/{name.split('.')[0]}{suffix}".replace("//", "/")
 
 
 def _open_index(kind: str, path: str, base: int) -> Any:
@@ -1294,12 +1361,13 @@ def _open_index(kind: str, path: str, base: int) -> Any:
         return cls(path, base, writable=False)
     except FileNotFoundError:
         raise DumpAbort(
-            f"{os.path.abspath(path)} (No such file or directory)",
+            f"{java_absolute_path(path)} (No such file or directory)",
             java_class="java.io.FileNotFoundException",
         ) from None
     except IsADirectoryError:
         raise DumpAbort(
-            f"{os.path.abspath(path)} (Is a directory)", java_class="java.io.FileNotFoundException"
+            f"{java_absolute_path(path)} (Is a directory)",
+            java_class="java.io.FileNotFoundException",
         ) from None
 
 
@@ -1316,14 +1384,23 @@ def _first_batch_at(path: str, buf: np.ndarray, pos: int, end: int) -> tuple[int
     return int(out["last_offsets"][0]), int(out["sizes"][0]), int(out["magics"][0])
 
 
-def _slice_check(log_path: str, pos: int, log_size: int) -> None:
-    if pos > log_size or pos < 0:
-        raise DumpAbort(
-            f"Slice from position {pos} exceeds end position of {log_path}"
-            if pos >= 0
-            else f"Invalid position: {pos} in read from {log_path}",
-            java_class="java.lang.IllegalArgumentException",
-        )
+def _file_records_str(path: str, size: int) -> str:
+    # FileRecords.toString of a whole file opened by FileRecords.open
+    return f"FileRecords(size={size}, file={path}, start=0, end={size})"
+
+
+def _slice_check(log_path: str, pos: int, log_size: int, size: int = 0) -> None:
+    """``FileRecords.slice(pos, size)``'s argument checks, with Kafka's messages."""
+    where = _file_records_str(log_path, log_size)
+    if pos < 0:
+        msg = f"Invalid position: {pos} in read from {where}"
+    elif pos > log_size:
+        msg = f"Slice from position {pos} exceeds end position of {where}"
+    elif size < 0:
+        msg = f"Invalid size: {size} in read from {where}"
+    else:
+        return
+    raise DumpAbort(msg, java_class="java.lang.IllegalArgumentException")
 
 
 def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
@@ -1346,14 +1423,14 @@ def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
             del arr
         finally:
             index.close()
-        abs_path = os.path.abspath(path)
+        abs_path = java_absolute_path(path)
         for i in range(n):
             offset = base + int(rel[i])
             position = int(positions[i])
             if i > 0 and offset == base:
                 return  # zero-filled preallocated tail: what a crash leaves behind
-            _slice_check(log_path, position, lf.size)
-            end = min(lf.size, position + max(opts.max_message_size, 0))
+            _slice_check(log_path, position, lf.size, opts.max_message_size)
+            end = min(lf.size, position + opts.max_message_size)
             first = _first_batch_at(log_path, lf.buf, position, end)
             if first is None:
                 # Kafka: slice.batches.iterator.next() on an empty slice
@@ -1377,7 +1454,7 @@ def kafka_sanity_message(kind: str, index: Any, path: str) -> str | None:
     The conditions are those of ``OffsetIndex.sanityCheck``/``TimeIndex.sanityCheck``; the
     index class's own :meth:`sanity_check` is the authority on *whether* it fails.
     """
-    apath = os.path.abspath(path)
+    apath = java_absolute_path(path)
     n = index.entries
     length = index.length
     base = index.base_offset
@@ -1448,7 +1525,7 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
             rel = arr["relative_offset"].astype(np.int64)
             del arr
             n = len(timestamps)
-            abs_path = os.path.abspath(path)
+            abs_path = java_absolute_path(path)
             prev_ts = -1
             for i in range(n):
                 ts = int(timestamps[i])
@@ -1628,6 +1705,9 @@ def _dump_txn_index(path: str, opts: DumpOptions, findings: list) -> Iterator[It
             data = f.read()
     except FileNotFoundError:
         raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
+    # Parsed here rather than through kafkalog.index.txn_index.TransactionIndex because Kafka's
+    # iterator is lazy: entries before a bad version are printed, then it throws (the index
+    # class validates the whole file up front).
     # AbortedTxn: int16 version, int64 producerId, firstOffset, lastOffset, lastStableOffset.
     # Kafka reads the version back as the single byte at entry offset 0 (a quirk we keep) and
     # ignores a trailing partial entry.
@@ -1637,7 +1717,7 @@ def _dump_txn_index(path: str, opts: DumpOptions, findings: list) -> Iterator[It
         if version > 0:
             raise DumpAbort(
                 f"Unexpected aborted transaction version {version} in transaction index "
-                f"{os.path.abspath(path)}, current version is 0",
+                f"{java_absolute_path(path)}, current version is 0",
                 java_class="org.apache.kafka.common.KafkaException",
             )
         pid, first, last, lso = struct.unpack_from(">qqqq", data, p + 2)
@@ -1672,6 +1752,7 @@ def dump_file(path: str, opts: DumpOptions, findings: list | None = None) -> Ite
     """
     if findings is None:
         findings = []
+    path = java_file_path(path)
     kind = file_kind(os.path.basename(path), opts.shape)
     yield FileStart(path, kind)
     if kind == "nodot":

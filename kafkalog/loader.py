@@ -114,6 +114,8 @@ class LogLoader:
         segments = self._load_segment_files()
         if not self.clean_shutdown and not self.read_only:
             self._recover_unflushed(segments)
+        elif not self.read_only and len(segments):
+            self._recover_torn_tail(segments.active)
         if len(segments) == 0:
             segments.add(self._new_segment(self.log_start_offset))
         log_end_offset = segments.active.read_next_offset()
@@ -235,6 +237,21 @@ class LogLoader:
                         self._recover_segment(seg)
             segments.add(seg)
         return segments
+
+    def _recover_torn_tail(self, seg: LogSegment) -> None:
+        """Beyond Kafka: after a clean shutdown, recover the active segment when the whole
+        entries after its last index entry do not end exactly at the file end (torn or damaged
+        tail behind a clean-shutdown marker). Kafka trusts the marker; its ``readNextOffset``
+        then falls back to the base offset when the last index entry points at a torn batch,
+        and the next append reuses offsets already in the file."""
+        start = seg._lookup_position(2**63 - 1) if seg.size else 0
+        end = start
+        for pos, sc in seg.scan_headers(start):
+            end = pos + int(sc["stop_position"])
+        if end != seg.size:
+            log.warning("%s: segment %d: entries end at %d, file size %d: recovering",
+                        self.directory, seg.base_offset, end, seg.size)
+            self._recover_segment(seg)
 
     def _recover_segment(self, seg: LogSegment) -> RecoveryResult:
         cb = None

@@ -55,13 +55,14 @@ import random
 import struct
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from . import files
+from . import producer_state as _producer_state
+from . import transactions as _transactions
 from .checkpoint import OffsetCheckpointFile, atomic_write
 from .clock import Clock, SystemClock
 from .config import INT_MAX, LogConfig
@@ -99,14 +100,17 @@ OFFSETS_FILE = ".kafkalog-offsets"
 FOLLOWER_APPEND_BYTES = 1048576
 
 _ATTR_TIMESTAMP_TYPE = 0x08
+#: v2 batch header up to producerId: baseOffset, batchLength, partitionLeaderEpoch, magic,
+#: crc, attributes, lastOffsetDelta, baseTimestamp, maxTimestamp, producerId
+_V2_HEADER = struct.Struct(">qiibIhiqqq")
+_ATTR_TXN_OR_CONTROL = 0x30
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
 _U32 = struct.Struct(">I")
 
 
-@dataclass(frozen=True)
-class LogAppendInfo:
+class LogAppendInfo(NamedTuple):
     """What an append did (Kafka's ``LogAppendInfo``).
 
     Attributes
@@ -134,6 +138,9 @@ class LogAppendInfo:
     record_count: int
     batch_count: int
     valid_bytes: int
+    #: True when the append was a retry of an idempotent batch already in the log: nothing
+    #: was written and the offsets are the original append's (issue 7, producer_state)
+    duplicate: bool = False
 
 
 class Log:
@@ -171,6 +178,8 @@ class Log:
         self._pending_deletes: list[tuple[int, LogSegment]] = []
         self._offsets_written: tuple[int, int] | None = None
         self.loaded = loaded  # what loading/recovery found (for tests and operators)
+        self._producer_state = _producer_state.ProducerStateManager(directory,
+                                                                    read_only=read_only)
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -263,6 +272,12 @@ class Log:
             raise
         log = cls(directory, config, clock, loaded, cache, lock=lock, read_only=read_only,
                   standalone=standalone, rng=rng)
+        try:  # producer state: snapshot + replay (issue 7)
+            _producer_state.load_for_log(log, clean_shutdown=bool(clean_shutdown or read_only))
+        except BaseException:
+            if lock is not None:
+                lock.release()
+            raise
         if (saved_rp, saved_lso) != (None, None):
             log._offsets_written = (saved_rp, saved_lso)
         if not read_only and standalone:
@@ -293,6 +308,16 @@ class Log:
     def high_watermark(self) -> int:
         """No replicas here: every appended record is committed (= log end offset)."""
         return self._log_end_offset
+
+    @property
+    def last_stable_offset(self) -> int:
+        """min(first offset of the oldest open transaction, high watermark) (issue 7)."""
+        return self._producer_state.last_stable_offset(self.high_watermark)
+
+    @property
+    def producer_state(self) -> _producer_state.ProducerStateManager:
+        """Idempotent/transactional producer state (read it, do not change it)."""
+        return self._producer_state
 
     @property
     def recovery_point(self) -> int:
@@ -413,6 +438,10 @@ class Log:
                     partition_leader_epoch=partition_leader_epoch)
             if not data:
                 return self._empty_info()
+            if not columnar and not self._config.log_append_time:
+                fast = self._append_one_v2_batch(data)
+                if fast is not None:
+                    return fast
             sc = self._scan_whole(data, "encoded records")
             log_append_time = -1
             if self._config.log_append_time:
@@ -446,6 +475,9 @@ class Log:
             self._maintenance(self._clock.milliseconds())
             if len(data) == 0:
                 return self._empty_info()
+            fast = self._append_one_v2_batch(data)
+            if fast is not None:
+                return fast
             sc = self._scan_whole(data, "appended data")
             buf = np.frombuffer(data, np.uint8)
             valid, reason = validate_entries(buf, sc, None)
@@ -464,7 +496,37 @@ class Log:
                     position=0, offset=first)
             self._check_sizes(sc, per_append=False)
             groups = _group_by_bytes(sc["sizes"], FOLLOWER_APPEND_BYTES)
-            return self._append_groups(data, sc, groups, -1)
+            return self._append_groups(data, sc, groups, -1, origin="replication")
+
+    def _append_one_v2_batch(self, data: Any) -> LogAppendInfo | None:
+        """The common follower case, one whole v2 batch, checked and written without numpy:
+        per-call overhead is what limits small appends. None when ``data`` is anything else
+        (the general path then checks it)."""
+        n = len(data)
+        if n < _V2_HEADER.size + 4:
+            return None
+        (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
+         producer_id) = _V2_HEADER.unpack_from(data, 0)
+        if magic != 2 or length + 12 != n or last_delta < 0 or producer_id != -1 \
+                or attrs & _ATTR_TXN_OR_CONTROL:
+            return None  # producer state (idempotence, transactions) needs the general path
+        view = memoryview(data)
+        if n > self._config.max_message_bytes or n > self._config.segment_bytes \
+                or crc32c(view[21:]) != crc or base < self._log_end_offset:
+            return None  # the general path raises the precise error
+        last = base + last_delta
+        seg = self._maybe_roll(n, max_ts, base, last)
+        seg.append(last, max_ts, last if max_ts >= 0 else -1, view)
+        self._log_end_offset = last + 1
+        _producer_state.after_log_append(self, (), 0, n)
+        if epoch >= 0:
+            latest = self._cache.latest_epoch
+            if latest is None or epoch > latest:
+                self._cache.assign(epoch, base)
+        if self._log_end_offset - self._recovery_point >= self._config.flush_messages:
+            self.flush()
+        count = struct.unpack_from(">i", data, 57)[0]
+        return LogAppendInfo(base, last, max_ts, last, -1, self._log_start_offset, count, 1, n)
 
     def _empty_info(self) -> LogAppendInfo:
         leo = self._log_end_offset
@@ -497,9 +559,13 @@ class Log:
                 f"(expected <= {self._config.segment_bytes}, found {total})")
 
     def _append_groups(self, data: Any, sc: dict, groups: Sequence[tuple[int, int]],
-                       log_append_time: int) -> LogAppendInfo:
+                       log_append_time: int, origin: str = "client") -> LogAppendInfo:
         """Write validated batches; each ``(lo, hi)`` group of batches is one Kafka append."""
         view = memoryview(data)
+        pbatches, dup = _producer_state.prepare_log_append(self, data, sc, origin)
+        if dup is not None:  # an idempotent retry: the original offsets, nothing written
+            return LogAppendInfo(dup.first_offset, dup.last_offset, -1, -1, -1,
+                                 self._log_start_offset, 0, 0, 0, duplicate=True)
         positions, sizes = sc["positions"], sc["sizes"]
         firsts, lasts, magics = sc["base_offsets"], sc["last_offsets"], sc["magics"]
         max_ts = sc["max_timestamps"]
@@ -521,6 +587,7 @@ class Log:
             seg = self._maybe_roll(end - start, gmax, first, last)
             seg.append(last, gmax, gmax_off if gmax >= 0 else -1, view[start:end])
             self._log_end_offset = last + 1
+            _producer_state.after_log_append(self, pbatches, start, end)
             if gmax > overall_max:
                 overall_max, overall_off = gmax, gmax_off
         v2 = magics == 2
@@ -578,6 +645,7 @@ class Log:
         # Kafka schedules this flush right after the roll; it is what advances the recovery
         # point so that only the active segment needs recovery after a crash.
         self._flush_upto(new_offset)
+        _producer_state.on_roll(self, new_offset)  # producer snapshot (issue 7)
         return seg
 
     # -- flushing ----------------------------------------------------------------------------
@@ -697,9 +765,13 @@ class Log:
                 yield seg, pos, chunk, start, end
 
     def records(self, start_offset: int | None = None, end_offset: int | None = None,
-                *, include_control: bool = False) -> Iterator[Any]:
+                *, include_control: bool = False,
+                isolation: str = "read_uncommitted") -> Iterator[Any]:
         """Iterate ``Record``s with ``start_offset <= offset < end_offset`` (defaults: the log
         start and end offsets at the call). Control batches are skipped unless asked for.
+
+        ``isolation="read_committed"`` reads below the last stable offset only and skips
+        the records of aborted transactions (:mod:`kafkalog.transactions`).
 
         Raises
         ------
@@ -710,12 +782,17 @@ class Log:
         """
         from .records.batch import iter_batches
 
+        tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
+        if tx is not None:
+            end_offset = tx.end_offset
         for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
             try:
                 for batch in iter_batches(chunk, path=seg.log_path):
                     if batch.last_offset < start:
                         continue
                     if batch.is_control and not include_control:
+                        continue
+                    if tx is not None and tx.skip(batch):
                         continue
                     for r in batch:
                         if start <= r.offset < end:
@@ -724,7 +801,8 @@ class Log:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
 
     def read_table(self, start_offset: int | None = None, end_offset: int | None = None,
-                   *, columns: Sequence[str] | None = None) -> Any:
+                   *, columns: Sequence[str] | None = None,
+                   isolation: str = "read_uncommitted") -> Any:
         """Records with ``start_offset <= offset < end_offset`` as a ``pyarrow.Table``
         (the columnar decoder's schema), decoded chunk by chunk without per-record Python.
 
@@ -737,18 +815,33 @@ class Log:
         ...     log.read_table().column("value").to_pylist()
         [b'v']
         """
-        from .records.columnar import RecordColumns, concat_columns, decode_columns
+        import pyarrow as pa
 
-        parts = []
-        for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
-            try:
-                parts.append(decode_columns(chunk, start_offset=start, end_offset=end))
-            except CorruptRecordError as e:
-                raise e.with_location(path=seg.log_path, position_base=pos) from None
-        cols = concat_columns(parts) if len(parts) != 1 else parts[0]
-        if not parts:
-            cols = RecordColumns.empty()
-        return cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+        from .records.columnar import RecordColumns, decode_columns
+
+        tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
+        if tx is not None:  # read_committed: below the LSO, aborted rows dropped (issue 7)
+            end_offset = tx.end_offset
+        tables = []
+        for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
+            # one bulk read per segment over a mapping (the decoder copies keys and values
+            # out, so nothing returned points into it)
+            with seg.mapped(p0, p1) as data:
+                try:
+                    cols = decode_columns(data, start_offset=start, end_offset=end)
+                except CorruptRecordError as e:
+                    raise e.with_location(path=seg.log_path, position_base=p0) from None
+                if tx is not None:
+                    tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
+            table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+            if tx is not None:
+                table = tx.filter_table(table, cols.offsets)
+            tables.append(table)
+        if not tables:
+            empty = RecordColumns.empty()
+            return empty.to_arrow(columns) if columns is not None else empty.to_arrow()
+        # segments become chunks of the columns: no copy
+        return tables[0] if len(tables) == 1 else pa.concat_tables(tables)
 
     def offset_for_timestamp(self, timestamp: int) -> int | None:
         """Kafka's offsetsForTimes: the first offset whose record timestamp is >= ``timestamp``.
@@ -778,6 +871,40 @@ class Log:
                 return None if found is None else found[1]
         return None
 
+    def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray
+                               ) -> list[int | None]:
+        """:meth:`offset_for_timestamp` of many timestamps, with batched index lookups.
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"a", 100), Record(None, b"b", 200)])
+        ...     log.offsets_for_timestamps([50, 150, 300, -2, -1])
+        [0, 1, None, 0, 2]
+        """
+        self._check_open()
+        ts = np.asarray(timestamps, dtype=np.int64).reshape(-1)
+        out: list[int | None] = [None] * ts.shape[0]
+        segs = self.segments
+        lso, leo = self._log_start_offset, self._log_end_offset
+        largest = np.array([s.largest_timestamp for s in segs], dtype=np.int64)
+        # first segment whose largest timestamp reaches t == first index where the running
+        # max reaches t (the running max is sorted, so one searchsorted answers all)
+        which = np.searchsorted(np.maximum.accumulate(largest), ts, side="left") \
+            if segs else np.zeros(ts.shape[0], np.int64)
+        for k, seg in enumerate(segs):
+            idx = np.flatnonzero((which == k) & (ts >= 0))
+            if idx.size:
+                found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
+                for i, f in zip(idx.tolist(), found):
+                    out[i] = None if f is None else f[1]
+        for i in np.flatnonzero(ts < 0).tolist():
+            t = int(ts[i])
+            out[i] = lso if t == EARLIEST_TIMESTAMP else leo if t == LATEST_TIMESTAMP else None
+        return out
+
     def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
         """``(epoch, end offset)`` per Kafka's ``OffsetsForLeaderEpoch`` (``(-1, -1)`` when
         unknown). The latest epoch ends at the log end offset."""
@@ -789,10 +916,11 @@ class Log:
     def truncate_to(self, offset: int) -> bool:
         """Remove every batch whose last offset is >= ``offset`` (Kafka's ``truncateTo``).
 
-        The log end offset becomes ``offset`` (a batch holding ``offset`` goes whole, as in
-        Kafka, so records just below ``offset`` in that batch go too). Segments above are
-        deleted; the leader-epoch cache is truncated. Returns False when ``offset`` >= the log
-        end offset (nothing to do).
+        A batch holding ``offset`` goes whole, as in Kafka, so records just below ``offset`` in
+        that batch go too. Segments above are deleted; the leader-epoch cache is truncated.
+        The log end offset becomes the next offset of the data kept (at most ``offset``; Kafka
+        sets ``offset`` itself and falls back to the data's next offset on restart: we never
+        let the two differ). Returns False when ``offset`` >= the log end offset.
         """
         with self._write_lock:
             self._check_writable()
@@ -810,11 +938,17 @@ class Log:
             for s in doomed:
                 self._segments.remove(s.base_offset)
             self._schedule_delete(doomed)
-            self._segments.active.truncate_to(offset)
-            self._log_end_offset = offset
-            self._cache.truncate_from_end(offset)
-            self._log_start_offset = min(offset, self._log_start_offset)
-            self._recovery_point = min(self._recovery_point, offset)
+            active = self._segments.active
+            active.truncate_to(offset)
+            # Kafka sets the log end offset to ``offset`` even when the batch holding it began
+            # earlier (or it lies in a gap), and a restart then moves it back to the data's next
+            # offset. We take the data's next offset at once, so it never moves on reopen.
+            leo = active.read_next_offset()
+            self._log_end_offset = leo
+            self._cache.truncate_from_end(leo)
+            self._log_start_offset = min(leo, self._log_start_offset)
+            self._recovery_point = min(self._recovery_point, leo)
+            _producer_state.on_truncate(self, leo)
             self._write_offsets()
             return True
 
@@ -826,8 +960,6 @@ class Log:
 
     def _truncate_fully_and_start_at(self, offset: int) -> None:
         doomed = self._segments.clear()
-        for s in doomed:
-            s.close_handlers()
         self._schedule_delete(doomed)
         self._segments.add(LogSegment.open(self._dir, offset, self._config, self._clock,
                                            roll_jitter_ms=_roll_jitter(self._config, self._rng)))
@@ -835,6 +967,7 @@ class Log:
         self._log_start_offset = offset
         self._recovery_point = offset
         self._cache.clear()
+        _producer_state.on_truncate_fully(self, offset)
         self._write_offsets()
 
     def delete_records_before(self, offset: int) -> int:
@@ -947,6 +1080,22 @@ class Log:
             self._log_start_offset = max(self._log_start_offset, self._segments.first.base_offset)
             self._log_end_offset = self._segments.active.read_next_offset()
 
+    # -- transactions (issue 7) ----------------------------------------------------------------
+
+    def commit_transaction(self, producer_id: int, epoch: int,
+                           coordinator_epoch: int = 0) -> LogAppendInfo:
+        """Append a COMMIT marker for ``producer_id``'s open transaction (Kafka's
+        WriteTxnMarkers); see :func:`kafkalog.transactions.write_end_txn_marker`."""
+        return _transactions.write_end_txn_marker(self, True, producer_id, epoch,
+                                                  coordinator_epoch)
+
+    def abort_transaction(self, producer_id: int, epoch: int,
+                          coordinator_epoch: int = 0) -> LogAppendInfo:
+        """Append an ABORT marker: the transaction's records disappear from
+        ``read_committed`` reads and get a ``.txnindex`` entry."""
+        return _transactions.write_end_txn_marker(self, False, producer_id, epoch,
+                                                  coordinator_epoch)
+
     # -- closing -----------------------------------------------------------------------------
 
     def close(self) -> None:
@@ -958,6 +1107,7 @@ class Log:
             try:
                 if not self._read_only:
                     self._flush_upto(self._log_end_offset)
+                    _producer_state.on_close(self)  # snapshot at the log end offset
                     for seg in self._segments:
                         seg.close()
                     for _, seg in self._pending_deletes:

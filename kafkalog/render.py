@@ -10,9 +10,8 @@ Summary ordering (what Kafka's collections do):
 
 * Scala keeps per-file lists in a ``mutable.Map`` (a hash map: iteration order is not insertion
   order) and *prepends* index mismatches and non-consecutive pairs, so they print newest first;
-  time-index errors are appended (file order). For one file per kind the hash order does not
-  matter; for several we print in first-seen order (documented deviation: Scala's order depends
-  on String hash codes of absolute paths).
+  time-index errors are appended (file order). Files come in the hash map's iteration order,
+  which we reproduce from ``String.hashCode`` of the absolute paths.
 * The Java rewrite keys mismatches by index offset in a reverse-ordered TreeMap and
   non-consecutive pairs by previous offset in a TreeMap (ascending), so duplicates collapse.
 
@@ -86,6 +85,8 @@ class TextRenderer:
     def render(self, item: Any) -> list[Line]:
         """Lines for one item (possibly none)."""
         s = self.shape
+        if type(item) is RecordItem:  # the common case first
+            return [("out", self.record_line(item))]
         if isinstance(item, FileStart):
             return [("out", f"Dumping {item.path}")]
         if isinstance(item, LogHeader):
@@ -284,19 +285,34 @@ class TextRenderer:
     # -- end of run ---------------------------------------------------------------------------
 
     def summary(self, findings: Iterable[Any]) -> list[Line]:
-        """The stderr summaries Kafka prints after all files (spec §7.4)."""
+        """The stderr summaries Kafka prints after all files (spec §7.4).
+
+        Files come in the iteration order of the hash map Kafka keeps them in (keyed by
+        absolute path): Scala's ``mutable.HashMap`` or, for the Java rewrite, ``java.util.HashMap``
+        (see :func:`scala_hash_map_order` and :func:`java_hash_map_order`).
+        """
         s = self.shape
         findings = list(findings)
         lines: list[Line] = []
 
-        def by_file(cls: type) -> dict[str, list]:
+        def by_file(cls: type, put_each: bool) -> list[tuple[str, list]]:
             d: dict[str, list] = {}
+            puts: list[str] = []
             for f in findings:
                 if isinstance(f, cls):
+                    if f.abs_path not in d or put_each:
+                        puts.append(f.abs_path)
                     d.setdefault(f.abs_path, []).append(f)
-            return d
+            if s.java_rewrite:
+                order = java_hash_map_order(puts)
+            else:
+                order = scala_hash_map_order(puts)
+            return [(k, d[k]) for k in order]
 
-        for path, items in by_file(IndexMismatch).items():
+        # Scala re-puts the list on every index mismatch / non-consecutive pair (prepend and
+        # put); time-index errors are put once per file. Java uses computeIfAbsent throughout.
+        put_each = not s.java_rewrite
+        for path, items in by_file(IndexMismatch, put_each):
             lines.append(("err", f"Mismatches in :{path}"))
             pairs = [(f.index_offset, f.log_offset) for f in items]
             if s.sorted_unique_summaries:
@@ -304,13 +320,13 @@ class TextRenderer:
             else:
                 pairs.reverse()  # Scala prepends: newest first
             lines += [("err", f"  Index offset: {a}, log offset: {b}") for a, b in pairs]
-        for path, items in by_file(TimeIndexMismatch).items():
+        for path, items in by_file(TimeIndexMismatch, False):
             lines.append(("err", f"Found timestamp mismatch in :{path}"))
             lines += [
                 ("err", f"  Index timestamp: {f.index_timestamp}, log timestamp: {f.log_timestamp}")
                 for f in items
             ]
-        for path, items in by_file(OutOfOrderTimestamp).items():
+        for path, items in by_file(OutOfOrderTimestamp, False):
             lines.append(("err", f"Found out of order timestamp in :{path}"))
             lines += [
                 (
@@ -320,13 +336,13 @@ class TextRenderer:
                 )
                 for f in items
             ]
-        for _path, items in by_file(ShallowOffsetNotFound).items():
+        for _path, items in by_file(ShallowOffsetNotFound, False):
             lines.append(("err", "The following indexed offsets are not found in the log."))
             lines += [
                 ("err", f"Indexed offset: {f.index_offset}, found log offset: {f.log_offset}")
                 for f in items
             ]
-        for path, items in by_file(NonConsecutiveOffsets).items():
+        for path, items in by_file(NonConsecutiveOffsets, put_each):
             sep = " :" if s.non_consecutive_colon else " "
             lines.append(("err", f"Non-consecutive offsets in{sep}{path}"))
             pairs = [(f.previous_offset, f.offset) for f in items]
@@ -336,6 +352,64 @@ class TextRenderer:
                 pairs.reverse()
             lines += [("err", f"  {a} is followed by {b}") for a, b in pairs]
         return lines
+
+
+def java_string_hash(s: str) -> int:
+    """``String.hashCode()`` as a signed 32-bit int (over UTF-16 code units)."""
+    data = s.encode("utf-16-be")
+    h = 0
+    for i in range(0, len(data), 2):
+        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
+    return h - (1 << 32) if h >= 1 << 31 else h
+
+
+def _spread(h: int) -> int:
+    # h ^ (h >>> 16) on a signed int: Scala 2.13 improveHash, Java HashMap.hash
+    u = h & 0xFFFFFFFF
+    u ^= u >> 16
+    return u - (1 << 32) if u >= 1 << 31 else u
+
+
+def scala_hash_map_order(puts: list[str]) -> list[str]:
+    """Iteration order of a Scala 2.13 ``mutable.HashMap`` after these ``put`` calls.
+
+    Capacity starts at 16 and doubles *before* a put when ``size + 1 >= 0.75 * capacity`` (even
+    for a key already present); iteration walks the buckets (``hash & (capacity - 1)``) in
+    order and each bucket's nodes in ascending (signed) improved-hash order, equal hashes in
+    insertion order.
+
+    >>> scala_hash_map_order(["b", "a"])
+    ['a', 'b']
+    """
+    cap, size = 16, 0
+    first_seen: dict[str, int] = {}
+    for k in puts:
+        if size + 1 >= int(cap * 0.75):
+            cap *= 2
+        if k not in first_seen:
+            first_seen[k] = len(first_seen)
+            size += 1
+    hashes = {k: _spread(java_string_hash(k)) for k in first_seen}
+    return sorted(first_seen, key=lambda k: (hashes[k] & (cap - 1), hashes[k], first_seen[k]))
+
+
+def java_hash_map_order(puts: list[str]) -> list[str]:
+    """Iteration order of a ``java.util.HashMap`` after inserting these keys.
+
+    Capacity 16, doubled after an insertion that takes the size past ``0.75 * capacity``;
+    iteration walks the buckets in order and each bucket in insertion order (resizes keep the
+    relative order). Buckets longer than 8 become trees (not modelled: that many files).
+    """
+    first_seen: dict[str, int] = {}
+    cap = 16
+    for k in puts:
+        if k not in first_seen:
+            first_seen[k] = len(first_seen)
+            if len(first_seen) > int(cap * 0.75):
+                cap *= 2
+    return sorted(
+        first_seen, key=lambda k: (_spread(java_string_hash(k)) & (cap - 1), first_seen[k])
+    )
 
 
 def _bytes_field(prefix: str, data: bytes | None, out: dict) -> None:

@@ -1,24 +1,28 @@
 """``kafkalog repair``: write a repaired copy of a partition directory (or of a whole log dir).
 
-Repair is Kafka's own recovery (:meth:`kafkalog.segment.LogSegment.recover`, the broker's
-``LogSegment.recover`` after an unclean shutdown) applied to **every** segment of a copy, plus the
-bookkeeping the broker does around it, and a report of exactly what was lost:
+Repair is the engine's recovery after an unclean shutdown, applied to a copy with every segment
+treated as unflushed: ``Log.open(copy, clean_shutdown=False, recovery_point=0)`` then ``close``
+(:mod:`kafkalog.loader` + :mod:`kafkalog.producer_state`, Kafka's ``LogLoader`` and
+``rebuildProducerState``), and a report of exactly what was lost:
 
 1. the directory is copied to ``--output`` (the original is never touched unless ``--in-place``);
-2. each segment, in base-offset order, is validated batch by batch (size, CRC, offsets increasing
+2. leftovers go (``.deleted``/``.cleaned`` files, index files without a ``.log``);
+3. each segment, in base-offset order, is validated batch by batch (size, CRC, offsets increasing
    and indexable); the ``.log`` is truncated after the last valid batch and its ``.index`` and
    ``.timeindex`` are rebuilt from the batches (Kafka's per-batch rule, §5.2);
-3. as in Kafka, once a segment was truncated every later segment is deleted (its data follows a
+4. as in Kafka, once a segment was truncated every later segment is deleted (its data follows a
    hole); ``--keep-later-segments`` keeps them instead (offsets then have a gap, which Kafka
-   tolerates as it does after compaction);
-4. state past the new log end offset goes: ``.txnindex`` entries, producer snapshots, leader
-   epochs starting at or after it; index files without a ``.log`` and ``.deleted``/``.cleaned``/
-   ``.tmp`` leftovers are removed; in a log dir, recovery points and high watermarks past a
-   partition's new log end offset are lowered to it.
+   tolerates as it does after compaction; this mode recovers segment by segment);
+5. state follows the new log end offset: leader epochs at or past it are dropped, producer
+   state is rebuilt from the batches (``.txnindex`` of every segment rewritten from the ABORT
+   markers, snapshots past the end removed, one written at the end); in a log dir, recovery
+   points and high watermarks past a partition's new log end offset are lowered to it.
 
-The report lists, per segment, the bytes kept and lost, each lost batch that could still be
-parsed (position, size, first and last offset), the bytes after it that could not be parsed, and
-the merged ranges of lost offsets (text, or JSON with ``--json``).
+Before anything is written the same validation runs read-only to plan the report: per segment
+the bytes kept and lost, each lost batch whose header still parses (position, size, offsets,
+whether its CRC was intact), the bytes after it that could not be parsed and, inside them, any
+intact batch a resynchronising search finds; then the merged ranges of lost offsets. The plan
+is checked against what the engine did (an error if they disagree).
 
 Exit status: 0 when nothing had to be repaired, 1 when something was repaired (data or state
 changed), 2 for usage errors.
@@ -34,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import shutil
 import stat
@@ -96,7 +101,9 @@ class PartitionRepair:
     log_end_offset_before: int | None = None
     log_end_offset_after: int | None = None
     removed_files: list[str] = field(default_factory=list)
+    created_files: list[str] = field(default_factory=list)
     txn_index_entries_removed: int = 0
+    txn_index_entries_added: int = 0
     leader_epochs_removed: list[tuple[int, int]] = field(default_factory=list)
 
     @property
@@ -106,8 +113,11 @@ class PartitionRepair:
     @property
     def lost_offset_ranges(self) -> list[tuple[int, int]]:
         """Merged inclusive ranges of the offsets of every lost whole batch."""
-        spans = sorted((b.first_offset, b.last_offset) for s in self.segments
-                       for b in (*s.lost_batches, *s.salvaged_batches))
+        spans = sorted(
+            (b.first_offset, b.last_offset)
+            for s in self.segments
+            for b in (*s.lost_batches, *s.salvaged_batches)
+        )
         merged: list[tuple[int, int]] = []
         for a, b in spans:
             if merged and a <= merged[-1][1] + 1:
@@ -118,9 +128,14 @@ class PartitionRepair:
 
     @property
     def changed(self) -> bool:
-        return bool(self.lost_bytes or self.removed_files or self.txn_index_entries_removed
-                    or self.leader_epochs_removed
-                    or any(s.indexes_rebuilt and s.reason for s in self.segments))
+        """Data or state changed (rebuilt indexes and the close-time snapshot do not count)."""
+        return bool(
+            self.lost_bytes
+            or self.removed_files
+            or self.txn_index_entries_removed
+            or self.txn_index_entries_added
+            or self.leader_epochs_removed
+        )
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -152,8 +167,9 @@ def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair,
         if reason is None and mf.size > kept:
             from .native import scan as ns
 
-            rep.reason = (f"{ns.STOP_REASONS[int(sc['stop_reason'])]} at position "
-                          f"{int(sc['stop_position'])}")
+            rep.reason = (
+                f"{ns.STOP_REASONS[int(sc['stop_reason'])]} at position {int(sc['stop_position'])}"
+            )
         rep.lost_batches = _lost_batches(mf.buf, sc, count, n)
         parsed_end = int(sc["stop_position"])
         if mf.size > parsed_end:
@@ -170,9 +186,9 @@ def _entry_crc_ok(buf: Any, p: int, size: int, magic: int) -> bool:
     from .records.crc import crc32, crc32c
 
     stored_at = p + 17 if magic == 2 else p + 12
-    stored = int.from_bytes(bytes(buf[stored_at: stored_at + 4]), "big")
+    stored = int.from_bytes(bytes(buf[stored_at : stored_at + 4]), "big")
     mv = memoryview(buf)
-    computed = crc32c(mv[p + 21: p + size]) if magic == 2 else crc32(mv[p + 16: p + size])
+    computed = crc32c(mv[p + 21 : p + size]) if magic == 2 else crc32(mv[p + 16 : p + size])
     return computed == stored
 
 
@@ -181,8 +197,11 @@ def _lost_batches(buf: Any, sc: dict, start: int, end: int) -> list[LostBatch]:
     for i in range(start, end):
         p, size, magic = int(sc["positions"][i]), int(sc["sizes"][i]), int(sc["magics"][i])
         first = int(sc["base_offsets"][i]) if magic == 2 else int(sc["last_offsets"][i])
-        out.append(LostBatch(p, size, first, int(sc["last_offsets"][i]),
-                             _entry_crc_ok(buf, p, size, magic)))
+        out.append(
+            LostBatch(
+                p, size, first, int(sc["last_offsets"][i]), _entry_crc_ok(buf, p, size, magic)
+            )
+        )
     return out
 
 
@@ -210,13 +229,13 @@ def _resync(buf: Any, start: int) -> list[LostBatch]:
     for p in (int(c) for c in candidates):
         if p < next_free or end - p < ns.RECORD_BATCH_OVERHEAD:
             continue
-        size = int.from_bytes(bytes(buf[p + 8: p + 12]), "big", signed=True) + 12
+        size = int.from_bytes(bytes(buf[p + 8 : p + 12]), "big", signed=True) + 12
         if size < ns.RECORD_BATCH_OVERHEAD or p + size > len(buf):
             continue
         if not _entry_crc_ok(buf, p, size, 2):
             continue
-        base = int.from_bytes(bytes(buf[p: p + 8]), "big", signed=True)
-        delta = int.from_bytes(bytes(buf[p + 23: p + 27]), "big", signed=True)
+        base = int.from_bytes(bytes(buf[p : p + 8]), "big", signed=True)
+        delta = int.from_bytes(bytes(buf[p + 23 : p + 27]), "big", signed=True)
         found.append(LostBatch(p, size, base, base + delta, True))
         next_free = p + size
     return found
@@ -225,8 +244,9 @@ def _resync(buf: Any, start: int) -> list[LostBatch]:
 def _whole_segment_lost(path: Path, base: int) -> SegmentRepair:
     sc, mf = _scan_file(path)
     try:
-        rep = SegmentRepair(str(path), base, mf.size, 0, mf.size, "follows a truncated segment",
-                            deleted=True)
+        rep = SegmentRepair(
+            str(path), base, mf.size, 0, mf.size, "follows a truncated segment", deleted=True
+        )
         rep.lost_batches = _lost_batches(mf.buf, sc, 0, int(sc["count"]))
         if mf.size > int(sc["stop_position"]):
             rep.unparsed_bytes = mf.size - int(sc["stop_position"])
@@ -269,13 +289,24 @@ def _log_end(d: Path, bases: list[int]) -> int | None:
         mf.close()
 
 
-def repair_partition(source: str | os.PathLike[str], output: str | os.PathLike[str] | None, *,
-                     keep_later_segments: bool = False) -> PartitionRepair:
-    """Repair a copy of partition directory ``source`` into ``output`` (None: in place)."""
-    from .clock import SystemClock
-    from .config import LogConfig
-    from .segment import LogSegment
+def repair_partition(
+    source: str | os.PathLike[str],
+    output: str | os.PathLike[str] | None,
+    *,
+    keep_later_segments: bool = False,
+) -> PartitionRepair:
+    """Repair a copy of partition directory ``source`` into ``output`` (None: in place).
 
+    By default the repair *is* the engine's recovery after an unclean shutdown:
+    ``Log.open(..., clean_shutdown=False, recovery_point=0)`` (``kafkalog.loader.LogLoader``:
+    stray files, every segment validated/truncated/re-indexed, later segments deleted after a
+    truncation, leader epochs truncated; then producer state rebuilt with the ``.txnindex`` of
+    recovered segments rewritten and snapshots past the end dropped) followed by a clean
+    ``close``. The report is planned first, read-only, with the same per-batch validation
+    (``kafkalog.segment.validate_entries``), and checked against what the loader did.
+    ``keep_later_segments`` cannot be Kafka's recovery (which deletes them): it recovers
+    segment by segment with ``LogSegment.recover`` and truncates the state files itself.
+    """
     src = Path(source)
     dst = Path(output) if output is not None else src
     if output is not None:
@@ -284,57 +315,147 @@ def repair_partition(source: str | os.PathLike[str], output: str | os.PathLike[s
     report = PartitionRepair(str(src), str(dst))
     bases = _segment_bases(dst)
     report.log_end_offset_before = _log_end(dst, bases)
-    _remove_leftovers(dst, bases, report)
+    before = _state(dst)
+    planned: dict[int, SegmentRepair] = {}
     prev_last = -1
     truncated = False
-    config = LogConfig()
-    clock = SystemClock()
     for base in bases:
         path = files.log_file(dst, base)
         if truncated and not keep_later_segments:
             seg_rep = _whole_segment_lost(path, base)
-            seg_rep.log_file = str(files.log_file(src, base))
-            for p in (path, files.offset_index_file(dst, base), files.time_index_file(dst, base),
-                      files.transaction_index_file(dst, base)):
-                if p.exists():
-                    p.unlink()
-                    report.removed_files.append(p.name)
-            report.segments.append(seg_rep)
-            continue
-        seg_rep, prev_after = _plan_segment(path, base, prev_last)
+        else:
+            seg_rep, prev_last = _plan_segment(path, base, prev_last)
+            seg_rep.indexes_rebuilt = True
+            truncated = truncated or seg_rep.lost_bytes > 0
         seg_rep.log_file = str(files.log_file(src, base))
-        seg = LogSegment.open(dst, base, config, clock, file_already_exists=True)
+        planned[base] = seg_rep
+        report.segments.append(seg_rep)
+    if keep_later_segments:
+        _recover_each_segment(dst, bases, report)
+    else:
+        _recover_with_engine(dst, planned)
+    bases_after = _segment_bases(dst)
+    leo = _log_end(dst, bases_after)
+    report.log_end_offset_after = leo
+    if keep_later_segments and leo is not None:
+        _truncate_state(dst, bases_after, leo, report)
+    _report_state_changes(before, _state(dst), report)
+    return report
+
+
+def _recover_with_engine(dst: Path, planned: dict[int, SegmentRepair]) -> None:
+    from .config import LogConfig
+    from .lock import LOCK_FILE_NAME
+    from .log import Log
+
+    had_lock = (dst / LOCK_FILE_NAME).exists()
+    # the loader logs each recovery step as a warning; the repair report says the same, exactly
+    quiet = logging.getLogger("kafkalog")
+    level = quiet.level
+    quiet.setLevel(logging.ERROR)
+    try:
+        log = Log.open(dst, LogConfig(), standalone=False, clean_shutdown=False, recovery_point=0)
+        try:
+            loaded = log.loaded
+        finally:
+            log.close()
+    finally:
+        quiet.setLevel(level)
+    if not had_lock:
+        (dst / LOCK_FILE_NAME).unlink(missing_ok=True)
+    # the plan (what the report says) and the engine's recovery must agree
+    for base, result in loaded.recovered_segments:
+        plan = planned.get(base)
+        if plan is not None and not plan.deleted and result.valid_bytes != plan.kept_bytes:
+            raise KafkaLogError(
+                f"recovery kept {result.valid_bytes} bytes where validation planned "
+                f"{plan.kept_bytes}",
+                path=plan.log_file,
+            )
+    planned_deleted = {b for b, p in planned.items() if p.deleted}
+    if set(loaded.deleted_segments) != planned_deleted:
+        raise KafkaLogError(
+            f"recovery deleted segments {sorted(loaded.deleted_segments)} where validation "
+            f"planned {sorted(planned_deleted)}",
+            path=dst,
+        )
+
+
+def _recover_each_segment(dst: Path, bases: list[int], report: PartitionRepair) -> None:
+    from .clock import SystemClock
+    from .config import LogConfig
+    from .segment import LogSegment
+
+    _remove_leftovers(dst, bases)
+    config, clock = LogConfig(), SystemClock()
+    for seg_rep in report.segments:
+        seg = LogSegment.open(dst, seg_rep.base_offset, config, clock, file_already_exists=True)
         try:
             result = seg.recover()
         finally:
             seg.close()
-        # our plan and the engine's recovery must agree on what survives
         if result.valid_bytes != seg_rep.kept_bytes:
             raise KafkaLogError(
                 f"recovery kept {result.valid_bytes} bytes where validation planned "
-                f"{seg_rep.kept_bytes}", path=path)
-        seg_rep.indexes_rebuilt = True
-        report.segments.append(seg_rep)
-        prev_last = prev_after
-        if seg_rep.lost_bytes:
-            truncated = True
-    bases_after = _segment_bases(dst)
-    leo = _log_end(dst, bases_after)
-    report.log_end_offset_after = leo
-    if leo is not None:
-        _truncate_state(dst, bases_after, leo, report)
-    return report
+                f"{seg_rep.kept_bytes}",
+                path=seg_rep.log_file,
+            )
 
 
-def _remove_leftovers(d: Path, bases: list[int], report: PartitionRepair) -> None:
+@dataclass
+class _DirState:
+    files: set[str]
+    txn_entries: int
+    epochs: list[tuple[int, int]]
+
+
+def _state(d: Path) -> _DirState:
+    """What the report compares before and after: files, aborted txns, leader epochs."""
+    from .checkpoint import LeaderEpochCheckpointFile
+    from .index.txn_index import TransactionIndex
+
+    names = {p.name for p in d.iterdir() if p.is_file()}
+    txn = 0
+    for p in sorted(d.glob("*.txnindex")):
+        try:
+            idx = TransactionIndex(p, files.offset_from_filename(p.name), writable=False)
+            try:
+                txn += len(idx.all_aborted_txns())
+            finally:
+                idx.close()
+        except (ValueError, KafkaLogError):
+            continue
+    epochs: list[tuple[int, int]] = []
+    lec = d / files.LEADER_EPOCH_CHECKPOINT_FILE
+    if lec.exists():
+        try:
+            epochs = [(e.epoch, e.start_offset) for e in LeaderEpochCheckpointFile(lec).read()]
+        except KafkaLogError:
+            epochs = []
+    return _DirState(names, txn, epochs)
+
+
+def _report_state_changes(before: _DirState, after: _DirState, report: PartitionRepair) -> None:
+    from .lock import LOCK_FILE_NAME
+
+    report.removed_files = sorted(before.files - after.files - {LOCK_FILE_NAME})
+    report.created_files = sorted(after.files - before.files - {LOCK_FILE_NAME})
+    report.txn_index_entries_removed = max(0, before.txn_entries - after.txn_entries)
+    report.txn_index_entries_added = max(0, after.txn_entries - before.txn_entries)
+    kept = set(after.epochs)
+    report.leader_epochs_removed = [e for e in before.epochs if e not in kept]
+
+
+def _remove_leftovers(d: Path, bases: list[int]) -> None:
+    """What the loader's first step removes: state-suffixed leftovers and orphan indexes."""
     known = set(bases)
     for p in sorted(d.iterdir()):
         if not p.is_file():
             continue
-        if p.name.endswith((files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX,
-                            files.TMP_FILE_SUFFIX)):
+        if p.name.endswith(
+            (files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX, files.TMP_FILE_SUFFIX)
+        ):
             p.unlink()
-            report.removed_files.append(p.name)
         elif files.is_index_file(p):
             try:
                 off = files.offset_from_filename(p.name)
@@ -342,10 +463,11 @@ def _remove_leftovers(d: Path, bases: list[int], report: PartitionRepair) -> Non
                 continue
             if off not in known:
                 p.unlink()
-                report.removed_files.append(p.name)
 
 
 def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair) -> None:
+    """``--keep-later-segments``: drop state past the new log end (``.txnindex`` entries,
+    producer snapshots, leader epochs), as the loader does for a truncated log."""
     from .checkpoint import LeaderEpochCheckpointFile
     from .index.txn_index import TransactionIndex
 
@@ -354,9 +476,7 @@ def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair
         if p.exists():
             idx = TransactionIndex(p, base)
             try:
-                before = len(idx.all_aborted_txns())
                 idx.truncate_to(leo)
-                report.txn_index_entries_removed += before - len(idx.all_aborted_txns())
             finally:
                 idx.close()
     for p in sorted(d.glob("*.snapshot")):
@@ -366,7 +486,6 @@ def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair
             continue
         if off > leo:
             p.unlink()
-            report.removed_files.append(p.name)
     lec = d / files.LEADER_EPOCH_CHECKPOINT_FILE
     if lec.exists():
         cp = LeaderEpochCheckpointFile(lec)
@@ -376,8 +495,6 @@ def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair
             return
         keep = [e for e in entries if e.start_offset < leo]
         if len(keep) != len(entries):
-            report.leader_epochs_removed = [(e.epoch, e.start_offset) for e in entries
-                                            if e.start_offset >= leo]
             cp.write(keep)
 
 
@@ -385,8 +502,9 @@ def _is_partition_dir(p: Path) -> bool:
     return p.is_dir() and any(files.is_log_file(c) for c in p.iterdir() if c.is_file())
 
 
-def repair_path(source: str, output: str | None, *, keep_later_segments: bool = False
-                ) -> tuple[list[PartitionRepair], list[str]]:
+def repair_path(
+    source: str, output: str | None, *, keep_later_segments: bool = False
+) -> tuple[list[PartitionRepair], list[str]]:
     """Repair a partition directory or every partition of a log dir.
 
     Returns the partition reports and the log-dir checkpoint changes (text lines).
@@ -404,8 +522,13 @@ def repair_path(source: str, output: str | None, *, keep_later_segments: bool = 
     reports = []
     for p in sorted(src.iterdir()):
         if _is_partition_dir(p):
-            reports.append(repair_partition(p, None if output is None else dst / p.name,
-                                            keep_later_segments=keep_later_segments))
+            reports.append(
+                repair_partition(
+                    p,
+                    None if output is None else dst / p.name,
+                    keep_later_segments=keep_later_segments,
+                )
+            )
     return reports, _clamp_log_dir_checkpoints(dst, reports)
 
 
@@ -443,10 +566,15 @@ def _clamp_log_dir_checkpoints(d: Path, reports: list[PartitionRepair]) -> list[
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("dir", metavar="DIR", help="a partition directory or a log dir")
     where = p.add_mutually_exclusive_group(required=True)
-    where.add_argument("--output", metavar="NEWDIR", help="write the repaired copy here (must not exist)")
+    where.add_argument(
+        "--output", metavar="NEWDIR", help="write the repaired copy here (must not exist)"
+    )
     where.add_argument("--in-place", action="store_true", help="repair DIR itself")
-    p.add_argument("--keep-later-segments", action="store_true",
-                   help="keep the segments after a truncated one (Kafka deletes them)")
+    p.add_argument(
+        "--keep-later-segments",
+        action="store_true",
+        help="keep the segments after a truncated one (Kafka deletes them)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as JSON")
 
 
@@ -464,14 +592,20 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write("kafkalog repair: error: --output must be outside DIR\n")
             return 2
     try:
-        reports, changes = repair_path(args.dir, None if args.in_place else args.output,
-                                       keep_later_segments=args.keep_later_segments)
+        reports, changes = repair_path(
+            args.dir,
+            None if args.in_place else args.output,
+            keep_later_segments=args.keep_later_segments,
+        )
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog repair: {e}\n")
         return 1
     if args.json:
-        doc = {"partitions": [r.to_dict() for r in reports], "checkpoint_changes": changes,
-               "lost_bytes": sum(r.lost_bytes for r in reports)}
+        doc = {
+            "partitions": [r.to_dict() for r in reports],
+            "checkpoint_changes": changes,
+            "lost_bytes": sum(r.lost_bytes for r in reports),
+        }
         sys.stdout.write(json.dumps(doc, indent=2) + "\n")
     else:
         _print(reports, changes)
@@ -485,29 +619,44 @@ def _print(reports: list[PartitionRepair], changes: list[str]) -> None:
         w(f"  log end offset: {r.log_end_offset_before} -> {r.log_end_offset_after}\n")
         for s in r.segments:
             state = "deleted" if s.deleted else ("truncated" if s.lost_bytes else "ok")
-            w(f"  {Path(s.log_file).name}: {state}, kept {s.kept_bytes} of {s.original_bytes} "
-              f"bytes, lost {s.lost_bytes}")
+            w(
+                f"  {Path(s.log_file).name}: {state}, kept {s.kept_bytes} of {s.original_bytes} "
+                f"bytes, lost {s.lost_bytes}"
+            )
             w(f" ({s.reason})\n" if s.reason and s.lost_bytes else "\n")
             for b in s.lost_batches:
                 crc = "" if b.intact else ", CRC mismatch"
-                w(f"    lost batch at position {b.position} ({b.size} bytes{crc}): offsets "
-                  f"{b.first_offset}..{b.last_offset}\n")
+                w(
+                    f"    lost batch at position {b.position} ({b.size} bytes{crc}): offsets "
+                    f"{b.first_offset}..{b.last_offset}\n"
+                )
             if s.unparsed_bytes:
-                w(f"    lost {s.unparsed_bytes} unparseable bytes from position "
-                  f"{s.unparsed_position}\n")
+                w(
+                    f"    lost {s.unparsed_bytes} unparseable bytes from position "
+                    f"{s.unparsed_position}\n"
+                )
             for b in s.salvaged_batches:
-                w(f"      of which an intact batch at position {b.position} ({b.size} bytes): "
-                  f"offsets {b.first_offset}..{b.last_offset}\n")
+                w(
+                    f"      of which an intact batch at position {b.position} ({b.size} bytes): "
+                    f"offsets {b.first_offset}..{b.last_offset}\n"
+                )
             if s.indexes_rebuilt:
                 w("    .index and .timeindex rebuilt\n")
         ranges = ", ".join(f"{a}..{b}" for a, b in r.lost_offset_ranges) or "none"
         w(f"  lost offsets: {ranges}; lost bytes: {r.lost_bytes}\n")
         if r.removed_files:
             w(f"  removed: {', '.join(r.removed_files)}\n")
+        if r.created_files:
+            w(f"  created: {', '.join(r.created_files)}\n")
+        if r.txn_index_entries_added:
+            w(f"  transaction index entries rebuilt: {r.txn_index_entries_added}\n")
         if r.txn_index_entries_removed:
             w(f"  transaction index entries removed: {r.txn_index_entries_removed}\n")
         if r.leader_epochs_removed:
-            w("  leader epochs removed: "
-              + ", ".join(f"{e}@{o}" for e, o in r.leader_epochs_removed) + "\n")
+            w(
+                "  leader epochs removed: "
+                + ", ".join(f"{e}@{o}" for e, o in r.leader_epochs_removed)
+                + "\n"
+            )
     for c in changes:
         w(f"checkpoint {c}\n")

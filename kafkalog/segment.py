@@ -35,9 +35,11 @@ from __future__ import annotations
 import mmap
 import os
 import struct
+import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -105,8 +107,9 @@ def validate_entries(
     Kafka's per-batch recovery checks, in file order: CRC (v2: CRC-32C from the attributes on;
     v0/v1: CRC-32 from the magic byte on), offsets strictly increasing (and ``>= base_offset``),
     last offset indexable relative to ``base_offset`` (``None``: no segment yet, skip the
-    segment checks). ``buf`` is the bytes ``scan`` was taken over (positions index into it). The scan itself already stopped at the first entry that is
-    partial, too short, or of unknown magic.
+    segment checks). ``buf`` is the bytes ``scan`` was taken over (positions index into it).
+    The scan itself already stopped at the first entry that is partial, too short, or of
+    unknown magic.
     """
     n = int(scan["count"])
     positions = scan["positions"].tolist()
@@ -222,6 +225,10 @@ class LogSegment:
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
         self._index_exists = index_exists
+        self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # readers holding a mapping of the .log (see mapped()); truncation waits for them
+        self._mapped_readers = 0
+        self._mapped_cond = threading.Condition()
         self.deleted = False
 
     # -- opening ---------------------------------------------------------------------------
@@ -303,13 +310,43 @@ class LogSegment:
 
     def _lookup_position(self, offset: int) -> int:
         """Index position to start scanning from for ``offset`` (0 without a usable index)."""
-        if self._read_only and self._offset_index is None:
-            if not self.index_path.exists():
-                return 0
-        try:
-            return self.offset_index.lookup(offset).position
-        except (OSError, ValueError):
-            return 0
+        if self._read_only:
+            offsets, positions, _, _ = self._read_only_indexes()
+            i = int(np.searchsorted(offsets, offset, side="right")) - 1
+            return int(positions[i]) if i >= 0 else 0
+        return self.offset_index.lookup(offset).position
+
+    def _time_lookup_many(self, timestamps: np.ndarray) -> np.ndarray:
+        """Offsets of the time-index entries with the largest timestamp <= each target
+        (``base_offset`` where none)."""
+        if self._read_only:
+            _, _, ts, offs = self._read_only_indexes()
+            i = np.searchsorted(ts, timestamps, side="right") - 1
+            return np.where(i >= 0, offs[np.maximum(i, 0)] if offs.size else 0,
+                            self.base_offset).astype(np.int64)
+        return self.time_index.lookup_many(timestamps)[1]
+
+    def _position_lookup_many(self, offsets: np.ndarray) -> np.ndarray:
+        if self._read_only:
+            return np.array([self._lookup_position(int(o)) for o in offsets.tolist()],
+                            dtype=np.int64)
+        return self.offset_index.lookup_many(offsets)[1]
+
+    def _read_only_indexes(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Read-only segments: a private copy of both indexes, never a mapping.
+
+        The writing process trims and re-extends index files (roll, close, recovery); a
+        mapping in this process would fault (SIGBUS) on the shrunk pages, so a reader copies
+        the file with ``pread`` instead and stops at the first zeroed slot of a preallocated
+        index (what DumpLogSegments does). Refreshed by :meth:`refresh_size`.
+        """
+        snap = self._ro_indexes
+        if snap is None:
+            offs, positions = _read_index_copy(self.index_path, ">i4", ">i4")
+            ts, ts_offs = _read_index_copy(self.time_index_path, ">i8", ">i4")
+            snap = (offs + self.base_offset, positions, ts, ts_offs + self.base_offset)
+            self._ro_indexes = snap
+        return snap
 
     @property
     def max_timestamp_so_far(self) -> int:
@@ -324,8 +361,10 @@ class LogSegment:
         m = self._max_timestamp_and_offset
         if m is None:
             # Kafka: loaded lazily from the time index's last entry
-            if self._read_only and not self.time_index_path.exists():
-                m = TimestampOffset(NO_TIMESTAMP, -1)
+            if self._read_only:
+                _, _, ts, offs = self._read_only_indexes()
+                m = TimestampOffset(int(ts[-1]), int(offs[-1])) if ts.size and ts[-1] >= 0 \
+                    else TimestampOffset(NO_TIMESTAMP, -1)
             else:
                 last = self.time_index.last_entry
                 m = last if last.timestamp >= 0 else TimestampOffset(NO_TIMESTAMP, -1)
@@ -366,6 +405,59 @@ class LogSegment:
                 f"segment was deleted under the reader ({e.strerror})", path=self.log_path,
                 position=position) from None
         return data
+
+    @contextmanager
+    def mapped(self, start: int, end: int) -> Iterator[Any]:
+        """Bytes ``[start, end)`` of the ``.log`` (committed bytes only) for one bulk read.
+
+        A writable segment lends a read-only mapping (no copy) and holds off truncation of
+        this segment until the ``with`` block ends: a mapping of pages a truncation removed
+        would fault (SIGBUS). The caller must not keep views past the block. Read-only
+        segments (another process writes the file) get a ``pread`` copy instead.
+        """
+        if self._read_only:
+            yield self.pread(start, max(0, min(end, self._size) - start))
+            return
+        with self._mapped_cond:
+            # registered before reading the size: a truncation publishes the smaller size
+            # first, then waits for registered readers, then cuts the file
+            if self._fd < 0:
+                raise OffsetOutOfRangeError(
+                    "segment was deleted or closed under the reader", path=self.log_path,
+                    position=start)
+            fd = os.dup(self._fd)  # ours: a concurrent close cannot recycle it under us
+            self._mapped_readers += 1
+            end = min(end, self._size)
+        try:
+            if end <= start:
+                os.close(fd)
+                yield b""
+                return
+            try:
+                mm = mmap.mmap(fd, end, access=mmap.ACCESS_READ)
+            finally:
+                os.close(fd)
+            view = memoryview(mm)
+            part = view[start:end]
+            try:
+                yield part
+            finally:
+                try:
+                    part.release()
+                    view.release()
+                    mm.close()
+                except BufferError:
+                    # a view escaped (e.g. held by a traceback): the mapping goes when it does
+                    pass
+        finally:
+            with self._mapped_cond:
+                self._mapped_readers -= 1
+                self._mapped_cond.notify_all()
+
+    def _wait_for_mapped_readers(self) -> None:
+        with self._mapped_cond:
+            while self._mapped_readers:
+                self._mapped_cond.wait()
 
     def scan_headers(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, dict]]:
         """Yield ``(chunk_position, scan)`` over whole entries in ``[start, end)``.
@@ -473,8 +565,26 @@ class LogSegment:
 
         ``record_timestamps(batch_bytes)`` lists ``(offset, timestamp)`` of one batch's records.
         """
-        ts_entry = self.time_index.lookup(timestamp)
-        position = self._lookup_position(max(ts_entry.offset, starting_offset))
+        ts_offset = int(self._time_lookup_many(np.array([timestamp], np.int64))[0])
+        position = self._lookup_position(max(ts_offset, starting_offset))
+        return self._search_for_timestamp(timestamp, position, starting_offset,
+                                          record_timestamps)
+
+    def find_offsets_by_timestamps(self, timestamps: np.ndarray, starting_offset: int,
+                                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                   ) -> list[tuple[int, int] | None]:
+        """:meth:`find_offset_by_timestamp` for many targets: both index lookups are one
+        batched kernel call each; the batch scan is per target."""
+        ts = np.ascontiguousarray(timestamps, dtype=np.int64)
+        offsets = self._time_lookup_many(ts)
+        positions = self._position_lookup_many(np.maximum(offsets, starting_offset))
+        return [self._search_for_timestamp(t, p, starting_offset, record_timestamps)
+                for t, p in zip(ts.tolist(), positions.tolist())]
+
+    def _search_for_timestamp(self, timestamp: int, position: int, starting_offset: int,
+                              record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                              ) -> tuple[int, int] | None:
+        """Kafka's ``FileRecords.searchForTimestamp`` from ``position``."""
         for chunk_pos, sc in self.scan_headers(position):
             hits = np.flatnonzero(sc["max_timestamps"] >= timestamp)
             for i in hits.tolist():
@@ -534,24 +644,28 @@ class LogSegment:
         n = len(data)
         if n == 0:
             return
-        self._check_writable()
+        if self._fd < 0 or self._read_only:
+            self._check_writable()
         position = self._size
         if position == 0:
             self._rolling_based_timestamp = largest_timestamp
-        if not self.can_convert_to_relative_offset(largest_offset):
+        if not 0 <= largest_offset - self.base_offset <= INT32_MAX:
             raise OffsetOverflowError(
                 f"offset not indexable relative to base offset {self.base_offset}",
                 path=self.log_path, offset=largest_offset)
-        _pwrite_all(self._fd, data, position)
+        written = os.pwrite(self._fd, data, position)
+        if written != n:  # rare: a short write, finish it
+            _pwrite_all(self._fd, memoryview(data)[written:], position + written)
         # publish: the bytes are in the page cache before readers can see the new size
         self._size = position + n
-        m = self._max_ts_and_offset()
+        m = self._max_timestamp_and_offset
+        if m is None:
+            m = self._max_ts_and_offset()
         if largest_timestamp > m.timestamp:
-            self._max_timestamp_and_offset = TimestampOffset(
+            m = self._max_timestamp_and_offset = TimestampOffset(
                 largest_timestamp, shallow_offset_of_max_timestamp)
         if self._bytes_since_last_index_entry > self.config.index_interval_bytes:
             self.offset_index.append(largest_offset, position)
-            m = self._max_ts_and_offset()
             self.time_index.maybe_append(m.timestamp, m.offset)
             self._bytes_since_last_index_entry = 0
         self._bytes_since_last_index_entry += n
@@ -632,7 +746,8 @@ class LogSegment:
         truncated = 0
         if mapping is not None:
             truncated = self._size - mapping.position
-            self._size = mapping.position
+            self._size = mapping.position  # new readers stop here at once
+            self._wait_for_mapped_readers()
             os.ftruncate(self._fd, mapping.position)
         if self._size == 0:
             self.created_ms = self._clock.milliseconds()
@@ -674,6 +789,8 @@ class LogSegment:
         still stops at a partial trailing batch)."""
         if self._read_only and self._fd >= 0:
             self._size = os.fstat(self._fd).st_size
+            self._ro_indexes = None
+            self._max_timestamp_and_offset = None
 
     def resize_indexes(self, size: int) -> None:
         self.offset_index.resize(size)
@@ -746,6 +863,23 @@ class LogSegment:
     def __repr__(self) -> str:
         return (f"LogSegment(base_offset={self.base_offset}, size={self._size}, "
                 f"path={str(self.log_path)!r})")
+
+
+def _read_index_copy(path: Path, key_dtype: str, value_dtype: str
+                     ) -> tuple[np.ndarray, np.ndarray]:
+    """(keys, values) of an index file read into memory, up to the first zeroed slot after
+    slot 0 (the unwritten, preallocated tail of an active segment's index)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        data = b""
+    dt = np.dtype([("k", key_dtype), ("v", value_dtype)])
+    arr = np.frombuffer(data, dt, count=len(data) // dt.itemsize)
+    zero = (arr["k"] == 0) & (arr["v"] == 0)
+    if zero.size:
+        zero[0] = False
+    n = int(np.argmax(zero)) if zero.any() else arr.shape[0]
+    return arr["k"][:n].astype(np.int64), arr["v"][:n].astype(np.int64)
 
 
 def _pwrite_all(fd: int, data: bytes | bytearray | memoryview, position: int) -> None:

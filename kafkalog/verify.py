@@ -127,9 +127,11 @@ class VerifyReport:
                     "log_end_offset": p.log_end_offset,
                     "errors": p.count("error"),
                     "warnings": p.count("warning"),
+                    "findings": [f.to_dict() for f in p.findings],
                 }
                 for p in self.partitions
             ],
+            "log_dir_findings": [f.to_dict() for f in self.log_dir_findings],
             "findings": [f.to_dict() for f in self.findings],
             "errors": self.count("error"),
             "warnings": self.count("warning"),
@@ -169,11 +171,16 @@ def _concat(chunks: list[dict], key: str, dtype: Any) -> np.ndarray:
 
 
 def _scan_log(
-    path: Path, base_offset: int, rep: PartitionReport, prev_last: int, ongoing: dict[int, int],
+    path: Path,
+    base_offset: int,
+    rep: PartitionReport,
+    prev_last: int,
+    ongoing: dict[int, int],
     deep: bool,
+    active: bool = False,
 ) -> _SegmentScan:
     """Walk one ``.log``: per-entry checks, tail classification, transaction bookkeeping."""
-    from .dump import _MappedFile
+    from .dump import RELEASE_EVERY, _MappedFile
     from .native import scan as ns
     from .records.crc import crc32, crc32c
 
@@ -189,7 +196,9 @@ def _scan_log(
                 break
             pos = out["stop_position"]
         seg = _SegmentScan(
-            base_offset=base_offset, path=path, size=mf.size,
+            base_offset=base_offset,
+            path=path,
+            size=mf.size,
             positions=_concat(chunks, "positions", np.int64),
             sizes=_concat(chunks, "sizes", np.int64),
             base_offsets=_concat(chunks, "base_offsets", np.int64),
@@ -207,35 +216,77 @@ def _scan_log(
         rep.bytes += mf.size
         mv = memoryview(buf)
         prev = prev_last
+        released = 0
         for i in range(n):
             p, s, magic = int(seg.positions[i]), int(seg.sizes[i]), int(seg.magics[i])
             first = int(seg.base_offsets[i]) if magic == 2 else int(seg.last_offsets[i])
             last = int(seg.last_offsets[i])
-            computed = crc32c(mv[p + 21: p + s]) if magic == 2 else crc32(mv[p + 16: p + s])
+            computed = crc32c(mv[p + 21 : p + s]) if magic == 2 else crc32(mv[p + 16 : p + s])
             if computed != int(crcs[i]):
-                rep.findings.append(Finding(
-                    "batch_crc", "error", f, "batch CRC does not match its bytes",
-                    position=p, offset=first, expected=int(crcs[i]), found=int(computed)))
+                rep.findings.append(
+                    Finding(
+                        "batch_crc",
+                        "error",
+                        f,
+                        "batch CRC does not match its bytes",
+                        position=p,
+                        offset=first,
+                        expected=int(crcs[i]),
+                        found=int(computed),
+                    )
+                )
             if first < base_offset:
-                rep.findings.append(Finding(
-                    "offset_below_base", "error", f,
-                    "batch offset below the segment base offset", position=p, offset=first,
-                    expected=f">= {base_offset}", found=first))
+                rep.findings.append(
+                    Finding(
+                        "offset_below_base",
+                        "error",
+                        f,
+                        "batch offset below the segment base offset",
+                        position=p,
+                        offset=first,
+                        expected=f">= {base_offset}",
+                        found=first,
+                    )
+                )
             if first <= prev:
-                rep.findings.append(Finding(
-                    "offset_order", "error", f, "offsets not increasing", position=p,
-                    offset=first, expected=f"> {prev}", found=first))
+                rep.findings.append(
+                    Finding(
+                        "offset_order",
+                        "error",
+                        f,
+                        "offsets not increasing",
+                        position=p,
+                        offset=first,
+                        expected=f"> {prev}",
+                        found=first,
+                    )
+                )
             elif prev >= 0 and first > prev + 1:
-                rep.findings.append(Finding(
-                    "offset_gap", "info", f,
-                    "offset gap (normal after compaction or deleted records)", position=p,
-                    offset=first, expected=prev + 1, found=first))
+                rep.findings.append(
+                    Finding(
+                        "offset_gap",
+                        "info",
+                        f,
+                        "offset gap (normal after compaction or deleted records)",
+                        position=p,
+                        offset=first,
+                        expected=prev + 1,
+                        found=first,
+                    )
+                )
             if last < first or last - base_offset > INT32_MAX:
-                rep.findings.append(Finding(
-                    "offset_range", "error", f,
-                    "last offset before the first, or not indexable from the base offset",
-                    position=p, offset=last, expected=f"{first}..{base_offset + INT32_MAX}",
-                    found=last))
+                rep.findings.append(
+                    Finding(
+                        "offset_range",
+                        "error",
+                        f,
+                        "last offset before the first, or not indexable from the base offset",
+                        position=p,
+                        offset=last,
+                        expected=f"{first}..{base_offset + INT32_MAX}",
+                        found=last,
+                    )
+                )
             prev = max(prev, last)
             if magic == 2:
                 attrs = int(seg.attributes[i])
@@ -244,13 +295,23 @@ def _scan_log(
                     _deep_check(buf, p, s, f, first, rep)
             elif deep:
                 _deep_check(buf, p, s, f, first, rep, legacy=True)
-        _classify_tail(buf, seg, stop_reason, rep, f)
+            if p + s - released > RELEASE_EVERY:
+                mf.release(p + s)  # keep the resident set flat on big segments
+                released = p + s
+        _classify_tail(buf, seg, stop_reason, rep, f, active)
         del mv, buf
     return seg
 
 
-def _track_transactions(buf: np.ndarray, seg: _SegmentScan, i: int, attrs: int,
-                        ongoing: dict[int, int], rep: PartitionReport, f: str) -> None:
+def _track_transactions(
+    buf: np.ndarray,
+    seg: _SegmentScan,
+    i: int,
+    attrs: int,
+    ongoing: dict[int, int],
+    rep: PartitionReport,
+    f: str,
+) -> None:
     """Follow transactions so the ``.txnindex`` can be checked against the control markers."""
     import struct
 
@@ -266,8 +327,11 @@ def _track_transactions(buf: np.ndarray, seg: _SegmentScan, i: int, attrs: int,
     try:
         marker = RecordBatch(buf, p, s).end_txn_marker()
     except KafkaLogError as e:
-        rep.findings.append(Finding("control_record", "error", f, e.message, position=p,
-                                    offset=int(seg.base_offsets[i])))
+        rep.findings.append(
+            Finding(
+                "control_record", "error", f, e.message, position=p, offset=int(seg.base_offsets[i])
+            )
+        )
         return
     if marker is None:
         return
@@ -279,8 +343,9 @@ def _track_transactions(buf: np.ndarray, seg: _SegmentScan, i: int, attrs: int,
             seg.txn_expect.append((pid, first, offset))
 
 
-def _deep_check(buf: np.ndarray, p: int, s: int, f: str, offset: int, rep: PartitionReport,
-                legacy: bool = False) -> None:
+def _deep_check(
+    buf: np.ndarray, p: int, s: int, f: str, offset: int, rep: PartitionReport, legacy: bool = False
+) -> None:
     """Decode every record (decompressing): what a consumer would do with this batch."""
     from .records.batch import RecordBatch
     from .records.legacy import LegacyEntry
@@ -289,12 +354,14 @@ def _deep_check(buf: np.ndarray, p: int, s: int, f: str, offset: int, rep: Parti
         b = LegacyEntry(buf, p, s) if legacy else RecordBatch(buf, p, s)
         b.records()
     except KafkaLogError as e:
-        rep.findings.append(Finding("record_decode", "error", f, e.message, position=p,
-                                    offset=offset))
+        rep.findings.append(
+            Finding("record_decode", "error", f, e.message, position=p, offset=offset)
+        )
 
 
-def _classify_tail(buf: np.ndarray, seg: _SegmentScan, reason: int, rep: PartitionReport,
-                   f: str) -> None:
+def _classify_tail(
+    buf: np.ndarray, seg: _SegmentScan, reason: int, rep: PartitionReport, f: str, active: bool
+) -> None:
     from .native import scan as ns
 
     end = seg.valid_end
@@ -303,20 +370,44 @@ def _classify_tail(buf: np.ndarray, seg: _SegmentScan, reason: int, rep: Partiti
         return
     tail = buf[end:]
     if not tail.any():
-        rep.findings.append(Finding(
-            "zero_filled_tail", "error", f,
-            "zero-filled tail (preallocated space or a crash); recovery truncates it",
-            position=end, expected="end of file", found=f"{left} zero bytes"))
+        # The active segment of a broker with log.preallocate=true has this tail while it runs
+        # (and after a crash, recovery truncates it without losing data): a warning there. An
+        # inactive segment was trimmed on roll, so zeros there mean damage.
+        rep.findings.append(
+            Finding(
+                "zero_filled_tail",
+                "warning" if active else "error",
+                f,
+                "zero-filled tail (preallocated space or a crash); recovery truncates it",
+                position=end,
+                expected="end of file",
+                found=f"{left} zero bytes",
+            )
+        )
         return
     what = {
-        ns.STOP_PARTIAL: ("torn_tail", "partial trailing batch (torn write); recovery truncates it"),
-        ns.STOP_CORRUPT_SIZE: ("corrupt_entry_size",
-                               "entry size below the 14-byte minimum (corrupt header)"),
+        ns.STOP_PARTIAL: (
+            "torn_tail",
+            "partial trailing batch (torn write); recovery truncates it",
+        ),
+        ns.STOP_CORRUPT_SIZE: (
+            "corrupt_entry_size",
+            "entry size below the 14-byte minimum (corrupt header)",
+        ),
         ns.STOP_BAD_MAGIC: ("bad_magic", "unknown magic byte"),
         ns.STOP_SHORT_V2: ("short_batch", "v2 batch shorter than its 61-byte header"),
     }.get(reason, ("torn_tail", "unreadable bytes at the end"))
-    rep.findings.append(Finding(what[0], "error", f, what[1], position=end,
-                                expected="a whole batch", found=f"{left} bytes"))
+    rep.findings.append(
+        Finding(
+            what[0],
+            "error",
+            f,
+            what[1],
+            position=end,
+            expected="a whole batch",
+            found=f"{left} bytes",
+        )
+    )
 
 
 # --------------------------------------------------------------------------------------------
@@ -332,16 +423,25 @@ def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -
     f = str(path)
     if not path.exists():
         if len(seg.positions):
-            rep.findings.append(Finding("index_missing", "warning", f,
-                                        "offset index missing: Kafka rebuilds it at startup"))
+            rep.findings.append(
+                Finding(
+                    "index_missing",
+                    "warning",
+                    f,
+                    "offset index missing: Kafka rebuilds it at startup",
+                )
+            )
         return
     idx = OffsetIndex(path, seg.base_offset, writable=False)
     try:
         try:
             idx.sanity_check()
         except KafkaLogError as e:
-            rep.findings.append(Finding("index_sanity", "error", f,
-                                        kafka_sanity_message("offset", idx, f) or e.message))
+            rep.findings.append(
+                Finding(
+                    "index_sanity", "error", f, kafka_sanity_message("offset", idx, f) or e.message
+                )
+            )
         arr = idx.entries_array()
         rel = arr["relative_offset"].astype(np.int64)
         pos = arr["position"].astype(np.int64)
@@ -355,43 +455,86 @@ def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -
     for i in range(n):
         off, p = seg.base_offset + int(rel[i]), int(pos[i])
         if prev is not None and off <= prev:
-            rep.findings.append(Finding("index_order", "error", f, "index offsets not increasing",
-                                        position=i * 8, offset=off, expected=f"> {prev}", found=off))
+            rep.findings.append(
+                Finding(
+                    "index_order",
+                    "error",
+                    f,
+                    "index offsets not increasing",
+                    position=i * 8,
+                    offset=off,
+                    expected=f"> {prev}",
+                    found=off,
+                )
+            )
         prev = off
         j = pos_to_batch.get(p)
         if j is None:
-            rep.findings.append(Finding(
-                "index_position", "error", f, "index entry does not point at a batch start",
-                position=i * 8, offset=off, expected="a batch position in the .log", found=p))
+            rep.findings.append(
+                Finding(
+                    "index_position",
+                    "error",
+                    f,
+                    "index entry does not point at a batch start",
+                    position=i * 8,
+                    offset=off,
+                    expected="a batch position in the .log",
+                    found=p,
+                )
+            )
             continue
         if int(lasts[j]) == off:
             continue
         later = np.flatnonzero(lasts[j:] == off)
         if later.size:
-            rep.findings.append(Finding(
-                "index_multi_batch_append", "info", f,
-                "entry keyed by the last offset of a multi-batch append (live append rule)",
-                position=i * 8, offset=off, expected=int(lasts[j]), found=off))
+            rep.findings.append(
+                Finding(
+                    "index_multi_batch_append",
+                    "info",
+                    f,
+                    "entry keyed by the last offset of a multi-batch append (live append rule)",
+                    position=i * 8,
+                    offset=off,
+                    expected=int(lasts[j]),
+                    found=off,
+                )
+            )
         else:
-            rep.findings.append(Finding(
-                "index_offset_mismatch", "error", f,
-                "index entry offset is not the last offset of the batch it points at",
-                position=i * 8, offset=off, expected=int(lasts[j]), found=off))
+            rep.findings.append(
+                Finding(
+                    "index_offset_mismatch",
+                    "error",
+                    f,
+                    "index entry offset is not the last offset of the batch it points at",
+                    position=i * 8,
+                    offset=off,
+                    expected=int(lasts[j]),
+                    found=off,
+                )
+            )
 
 
-def _entries_before_zero_tail(rel: np.ndarray, path: Path, active: bool, rep: PartitionReport,
-                              entry_size: int) -> int:
+def _entries_before_zero_tail(
+    rel: np.ndarray, path: Path, active: bool, rep: PartitionReport, entry_size: int
+) -> int:
     """Entries up to the first slot i > 0 with relative offset 0 (DumpLogSegments' stop rule)."""
     zeros = np.flatnonzero(rel[1:] == 0)
     if not zeros.size:
         return len(rel)
     n = int(zeros[0]) + 1
     if not active:
-        rep.findings.append(Finding(
-            "index_zero_tail", "warning", str(path),
-            "zero-filled slots after the entries of an inactive segment (not trimmed: unclean "
-            "shutdown)", position=n * entry_size, expected=f"{n} entries",
-            found=f"{len(rel)} slots"))
+        rep.findings.append(
+            Finding(
+                "index_zero_tail",
+                "warning",
+                str(path),
+                "zero-filled slots after the entries of an inactive segment (not trimmed: unclean "
+                "shutdown)",
+                position=n * entry_size,
+                expected=f"{n} entries",
+                found=f"{len(rel)} slots",
+            )
+        )
     return n
 
 
@@ -408,8 +551,14 @@ def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> 
         try:
             idx.sanity_check()
         except KafkaLogError as e:
-            rep.findings.append(Finding("timeindex_sanity", "error", f,
-                                        kafka_sanity_message("time", idx, f) or e.message))
+            rep.findings.append(
+                Finding(
+                    "timeindex_sanity",
+                    "error",
+                    f,
+                    kafka_sanity_message("time", idx, f) or e.message,
+                )
+            )
         arr = idx.entries_array()
         ts = arr["timestamp"].astype(np.int64)
         rel = arr["relative_offset"].astype(np.int64)
@@ -422,30 +571,63 @@ def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> 
     for i in range(n):
         t, off = int(ts[i]), seg.base_offset + int(rel[i])
         if t <= prev_ts:
-            rep.findings.append(Finding("timeindex_order", "error", f,
-                                        "time index timestamps not increasing", position=i * 12,
-                                        offset=off, expected=f"> {prev_ts}", found=t))
+            rep.findings.append(
+                Finding(
+                    "timeindex_order",
+                    "error",
+                    f,
+                    "time index timestamps not increasing",
+                    position=i * 12,
+                    offset=off,
+                    expected=f"> {prev_ts}",
+                    found=t,
+                )
+            )
         prev_ts = max(prev_ts, t)
         j = int(np.searchsorted(lasts, off, side="left")) if len(lasts) else 0
         if j >= len(lasts):
-            rep.findings.append(Finding("timeindex_offset", "error", f,
-                                        "time index offset beyond the log end", position=i * 12,
-                                        offset=off, expected=f"<= {int(lasts[-1]) if len(lasts) else -1}",
-                                        found=off))
+            rep.findings.append(
+                Finding(
+                    "timeindex_offset",
+                    "error",
+                    f,
+                    "time index offset beyond the log end",
+                    position=i * 12,
+                    offset=off,
+                    expected=f"<= {int(lasts[-1]) if len(lasts) else -1}",
+                    found=off,
+                )
+            )
             continue
         if int(lasts[j]) != off:
             # 2.x-3.7 leaders could index the exact record offset inside a batch (KAFKA-16310)
             sev = "warning" if int(maxts[j]) == t else "error"
-            rep.findings.append(Finding("timeindex_offset", sev, f,
-                                        "time index offset is not a batch's last offset",
-                                        position=i * 12, offset=off, expected=int(lasts[j]),
-                                        found=off))
+            rep.findings.append(
+                Finding(
+                    "timeindex_offset",
+                    sev,
+                    f,
+                    "time index offset is not a batch's last offset",
+                    position=i * 12,
+                    offset=off,
+                    expected=int(lasts[j]),
+                    found=off,
+                )
+            )
             continue
         if int(maxts[j]) != t:
-            rep.findings.append(Finding("timeindex_timestamp", "error", f,
-                                        "indexed timestamp differs from the batch max timestamp",
-                                        position=i * 12, offset=off, expected=int(maxts[j]),
-                                        found=t))
+            rep.findings.append(
+                Finding(
+                    "timeindex_timestamp",
+                    "error",
+                    f,
+                    "indexed timestamp differs from the batch max timestamp",
+                    position=i * 12,
+                    offset=off,
+                    expected=int(maxts[j]),
+                    found=t,
+                )
+            )
 
 
 def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:
@@ -470,34 +652,73 @@ def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:
     for i, t in enumerate(entries):
         have.add((t.producer_id, t.last_offset))
         if (t.producer_id, t.last_offset) not in aborts:
-            rep.findings.append(Finding(
-                "txnindex_marker", "error", f,
-                "aborted transaction without an ABORT marker of that producer at its last offset",
-                position=i * 34, offset=t.last_offset, expected="an ABORT control record",
-                found=f"producer {t.producer_id}"))
+            rep.findings.append(
+                Finding(
+                    "txnindex_marker",
+                    "error",
+                    f,
+                    "aborted transaction without an ABORT marker of that producer at its "
+                    "last offset",
+                    position=i * 34,
+                    offset=t.last_offset,
+                    expected="an ABORT control record",
+                    found=f"producer {t.producer_id}",
+                )
+            )
         if t.first_offset > t.last_offset:
-            rep.findings.append(Finding("txnindex_range", "error", f,
-                                        "first offset after last offset", position=i * 34,
-                                        offset=t.first_offset, expected=f"<= {t.last_offset}",
-                                        found=t.first_offset))
+            rep.findings.append(
+                Finding(
+                    "txnindex_range",
+                    "error",
+                    f,
+                    "first offset after last offset",
+                    position=i * 34,
+                    offset=t.first_offset,
+                    expected=f"<= {t.last_offset}",
+                    found=t.first_offset,
+                )
+            )
         if prev_last is not None and t.last_offset <= prev_last:
-            rep.findings.append(Finding("txnindex_order", "error", f,
-                                        "last offsets not increasing", position=i * 34,
-                                        offset=t.last_offset, expected=f"> {prev_last}",
-                                        found=t.last_offset))
+            rep.findings.append(
+                Finding(
+                    "txnindex_order",
+                    "error",
+                    f,
+                    "last offsets not increasing",
+                    position=i * 34,
+                    offset=t.last_offset,
+                    expected=f"> {prev_last}",
+                    found=t.last_offset,
+                )
+            )
         prev_last = t.last_offset
     by_key = {(t.producer_id, t.last_offset): t for t in entries}
     for pid, first, last in seg.txn_expect:
         t = by_key.get((pid, last))
         if t is None:
-            rep.findings.append(Finding(
-                "txnindex_missing", "error", f,
-                "aborted transaction with data is not in the transaction index", offset=last,
-                expected=f"producer {pid} firstOffset {first} lastOffset {last}", found=None))
+            rep.findings.append(
+                Finding(
+                    "txnindex_missing",
+                    "error",
+                    f,
+                    "aborted transaction with data is not in the transaction index",
+                    offset=last,
+                    expected=f"producer {pid} firstOffset {first} lastOffset {last}",
+                    found=None,
+                )
+            )
         elif t.first_offset != first:
-            rep.findings.append(Finding("txnindex_first_offset", "warning", f,
-                                        "first offset differs from the first data batch seen",
-                                        offset=last, expected=first, found=t.first_offset))
+            rep.findings.append(
+                Finding(
+                    "txnindex_first_offset",
+                    "warning",
+                    f,
+                    "first offset differs from the first data batch seen",
+                    offset=last,
+                    expected=first,
+                    found=t.first_offset,
+                )
+            )
 
 
 # --------------------------------------------------------------------------------------------
@@ -528,19 +749,29 @@ def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -
     for k, base in enumerate(bases):
         path = files.log_file(d, base)
         try:
-            seg = _scan_log(path, base, rep, prev_last, ongoing, deep)
+            seg = _scan_log(path, base, rep, prev_last, ongoing, deep, k == len(bases) - 1)
         except OSError as e:
             rep.findings.append(Finding("io", "error", str(path), str(e)))
             continue
         scans.append(seg)
         if len(seg.last_offsets):
             prev_last = max(prev_last, int(seg.last_offsets.max()))
-        if k + 1 < len(bases) and len(seg.last_offsets) and int(seg.last_offsets.max()) >= bases[k + 1]:
-            rep.findings.append(Finding(
-                "segment_overlap", "error", str(path),
-                "segment holds offsets at or past the next segment's base offset",
-                offset=int(seg.last_offsets.max()), expected=f"< {bases[k + 1]}",
-                found=int(seg.last_offsets.max())))
+        if (
+            k + 1 < len(bases)
+            and len(seg.last_offsets)
+            and int(seg.last_offsets.max()) >= bases[k + 1]
+        ):
+            rep.findings.append(
+                Finding(
+                    "segment_overlap",
+                    "error",
+                    str(path),
+                    "segment holds offsets at or past the next segment's base offset",
+                    offset=int(seg.last_offsets.max()),
+                    expected=f"< {bases[k + 1]}",
+                    found=int(seg.last_offsets.max()),
+                )
+            )
         active = k == len(bases) - 1
         for check in (_check_offset_index, _check_time_index):
             try:
@@ -569,11 +800,23 @@ def _check_orphans(d: Path, bases: list[int], rep: PartitionReport) -> None:
             except (ValueError, KafkaLogError):
                 continue
             if off not in known:
-                rep.findings.append(Finding("orphan_index", "warning", str(p),
-                                            "index file without its .log (Kafka deletes it)"))
-        elif name.endswith((".deleted", ".cleaned", ".swap")) or name.endswith(".tmp"):
-            rep.findings.append(Finding("stray_file", "info", str(p),
-                                        "leftover of an interrupted delete/clean/swap/checkpoint"))
+                rep.findings.append(
+                    Finding(
+                        "orphan_index",
+                        "warning",
+                        str(p),
+                        "index file without its .log (Kafka deletes it)",
+                    )
+                )
+        elif name.endswith((".deleted", ".cleaned", ".swap", ".tmp")):
+            rep.findings.append(
+                Finding(
+                    "stray_file",
+                    "info",
+                    str(p),
+                    "leftover of an interrupted delete/clean/swap/checkpoint",
+                )
+            )
 
 
 def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentScan]) -> None:
@@ -592,16 +835,25 @@ def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentSc
         except (ValueError, KafkaLogError):
             continue
         if leo is not None and off > leo:
-            rep.findings.append(Finding("snapshot_beyond_end", "warning", str(p),
-                                        "producer snapshot past the log end offset", offset=off,
-                                        expected=f"<= {leo}", found=off))
+            rep.findings.append(
+                Finding(
+                    "snapshot_beyond_end",
+                    "warning",
+                    str(p),
+                    "producer snapshot past the log end offset",
+                    offset=off,
+                    expected=f"<= {leo}",
+                    found=off,
+                )
+            )
     lec = d / files.LEADER_EPOCH_CHECKPOINT_FILE
     if lec.exists():
         try:
             entries = LeaderEpochCheckpointFile(lec).read()
         except KafkaLogError as e:
-            rep.findings.append(Finding("checkpoint_parse", "error", str(lec), e.message,
-                                        position=e.position))
+            rep.findings.append(
+                Finding("checkpoint_parse", "error", str(lec), e.message, position=e.position)
+            )
             entries = []
         _check_epochs(lec, entries, rep, scans)
     pm = d / files.PARTITION_METADATA_FILE
@@ -609,26 +861,42 @@ def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentSc
         try:
             PartitionMetadataFile(pm).read()
         except KafkaLogError as e:
-            rep.findings.append(Finding("checkpoint_parse", "error", str(pm), e.message,
-                                        position=e.position))
+            rep.findings.append(
+                Finding("checkpoint_parse", "error", str(pm), e.message, position=e.position)
+            )
 
 
-def _check_epochs(path: Path, entries: list, rep: PartitionReport,
-                  scans: list[_SegmentScan]) -> None:
+def _check_epochs(
+    path: Path, entries: list, rep: PartitionReport, scans: list[_SegmentScan]
+) -> None:
     f = str(path)
     prev = None
     for i, e in enumerate(entries):
         if prev is not None and (e.epoch <= prev.epoch or e.start_offset < prev.start_offset):
-            rep.findings.append(Finding("epoch_order", "error", f,
-                                        "epochs or start offsets not increasing", position=i,
-                                        offset=e.start_offset,
-                                        expected=f"epoch > {prev.epoch}, start >= {prev.start_offset}",
-                                        found=f"epoch {e.epoch}, start {e.start_offset}"))
+            rep.findings.append(
+                Finding(
+                    "epoch_order",
+                    "error",
+                    f,
+                    "epochs or start offsets not increasing",
+                    position=i,
+                    offset=e.start_offset,
+                    expected=f"epoch > {prev.epoch}, start >= {prev.start_offset}",
+                    found=f"epoch {e.epoch}, start {e.start_offset}",
+                )
+            )
         if rep.log_end_offset is not None and e.start_offset > rep.log_end_offset:
-            rep.findings.append(Finding("epoch_beyond_end", "warning", f,
-                                        "epoch starts past the log end offset",
-                                        offset=e.start_offset, expected=f"<= {rep.log_end_offset}",
-                                        found=e.start_offset))
+            rep.findings.append(
+                Finding(
+                    "epoch_beyond_end",
+                    "warning",
+                    f,
+                    "epoch starts past the log end offset",
+                    offset=e.start_offset,
+                    expected=f"<= {rep.log_end_offset}",
+                    found=e.start_offset,
+                )
+            )
         prev = e
     # the first offset of each partition leader epoch seen in v2 batches
     first_of: dict[int, int] = {}
@@ -642,18 +910,34 @@ def _check_epochs(path: Path, entries: list, rep: PartitionReport,
     for epoch, off in first_of.items():
         start = listed.get(epoch)
         if start is None:
-            rep.findings.append(Finding("epoch_missing", "warning", f,
-                                        "leader epoch seen in the log but not in the checkpoint",
-                                        offset=off, expected=f"epoch {epoch} start {off}",
-                                        found=None))
+            rep.findings.append(
+                Finding(
+                    "epoch_missing",
+                    "warning",
+                    f,
+                    "leader epoch seen in the log but not in the checkpoint",
+                    offset=off,
+                    expected=f"epoch {epoch} start {off}",
+                    found=None,
+                )
+            )
         elif start != off and start >= log_start:
-            rep.findings.append(Finding("epoch_start", "warning", f,
-                                        "epoch start offset differs from its first batch",
-                                        offset=off, expected=off, found=start))
+            rep.findings.append(
+                Finding(
+                    "epoch_start",
+                    "warning",
+                    f,
+                    "epoch start offset differs from its first batch",
+                    offset=off,
+                    expected=off,
+                    found=start,
+                )
+            )
 
 
-def verify_log_dir(directory: str | os.PathLike[str],
-                   partitions: dict[str, PartitionReport]) -> list[Finding]:
+def verify_log_dir(
+    directory: str | os.PathLike[str], partitions: dict[str, PartitionReport]
+) -> list[Finding]:
     """Check the log-dir checkpoint files against the partitions found (read-only)."""
     from .checkpoint import MetaProperties, OffsetCheckpointFile
 
@@ -672,8 +956,7 @@ def verify_log_dir(directory: str | os.PathLike[str],
         try:
             entries = OffsetCheckpointFile(p).read_entries()
         except KafkaLogError as e:
-            out.append(Finding("checkpoint_parse", "error", str(p), e.message,
-                               position=e.position))
+            out.append(Finding("checkpoint_parse", "error", str(p), e.message, position=e.position))
             continue
         unknown = []
         for topic, part, off in entries:
@@ -684,32 +967,77 @@ def verify_log_dir(directory: str | os.PathLike[str],
             leo, start = rep.log_end_offset, rep.log_start_offset
             if leo is None:
                 continue
-            if name in (files.RECOVERY_POINT_CHECKPOINT_FILE,
-                        files.REPLICATION_OFFSET_CHECKPOINT_FILE) and off > leo:
-                what = ("recovery point" if name == files.RECOVERY_POINT_CHECKPOINT_FILE
-                        else "high watermark")
-                out.append(Finding("checkpoint_beyond_end", "error", str(p),
-                                   f"{topic}-{part}: {what} past the log end offset "
-                                   "(flushed data is missing)", offset=off,
-                                   expected=f"<= {leo}", found=off))
+            if (
+                name
+                in (files.RECOVERY_POINT_CHECKPOINT_FILE, files.REPLICATION_OFFSET_CHECKPOINT_FILE)
+                and off > leo
+            ):
+                what = (
+                    "recovery point"
+                    if name == files.RECOVERY_POINT_CHECKPOINT_FILE
+                    else "high watermark"
+                )
+                out.append(
+                    Finding(
+                        "checkpoint_beyond_end",
+                        "error",
+                        str(p),
+                        f"{topic}-{part}: {what} past the log end offset (flushed data is missing)",
+                        offset=off,
+                        expected=f"<= {leo}",
+                        found=off,
+                    )
+                )
             elif name == files.LOG_START_OFFSET_CHECKPOINT_FILE and off > leo:
-                out.append(Finding("checkpoint_beyond_end", "error", str(p),
-                                   f"{topic}-{part}: log start offset past the log end offset "
-                                   "(Kafka deletes every segment)", offset=off,
-                                   expected=f"<= {leo}", found=off))
-            elif name == files.LOG_START_OFFSET_CHECKPOINT_FILE and start is not None \
-                    and off < start:
-                out.append(Finding("checkpoint_start", "warning", str(p),
-                                   f"{topic}-{part}: log start offset before the first segment",
-                                   offset=off, expected=f">= {start}", found=off))
+                out.append(
+                    Finding(
+                        "checkpoint_beyond_end",
+                        "error",
+                        str(p),
+                        f"{topic}-{part}: log start offset past the log end offset "
+                        "(Kafka deletes every segment)",
+                        offset=off,
+                        expected=f"<= {leo}",
+                        found=off,
+                    )
+                )
+            elif (
+                name == files.LOG_START_OFFSET_CHECKPOINT_FILE and start is not None and off < start
+            ):
+                out.append(
+                    Finding(
+                        "checkpoint_start",
+                        "warning",
+                        str(p),
+                        f"{topic}-{part}: log start offset before the first segment",
+                        offset=off,
+                        expected=f">= {start}",
+                        found=off,
+                    )
+                )
             elif name == files.CLEANER_OFFSET_CHECKPOINT_FILE and off > leo:
-                out.append(Finding("checkpoint_beyond_end", "warning", str(p),
-                                   f"{topic}-{part}: cleaner offset past the log end offset",
-                                   offset=off, expected=f"<= {leo}", found=off))
+                out.append(
+                    Finding(
+                        "checkpoint_beyond_end",
+                        "warning",
+                        str(p),
+                        f"{topic}-{part}: cleaner offset past the log end offset",
+                        offset=off,
+                        expected=f"<= {leo}",
+                        found=off,
+                    )
+                )
         if unknown:
-            out.append(Finding("checkpoint_unknown_partition", "info", str(p),
-                               f"{len(unknown)} partitions listed have no directory here: "
-                               + ", ".join(unknown[:5]) + (" ..." if len(unknown) > 5 else "")))
+            out.append(
+                Finding(
+                    "checkpoint_unknown_partition",
+                    "info",
+                    str(p),
+                    f"{len(unknown)} partitions listed have no directory here: "
+                    + ", ".join(unknown[:5])
+                    + (" ..." if len(unknown) > 5 else ""),
+                )
+            )
     return out
 
 
@@ -745,11 +1073,16 @@ def verify_paths(paths: list[str], *, deep: bool = False) -> VerifyReport:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("dirs", nargs="+", metavar="DIR",
-                   help="partition directories or log dirs (a log.dirs entry)")
+    p.add_argument(
+        "dirs",
+        nargs="+",
+        metavar="DIR",
+        help="partition directories or log dirs (a log.dirs entry)",
+    )
     p.add_argument("--json", action="store_true", help="print the report as one JSON document")
-    p.add_argument("--deep", action="store_true",
-                   help="also decode every record (decompressing batches)")
+    p.add_argument(
+        "--deep", action="store_true", help="also decode every record (decompressing batches)"
+    )
     p.add_argument("--show-info", action="store_true", help="list info findings too")
 
 
@@ -773,13 +1106,24 @@ def _print_report(report: VerifyReport, *, show_info: bool) -> None:
     console = Console(file=sys.stdout, width=max(100, Console().width), soft_wrap=True)
     table = Table(title="kafkalog verify", show_lines=False)
     for col in ("partition", "segments", "batches", "bytes", "offsets", "errors", "warnings"):
-        table.add_column(col, justify="left" if col in ("partition", "offsets") else "right",
-                         overflow="fold")
+        table.add_column(
+            col, justify="left" if col in ("partition", "offsets") else "right", overflow="fold"
+        )
     for p in report.partitions:
-        offsets = ("-" if p.log_start_offset is None
-                   else f"{p.log_start_offset}..{(p.log_end_offset or 0) - 1}")
-        table.add_row(p.directory, str(p.segments), str(p.batches), str(p.bytes), offsets,
-                      str(p.count("error")), str(p.count("warning")))
+        offsets = (
+            "-"
+            if p.log_start_offset is None
+            else f"{p.log_start_offset}..{(p.log_end_offset or 0) - 1}"
+        )
+        table.add_row(
+            p.directory,
+            str(p.segments),
+            str(p.batches),
+            str(p.bytes),
+            offsets,
+            str(p.count("error")),
+            str(p.count("warning")),
+        )
     console.print(table)
     shown = [f for f in report.findings if show_info or f.severity != "info"]
     for f in shown:
@@ -792,7 +1136,14 @@ def _print_report(report: VerifyReport, *, show_info: bool) -> None:
         ef = ""
         if f.expected is not None or f.found is not None:
             ef = f" expected {f.expected}, found {f.found}"
-        console.print(f"{f.severity.upper()} {f.check}: {f.file}{loc}: {f.message}{ef}",
-                      markup=False, highlight=False)
-    console.print(f"{report.count('error')} errors, {report.count('warning')} warnings, "
-                  f"{report.count('info')} infos", markup=False, highlight=False)
+        console.print(
+            f"{f.severity.upper()} {f.check}: {f.file}{loc}: {f.message}{ef}",
+            markup=False,
+            highlight=False,
+        )
+    console.print(
+        f"{report.count('error')} errors, {report.count('warning')} warnings, "
+        f"{report.count('info')} infos",
+        markup=False,
+        highlight=False,
+    )

@@ -90,8 +90,9 @@ def _layout_error(buf, entries, entry_size, key_pos, key_size, search_type):
         return ERR_BAD_LAYOUT
     if entries < 0:
         return ERR_BAD_LAYOUT
-    # every read below is at slot*entry_size + key_pos + key_size <= entries*entry_size
-    if np.int64(entries) * np.int64(entry_size) > buf.shape[0]:
+    # every read below is at slot*entry_size + key_pos + key_size <= entries*entry_size;
+    # compared by division so a huge `entries` cannot overflow the product past the check
+    if entries > buf.shape[0] // entry_size:
         return ERR_BUFFER_TOO_SHORT
     return 0
 
@@ -170,6 +171,9 @@ def index_slot_for(buf, entries, entry_size, key_pos, key_size, key_base, target
 
 #: targets searched in lockstep by the batched kernel (see index_slots_for)
 INTERLEAVE = 16
+#: index size from which the batched kernel interleaves: below it the entries stay in the CPU
+#: caches, there is no miss latency to overlap and the plain loop is cheaper
+INTERLEAVE_MIN_BYTES = 1 << 20
 
 
 @kernel
@@ -180,10 +184,11 @@ def index_slots_for(buf, entries, entry_size, key_pos, key_size, key_base, targe
     One call answers many targets (Spark split planning, ``offset_for_timestamp``); targets
     need not be sorted. ``out`` is int64 with ``len(out) >= len(targets)``.
 
-    Each target runs exactly Kafka's search (same probes, same answer, quirks included), but
-    ``INTERLEAVE`` targets advance in lockstep, one probe each per round: their loads are
-    independent, so on an index larger than the CPU caches the memory latencies overlap
-    instead of adding up (a plain loop waits for every cache miss in turn).
+    Each target runs exactly Kafka's search (same probes, same answer, quirks included). On an
+    index of ``INTERLEAVE_MIN_BYTES`` or more, ``INTERLEAVE`` targets advance in lockstep, one
+    probe each per round: their loads are independent, so the memory latencies of an index
+    larger than the CPU caches overlap instead of adding up (a plain loop waits for every
+    cache miss in turn). Smaller indexes use the plain loop.
 
     Returns
     -------
@@ -202,9 +207,9 @@ def index_slots_for(buf, entries, entry_size, key_pos, key_size, key_base, targe
     kb = np.int64(key_base)
     st = np.int64(search_type)
     m = targets.shape[0]
-    if n == 0:
+    if n * es < INTERLEAVE_MIN_BYTES:
         for i in range(m):
-            out[i] = NOT_FOUND
+            out[i] = _slot_for(buf, n, es, kp, ks, kb, np.int64(targets[i]), st)
         return np.int64(0)
     warm_entries = WARM_SECTION_BYTES // es
     first_hot = n - 1 - warm_entries
@@ -265,37 +270,83 @@ def index_slots_for(buf, entries, entry_size, key_pos, key_size, key_base, targe
 
 @kernel
 def offset_index_lookup(buf, entries, base_offset, target):
-    """``OffsetIndex.lookup`` in one call: ``(offset, position)`` of the largest entry <=
-    ``target``, ``(base_offset, 0)`` when none; ``(ERR_*, 0)`` for a buffer shorter than
-    ``entries * 8`` (the offset then is the negative error code, never a valid answer since
-    offsets in an index are >= base offset >= 0).
+    """``OffsetIndex.lookup`` in one call: ``(slot, offset, position)`` of the largest entry
+    <= ``target``; ``(NOT_FOUND, base_offset, 0)`` when none (Kafka's edge result); a negative
+    error code below ``NOT_FOUND`` as ``slot`` when the buffer is shorter than ``entries * 8``.
 
     Four arguments instead of eight: a single lookup from Python is dominated by the
     dispatcher's per-argument cost.
     """
+    b = np.int64(base_offset)
     err = _layout_error(buf, entries, 8, 0, 4, LARGEST_LOWER_BOUND)
     if err != 0:
-        return np.int64(err), np.int64(0)
-    b = np.int64(base_offset)
+        return np.int64(err), b, np.int64(0)
     slot = _slot_for(buf, np.int64(entries), np.int64(8), np.int64(0), np.int64(4), b,
                      np.int64(target), np.int64(LARGEST_LOWER_BOUND))
     if slot < 0:
-        return b, np.int64(0)
-    return read_i32(buf, slot * 8) + b, read_i32(buf, slot * 8 + 4)
+        return slot, b, np.int64(0)
+    return slot, read_i32(buf, slot * 8) + b, read_i32(buf, slot * 8 + 4)
 
 
 @kernel
 def time_index_lookup(buf, entries, base_offset, target):
-    """``TimeIndex.lookup`` in one call: ``(timestamp, offset)`` of the entry with the largest
-    timestamp <= ``target``, ``(-1, base_offset)`` when none; ``(ERR_*, base_offset)`` for a
-    buffer shorter than ``entries * 12`` (timestamps below -1 are never indexed).
+    """``TimeIndex.lookup`` in one call: ``(slot, timestamp, offset)`` of the entry with the
+    largest timestamp <= ``target``; ``(NOT_FOUND, -1, base_offset)`` when none; an error code
+    as ``slot`` when the buffer is shorter than ``entries * 12``.
     """
-    err = _layout_error(buf, entries, 12, 0, 8, LARGEST_LOWER_BOUND)
     b = np.int64(base_offset)
+    err = _layout_error(buf, entries, 12, 0, 8, LARGEST_LOWER_BOUND)
     if err != 0:
-        return np.int64(err), b
+        return np.int64(err), np.int64(-1), b
     slot = _slot_for(buf, np.int64(entries), np.int64(12), np.int64(0), np.int64(8),
                      np.int64(0), np.int64(target), np.int64(LARGEST_LOWER_BOUND))
     if slot < 0:
-        return np.int64(-1), b
-    return read_i64(buf, slot * 12), read_i32(buf, slot * 12 + 8) + b
+        return slot, np.int64(-1), b
+    return slot, read_i64(buf, slot * 12), read_i32(buf, slot * 12 + 8) + b
+
+
+@inline
+def _field_at(buf, p, size):
+    if size == 8:
+        return read_i64(buf, p)
+    return read_i32(buf, p)
+
+
+@kernel
+def gather_entries(buf, entries, entry_size, key_pos, key_size, key_base, value_pos, value_size,
+                   value_base, slots, missing_key, missing_value, out_keys, out_values):
+    """Decode the entries at ``slots`` (as returned by :func:`index_slots_for`) in one pass.
+
+    ``out_keys[i] = key_base + key of entry slots[i]`` and likewise for values; a slot of
+    ``NOT_FOUND`` gives ``(missing_key, missing_value)`` (Kafka's edge result, e.g.
+    ``(base_offset, 0)`` for the offset index). ``key_size``/``value_size`` are 4 or 8.
+
+    Returns
+    -------
+    int
+        0; ``ERR_BAD_LAYOUT`` for a bad layout, short outputs or a slot outside
+        ``[-1, entries)``; ``ERR_BUFFER_TOO_SHORT`` when ``entries`` do not fit the buffer.
+        Outputs are only complete when the status is 0.
+    """
+    err = _layout_error(buf, entries, entry_size, key_pos, key_size, LARGEST_LOWER_BOUND)
+    if err != 0:
+        return np.int64(err)
+    if value_pos < 0 or (value_size != 4 and value_size != 8):
+        return np.int64(ERR_BAD_LAYOUT)
+    if value_pos + value_size > entry_size:
+        return np.int64(ERR_BAD_LAYOUT)
+    m = slots.shape[0]
+    if out_keys.shape[0] < m or out_values.shape[0] < m:
+        return np.int64(ERR_BAD_LAYOUT)
+    es = np.int64(entry_size)
+    for i in range(m):
+        s = np.int64(slots[i])
+        if s == NOT_FOUND:
+            out_keys[i] = missing_key
+            out_values[i] = missing_value
+            continue
+        if s < 0 or s >= entries:
+            return np.int64(ERR_BAD_LAYOUT)
+        out_keys[i] = _field_at(buf, s * es + key_pos, key_size) + key_base
+        out_values[i] = _field_at(buf, s * es + value_pos, value_size) + value_base
+    return np.int64(0)

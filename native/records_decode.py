@@ -98,11 +98,11 @@ def _copy(dst, src):
 @kernel
 def decode_records(
     buf, scratch, batch_src, batch_start, batch_end, batch_base_offset, batch_base_timestamp,
-    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, end_offset,
+    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, last_offset,
     offsets, timestamps, timestamp_types, key_offsets, key_data, key_valid,
     value_offsets, value_data, value_valid, header_src, header_pos, header_count, totals,
 ):
-    """Validate every record of every batch; write the kept ones (start <= offset < end).
+    """Validate every record of every batch; write those with start_offset <= offset <= last_offset.
 
     Per batch ``i``: records area ``[batch_start[i], batch_end[i])`` of ``buf`` (src 0) or
     ``scratch`` (src 1); ``batch_log_append[i]`` nonzero means LogAppendTime (every timestamp is
@@ -196,7 +196,7 @@ def decode_records(
             if p != body_end:
                 return k, ERR_RECORD_SIZE, i, rec_start
             offset = add_wrap(base_offset, offset_delta)
-            if offset < start_offset or offset >= end_offset:
+            if offset < start_offset or offset > last_offset:
                 continue
             offsets[k] = offset
             if log_append:

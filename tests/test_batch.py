@@ -45,6 +45,7 @@ def three_batches() -> bytes:
 
 def test_constants_have_kafkas_values() -> None:
     assert (LOG_OVERHEAD, RECORD_BATCH_OVERHEAD) == (12, 61)
+    assert batch_mod.HEADER_STRUCT.size == RECORD_BATCH_OVERHEAD
     assert (batch_mod.CRC_OFFSET, batch_mod.ATTRIBUTES_OFFSET, batch_mod.RECORDS_COUNT_OFFSET) == (
         17, 21, 57)
     assert (batch_mod.COMPRESSION_CODEC_MASK, batch_mod.TIMESTAMP_TYPE_MASK,
@@ -325,8 +326,27 @@ def test_malformed_records_raise(area: bytes, count: int, match: str) -> None:
     assert ei.value.position == 0 and ei.value.offset == b.base_offset
 
 
+def test_zero_count_yields_nothing_like_kafka() -> None:
+    (b,) = list(iter_batches(_with_records_area(b"\xff\xff garbage", 0)))
+    assert list(b) == []
+
+
 def test_invalid_utf8_header_key_decodes_like_java() -> None:
     area = bytes.fromhex("12" "00" "00" "00" "01" "01" "02" "02" "ff" "01")
     (b,) = list(iter_batches(_with_records_area(area, 1)))
     (r,) = list(b)
     assert r.headers == (("\ufffd", None),)
+
+
+def test_direct_construction_errors() -> None:
+    data = encode_batch(recs(2))
+    with pytest.raises(CorruptRecordError, match="truncated"):
+        RecordBatch(data[:40])
+    with pytest.raises(CorruptRecordError, match="truncated"):
+        RecordBatch(data[:-1])
+    with pytest.raises(CorruptRecordError, match="smaller than the minimum"):
+        RecordBatch(data, 0, 30)
+    with pytest.raises(CorruptRecordError, match="magic 2"):
+        RecordBatch(data[:16] + b"\x01" + data[17:])
+    b = RecordBatch(np.frombuffer(b"\x00" * 5 + data, np.uint8), 5)
+    assert b.position == 5 and b.is_valid and len(list(b)) == 2

@@ -153,3 +153,13 @@ def test_legacy_round_trip(records: list[Record], codec: str, magic: int, base: 
         Record(r.key, r.value, r.timestamp if magic else -1, (), base + i)
         for i, r in enumerate(records)
     ]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(0, (1 << 31) - 1), st.integers(-(1 << 63), (1 << 63) - 1), record_st)
+def test_fast_record_writer_matches_encode_record(delta: int, ts_delta: int, r: Record) -> None:
+    from kafkalog.records.builder import _append_record
+
+    out = bytearray(b"prefix")
+    _append_record(out, delta, ts_delta, r.key, r.value, r.headers)
+    assert bytes(out) == b"prefix" + encode_record(delta, ts_delta, r.key, r.value, r.headers)

@@ -485,6 +485,10 @@ def test_real_offsets_log_decodes_completely(monkeypatch, capsys):
     assert len(records) == 13
     assert "Error at" not in out and "Unknown record type" not in out
     assert all(' key: {"type":"' in ln and ' payload: {"version":"' in ln for ln in records)
+    # hand-checked against the record bytes: key = int16 type 1, group "DEVSmileCDR" (11),
+    # topic (45 chars), partition 0 = 66 bytes; value = int16 version 3, offset 0, leaderEpoch
+    # -1, metadata "", commitTimestamp 0x19c0fcdac12 = 24 bytes
+    assert records[1] + "\n" == golden("ldi_poc/offsets_decoder_offset1.txt")
     assert rc == 0 and err == ""
 
 
@@ -966,3 +970,263 @@ def test_progress_bar_does_not_change_output(spec_dir, capsys):
     out, err = io.StringIO(), io.StringIO()
     rc = cli.run_dump(dump.DumpOptions(), [SEG], stdout=out, stderr=err, progress=True)
     assert rc == 0 and out.getvalue() == golden("spec_example/shallow.stdout")
+
+
+def test_paths_printed_as_java_file_does(spec_dir, capsys):
+    # new File(arg): repeated separators collapse, "." stays; getAbsolutePath keeps "./"
+    rc, out, err = run(capsys, "dump-segments", "--files", f".//{SEG}", "--deep-iteration")
+    assert out.splitlines()[0] == f"Dumping ./{SEG}"
+    assert err.splitlines()[0] == f"Non-consecutive offsets in {spec_dir}/./{SEG}"
+
+
+def test_demo_subcommand_is_wired(capsys):
+    rc, out, err = run(capsys, "demo", "--help")
+    assert rc == 0 and "kafkalog demo" in out
+
+
+def test_time_index_entry_inside_a_multi_record_batch(tmp_path, monkeypatch, capsys):
+    batches = _mixed_batches()
+    (tmp_path / "00000000000000000100.log").write_bytes(b"".join(batches))
+    # (T+2, offset 101): offset 101 is inside batch 100..102, whose last offset is 102
+    (tmp_path / "00000000000000000100.timeindex").write_bytes(struct.pack(">qi", T + 2, 1))
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "dump-segments", "--files", "00000000000000000100.timeindex")
+    assert out == "Dumping 00000000000000000100.timeindex\ntimestamp: 1700000000002 offset: 101\n"
+    assert err == (
+        "The following indexed offsets are not found in the log.\n"
+        "Indexed offset: 101, found log offset: 102\n"
+    )
+    assert rc == 1
+
+
+@pytest.mark.parametrize(
+    "version, expected",
+    [
+        ("4.0", "controlType: LEADER_CHANGE(2)"),
+        ("2.7", "controlType: LEADER_CHANGE(2)"),
+        ("2.6", "controlType: UNKNOWN(2)"),
+    ],
+)
+def test_control_type_names_per_version(tmp_path, monkeypatch, capsys, version, expected):
+    (tmp_path / SEG).write_bytes(
+        encode_batch([Record(b"\x00\x00\x00\x02", _leader_change(), T)], control=True)
+    )
+    monkeypatch.chdir(tmp_path)
+    _, out, _ = run(
+        capsys, "dump-segments", "--files", SEG, "--deep-iteration", "--kafka-version", version
+    )
+    assert out.splitlines()[3].endswith(expected)
+
+
+def _scala_jar() -> Path | None:
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    jars = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-2.13*.jar"))
+    return jars[-1] if jars else None
+
+
+@pytest.mark.skipif(
+    shutil.which("javac") is None or _scala_jar() is None,
+    reason="needs a JDK and Scala 2.13's library (pyspark ships it)",
+)
+@pytest.mark.parametrize("n", [3, 13])
+def test_summary_file_order_matches_the_jvm_hash_maps(tmp_path, n):
+    """Kafka prints per-file summaries in HashMap iteration order: check our model on a JVM."""
+    from kafkalog.render import java_hash_map_order, scala_hash_map_order
+
+    src = tmp_path / "Order.java"
+    src.write_text(
+        "import java.util.*;\n"
+        "public class Order { public static void main(String[] a) {\n"
+        "  scala.collection.mutable.HashMap<String,Integer> s =\n"
+        "      new scala.collection.mutable.HashMap<>();\n"
+        "  HashMap<String,Integer> j = new HashMap<>();\n"
+        "  for (String k : a) { s.put(k, 1); }\n"
+        "  for (String k : a) { s.put(k, 2); j.put(k, 1); }\n"
+        "  scala.collection.Iterator<String> it = s.keysIterator();\n"
+        '  while (it.hasNext()) System.out.println("S" + it.next());\n'
+        '  for (String k : j.keySet()) System.out.println("J" + k);\n'
+        "} }\n"
+    )
+    jar = str(_scala_jar())
+    subprocess.run(["javac", "-cp", jar, "-d", str(tmp_path), str(src)], check=True, timeout=120)
+    keys = [f"/data/kafka-logs/topic-{i}/00000000000000000000.index" for i in range(n)]
+    p = subprocess.run(
+        ["java", "-cp", f"{jar}:{tmp_path}", "Order", *keys],
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    lines = p.stdout.splitlines()
+    assert scala_hash_map_order(keys + keys) == [ln[1:] for ln in lines if ln[0] == "S"]
+    assert java_hash_map_order(keys) == [ln[1:] for ln in lines if ln[0] == "J"]
+
+
+def test_summaries_of_several_files_in_hash_map_order(tmp_path, monkeypatch, capsys):
+    from kafkalog.render import scala_hash_map_order
+
+    names = []
+    for i in range(4):
+        d = tmp_path / f"p{i}"
+        d.mkdir()
+        (d / SEG).write_bytes(SPEC_LOG)
+        (d / "00000000000000000000.index").write_bytes(struct.pack(">ii", 4, 73))  # batch 5
+        names.append(f"p{i}/00000000000000000000.index")
+    monkeypatch.chdir(tmp_path)
+    rc, _, err = run(capsys, "dump-segments", "--files", ",".join(names))
+    heads = [ln[len("Mismatches in :") :] for ln in err.splitlines() if ln.startswith("Mismatches")]
+    abs_paths = [str(tmp_path / n) for n in names]
+    assert sorted(heads) == sorted(abs_paths)
+    assert heads == scala_hash_map_order(abs_paths)
+    assert err.count("  Index offset: 4, log offset: 5") == 4 and rc == 1
+
+
+def _dump_text(tmp_path: Path, name: str, data: bytes, *args: str) -> tuple[int, str, str]:
+    import io
+
+    from kafkalog import cli
+
+    d = tmp_path / "fuzz"
+    d.mkdir(exist_ok=True)
+    (d / name).write_bytes(data)
+    parser = cli.build_parser()
+    ns = parser.parse_args(["dump-segments", "--files", str(d / name), *args])
+    opts = cli._options_from_args(ns, sys.stdout)
+    out, err = io.StringIO(), io.StringIO()
+    rc = cli.run_dump(opts, [str(d / name)], stdout=out, stderr=err)
+    return rc, out.getvalue(), err.getvalue()
+
+
+_fuzz = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    flips=st.lists(st.tuples(st.integers(0, len(SPEC_LOG) - 1), st.integers(1, 255)), max_size=4),
+    tail=st.binary(max_size=40),
+)
+def test_mutated_logs_give_findings_not_tracebacks(tmp_path, flips, tail):
+    data = bytearray(SPEC_LOG)
+    for i, x in flips:
+        data[i] ^= x
+    rc, out, err = _dump_text(tmp_path, SEG, bytes(data) + tail, "--print-data-log")
+    assert rc in (0, 1)
+    assert out.startswith("Dumping ")
+    assert "Traceback" not in err
+    if not flips and not tail:
+        assert rc == 0
+
+
+@settings(
+    max_examples=100, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    index=st.binary(max_size=64),
+    suffix=st.sampled_from([".index", ".timeindex", ".snapshot", ".txnindex"]),
+)
+def test_arbitrary_index_bytes_never_crash(tmp_path, index, suffix):
+    (tmp_path / "fuzz").mkdir(exist_ok=True)
+    (tmp_path / "fuzz" / SEG).write_bytes(SPEC_LOG)
+    rc, out, err = _dump_text(tmp_path, "00000000000000000000" + suffix, index)
+    assert rc in (0, 1) and out.startswith("Dumping ") and "Traceback" not in err
+
+
+def _txn_log_records() -> bytes:
+    from kafkalog.decoders import transaction_log
+
+    k, v = transaction_log.encode_record(
+        {"transactionalId": "tx-1"},
+        {
+            "producerId": 7,
+            "producerEpoch": 1,
+            "transactionTimeoutMs": 60000,
+            "transactionStatus": 4,
+            "transactionPartitions": [{"topic": "a", "partitionIds": [0, 1]}],
+            "transactionLastUpdateTimestampMs": 5,
+            "transactionStartTimestampMs": 3,
+        },
+        version=0,
+    )
+    return encode_batch(
+        [Record(k, v, T), Record(k, None, T + 1), Record(b"\x00\x00\x00", b"\x00", T + 2)]
+    )
+
+
+def test_transaction_log_decoder(tmp_path, monkeypatch, capsys):
+    (tmp_path / SEG).write_bytes(_txn_log_records())
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "dump-segments", "--files", SEG, "--transaction-log-decoder")
+    recs = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert recs[0].endswith(
+        ' key: {"type":"0","data":{"transactionalId":"tx-1"}} payload: {"version":"0","data":'
+        '{"producerId":7,"producerEpoch":1,"transactionTimeoutMs":60000,"transactionStatus":4,'
+        '"transactionPartitions":[{"topic":"a","partitionIds":[0,1]}],'
+        '"transactionLastUpdateTimestampMs":5,"transactionStartTimestampMs":3}}'
+    )
+    assert recs[1].endswith(
+        ' key: {"type":"0","data":{"transactionalId":"tx-1"}} payload: <DELETE>'
+    )
+    # a key that does not decode: Kafka prints the error as the key, no payload
+    assert " key: Error at offset 2, skipping. " in recs[2] and "payload" not in recs[2]
+    assert rc == 1 and err == ""
+
+
+def test_coordinator_decoder_missing_key_stops_the_file(tmp_path, monkeypatch, capsys):
+    (tmp_path / SEG).write_bytes(encode_batch([Record(None, b"\x00\x01", T)]))
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "dump-segments", "--files", f"{SEG},{SEG}", "--offsets-decoder")
+    assert (
+        err.splitlines()
+        == [
+            'Exception in thread "main" java.lang.RuntimeException: Failed to decode message at '
+            "offset 0 using offset topic decoder (message had a missing key)"
+        ]
+        * 2
+    )
+    assert out.count("Dumping") == 2 and rc == 1
+    rc, _, err = run(
+        capsys, "dump-segments", "--files", SEG, "--offsets-decoder", "--kafka-version", "3.7"
+    )
+    assert err == (
+        'Exception in thread "main" org.apache.kafka.common.KafkaException: Failed to '
+        "decode message using offset topic decoder (message had a missing key)\n"
+    )
+
+
+def test_cluster_metadata_decoder_error_is_the_payload(tmp_path, monkeypatch, capsys):
+    (tmp_path / SEG).write_bytes(encode_batch([Record(None, b"\x01\x7f\x00\x00", T)]))
+    monkeypatch.chdir(tmp_path)
+    rc, out, err = run(capsys, "dump-segments", "--files", SEG, "--cluster-metadata-decoder")
+    line = out.splitlines()[-1]
+    assert " payload: Error at 0, skipping. " in line  # sic: no "offset" in this parser
+    assert rc == 1 and err == ""
+
+
+def test_legacy_text_offsets_decoder_before_3_8(monkeypatch, capsys):
+    monkeypatch.chdir(_ldi())
+    _, out, _ = run(
+        capsys,
+        "dump-segments",
+        "--files",
+        "__consumer_offsets-6/00000000000000000000.log",
+        "--offsets-decoder",
+        "--kafka-version",
+        "3.7",
+    )
+    recs = [ln for ln in out.splitlines() if ln.startswith("| ")]
+    assert recs[1].endswith(
+        " key: offset_commit::group=DEVSmileCDR,partition="
+        "batch2.work.notification.SHR_PROD.persistence-0 payload: offset=0"
+    )
+
+
+def test_version_flag(capsys):
+    rc, out, _ = run(capsys, "dump-segments", "--version")
+    assert rc == 0 and out.startswith("kafkalog ")

@@ -1,4 +1,4 @@
-"""``kafkalog repair`` through ``main(argv)``: exact loss reports, a clean copy, the source untouched."""
+"""``kafkalog repair`` via ``main(argv)``: exact loss reports, a clean copy, source untouched."""
 
 from __future__ import annotations
 
@@ -41,8 +41,11 @@ def verify_errors(capsys, d: Path) -> int:
 
 
 def digest(d: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(d.iterdir())
-            if p.is_file()}
+    return {
+        p.name: hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(d.iterdir())
+        if p.is_file()
+    }
 
 
 @pytest.fixture
@@ -51,8 +54,13 @@ def partition(tmp_path) -> Path:
     cfg = LogConfig(segment_bytes=1200, index_interval_bytes=150)
     with Log.open(d, cfg) as log:
         for i in range(30):
-            log.append_batches(encode_batch([Record(b"k%d" % i, b"v" * 40, T + i)], base_offset=i,
-                                            partition_leader_epoch=i // 10))
+            log.append_batches(
+                encode_batch(
+                    [Record(b"k%d" % i, b"v" * 40, T + i)],
+                    base_offset=i,
+                    partition_leader_epoch=i // 10,
+                )
+            )
     # the standalone Log's own bookkeeping files are not Kafka's: keep the dir Kafka-shaped
     for p in d.glob(".kafka*"):
         p.unlink()
@@ -176,7 +184,8 @@ def test_resync_names_intact_batches_after_a_bad_header(partition, tmp_path, cap
     s = doc["partitions"][0]["segments"][-1]
     assert s["unparsed_position"] == batches[0].position
     assert [(b["first_offset"], b["position"]) for b in s["salvaged_batches"]] == [
-        (b.base_offset, b.position) for b in batches[1:]]
+        (b.base_offset, b.position) for b in batches[1:]
+    ]
     assert rc == 1
 
 
@@ -189,17 +198,21 @@ def test_state_past_the_new_end_is_removed(partition, tmp_path, capsys):
     (partition / "00000000000000000000.log.deleted").write_bytes(b"")
     base = int(last.name.split(".")[0])
     (partition / f"{base:020d}.txnindex").write_bytes(
-        struct.pack(">hqqqq", 0, 7, first_of_last, first_of_last + 1, first_of_last))
+        struct.pack(">hqqqq", 0, 7, first_of_last, first_of_last + 1, first_of_last)
+    )
     out = tmp_path / "out"
     rc, doc = repair_json(capsys, str(partition), "--output", str(out))
     [p] = doc["partitions"]
     assert p["log_end_offset_after"] == first_of_last
-    assert set(p["removed_files"]) >= {"00000000000000000030.snapshot",
-                                       "00000000000000000099.index",
-                                       "00000000000000000000.log.deleted"}
+    assert set(p["removed_files"]) >= {
+        "00000000000000000030.snapshot",
+        "00000000000000000099.index",
+        "00000000000000000000.log.deleted",
+    }
     assert p["txn_index_entries_removed"] == 1
-    assert p["leader_epochs_removed"] == [] or all(o >= first_of_last
-                                                   for _, o in p["leader_epochs_removed"])
+    assert p["leader_epochs_removed"] == [] or all(
+        o >= first_of_last for _, o in p["leader_epochs_removed"]
+    )
     assert verify_errors(capsys, out) == 0 and rc == 1
 
 
@@ -234,9 +247,11 @@ def test_log_dir_checkpoints_clamped(partition, tmp_path, capsys):
     rc, doc = repair_json(capsys, str(root), "--output", str(out))
     assert doc["checkpoint_changes"] == [
         f"recovery-point-offset-checkpoint: events-0 30 -> {first_of_last}",
-        f"replication-offset-checkpoint: events-0 30 -> {first_of_last}"]
-    assert (out / "recovery-point-offset-checkpoint").read_text() == \
-        f"0\n1\nevents 0 {first_of_last}\n"
+        f"replication-offset-checkpoint: events-0 30 -> {first_of_last}",
+    ]
+    assert (
+        out / "recovery-point-offset-checkpoint"
+    ).read_text() == f"0\n1\nevents 0 {first_of_last}\n"
     assert verify_errors(capsys, out) == 0 and rc == 1
 
 
@@ -255,20 +270,30 @@ def test_real_fixture_copy_needs_nothing(tmp_path, capsys):
     rc, doc = repair_json(capsys, str(src), "--output", str(out))
     assert rc == 0 and doc["lost_bytes"] == 0
     # the rebuilt index equals the one the broker wrote (same per-batch rule here)
-    assert (out / "00000000000000000000.index").read_bytes() == \
-        (src / "00000000000000000000.index").read_bytes()
-    assert (out / "00000000000000000000.log").read_bytes() == \
-        (src / "00000000000000000000.log").read_bytes()
+    assert (out / "00000000000000000000.index").read_bytes() == (
+        src / "00000000000000000000.index"
+    ).read_bytes()
+    assert (out / "00000000000000000000.log").read_bytes() == (
+        src / "00000000000000000000.log"
+    ).read_bytes()
 
 
-@pytest.mark.parametrize("argv", [
-    ["repair"],
-    ["repair", "/no/such/dir", "--output", "/tmp/x"],
-    ["repair", "{src}"],  # neither --output nor --in-place
-    ["repair", "{src}", "--output", "{src}"],  # exists
-    ["repair", "{src}", "--output", "{src}/inside", ],
-    ["repair", "{src}", "--output", "/tmp/y", "--in-place"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["repair"],
+        ["repair", "/no/such/dir", "--output", "/tmp/x"],
+        ["repair", "{src}"],  # neither --output nor --in-place
+        ["repair", "{src}", "--output", "{src}"],  # exists
+        [
+            "repair",
+            "{src}",
+            "--output",
+            "{src}/inside",
+        ],
+        ["repair", "{src}", "--output", "/tmp/y", "--in-place"],
+    ],
+)
 def test_usage(partition, capsys, argv):
     argv = [a.replace("{src}", str(partition)) for a in argv]
     before = digest(partition)
@@ -276,3 +301,38 @@ def test_usage(partition, capsys, argv):
     assert rc == 2 and err
     assert digest(partition) == before
     shutil.rmtree("/tmp/y", ignore_errors=True)
+
+
+def test_engine_recovery_rebuilds_the_txn_index(tmp_path, capsys):
+    d = tmp_path / "txn-0"
+    d.mkdir()
+    batches = [
+        encode_batch(
+            [Record(b"k", b"1", T)],
+            base_offset=0,
+            producer_id=7,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        ),
+        encode_batch(
+            [Record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x01", T)],
+            base_offset=1,
+            producer_id=7,
+            producer_epoch=0,
+            transactional=True,
+            control=True,
+        ),
+    ]
+    (d / "00000000000000000000.log").write_bytes(b"".join(batches))
+    _, out, _ = run(capsys, "verify", "--json", str(d))
+    found = json.loads(out)["findings"]
+    assert [f["check"] for f in found if f["severity"] == "error"] == ["txnindex_missing"]
+    out_dir = tmp_path / "out"
+    rc, doc = repair_json(capsys, str(d), "--output", str(out_dir))
+    [p] = doc["partitions"]
+    assert p["txn_index_entries_added"] == 1 and p["lost_bytes"] == 0
+    raw = (out_dir / "00000000000000000000.txnindex").read_bytes()
+    # version 0, producer 7, first offset 0, last offset 1 (the ABORT marker), LSO 2
+    assert raw == struct.pack(">hqqqq", 0, 7, 0, 1, 2)
+    assert verify_errors(capsys, out_dir) == 0 and rc == 1

@@ -1,4 +1,4 @@
-"""``kafkalog verify`` through ``main(argv)``: clean data passes, every kind of damage is a finding."""
+"""``kafkalog verify`` via ``main(argv)``: clean data passes, each kind of damage is a finding."""
 
 from __future__ import annotations
 
@@ -43,8 +43,11 @@ def partition(tmp_path) -> Path:
     cfg = LogConfig(segment_bytes=1200, index_interval_bytes=150)
     with Log.open(d, cfg) as log:
         for i in range(30):
-            log.append_batches(encode_batch([Record(b"k%d" % i, b"v" * 40, T + i)], base_offset=i,
-                                            partition_leader_epoch=0))
+            log.append_batches(
+                encode_batch(
+                    [Record(b"k%d" % i, b"v" * 40, T + i)], base_offset=i, partition_leader_epoch=0
+                )
+            )
     return d
 
 
@@ -97,12 +100,21 @@ def test_zero_filled_and_torn_tails(partition, capsys):
     size = logs[-1].stat().st_size
     with open(logs[-1], "ab") as f:
         f.write(b"\x00" * 500)
+    # the active segment: what log.preallocate=true looks like while a broker runs
     rc, doc = report(capsys, str(partition))
     [f] = [f for f in doc["findings"] if f["check"] == "zero_filled_tail"]
-    assert (f["position"], f["found"]) == (size, "500 zero bytes") and rc == 1
+    assert (f["position"], f["found"], f["severity"]) == (size, "500 zero bytes", "warning")
+    assert rc == 0
+    # an inactive segment was trimmed on roll: zeros there are damage
+    with open(logs[0], "ab") as f:
+        f.write(b"\x00" * 100)
+    rc, doc = report(capsys, str(partition))
+    assert checks(doc) == ["zero_filled_tail"] and rc == 1
+    logs[0].write_bytes(logs[0].read_bytes()[:-100])
     logs[-1].write_bytes(logs[-1].read_bytes()[: size - 7])
     rc, doc = report(capsys, str(partition))
-    assert "torn_tail" in checks(doc) and rc == 1
+    # the time index's final entry names the batch that was torn off
+    assert sorted(checks(doc)) == ["timeindex_offset", "torn_tail"] and rc == 1
 
 
 def test_offsets_out_of_order_and_overlap(tmp_path, capsys):
@@ -112,7 +124,9 @@ def test_offsets_out_of_order_and_overlap(tmp_path, capsys):
     b = encode_batch([Record(None, b"b", T)], base_offset=3)  # goes back
     c = encode_batch([Record(None, b"c", T)], base_offset=20)  # a gap: info only
     (d / "00000000000000000000.log").write_bytes(a + b + c)
-    (d / "00000000000000000010.log").write_bytes(encode_batch([Record(None, b"d", T)], base_offset=30))
+    (d / "00000000000000000010.log").write_bytes(
+        encode_batch([Record(None, b"d", T)], base_offset=30)
+    )
     rc, doc = report(capsys, str(d))
     errs = checks(doc)
     assert "offset_order" in errs and "segment_overlap" in errs
@@ -160,14 +174,38 @@ def _txn_partition(tmp_path: Path, txnindex: bytes | None) -> Path:
     d = tmp_path / "txn-0"
     d.mkdir()
     batches = [
-        encode_batch([Record(b"k", b"1", T)], base_offset=0, producer_id=7, producer_epoch=0,
-                     base_sequence=0, transactional=True),
-        encode_batch([Record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x01", T)], base_offset=1,
-                     producer_id=7, producer_epoch=0, transactional=True, control=True),
-        encode_batch([Record(b"k", b"2", T)], base_offset=2, producer_id=8, producer_epoch=0,
-                     base_sequence=0, transactional=True),
-        encode_batch([Record(b"\x00\x00\x00\x01", b"\x00\x00\x00\x00\x00\x01", T)], base_offset=3,
-                     producer_id=8, producer_epoch=0, transactional=True, control=True),
+        encode_batch(
+            [Record(b"k", b"1", T)],
+            base_offset=0,
+            producer_id=7,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        ),
+        encode_batch(
+            [Record(b"\x00\x00\x00\x00", b"\x00\x00\x00\x00\x00\x01", T)],
+            base_offset=1,
+            producer_id=7,
+            producer_epoch=0,
+            transactional=True,
+            control=True,
+        ),
+        encode_batch(
+            [Record(b"k", b"2", T)],
+            base_offset=2,
+            producer_id=8,
+            producer_epoch=0,
+            base_sequence=0,
+            transactional=True,
+        ),
+        encode_batch(
+            [Record(b"\x00\x00\x00\x01", b"\x00\x00\x00\x00\x00\x01", T)],
+            base_offset=3,
+            producer_id=8,
+            producer_epoch=0,
+            transactional=True,
+            control=True,
+        ),
     ]
     (d / "00000000000000000000.log").write_bytes(b"".join(batches))
     if txnindex is not None:
@@ -238,3 +276,16 @@ def test_usage(capsys, tmp_path):
     assert rc == 2 and "not a directory" in err
     rc, _, err = run(capsys, "verify")
     assert rc == 2
+
+
+def test_json_lists_findings_per_partition_and_in_total(partition, capsys):
+    log = sorted(partition.glob("*.log"))[0]
+    data = bytearray(log.read_bytes())
+    data[70] ^= 1
+    log.write_bytes(bytes(data))
+    rc, doc = report(capsys, str(partition.parent))
+    [p] = doc["partitions"]
+    assert [f["check"] for f in p["findings"] if f["severity"] == "error"] == ["batch_crc"]
+    assert p["errors"] == 1 and doc["errors"] == 1
+    assert {f["check"] for f in doc["findings"]} >= {"batch_crc"}
+    assert doc["log_dir_findings"] == [] and rc == 1

@@ -415,3 +415,36 @@ def test_encode_decode_round_trip(rows, per_batch, codec) -> None:
     back = decode_columns(data)
     assert back.to_arrow().drop_columns(["offset"]) == cols.to_arrow().drop_columns(["offset"])
     assert back.offsets.tolist() == [9 + i for i in range(len(recs))]
+
+
+def test_decompression_bound_and_bad_codec() -> None:
+    from kafkalog import RecordTooLargeError
+
+    data = encode_batch([Record(b"k", b"v" * 5000, 1)], compression="gzip", base_offset=4)
+    with pytest.raises(RecordTooLargeError) as e:
+        decode_columns(data, max_decompressed_bytes=1000)
+    assert e.value.position == 0 and e.value.offset == 4
+    assert len(decode_columns(data, max_decompressed_bytes=10_000)) == 1
+    bad = bytearray(data)
+    bad[22] = (bad[22] & ~0x07) | 6  # codec id 6 does not exist
+    with pytest.raises(CorruptRecordError, match="codec"):
+        decode_columns(bytes(bad), validate=False)
+    with pytest.raises(CorruptRecordError, match="CRC"):
+        decode_columns(bytes(bad))
+    # garbage in a compressed records area, CRC made valid: still CorruptRecordError
+    from kafkalog.records.crc import crc32c
+
+    bad = bytearray(data)
+    bad[70:80] = b"\xff" * 10
+    bad[17:21] = crc32c(bytes(bad[21:])).to_bytes(4, "big")
+    with pytest.raises(CorruptRecordError) as e:
+        decode_columns(bytes(bad))
+    assert e.value.position == 0
+
+
+def test_offset_bounds_at_the_int64_edges() -> None:
+    data = encode_batch([Record(b"k", b"v", 1)], base_offset=2**63 - 1)
+    assert decode_columns(data).offsets.tolist() == [2**63 - 1]
+    assert len(decode_columns(data, end_offset=2**63 - 1)) == 0
+    assert len(decode_columns(data, start_offset=2**63 - 1, end_offset=2**64)) == 1
+    assert len(decode_columns(data, start_offset=5, end_offset=5)) == 0

@@ -315,3 +315,25 @@ def test_snappy_concatenated_header_rules() -> None:
     with pytest.raises(CorruptRecordError, match="version"):
         decompress("snappy", one + b"\x82SNAPPY\x00" + struct.pack(">ii", 0, 1))
     assert decompress("snappy", one + b"\x00\x00") == b"one"  # < 4 bytes left: end of stream
+
+
+@pytest.mark.parametrize(("codec", "levels", "bad"), [
+    ("gzip", [-1, 1, 9], [0, 10]),
+    ("lz4", [1, 9, 17], [0, 18]),
+    ("zstd", [-5, 1, 3, 19], []),
+])
+def test_levels(codec: str, levels: list[int], bad: list[int]) -> None:
+    data = os.urandom(2000) + b"level " * 5000
+    for lvl in levels:
+        assert decompress(codec, compress(codec, data, level=lvl)) == data
+    for lvl in bad:
+        with pytest.raises(ValueError):
+            compress(codec, data, level=lvl)
+
+
+def test_python_lz4_default_linked_frames_are_rejected() -> None:
+    data = os.urandom(1000) * 300  # several 64 KiB blocks: python-lz4 links them by default
+    framed = lz4.frame.compress(data)
+    assert not framed[4] & 0x20
+    with pytest.raises(CorruptRecordError, match="linked"):
+        decompress("lz4", framed)

@@ -76,7 +76,8 @@ def test_precedence() -> None:
 
 
 @pytest.mark.parametrize("props,needle", [
-    ({"segment.bytes": "13"}, "segment.bytes: value '13' out of range (expected in [14, 2147483647], found 13)"),
+    ({"segment.bytes": "13"},
+     "segment.bytes: value '13' out of range (expected in [14, 2147483647], found 13)"),
     ({"segment.ms": "0"}, "segment.ms"),
     ({"segment.index.bytes": "3"}, "segment.index.bytes"),
     ({"retention.ms": "-2"}, "retention.ms"),

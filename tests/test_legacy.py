@@ -207,3 +207,42 @@ def test_encode_legacy_misuse() -> None:
         encode_batch([Record(b"k", b"v")], magic=1, compression="zstd")
     with pytest.raises(TypeError):
         encode_batch([Record("str", b"v")], magic=1)  # type: ignore[arg-type]
+
+
+def test_direct_construction_errors() -> None:
+    msg = encode_legacy_message(0, b"k", b"v", magic=1, timestamp=T)
+    with pytest.raises(CorruptRecordError, match="truncated"):
+        LegacyEntry(msg[:20])
+    with pytest.raises(CorruptRecordError, match="truncated"):
+        LegacyEntry(msg[:-1])
+    with pytest.raises(CorruptRecordError, match="too small"):
+        LegacyEntry(msg[:8] + struct.pack(">i", 10) + msg[12:])
+    e = LegacyEntry(b"\x00\x00" + msg, 2)
+    assert e.position == 2 and e.is_valid and list(e)[0].key == b"k"
+    assert "LegacyEntry(offset=0" in repr(e)
+
+
+def test_inner_crcs_are_not_checked_when_reading() -> None:
+    inner = bytearray(inner_msgs([0, 1]))
+    inner[12] ^= 0xFF  # first inner message's CRC
+    (e,) = list(iter_batches(wrapper(bytes(inner), offset=1)))  # outer CRC is fine
+    assert [r.key for r in e] == [b"k0", b"k1"]
+
+
+def test_header_fields_agree_with_the_native_scan() -> None:
+    import numpy as np
+    from kafkalog.native.scan import scan_entries
+
+    data = (encode_batch([Record(b"k", b"v", T)], magic=0)
+            + encode_batch([Record(b"k", b"v", T + 1)] * 3, magic=1, compression="gzip",
+                           base_offset=1)
+            + encode_batch([Record(b"k", b"v", T + 2)], base_offset=4))
+    out = scan_entries(np.frombuffer(data, np.uint8))
+    entries = list(iter_batches(data))
+    assert out["count"] == len(entries) == 3
+    for i, e in enumerate(entries):
+        assert out["positions"][i] == e.position and out["sizes"][i] == e.size
+        assert out["last_offsets"][i] == e.last_offset and out["crcs"][i] == e.crc
+        assert out["max_timestamps"][i] == e.max_timestamp and out["magics"][i] == e.magic
+        assert out["attributes"][i] == e.attributes
+        assert out["leader_epochs"][i] == e.partition_leader_epoch

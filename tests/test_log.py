@@ -6,11 +6,13 @@ from __future__ import annotations
 import os
 import random
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
 import pytest
+from kafkalog.native.scan import scan_entries
 
 from kafkalog import Record, encode_batch, iter_batches
 from kafkalog.clock import ManualClock
@@ -23,7 +25,6 @@ from kafkalog.errors import (
     RecordBatchTooLargeError,
 )
 from kafkalog.log import Log
-from kafkalog.native.scan import scan_entries
 
 T0 = 1_700_000_000_000
 
@@ -304,6 +305,10 @@ def test_offset_for_timestamp_matches_brute_force(tmp_path: Path) -> None:
             assert log.offset_for_timestamp(target) == want, target
         assert log.offset_for_timestamp(-2) == 0
         assert log.offset_for_timestamp(-1) == log.log_end_offset
+        targets = [T0 - 1, T0 + 17, T0 + 1234, T0 + 4321, T0 + 9999, -2, -1] + \
+            [r.timestamp for r in all_recs[::7]]
+        assert log.offsets_for_timestamps(targets) == \
+            [log.offset_for_timestamp(t) for t in targets]
 
 
 # -- truncation, start offset, retention -------------------------------------------------------
@@ -316,14 +321,14 @@ def test_truncate_to(tmp_path: Path) -> None:
             log.append(recs(2, ts=T0 + i), partition_leader_epoch=i // 5)
         assert log.truncate_to(100) is False
         assert log.truncate_to(15) is True  # offset 15 is mid-batch [14, 15]: batch goes whole
-        assert log.log_end_offset == 15
+        assert log.log_end_offset == 14  # the kept data's next offset
         assert [r.offset for r in log.records()] == list(range(14))
         assert log.leader_epoch_entries == [(0, 0), (1, 10)]
         assert all(s.base_offset <= 15 for s in log.segments)
         log.append(recs(1))
-        assert [r.offset for r in log.records(13)] == [13, 15]
+        assert [r.offset for r in log.records(13)] == [13, 14]
         assert log.end_offset_for_epoch(0) == (0, 10)
-        assert log.end_offset_for_epoch(1) == (1, 16)
+        assert log.end_offset_for_epoch(1) == (1, 15)
         log.truncate_to(0)
         assert (log.log_start_offset, log.log_end_offset) == (0, 0)
         assert list(log.records()) == []
@@ -406,7 +411,7 @@ def test_retention_under_a_reader_gives_out_of_range(tmp_path: Path) -> None:
     clock = ManualClock(T0)
     cfg = LogConfig(segment_bytes=300, retention_ms=1, file_delete_delay_ms=0)
     with Log.open(tmp_path, cfg, clock=clock) as log:
-        for i in range(10):
+        for _ in range(10):
             log.append(recs(2, ts=T0))
         it = log.records()
         assert next(it).offset == 0
@@ -496,8 +501,10 @@ def test_reader_thread_sees_whole_batches_only(tmp_path: Path) -> None:
 
         t = threading.Thread(target=reader)
         t.start()
-        for _ in range(400):
+        for i in range(400):
             log.append(recs(3, size=200))
+            if i % 20 == 0:
+                time.sleep(0.002)  # let the reader run while the log grows and rolls
         stop.set()
         t.join()
     assert not errors, errors
@@ -521,3 +528,74 @@ def test_read_only_reader_in_another_process_view(tmp_path: Path) -> None:
         finally:
             reader.close()
         os.truncate(writer.active_segment.log_path, writer.active_segment.size)
+
+
+def test_reader_process_sees_whole_batches_while_another_process_appends(
+        tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import textwrap
+
+    cfg = "LogConfig(segment_bytes=20_000)"
+    with Log.open(tmp_path, LogConfig(segment_bytes=20_000)) as log:
+        log.append(recs(1))
+    writer = textwrap.dedent(f"""
+        from kafkalog import Record
+        from kafkalog.config import LogConfig
+        from kafkalog.log import Log
+        with Log.open({str(tmp_path)!r}, {cfg}) as log:
+            for i in range(300):
+                log.append([Record(None, b"%d" % i + b"x" * 300, 1) for _ in range(3)])
+    """)
+    proc = subprocess.Popen([sys.executable, "-c", writer])
+    reader = Log.open(tmp_path, LogConfig(segment_bytes=20_000), read_only=True)
+    try:
+        rounds = 0
+        while True:
+            done = proc.poll() is not None
+            try:
+                reader.refresh()
+                offsets = [r.offset for r in reader.records()]
+            except OffsetOutOfRangeError:
+                continue  # a segment file vanished between listing and reading: retry
+            assert offsets == list(range(len(offsets)))
+            assert len(offsets) == reader.log_end_offset
+            rounds += 1
+            if done:
+                break
+        assert proc.returncode == 0
+        assert reader.log_end_offset == 1 + 900 and rounds > 1
+    finally:
+        reader.close()
+
+
+def test_read_table_in_a_thread_while_the_writer_truncates(tmp_path: Path) -> None:
+    """Bulk reads map the .log; truncation waits for them instead of pulling pages away."""
+    stop = threading.Event()
+    errors: list[BaseException] = []
+    with Log.open(tmp_path, LogConfig(segment_bytes=50_000)) as log:
+        for _ in range(50):
+            log.append(recs(10, size=100))
+
+        def reader() -> None:
+            try:
+                while not stop.is_set():
+                    try:
+                        t = log.read_table()
+                    except OffsetOutOfRangeError:
+                        continue  # the log shrank under the call: a clean refusal
+                    offs = t.column("offset").to_pylist()
+                    assert offs == sorted(offs)
+            except BaseException as e:  # noqa: BLE001 - reported in the main thread
+                errors.append(e)
+
+        th = threading.Thread(target=reader)
+        th.start()
+        for i in range(30):
+            log.truncate_to(log.log_end_offset - 15)
+            log.append(recs(10, size=100))
+            if i % 5 == 0:
+                time.sleep(0.002)
+        stop.set()
+        th.join()
+    assert not errors, errors

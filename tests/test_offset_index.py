@@ -306,3 +306,10 @@ def test_real_kafka_index_rewritten_byte_for_byte(tmp_path: Path) -> None:
     w.close()
     r.close()
     assert (tmp_path / src.name).read_bytes() == src.read_bytes()
+
+
+def test_lookup_returns_python_ints(idx: OffsetIndex) -> None:
+    idx.append(BASE + 1, 7)
+    for r in (idx.lookup(BASE + 5), idx.lookup(0), idx.entry(0), idx.last_entry):
+        assert type(r.offset) is int and type(r.position) is int
+    assert idx.lookup(np.int64(BASE + 5)) == (BASE + 1, 7)

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kafkalog.native.scan import scan_entries
 
 from kafkalog import Record
 from kafkalog.clock import ManualClock
@@ -15,7 +16,6 @@ from kafkalog.config import LONG_MAX, LogConfig
 from kafkalog.errors import LogLockedError
 from kafkalog.files import CLEAN_SHUTDOWN_FILE
 from kafkalog.log import Log
-from kafkalog.native.scan import scan_entries
 from tests.reference.kafka_index_model import model_rebuild
 
 CONFIG = LogConfig(segment_bytes=3000, index_interval_bytes=150, segment_index_bytes=4096,

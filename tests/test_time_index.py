@@ -197,3 +197,9 @@ def test_real_kafka_timeindex_fixture(tmp_path: Path) -> None:
     w.close()
     r.close()
     assert (tmp_path / src.name).read_bytes() == src.read_bytes()
+
+
+def test_lookup_returns_python_ints(idx: TimeIndex) -> None:
+    idx.maybe_append(100, BASE + 1)
+    for r in (idx.lookup(150), idx.lookup(0), idx.entry(0), idx.last_entry):
+        assert type(r.timestamp) is int and type(r.offset) is int

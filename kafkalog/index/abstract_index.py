@@ -323,6 +323,23 @@ class AbstractIndex:
             raise RuntimeError(f"{self._path}: index search failed with code {status}")
         return out
 
+    def _gather(
+        self, slots: np.ndarray, missing_key: int, missing_value: int
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """(keys, values) of the entries at ``slots``, absolute; the missing pair for -1."""
+        keys = np.empty(slots.shape[0], dtype=np.int64)
+        values = np.empty(slots.shape[0], dtype=np.int64)
+        status = int(
+            index_search.gather_entries(
+                self._buf, self._entries, self.ENTRY_SIZE, self.KEY_POS, self.KEY_SIZE,
+                self._key_base(), self.VALUE_POS, self.VALUE_SIZE, self._value_base(), slots,
+                missing_key, missing_value, keys, values,
+            )
+        )
+        if status != 0:
+            raise RuntimeError(f"{self._path}: index gather failed with code {status}")
+        return keys, values
+
     def entries_array(self) -> np.ndarray:
         """The valid entries as a zero-copy structured view with big-endian fields.
 

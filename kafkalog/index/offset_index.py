@@ -25,6 +25,7 @@ import struct
 from functools import partial
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
@@ -46,6 +47,10 @@ class OffsetPosition(NamedTuple):
 
 # OffsetPosition from a 2-tuple without NamedTuple.__new__'s argument parsing (3x faster)
 _offset_position = partial(tuple.__new__, OffsetPosition)
+# module-level names: lookup is on every fetch path, attribute lookups add up
+_offset_index_lookup = index_search.offset_index_lookup
+_NOT_FOUND = index_search.NOT_FOUND
+_PLAIN_PYTHON = bool(numba.config.DISABLE_JIT)
 
 
 class OffsetIndex(AbstractIndex):
@@ -120,15 +125,17 @@ class OffsetIndex(AbstractIndex):
     def lookup(self, target_offset: int) -> OffsetPosition:
         """Largest entry with offset <= ``target_offset``; ``(base_offset, 0)`` if none."""
         # one 4-argument kernel call does the search and the decode (hot path: every fetch)
-        found = index_search.offset_index_lookup(
+        slot, offset, position = _offset_index_lookup(
             self._buf, self._entries, self._base_offset, target_offset
         )
-        if found[0] < 0:  # an error code: offsets here are >= base offset >= 0
-            raise RuntimeError(f"{self._path}: index search failed with code {found[0]}")
-        return _offset_position(found)
+        if slot < _NOT_FOUND:  # entries <= length // 8 by construction: a bug
+            raise RuntimeError(f"{self._path}: index search failed with code {slot}")
+        if _PLAIN_PYTHON:  # NUMBA_DISABLE_JIT returns numpy scalars: hand out ints
+            offset, position = int(offset), int(position)
+        return _offset_position((offset, position))
 
     def lookup_many(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lookup` of every target in one kernel call.
+        """:meth:`lookup` of every target: one search kernel call, one decode kernel call.
 
         Returns
         -------
@@ -136,15 +143,7 @@ class OffsetIndex(AbstractIndex):
             ``(base_offset, 0)`` where no entry is <= the target.
         """
         slots = self._slots_for_many(targets, False, index_search.LARGEST_LOWER_BOUND)
-        offsets = np.full(slots.shape[0], self._base_offset, dtype=np.int64)
-        positions = np.zeros(slots.shape[0], dtype=np.int64)
-        found = slots >= 0
-        if found.any():
-            arr = self.entries_array()
-            hit = slots[found]
-            offsets[found] += arr["relative_offset"][hit]
-            positions[found] = arr["position"][hit]
-        return offsets, positions
+        return self._gather(slots, self._base_offset, 0)
 
     def fetch_upper_bound_offset(
         self, fetch_offset: OffsetPosition, fetch_size: int

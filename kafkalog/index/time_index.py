@@ -26,6 +26,7 @@ import struct
 from functools import partial
 from typing import NamedTuple
 
+import numba
 import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
@@ -50,6 +51,9 @@ class TimestampOffset(NamedTuple):
 
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing
 _timestamp_offset = partial(tuple.__new__, TimestampOffset)
+_time_index_lookup = index_search.time_index_lookup
+_NOT_FOUND = index_search.NOT_FOUND
+_PLAIN_PYTHON = bool(numba.config.DISABLE_JIT)
 
 
 class TimeIndex(AbstractIndex):
@@ -122,15 +126,17 @@ class TimeIndex(AbstractIndex):
 
     def lookup(self, target_timestamp: int) -> TimestampOffset:
         """Entry with the largest timestamp <= ``target_timestamp``, else ``(-1, base_offset)``."""
-        found = index_search.time_index_lookup(
+        slot, timestamp, offset = _time_index_lookup(
             self._buf, self._entries, self._base_offset, target_timestamp
         )
-        if found[0] < NO_TIMESTAMP:  # an error code: -1 is the lowest answer
-            raise RuntimeError(f"{self._path}: index search failed with code {found[0]}")
-        return _timestamp_offset(found)
+        if slot < _NOT_FOUND:  # entries <= length // 12 by construction: a bug
+            raise RuntimeError(f"{self._path}: index search failed with code {slot}")
+        if _PLAIN_PYTHON:  # NUMBA_DISABLE_JIT returns numpy scalars: hand out ints
+            timestamp, offset = int(timestamp), int(offset)
+        return _timestamp_offset((timestamp, offset))
 
     def lookup_many(self, targets: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """:meth:`lookup` of every target timestamp in one kernel call.
+        """:meth:`lookup` of every target timestamp (one search, one decode kernel call).
 
         Returns
         -------
@@ -138,15 +144,7 @@ class TimeIndex(AbstractIndex):
             ``(-1, base_offset)`` where no entry is <= the target.
         """
         slots = self._slots_for_many(targets, False, index_search.LARGEST_LOWER_BOUND)
-        timestamps = np.full(slots.shape[0], NO_TIMESTAMP, dtype=np.int64)
-        offsets = np.full(slots.shape[0], self._base_offset, dtype=np.int64)
-        found = slots >= 0
-        if found.any():
-            arr = self.entries_array()
-            hit = slots[found]
-            timestamps[found] = arr["timestamp"][hit]
-            offsets[found] += arr["relative_offset"][hit]
-        return timestamps, offsets
+        return self._gather(slots, NO_TIMESTAMP, self._base_offset)
 
     def maybe_append(self, timestamp: int, offset: int, skip_full_check: bool = False) -> None:
         """Append ``(timestamp, offset)`` if ``timestamp`` is above the last entry's.

@@ -105,9 +105,9 @@ RECORDS_COUNT_LENGTH = 4
 RECORDS_OFFSET = RECORDS_COUNT_OFFSET + RECORDS_COUNT_LENGTH  # 61
 RECORD_BATCH_OVERHEAD = RECORDS_OFFSET
 
-#: The whole header in one unpack (field order as above).
+#: The whole header in one unpack (field order as above); its size is RECORD_BATCH_OVERHEAD
+#: (checked in tests/test_batch.py).
 HEADER_STRUCT = struct.Struct(">qiibIhiqqqhii")
-assert HEADER_STRUCT.size == RECORD_BATCH_OVERHEAD  # layout invariant, checked at import
 
 # --- attributes ---------------------------------------------------------------------------------
 COMPRESSION_CODEC_MASK = 0x07
@@ -681,6 +681,10 @@ class RecordBatch:
     def records(self) -> list[Record]:
         """Decode every record of the batch (raises :class:`CorruptRecordError` if malformed)."""
         count = self.record_count
+        if count == 0:
+            # DefaultRecordBatch.iterator(): an empty batch yields nothing; its records area
+            # (normally empty) is neither decompressed nor checked
+            return []
         if count < 0:
             raise self._error(f"Found invalid record count {count} (expected >= 0)")
         area = self.records_bytes()
@@ -689,8 +693,11 @@ class RecordBatch:
         try:
             return _decode_records(data, count, self.base_offset, self.base_timestamp, append_time)
         except _Malformed as e:
-            where = "decompressed " if self.attributes & COMPRESSION_CODEC_MASK else ""
-            raise self._error(f"{e} (at byte {e.pos} of the {where}records area)") from None
+            if self.attributes & COMPRESSION_CODEC_MASK:
+                where = f"at byte {e.pos} of the decompressed records area"
+            else:
+                where = f"at byte {self.position + RECORDS_OFFSET + e.pos} of the buffer"
+            raise self._error(f"{e} ({where})") from None
 
     def __iter__(self) -> Iterator[Record]:
         return iter(self.records())

@@ -49,6 +49,68 @@ def _bytes_or_none(b: Any, what: str) -> bytes | None:
     raise TypeError(f"{what} must be bytes-like or None, got {type(b).__name__}")
 
 
+# Varint bytes of small values, looked up instead of computed: lengths, deltas and header
+# counts of typical records all fall in this range (hot path of encode_batch).
+_SMALL_LIMIT = 1 << 13
+_SMALL_VARINTS = [encode_varint(n) for n in range(-_SMALL_LIMIT, _SMALL_LIMIT)]
+
+
+def _vi(n: int) -> bytes:
+    if -_SMALL_LIMIT <= n < _SMALL_LIMIT:
+        return _SMALL_VARINTS[n + _SMALL_LIMIT]
+    return encode_varint(n)
+
+
+def _append_record(
+    out: bytearray,
+    offset_delta: int,
+    timestamp_delta: int,
+    key: bytes | None,
+    value: bytes | None,
+    headers: Any,
+) -> None:
+    """Append one record (length varint + body) to ``out``; same bytes as encode_record."""
+    small = _SMALL_VARINTS
+    lim = _SMALL_LIMIT
+    body = bytearray(b"\x00")
+    body += (
+        small[timestamp_delta + lim]
+        if -lim <= timestamp_delta < lim
+        else encode_varlong(timestamp_delta)
+    )
+    body += small[offset_delta + lim] if offset_delta < lim else encode_varint(offset_delta)
+    if key is None:
+        body += b"\x01"
+    else:
+        body += _vi(len(key))
+        body += key
+    if value is None:
+        body += b"\x01"
+    else:
+        body += _vi(len(value))
+        body += value
+    if not headers:
+        body += b"\x00"
+    else:
+        hs = headers if isinstance(headers, (tuple, list)) else tuple(headers)
+        body += _vi(len(hs))
+        for h in hs:
+            hkey, hval = h[0], h[1]
+            if not isinstance(hkey, str):
+                raise TypeError(f"header key must be str, got {type(hkey).__name__}")
+            kb = hkey.encode("utf-8")
+            body += _vi(len(kb))
+            body += kb
+            if hval is None:
+                body += b"\x01"
+            else:
+                hval = _bytes_or_none(hval, "header value")
+                body += _vi(len(hval))  # type: ignore[arg-type]
+                body += hval  # type: ignore[operator]
+    out += _vi(len(body))
+    out += body
+
+
 def encode_record(
     offset_delta: int,
     timestamp_delta: int,
@@ -199,14 +261,14 @@ def encode_batch(
     else:
         base_timestamp = rows[0][1] if rows else -1
     max_timestamp = -1
-    parts = []
+    out = bytearray()
     for delta, ts, key, value, headers in rows:
         if ts > max_timestamp:
             max_timestamp = ts
-        parts.append(encode_record(delta, ts - base_timestamp, key, value, headers))
+        _append_record(out, delta, ts - base_timestamp, key, value, headers)
     if log_append:
         max_timestamp = time.time_ns() // 1_000_000 if log_append_time is None else log_append_time
-    records_area = b"".join(parts)
+    records_area = bytes(out)
     if cid:
         records_area = _compression.compress(cid, records_area, magic=2, level=compression_level)
 

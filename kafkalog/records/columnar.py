@@ -8,13 +8,16 @@ module never makes a Python object per record. :func:`decode_columns` reads a ``
 2. batches outside ``[start_offset, end_offset)`` are dropped using the scan's offsets;
 3. each kept v2 batch's CRC-32C is checked over a memoryview of the buffer (no copy);
 4. compressed batches are decompressed (bounded) into one scratch buffer;
-5. one call of ``native.records_decode.locate_records`` validates and locates every record of
-   every batch (uncompressed ones straight from the mmap), and one call of ``gather_records``
-   copies keys, values and headers into preallocated contiguous buffers.
+5. one call of ``native.records_decode.decode_records`` validates every record of every batch
+   (uncompressed ones straight from the mmap) and writes offsets, timestamps, keys and values
+   into preallocated contiguous columns; ``gather_headers`` then copies headers (only when some
+   record has any).
 
-Legacy v0/v1 entries (rare: Kafka 4 never writes them) go through the object path, entry run by
-entry run, and are merged in file order. :func:`encode_columns` is the reverse for v2: one
-``native.records_encode`` kernel call writes the records of all batches into one buffer.
+Legacy v0/v1 entries (rare: Kafka 4 never writes them) go through the object path, entry by
+entry, and are merged in file order. :func:`encode_columns` is the reverse for v2: one
+``native.records_encode.encode_batches`` call writes the records of all batches into one
+buffer; batch headers are filled in one vectorized step, then CRC-32C (and compression) per
+batch.
 
 Arrow layout (:meth:`RecordColumns.to_arrow`): ``key``/``value`` are ``binary`` with int32
 offsets while a column holds less than 2 GiB (what Spark and most consumers expect), and
@@ -43,6 +46,17 @@ from ..native.scan import (
     STOP_SHORT_V2,
     scan_entries,
 )
+from .batch import (
+    ATTRIBUTES_OFFSET,
+    BASE_TIMESTAMP_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    CRC_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
+    increment_sequence,
+)
 from .compression import DEFAULT_MAX_DECOMPRESSED
 from .compression import decompress as _decompress_codec
 from .crc import crc32c
@@ -59,6 +73,7 @@ __all__ = [
 
 #: Column names of :meth:`RecordColumns.to_arrow`, in order.
 COLUMN_NAMES = ("key", "value", "offset", "timestamp", "timestamp_type", "headers")
+
 
 def arrow_schema() -> Any:
     """The ``pyarrow.Schema`` of :meth:`RecordColumns.to_arrow` (below 2 GiB per column; past
@@ -80,12 +95,6 @@ def _arrow_types() -> tuple[Any, Any]:
 #: RecordTooLargeError): the object path's default.
 DEFAULT_MAX_DECOMPRESSED_BYTES = DEFAULT_MAX_DECOMPRESSED
 
-RECORD_BATCH_OVERHEAD = 61
-ATTR_COMPRESSION_MASK = 0x07
-ATTR_TIMESTAMP_TYPE = 0x08
-ATTR_TRANSACTIONAL = 0x10
-ATTR_CONTROL = 0x20
-ATTR_DELETE_HORIZON = 0x40
 # The smallest record: length, attributes, timestampDelta, offsetDelta, keyLength, valueLength
 # and headerCount, one byte each. Bounds the rows preallocated for a claimed recordsCount.
 MIN_RECORD_SIZE = 7
@@ -480,8 +489,9 @@ def decode_columns(
     """
     src = _Source(source)
     buf = src.buf
-    lo = -(2**63) if start_offset is None else int(start_offset)
-    hi = 2**63 - 1 if end_offset is None else int(end_offset)
+    # inclusive bounds [lo, last] so that "no end" can include offset 2**63 - 1
+    lo = -(2**63) if start_offset is None else max(int(start_offset), -(2**63))
+    last = 2**63 - 1 if end_offset is None else min(int(end_offset) - 1, 2**63 - 1)
     scan = scan_entries(buf, int(start), end)
     if scan["stop_reason"] in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2):
         pos = scan["stop_position"]
@@ -497,11 +507,11 @@ def decode_columns(
     keep = scan["last_offsets"] >= lo
     is_v2 = magics == 2
     # a legacy wrapper's base offset is only known after decompression: never skip it by base
-    keep &= ~is_v2 | (scan["base_offsets"] < hi)
+    keep &= ~is_v2 | (scan["base_offsets"] <= last)
     if skip_control:
-        keep &= ~(is_v2 & ((attrs & ATTR_CONTROL) != 0))
+        keep &= ~(is_v2 & ((attrs & CONTROL_FLAG_MASK) != 0))
     idx = np.flatnonzero(keep)
-    if idx.shape[0] == 0:
+    if idx.shape[0] == 0 or last < lo:
         return RecordColumns.empty()
     # runs of consecutive v2 / legacy entries, decoded in file order
     kind = is_v2[idx]
@@ -509,9 +519,9 @@ def decode_columns(
     parts = []
     for run in np.split(idx, breaks):
         if is_v2[run[0]]:
-            parts.append(_decode_v2(src, scan, run, lo, hi, validate, max_decompressed_bytes))
+            parts.append(_decode_v2(src, scan, run, lo, last, validate, max_decompressed_bytes))
         else:
-            parts.append(_decode_legacy(src, scan, run, lo, hi, validate,
+            parts.append(_decode_legacy(src, scan, run, lo, last, validate,
                                         max_decompressed_bytes))
     return concat_columns(parts)
 
@@ -536,7 +546,7 @@ def _check_crcs(src: _Source, scan: dict, run: np.ndarray) -> None:
     stored = scan["crcs"]
     for i in run.tolist():
         pos = int(positions[i])
-        computed = crc32c(mv[pos + 21:pos + int(sizes[i])])
+        computed = crc32c(mv[pos + ATTRIBUTES_OFFSET:pos + int(sizes[i])])
         if computed != int(stored[i]):
             raise src.error(
                 CorruptRecordError,
@@ -554,7 +564,7 @@ def _decompress(codec: int, data: memoryview, max_size: int) -> bytes:
     return _decompress_codec(codec, data, magic=2, max_size=max_size)
 
 
-def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, validate: bool,
+def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, validate: bool,
                max_decompressed: int) -> RecordColumns:
     buf = src.buf
     if validate:
@@ -565,7 +575,7 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, vali
     counts = scan["record_counts"][run].astype(np.int64)
     base_offsets = scan["base_offsets"][run]
     nb = run.shape[0]
-    codecs = attrs & ATTR_COMPRESSION_MASK
+    codecs = attrs & COMPRESSION_CODEC_MASK
     bad = np.flatnonzero(codecs > 4)
     if bad.shape[0]:
         j = int(bad[0])
@@ -609,8 +619,8 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, vali
             f"recordsCount {int(counts[j])} cannot fit in a {int(area[j])}-byte records area "
             f"(each record takes at least {MIN_RECORD_SIZE} bytes)",
             position=int(positions[j]), offset=int(base_offsets[j]))
-    log_append = ((attrs & ATTR_TIMESTAMP_TYPE) != 0).astype(np.int8)
-    base_ts = _read_be_i64(buf, positions + 27)
+    log_append = ((attrs & TIMESTAMP_TYPE_MASK) != 0).astype(np.int8)
+    base_ts = _read_be_i64(buf, positions + BASE_TIMESTAMP_OFFSET)
     cap = int(counts.sum())
     data_cap = int(area.sum())  # key bytes and value bytes are each bounded by the areas
     off_t = _offsets_dtype(data_cap)
@@ -629,10 +639,9 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, vali
     totals = np.zeros(3, np.int64)
     k, err, err_batch, err_pos = _rd.decode_records(
         buf, scratch, batch_src, batch_start, batch_end, base_offsets, base_ts, log_append,
-        scan["max_timestamps"][run], counts, np.int64(max(lo, -(2**63))),
-        np.int64(min(hi, 2**63 - 1)), offsets, timestamps, ts_types, key_offsets, key_data,
-        key_valid, value_offsets, value_data, value_valid, header_src, header_pos, header_count,
-        totals)
+        scan["max_timestamps"][run], counts, np.int64(lo), np.int64(last), offsets, timestamps,
+        ts_types, key_offsets, key_data, key_valid, value_offsets, value_data, value_valid,
+        header_src, header_pos, header_count, totals)
     if err != _rd.ERR_OK:
         j = int(err_batch)
         msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
@@ -672,8 +681,8 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, vali
     )
 
 
-def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, validate: bool,
-                   max_decompressed: int) -> RecordColumns:
+def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int,
+                   validate: bool, max_decompressed: int) -> RecordColumns:
     """v0/v1 entries through the object path (rare data; a Python loop is acceptable here)."""
     from .batch import iter_batches
 
@@ -687,7 +696,7 @@ def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, hi: int, 
                                   validate=validate, max_decompressed_bytes=max_decompressed):
             ts_type = _timestamp_type_code(entry)
             for r in entry:
-                if lo <= r.offset < hi:
+                if lo <= r.offset <= last:
                     records.append(r)
                     types.append(ts_type)
     return RecordColumns.from_records(records, types)
@@ -778,7 +787,6 @@ def encode_columns(
     [100, 101]
     """
     from . import compression as _compression
-    from .batch import increment_sequence
     from .legacy import _timestamp_type_is_log_append
 
     if records_per_batch < 1:
@@ -789,6 +797,7 @@ def encode_columns(
     n = len(cols)
     if n == 0:
         return b""
+    _check_shapes(cols)
     if not -(2**63) <= base_offset <= 2**63 - 1 - (n - 1):
         raise ValueError(f"base_offset {base_offset} + {n} records leaves the int64 range")
     firsts = np.arange(0, n, records_per_batch, dtype=np.int64)
@@ -800,18 +809,37 @@ def encode_columns(
             _bools(cols.value_valid), _contig(cols.header_offsets), _u8(cols.header_key_data),
             _contig(cols.header_key_offsets), _u8(cols.header_value_data),
             _contig(cols.header_value_offsets), _bools(cols.header_value_valid))
-    sizes = np.empty(n, np.int64)
-    err, rec = _re.encoded_sizes(bounds, *args, sizes)
+    n_headers = int(cols.header_value_valid.shape[0])
+    if n_headers and int(cols.header_offsets[-1]) != int(cols.header_offsets[0]):
+        header_bytes = np.empty(n, np.int64)
+        err, rec = _re.header_sizes(args[7], args[9], np.int64(args[8].shape[0]), args[11],
+                                    args[12], np.int64(args[10].shape[0]), np.int64(n),
+                                    header_bytes)
+        if err != _re.ERR_OK:
+            raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+        header_total = int(header_bytes.sum())
+    else:
+        header_bytes = np.ones(n, np.int8)  # just the header count varint (0)
+        header_total = n
+    cap = (_data_bytes(cols.key_offsets, cols.key_valid, n)
+           + _data_bytes(cols.value_offsets, cols.value_valid, n)
+           + header_total + n * _re.MAX_RECORD_OVERHEAD + nb * RECORD_BATCH_OVERHEAD)
+    out = np.empty(cap, np.uint8)  # upper bound: the tail past `end` is never touched
+    area_start = np.empty(nb, np.int64)
+    area_end = np.empty(nb, np.int64)
+    header_size = RECORD_BATCH_OVERHEAD if cid == 0 else 0
+    err, rec, end = _re.encode_batches(bounds, np.int64(header_size), *args, header_bytes, out,
+                                       area_start, area_end)
     if err != _re.ERR_OK:
         raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
-    area_sizes = np.add.reduceat(sizes, firsts)
+    end = int(end)
 
     headers = np.zeros(nb, _HEADER_DTYPE)
     headers["base_offset"] = base_offset + firsts
     headers["partition_leader_epoch"] = partition_leader_epoch
     headers["magic"] = 2
-    attributes = cid | (ATTR_TIMESTAMP_TYPE if log_append else 0)
-    attributes |= ATTR_TRANSACTIONAL if transactional else 0
+    attributes = cid | (TIMESTAMP_TYPE_MASK if log_append else 0)
+    attributes |= TRANSACTIONAL_FLAG_MASK if transactional else 0
     headers["attributes"] = attributes
     counts = np.diff(bounds)
     headers["last_offset_delta"] = counts - 1
@@ -834,43 +862,50 @@ def encode_columns(
     headers["records_count"] = counts
 
     if cid == 0:
-        batch_sizes = area_sizes + RECORD_BATCH_OVERHEAD
-        positions = np.zeros(nb, np.int64)
-        np.cumsum(batch_sizes[:-1], out=positions[1:])
-        out = np.empty(int(positions[-1] + batch_sizes[-1]), np.uint8)
-        err, rec = _re.encode_records(bounds, positions + RECORD_BATCH_OVERHEAD, *args, out)
-        if err != _re.ERR_OK:
-            raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+        positions = area_start - RECORD_BATCH_OVERHEAD
+        batch_sizes = area_end - positions
         headers["batch_length"] = batch_sizes - 12
         raw = headers.view(np.uint8).reshape(nb, RECORD_BATCH_OVERHEAD)
         out[positions[:, None] + np.arange(RECORD_BATCH_OVERHEAD)] = raw
         mv = memoryview(out)
         crcs = np.fromiter(
-            (crc32c(mv[p + 21:p + s]) for p, s in zip(positions.tolist(), batch_sizes.tolist())),
+            (crc32c(mv[p + ATTRIBUTES_OFFSET:p + s])
+             for p, s in zip(positions.tolist(), batch_sizes.tolist())),
             np.uint32, nb)  # per batch: the crc32c package over a view, no copy
-        crc_bytes = crcs.astype(">u4").view(np.uint8).reshape(nb, 4)
-        out[positions[:, None] + np.arange(17, 21)] = crc_bytes
-        return out.tobytes()
+        out[positions[:, None] + np.arange(CRC_OFFSET, CRC_OFFSET + 4)] = (
+            crcs.astype(">u4").view(np.uint8).reshape(nb, 4))
+        return out[:end].tobytes()
 
-    area_start = np.zeros(nb, np.int64)
-    np.cumsum(area_sizes[:-1], out=area_start[1:])
-    scratch = np.empty(int(area_start[-1] + area_sizes[-1]), np.uint8)
-    err, rec = _re.encode_records(bounds, area_start, *args, scratch)
-    if err != _re.ERR_OK:
-        raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
-    mv = memoryview(scratch)
+    mv = memoryview(out)
     parts = []
     for b in range(nb):  # per batch: compression is the cost here
-        a = int(area_start[b])
-        area = _compression.compress(cid, mv[a:a + int(area_sizes[b])], magic=2,
+        area = _compression.compress(cid, mv[int(area_start[b]):int(area_end[b])], magic=2,
                                      level=compression_level)
         header = headers[b:b + 1].copy()
         header["batch_length"] = RECORD_BATCH_OVERHEAD - 12 + len(area)
-        hb = header.tobytes()
-        header["crc"] = crc32c(area, crc32c(hb[21:]))
+        header["crc"] = crc32c(area, crc32c(header.tobytes()[ATTRIBUTES_OFFSET:]))
         parts.append(header.tobytes())
         parts.append(area)
     return b"".join(parts)
+
+
+def _check_shapes(cols: RecordColumns) -> None:
+    """Per-record arrays agree on the record count (a ValueError names the first that does not)."""
+    n = len(cols)
+    expect = {"timestamps": n, "key_valid": n, "value_valid": n, "key_offsets": n + 1,
+              "value_offsets": n + 1, "header_offsets": n + 1,
+              "header_key_offsets": cols.header_value_valid.shape[0] + 1,
+              "header_value_offsets": cols.header_value_valid.shape[0] + 1}
+    for name, size in expect.items():
+        got = np.asarray(getattr(cols, name)).shape
+        if got != (size,):
+            raise ValueError(f"RecordColumns.{name} has shape {got} (expected ({size},))")
+
+
+def _data_bytes(offsets: np.ndarray, valid: np.ndarray, n: int) -> int:
+    """Bytes the valid items take (an upper bound the kernel re-checks; bad offsets count 0)."""
+    lengths = np.diff(np.asarray(offsets[:n + 1], np.int64))
+    return int(np.clip(lengths, 0, None)[np.asarray(valid[:n], bool)].sum())
 
 
 def _u8(a: np.ndarray) -> np.ndarray:

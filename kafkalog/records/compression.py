@@ -170,7 +170,7 @@ def _gzip_compress(data: Any, level: int | None) -> bytes:
         raise ValueError(f"gzip level must be 1-9 or -1, got {level}")
     c = zlib.compressobj(lvl, zlib.DEFLATED, -15)
     body = c.compress(data) + c.flush()
-    size = len(memoryview(data).cast("B")) if not isinstance(data, bytes) else len(data)
+    size = memoryview(data).nbytes
     return b"".join(
         (_GZIP_HEADER, body, struct.pack("<II", zlib.crc32(data), size & 0xFFFFFFFF))
     )
@@ -341,12 +341,13 @@ def _lz4_compress(data: Any, magic: int, level: int | None) -> bytes:
         raise ValueError(f"lz4 level must be 1-17, got {level}")
     for i in range(0, len(mv), LZ4_BLOCK_SIZE):
         raw = mv[i : i + LZ4_BLOCK_SIZE]
-        # Kafka's Lz4BlockOutputStream: fast compressor below level 3, HC otherwise
+        # Kafka's Lz4BlockOutputStream: lz4-java's fast compressor at the default level 9
+        # (backward compatible output), the high compressor at any other level
         comp = bytes(
-            cramjam.lz4.compress_block(raw, mode="high_compression", compression=lvl,
-                                       store_size=False)
-            if lvl >= 3
-            else cramjam.lz4.compress_block(raw, store_size=False)
+            cramjam.lz4.compress_block(raw, store_size=False)
+            if lvl == 9
+            else cramjam.lz4.compress_block(raw, mode="high_compression", compression=lvl,
+                                            store_size=False)
         )
         if len(comp) >= len(raw):  # incompressible: stored, high bit set
             parts.append(struct.pack("<I", len(raw) | _LZ4_UNCOMPRESSED))

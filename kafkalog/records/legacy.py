@@ -228,7 +228,7 @@ class LegacyEntry:
         (self.crc,) = _U32.unpack_from(mv, position + CRC_OFFSET)
         self.magic = mv[position + MAGIC_OFFSET]
         self.attributes = mv[position + ATTRIBUTES_OFFSET]
-        if self.magic == 1 and size >= LOG_OVERHEAD + RECORD_OVERHEAD_V1:
+        if self.magic == 1 and size >= TIMESTAMP_OFFSET + 8:  # same rule as native.scan
             (self.timestamp,) = _I64.unpack_from(mv, position + TIMESTAMP_OFFSET)
         else:
             self.timestamp = -1

@@ -79,6 +79,11 @@ class Record(_RecordFields):
             headers = () if headers is None else tuple(headers)  # type: ignore[call-overload]
         return tuple.__new__(cls, (key, value, timestamp, headers, offset))
 
+    @classmethod
+    def _make(cls, iterable: object) -> Record:  # type: ignore[override]
+        # (used by _replace): go through __new__ so headers stay a tuple
+        return cls(*iterable)  # type: ignore[misc]
+
     def __repr__(self) -> str:
         return (
             f"Record(key={self.key!r}, value={self.value!r}, timestamp={self.timestamp!r}, "

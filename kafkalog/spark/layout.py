@@ -52,7 +52,8 @@ class SegmentInfo:
     time_timestamps: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
     time_offsets: np.ndarray = field(default_factory=lambda: _EMPTY_I64)
     txn_index_path: str | None = None
-    walk_start: int = 0  # where the tail walk started (bytes read at planning = data_end - this)
+    walk_start: int = 0  # where the tail walk started
+    bytes_read: int = 0  # .log bytes planning read: 17-byte entry headers + index file bytes
 
     def position_for(self, offset: int) -> int:
         """Byte position of a batch start at or before the batch holding ``offset``.
@@ -89,10 +90,15 @@ class PartitionInfo:
     partition: int
     path: str
     segments: list[SegmentInfo]
+    checkpoint_log_start: int | None = None  # from log-start-offset checkpoints, if any
 
     @property
     def log_start_offset(self) -> int:
-        return self.segments[0].base_offset if self.segments else 0
+        """Kafka's rule: max(checkpointed log start offset, first segment's base offset)."""
+        first = self.segments[0].base_offset if self.segments else 0
+        if self.checkpoint_log_start is None:
+            return first
+        return min(max(first, self.checkpoint_log_start), self.log_end_offset)
 
     @property
     def log_end_offset(self) -> int:
@@ -263,6 +269,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
         next_offset=next_offset, max_timestamp=max_ts, index_offsets=offs,
         index_positions=poss, time_timestamps=ts, time_offsets=ts_offs,
         txn_index_path=str(txn) if txn.exists() else None, walk_start=walk_start,
+        bytes_read=int(n) * 61 + 8 * int(offs.size) + 12 * int(ts.size),
     )
 
 
@@ -278,6 +285,31 @@ def list_segment_bases(directory: str) -> list[int]:
     return sorted(bases)
 
 
+def _checkpointed_log_start(topic: str, partition: int, directory: str) -> int | None:
+    """Log start offset recorded by a broker (``log-start-offset-checkpoint`` in the log dir
+    root, written after DeleteRecords) or by the engine (its partition offsets file)."""
+    from kafkalog.checkpoint import OffsetCheckpointFile
+
+    found = []
+    root_cp = Path(directory).parent / files.LOG_START_OFFSET_CHECKPOINT_FILE
+    try:
+        from kafkalog.log import OFFSETS_FILE
+
+        own = Path(directory) / OFFSETS_FILE
+    except ImportError:  # pragma: no cover - log module always present in a full install
+        own = None
+    for path, key in ((root_cp, (topic, partition)), (own, ("log-start-offset", 0))):
+        if path is None or not path.is_file():
+            continue
+        try:
+            value = OffsetCheckpointFile(path).read().get(key)
+        except (KafkaLogError, OSError, ValueError):
+            continue  # an unreadable checkpoint only loses this hint
+        if value is not None:
+            found.append(int(value))
+    return max(found) if found else None
+
+
 def describe_partition(topic: str, partition: int, directory: str) -> PartitionInfo:
     """All segments of one partition directory, described for planning."""
     segs = []
@@ -286,4 +318,5 @@ def describe_partition(topic: str, partition: int, directory: str) -> PartitionI
             segs.append(describe_segment(directory, base))
         except FileNotFoundError:
             continue  # deleted by retention between listing and reading
-    return PartitionInfo(topic, partition, directory, segs)
+    return PartitionInfo(topic, partition, directory, segs,
+                         _checkpointed_log_start(topic, partition, directory))

@@ -83,13 +83,14 @@ class Plan:
     tasks: list[ReadTask]
     partitions: list[PartitionInfo]
     ranges: dict[tuple[str, int], tuple[int, int]]  # resolved [start, end) per partition
-    planning_bytes: int = 0  # .log bytes read by tail walks and timestamp resolution
+    planning_bytes: int = 0  # bytes planning read: headers, index entries, batches decoded
 
 
 # -- offset resolution ---------------------------------------------------------------------------
 
 
-def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int) -> int | None:
+def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
+                              stats: dict | None = None) -> int | None:
     """Kafka's ``LogSegment.findOffsetByTimestamp`` on one segment (spec §5.3).
 
     Position from ``.timeindex`` then ``.index``; walk batch headers to the first batch whose
@@ -120,6 +121,8 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int)
                     # a control batch: Kafka would return its record; starting there is the same
                     return max(int(scan["base_offsets"][i]), not_before)
                 cols = decode_columns(buf, start=p, end=p + size, skip_control=True)
+                if stats is not None:
+                    stats["decoded_bytes"] = stats.get("decoded_bytes", 0) + size
                 ok = np.flatnonzero(
                     (np.asarray(cols.timestamps) >= timestamp)
                     & (np.asarray(cols.offsets) >= not_before)
@@ -141,28 +144,29 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int)
     return None
 
 
-def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 0) -> int | None:
+def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 0, *,
+                         stats: dict | None = None) -> int | None:
     """Earliest offset whose record timestamp >= ``timestamp`` (Kafka's ``offsetsForTimes``);
-    ``None`` when no record matches."""
+    ``None`` when no record matches. ``stats["decoded_bytes"]`` counts the batches decoded."""
     for seg in info.segments:
         exact_max = seg.time_timestamps.size > 0 or seg.walk_start == 0
         if exact_max and seg.max_timestamp < timestamp:
             continue
         if info.segment_end(info.segments.index(seg)) <= not_before:
             continue
-        found = _first_record_at_or_after(seg, timestamp, not_before)
+        found = _first_record_at_or_after(seg, timestamp, not_before, stats)
         if found is not None:
             return found
     return None
 
 
 def _resolve(info: PartitionInfo, spec: OffsetSpec, *, is_start: bool, strategy: str,
-             fail_on_data_loss: bool) -> int:
+             fail_on_data_loss: bool, stats: dict | None = None) -> int:
     kind, value = spec.for_partition(info.topic, info.partition)
     lso, leo = info.log_start_offset, info.log_end_offset
     name = f"{info.topic}-{info.partition}"
     if kind == "timestamp":
-        found = offset_for_timestamp(info, value)
+        found = offset_for_timestamp(info, value, stats=stats)
         if found is not None:
             return found
         if is_start and strategy == "error":
@@ -188,12 +192,13 @@ def _resolve(info: PartitionInfo, spec: OffsetSpec, *, is_start: bool, strategy:
     return min(value, leo) if not is_start else value
 
 
-def resolve_range(info: PartitionInfo, opts: ReadOptions) -> tuple[int, int]:
+def resolve_range(info: PartitionInfo, opts: ReadOptions, stats: dict | None = None
+                  ) -> tuple[int, int]:
     """``[start, end)`` offsets for one partition from the starting/ending options."""
     start = _resolve(info, opts.starting, is_start=True, strategy=opts.starting_ts_strategy,
-                     fail_on_data_loss=opts.fail_on_data_loss)
+                     fail_on_data_loss=opts.fail_on_data_loss, stats=stats)
     end = _resolve(info, opts.ending, is_start=False, strategy="latest",
-                   fail_on_data_loss=opts.fail_on_data_loss)
+                   fail_on_data_loss=opts.fail_on_data_loss, stats=stats)
     if start > end:
         if start > info.log_end_offset:
             raise OffsetOutOfRangeError(
@@ -329,9 +334,10 @@ def plan_read(opts: ReadOptions, bounds: Bounds | None = None) -> Plan:
     ranges: list[tuple[SegmentInfo, Chunk]] = []
     resolved: dict[tuple[str, int], tuple[int, int]] = {}
     planning_bytes = 0
+    stats = {"decoded_bytes": 0}
     for info in infos:
-        planning_bytes += sum(s.data_end - s.walk_start for s in info.segments)
-        start, end = resolve_range(info, opts)
+        planning_bytes += sum(s.bytes_read for s in info.segments)
+        start, end = resolve_range(info, opts, stats)
         resolved[(info.topic, info.partition)] = (start, end)
         if lo_b is not None:
             start = max(start, lo_b)
@@ -340,7 +346,7 @@ def plan_read(opts: ReadOptions, bounds: Bounds | None = None) -> Plan:
         ranges.extend(partition_ranges(info, start, end, timestamp_lo=bounds.timestamp_lo_ms,
                                        read_committed=opts.read_committed))
     tasks = split_and_group(ranges, opts)
-    return Plan(tasks, infos, resolved, planning_bytes)
+    return Plan(tasks, infos, resolved, planning_bytes + stats["decoded_bytes"])
 
 
 def _check_requested_partitions(opts: ReadOptions, present: set[tuple[str, int]]) -> None:

@@ -26,9 +26,9 @@ from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
-from .arrow import arrow_schema, default_columns, projection_from_schema, spark_schema
 from .options import ReadOptions
 from .pushdown import Bounds, analyze_filters
+from .schema import default_columns, projection_from_schema, spark_schema
 
 __all__ = [
     "KafkaLogDataSource",
@@ -87,6 +87,7 @@ class KafkaLogReader(DataSourceReader):
         )
 
     def read(self, partition: InputPartition) -> Iterator[Any]:
+        from .arrow import arrow_schema
         from .read import read_task_value
 
         yield from read_task_value(getattr(partition, "value", None), self._settings(),

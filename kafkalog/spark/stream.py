@@ -147,9 +147,8 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
         begin, stop = _flat(start), _flat(end)
-        infos = self._infos
-        if any(tp not in infos for tp in stop):
-            infos = self._refresh()
+        # list again: retention may have deleted segments since latestOffset
+        infos = self._refresh()
         ranges = []
         for tp, e in sorted(stop.items()):
             info = infos.get(tp)

@@ -52,22 +52,22 @@ INT64 = st.integers(-(2**63) + 2**31, 2**63 - 2**31)
 def index_cases(draw: st.DrawFn, sorted_keys: bool) -> tuple[str, list[int], int, list[int]]:
     layout = draw(st.sampled_from(sorted(LAYOUTS)))
     key_size = LAYOUTS[layout][2]
-    elem = INT64 if key_size == 8 else INT32
-    # sizes around the warm-section boundary (1024 offset / 682 time entries) matter most
+    lo_k, hi_k = (-(2**31), 2**31 - 1) if key_size == 4 else (-(2**62), 2**62)
+    # sizes around the warm-section boundary (1024 offset / 682 time entries) matter most;
+    # big key lists come from a drawn seed (numpy) so generating them stays cheap
     n = draw(st.one_of(st.integers(0, 40), st.integers(660, 1100)))
-    if sorted_keys:
-        if key_size == 4:
-            start = draw(st.integers(-(2**31), 2**31 - 1 - 4 * n - 1))
-            gaps = draw(st.lists(st.integers(1, 4), min_size=n, max_size=n))
-        else:
-            start = draw(st.integers(-(2**62), 2**62))
-            gaps = draw(st.lists(st.integers(1, 2**20), min_size=n, max_size=n))
-        keys, k = [], start
-        for g in gaps:
-            k += g
-            keys.append(k)
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    if n <= 40:
+        elem = st.integers(lo_k, hi_k)
+        keys = draw(st.lists(elem, min_size=n, max_size=n, unique=sorted_keys))
+        if sorted_keys:
+            keys.sort()
+    elif sorted_keys:
+        max_gap = 4 if key_size == 4 else 2**20
+        start = int(rng.integers(lo_k, hi_k - max_gap * (n + 1)))
+        keys = (start + np.cumsum(rng.integers(1, max_gap + 1, n))).tolist()
     else:
-        keys = draw(st.lists(elem, min_size=n, max_size=n))
+        keys = rng.integers(lo_k, hi_k, n).tolist()
     base = draw(st.sampled_from([0, 1000, 2**40])) if key_size == 4 else 0
     lo = (min(keys) + base - 3) if keys else -5
     hi = (max(keys) + base + 3) if keys else 5
@@ -160,6 +160,9 @@ def test_empty_and_error_codes() -> None:
     buf = np.zeros(16, np.uint8)
     assert ks.index_slot_for(buf, 0, 8, 0, 4, 0, 5, 0) == ks.NOT_FOUND
     assert ks.index_slot_for(buf, 3, 8, 0, 4, 0, 5, 0) == ks.ERR_BUFFER_TOO_SHORT
+    # entries * entry_size overflows int64: still refused, never read out of bounds
+    assert ks.index_slot_for(buf, 2**61 + 1, 8, 0, 4, 0, 5, 0) == ks.ERR_BUFFER_TOO_SHORT
+    assert ks.offset_index_lookup(buf, 2**61 + 1, 0, 5)[0] == ks.ERR_BUFFER_TOO_SHORT
     assert ks.index_slot_for(buf, 1, 8, 6, 4, 0, 5, 0) == ks.ERR_BAD_LAYOUT
     assert ks.index_slot_for(buf, 1, 8, 0, 3, 0, 5, 0) == ks.ERR_BAD_LAYOUT
     assert ks.index_slot_for(buf, 1, 8, 0, 4, 0, 5, 7) == ks.ERR_BAD_LAYOUT
@@ -173,6 +176,75 @@ def test_empty_and_error_codes() -> None:
         assert ref.index_slot_for(buf.tobytes(), *args, 0, 5, 0) == ks.index_slot_for(
             buf, *args, 0, 5, 0
         )
+
+
+@SETTINGS
+@given(index_cases(sorted_keys=False))
+def test_entry_lookup_kernels_match_reference(case) -> None:
+    layout, keys, base, targets = case
+    n = len(keys)
+    if layout.startswith("offset"):
+        buf = b"".join(struct.pack(">ii", k, (k * 7) & 0x7FFFFFFF) for k in keys)
+        kern, oracle = ks.offset_index_lookup, ref.offset_index_lookup
+    else:
+        # time index: 64-bit timestamp keys, relative offsets in the value field
+        buf = b"".join(struct.pack(">qi", k, k & 0x7FFFFFFF) for k in keys)
+        kern, oracle = ks.time_index_lookup, ref.time_index_lookup
+        targets = [t - base for t in targets]  # timestamps are not relative
+    arr = np.frombuffer(buf, np.uint8)
+    for t in targets:
+        assert tuple(int(x) for x in kern(arr, n, base, t)) == oracle(buf, n, base, t)
+    # a buffer too short for the entries is an error code, never a read past the end
+    if n:
+        assert int(kern(arr[:-1], n, base, targets[0])[0]) == ks.ERR_BUFFER_TOO_SHORT
+    assert kern(arr, n, base, targets[0])[0] >= ks.NOT_FOUND
+
+
+def test_batched_large_index_interleaved_equals_plain_search() -> None:
+    rng = np.random.default_rng(3)
+    n = ks.INTERLEAVE_MIN_BYTES // 8 + 1000  # large enough for the interleaved path
+    keys = np.cumsum(rng.integers(1, 9, n))
+    raw = np.empty(keys.size, dtype=[("r", ">i4"), ("p", ">i4")])
+    raw["r"] = keys
+    buf = np.frombuffer(raw.tobytes(), np.uint8)
+    targets = np.concatenate([rng.integers(-5, int(keys[-1]) + 5, 997), keys[:40], keys[-40:]])
+    for search_type in (ks.LARGEST_LOWER_BOUND, ks.SMALLEST_UPPER_BOUND):
+        out = np.empty(targets.size, np.int64)
+        assert ks.index_slots_for(buf, keys.size, 8, 0, 4, 0, targets, search_type, out) == 0
+        single = [int(ks.index_slot_for(buf, keys.size, 8, 0, 4, 0, int(t), search_type))
+                  for t in targets]
+        assert out.tolist() == single
+    lo = np.searchsorted(keys, targets, side="right") - 1
+    out = np.empty(targets.size, np.int64)
+    ks.index_slots_for(buf, keys.size, 8, 0, 4, 0, targets, ks.LARGEST_LOWER_BOUND, out)
+    assert np.array_equal(out, lo)
+
+
+@SETTINGS
+@given(index_cases(sorted_keys=False), st.data())
+def test_gather_entries_matches_reference(case, data) -> None:
+    layout, keys, base, _ = case
+    es, kp, kz = LAYOUTS[layout]
+    # the other field of the entry is the value
+    value_field = {(8, 0): (4, 4), (8, 4): (0, 4), (12, 0): (8, 4), (12, 8): (0, 8)}
+    vp, vz = value_field[(es, kp)]
+    raw = _pack(layout, keys)
+    buf = np.frombuffer(raw, np.uint8)
+    n = len(keys)
+    slots = data.draw(st.lists(st.integers(-1, n - 1) if n else st.just(-1), max_size=20))
+    if data.draw(st.booleans()):
+        slots.append(data.draw(st.sampled_from([n, -2, 10**6])))  # out of range: an error
+    k = np.zeros(len(slots), np.int64)
+    v = np.zeros(len(slots), np.int64)
+    status = ks.gather_entries(buf, n, es, kp, kz, base, vp, vz, 3, np.array(slots, np.int64),
+                               -7, -9, k, v)
+    rk, rv = [0] * len(slots), [0] * len(slots)
+    assert status == ref.gather_entries(raw, n, es, kp, kz, base, vp, vz, 3, slots, -7, -9, rk, rv)
+    if status == 0:
+        assert k.tolist() == rk and v.tolist() == rv
+        for i, sl in enumerate(slots):
+            if sl >= 0:
+                assert k[i] == keys[sl] + base
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))

@@ -43,29 +43,46 @@ def _bounds(n, per_batch):
         np.zeros(1, np.int64)
 
 
-def _both(bounds, cols):
-    n = int(bounds[-1]) if bounds.shape[0] else 0
+def _header_bytes(cols, n):
+    """header_sizes through kernel and reference: they must agree."""
+    hoffs, hkd, hko, hvd, hvo, hvv = cols[7:]
     k_sizes = np.zeros(n, np.int64)
     r_sizes = np.zeros(n, np.int64)
-    kret = tuple(int(x) for x in ke.encoded_sizes(bounds, *cols, k_sizes))
-    rret = tuple(int(x) for x in ref.encoded_sizes(bounds, *cols, r_sizes))
+    args = (hoffs, hko, np.int64(hkd.shape[0]), hvo, hvv, np.int64(hvd.shape[0]), np.int64(n))
+    kret = tuple(int(x) for x in ke.header_sizes(*args, k_sizes))
+    rret = tuple(int(x) for x in ref.header_sizes(*args, r_sizes))
     assert kret == rret
+    if kret[0] == ke.ERR_OK:
+        assert k_sizes.tolist() == r_sizes.tolist()
+    return kret, k_sizes
+
+
+def _both(bounds, cols, header_size=3, capacity=None):
+    """Run encode_batches through kernel and reference; return (ret, out, starts, ends)."""
+    n = int(bounds[-1]) if bounds.shape[0] else 0
+    hret, header_bytes = _header_bytes(cols, n)
+    if hret[0] != ke.ERR_OK:
+        return hret, None
+    nb = max(bounds.shape[0] - 1, 0)
+    cap = capacity if capacity is not None else (
+        nb * header_size + n * ke.MAX_RECORD_OVERHEAD + int(header_bytes.sum())
+        + cols[1].shape[0] + cols[4].shape[0])
+    results = []
+    for impl in (ke, ref):
+        out = np.full(cap, 0xAB, np.uint8)
+        starts = np.zeros(nb, np.int64)
+        ends = np.zeros(nb, np.int64)
+        ret = tuple(int(x) for x in impl.encode_batches(
+            bounds, np.int64(header_size), *cols, header_bytes, out, starts, ends))
+        results.append((ret, out, starts, ends))
+    (kret, kout, ks, ke_), (rret, rout, rs, re_) = results
+    assert kret[:2] == rret[:2]
     if kret[0] != ke.ERR_OK:
         return kret, None
-    assert k_sizes.tolist() == r_sizes.tolist()
-    firsts = bounds[:-1]
-    area = np.add.reduceat(k_sizes, firsts) if n else np.zeros(0, np.int64)
-    starts = np.zeros(firsts.shape[0], np.int64)
-    if firsts.shape[0] > 1:
-        starts[1:] = np.cumsum(area[:-1]) + 3 * np.arange(1, firsts.shape[0])  # gaps of 3
-    total = int(starts[-1] + area[-1]) if firsts.shape[0] else 0
-    k_out = np.full(total, 0xAB, np.uint8)
-    r_out = np.full(total, 0xAB, np.uint8)
-    kret = tuple(int(x) for x in ke.encode_records(bounds, starts, *cols, k_out))
-    rret = tuple(int(x) for x in ref.encode_records(bounds, starts, *cols, r_out))
     assert kret == rret
-    assert bytes(k_out) == bytes(r_out)
-    return kret, (k_out, starts, area)
+    assert bytes(kout) == bytes(rout)
+    assert ks.tolist() == rs.tolist() and ke_.tolist() == re_.tolist()
+    return kret, (kout, ks, ke_)
 
 
 @settings(max_examples=200, deadline=None)
@@ -74,10 +91,11 @@ def test_kernels_match_reference_and_round_trip(recs, per_batch) -> None:
     cols = _columns(recs)
     bounds = _bounds(len(recs), per_batch)
     ret, got = _both(bounds, cols)
-    assert ret == (ke.ERR_OK, -1)
+    assert ret[:2] == (ke.ERR_OK, -1)
     if not recs:
         return
-    out, starts, area = got
+    out, starts, ends = got
+    area = ends - starts
     # decode what was written with the decode kernel: same columns back
     nb = starts.shape[0]
     counts = np.diff(bounds)
@@ -121,18 +139,29 @@ def test_bad_offsets_are_reported_not_read(recs, data) -> None:
 
 def test_short_arrays_and_bad_bounds() -> None:
     cols = _columns([(1, b"k", b"v", [])] * 3)
-    assert _both(np.array([0, 4], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
-    assert _both(np.array([0, 2, 1], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
-    assert _both(np.array([-1, 2], np.int64), cols)[0] == (ke.ERR_BAD_OFFSETS, 0)
-    sizes = np.zeros(3, np.int64)
-    assert ke.encoded_sizes(np.array([0, 3], np.int64), *cols, sizes) == (ke.ERR_OK, -1)
-    small = np.zeros(int(sizes.sum()) - 1, np.uint8)
-    assert tuple(ke.encode_records(np.array([0, 3], np.int64), np.zeros(1, np.int64), *cols,
-                                   small)) == (ke.ERR_OUTPUT_FULL, 2)
+    assert _both(np.array([0, 4], np.int64), cols)[0][:2] == (ke.ERR_BAD_OFFSETS, 0)
+    assert _both(np.array([0, 2, 1], np.int64), cols)[0][:2] == (ke.ERR_BAD_OFFSETS, 0)
+    assert _both(np.array([-1, 2], np.int64), cols)[0][:2] == (ke.ERR_BAD_OFFSETS, 0)
+    ret, got = _both(np.array([0, 3], np.int64), cols, header_size=0)
+    assert ret[0] == ke.ERR_OK
+    exact = ret[2]
+    assert _both(np.array([0, 3], np.int64), cols, header_size=0, capacity=exact)[0][0] == 0
+    assert _both(np.array([0, 3], np.int64), cols, header_size=0,
+                 capacity=exact - 1)[0][:2] == (ke.ERR_OUTPUT_FULL, 2)
+
+
+def test_header_bytes_must_match_the_headers() -> None:
+    cols = _columns([(1, b"k", b"v", [(b"h", b"x")])])
+    wrong = np.ones(1, np.int64)  # claims no headers
+    out = np.zeros(100, np.uint8)
+    args = (np.array([0, 1], np.int64), np.int64(0), *cols, wrong, out, np.zeros(1, np.int64),
+            np.zeros(1, np.int64))
+    assert tuple(ke.encode_batches(*args))[:2] == (ke.ERR_BAD_OFFSETS, 0)
+    assert tuple(ref.encode_batches(*args))[:2] == (ke.ERR_BAD_OFFSETS, 0)
 
 
 def test_vector_c_record_bytes() -> None:
     # spec 1.7 C: key k, value v, headers h1=x, h2=null; records area of the vector
     cols = _columns([(1700000000000, b"k", b"v", [(b"h1", b"x"), (b"h2", None)])])
-    _, (out, _, _) = _both(_bounds(1, 1), cols)
-    assert bytes(out).hex() == "22000000026b027604046831027804683201"
+    ret, (out, starts, ends) = _both(_bounds(1, 1), cols, header_size=0)
+    assert bytes(out[:ret[2]]).hex() == "22000000026b027604046831027804683201"

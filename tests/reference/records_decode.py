@@ -86,7 +86,7 @@ def _read_record(src: bytes, p: int, end: int) -> tuple[int, dict]:
 
 def decode_records(
     buf, scratch, batch_src, batch_start, batch_end, batch_base_offset, batch_base_timestamp,
-    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, end_offset,
+    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, last_offset,
     offsets, timestamps, timestamp_types, key_offsets, key_data, key_valid,
     value_offsets, value_data, value_valid, header_src, header_pos, header_count, totals,
 ):
@@ -107,7 +107,7 @@ def decode_records(
             except _Bad as e:
                 return k, e.code, i, rec_start
             offset = _long(int(batch_base_offset[i]) + f["offset_delta"])
-            if not start_offset <= offset < end_offset:
+            if not start_offset <= offset <= last_offset:
                 continue
             offsets[k] = offset
             if batch_log_append[i]:

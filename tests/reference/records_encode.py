@@ -30,27 +30,36 @@ def _item(offsets, valid, data, r):
     return bytes(data[a:b])
 
 
-def _record_bytes(args, r, first) -> bytes:
-    (timestamps, key_data, key_offsets, key_valid, value_data, value_offsets, value_valid,
-     header_offsets, header_key_data, header_key_offsets, header_value_data,
-     header_value_offsets, header_value_valid) = args
-    key = _item(key_offsets, key_valid, key_data, r)
-    value = _item(value_offsets, value_valid, value_data, r)
-    body = b"\x00" + _varint(_long(int(timestamps[r]) - int(timestamps[first])), True)
-    body += _varint(r - first)
-    for part in (key, value):
-        body += _varint(-1) if part is None else _varint(len(part)) + part
+def _headers_bytes(header_offsets, header_key_data, header_key_offsets, header_value_data,
+                   header_value_offsets, header_value_valid, r) -> bytes:
     h0, h1 = int(header_offsets[r]), int(header_offsets[r + 1])
-    n_headers = len(header_value_valid)
-    if h0 < 0 or h1 < h0 or h1 > n_headers:
+    if h0 < 0 or h1 < h0 or h1 > len(header_value_valid):
         raise ValueError
-    body += _varint(h1 - h0)
+    out = _varint(h1 - h0)
     for h in range(h0, h1):
         hk = _item(header_key_offsets, [True] * (h + 1), header_key_data, h)
         hv = _item(header_value_offsets, header_value_valid, header_value_data, h)
-        body += _varint(len(hk)) + hk
-        body += _varint(-1) if hv is None else _varint(len(hv)) + hv
-    return _varint(len(body)) + body
+        out += _varint(len(hk)) + hk
+        out += _varint(-1) if hv is None else _varint(len(hv)) + hv
+    return out
+
+
+def header_sizes(header_offsets, header_key_offsets, header_key_size, header_value_offsets,
+                 header_value_valid, header_value_size, n, sizes):
+    n_headers = len(header_value_valid)
+    if (len(header_offsets) < n + 1 or len(header_key_offsets) < n_headers + 1
+            or len(header_value_offsets) < n_headers + 1 or len(sizes) < n):
+        return ERR_BAD_OFFSETS, 0
+    fake_keys = bytes(int(header_key_size))
+    fake_values = bytes(int(header_value_size))
+    for r in range(int(n)):
+        try:
+            sizes[r] = len(_headers_bytes(header_offsets, fake_keys, header_key_offsets,
+                                          fake_values, header_value_offsets,
+                                          header_value_valid, r))
+        except ValueError:
+            return ERR_BAD_OFFSETS, r
+    return ERR_OK, -1
 
 
 def _shapes_ok(batch_bounds, timestamps, key_offsets, key_valid, value_offsets, value_valid,
@@ -68,49 +77,43 @@ def _shapes_ok(batch_bounds, timestamps, key_offsets, key_valid, value_offsets, 
             and len(header_offsets) >= n + 1)
 
 
-def encoded_sizes(batch_bounds, timestamps, key_data, key_offsets, key_valid, value_data,
-                  value_offsets, value_valid, header_offsets, header_key_data,
-                  header_key_offsets, header_value_data, header_value_offsets,
-                  header_value_valid, sizes):
-    args = (timestamps, key_data, key_offsets, key_valid, value_data, value_offsets,
-            value_valid, header_offsets, header_key_data, header_key_offsets,
-            header_value_data, header_value_offsets, header_value_valid)
-    if not _shapes_ok(batch_bounds, timestamps, key_offsets, key_valid, value_offsets,
-                      value_valid, header_offsets, header_key_offsets, header_value_offsets,
-                      len(header_value_valid)) or (
-            len(batch_bounds) and len(sizes) < batch_bounds[-1]):
-        return ERR_BAD_OFFSETS, 0
-    for b in range(len(batch_bounds) - 1):
-        first = int(batch_bounds[b])
-        for r in range(first, int(batch_bounds[b + 1])):
-            try:
-                sizes[r] = len(_record_bytes(args, r, first))
-            except ValueError:
-                return ERR_BAD_OFFSETS, r
-    return ERR_OK, -1
-
-
-def encode_records(batch_bounds, area_start, timestamps, key_data, key_offsets, key_valid,
+def encode_batches(batch_bounds, header_size, timestamps, key_data, key_offsets, key_valid,
                    value_data, value_offsets, value_valid, header_offsets, header_key_data,
                    header_key_offsets, header_value_data, header_value_offsets,
-                   header_value_valid, out):
-    args = (timestamps, key_data, key_offsets, key_valid, value_data, value_offsets,
-            value_valid, header_offsets, header_key_data, header_key_offsets,
-            header_value_data, header_value_offsets, header_value_valid)
-    if not _shapes_ok(batch_bounds, timestamps, key_offsets, key_valid, value_offsets,
-                      value_valid, header_offsets, header_key_offsets, header_value_offsets,
-                      len(header_value_valid)) or len(area_start) < len(batch_bounds) - 1:
-        return ERR_BAD_OFFSETS, 0
-    for b in range(len(batch_bounds) - 1):
-        first = int(batch_bounds[b])
-        p = int(area_start[b])
-        for r in range(first, int(batch_bounds[b + 1])):
+                   header_value_valid, header_bytes, out, area_start, area_end):
+    nb = len(batch_bounds) - 1
+    if (not _shapes_ok(batch_bounds, timestamps, key_offsets, key_valid, value_offsets,
+                       value_valid, header_offsets, header_key_offsets, header_value_offsets,
+                       len(header_value_valid))
+            or len(header_bytes) < batch_bounds[nb] or len(area_start) < nb
+            or len(area_end) < nb or header_size < 0):
+        return ERR_BAD_OFFSETS, 0, 0
+    p = 0
+    for b in range(nb):
+        first, last = int(batch_bounds[b]), int(batch_bounds[b + 1])
+        if p + header_size > len(out):
+            return ERR_OUTPUT_FULL, first, p
+        p += header_size
+        area_start[b] = p
+        for r in range(first, last):
             try:
-                rec = _record_bytes(args, r, first)
+                key = _item(key_offsets, key_valid, key_data, r)
+                value = _item(value_offsets, value_valid, value_data, r)
+                hb = _headers_bytes(header_offsets, header_key_data, header_key_offsets,
+                                    header_value_data, header_value_offsets,
+                                    header_value_valid, r)
             except ValueError:
-                return ERR_BAD_OFFSETS, r
-            if p < 0 or p + len(rec) > len(out):
-                return ERR_OUTPUT_FULL, r
+                return ERR_BAD_OFFSETS, r, p
+            if len(hb) != header_bytes[r]:
+                return ERR_BAD_OFFSETS, r, p
+            body = b"\x00" + _varint(_long(int(timestamps[r]) - int(timestamps[first])), True)
+            body += _varint(r - first)
+            for part in (key, value):
+                body += _varint(-1) if part is None else _varint(len(part)) + part
+            rec = _varint(len(body + hb)) + body + hb
+            if p + len(rec) > len(out):
+                return ERR_OUTPUT_FULL, r, p
             out[p:p + len(rec)] = list(rec)
             p += len(rec)
-    return ERR_OK, -1
+        area_end[b] = p
+    return ERR_OK, -1, p

@@ -494,3 +494,17 @@ def test_real_kafka_fixtures_equal_engine_decode(shared_fixtures):
         assert set(table.column("partition").to_pylist()) <= {int(part)}
         checked += table.num_rows
     assert checked > 100
+
+
+def test_log_start_offset_checkpoint_is_honoured(logdir, tmp_path):
+    root, exp = logdir
+    copy = tmp_path / "root"
+    shutil.copytree(root / "orders-1", copy / "orders-1")
+    (copy / "log-start-offset-checkpoint").write_text("0\n1\norders 1 150\n")
+    table = read_all({"path": str(copy)}, columns=("offset",))
+    assert table.column("offset").to_pylist() == list(range(150, 200))
+    with pytest.raises(OffsetOutOfRangeError, match="below the log start offset 150"):
+        read_all({"path": str(copy), "startingOffsets": '{"orders": {"1": 100}}'})
+    table = read_all({"path": str(copy), "startingOffsets": '{"orders": {"1": 100}}',
+                      "failOnDataLoss": "false"}, columns=("offset",))
+    assert table.num_rows == 50

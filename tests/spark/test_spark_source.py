@@ -135,6 +135,9 @@ def test_schema_projection(spark, logdir):
     assert df.columns == ["offset", "value", "partition"]
     assert [r.offset for r in rows] == exp[("orders", 1)].offsets
     assert [r.value for r in rows] == exp[("orders", 1)].values
+    # a list of paths (arrives as the ``paths`` option)
+    both = spark.read.format("kafkalog").load([str(root / "orders-1"), str(root / "pay-ments-0")])
+    assert both.count() == 250
 
 
 def test_real_kafka_fixture_root(spark, shared_fixtures):
@@ -170,12 +173,14 @@ def test_write_then_read_back(spark, logdir, tmp_path):
     back = spark.read.format("kafkalog").option("includeHeaders", "true").load(str(out))
     assert _rows(back) == _rows(src)
     assert len(list((out / "orders-0").glob("*.log"))) > 2  # segment.bytes honoured
+    _verified(out)
     # append again: offsets continue after the log end offset
     (src.where("topic = 'pay-ments'").coalesce(1)
      .write.format("kafkalog").mode("append").option("compression", "zstd").save(str(out)))
     offs = [r.offset for r in spark.read.format("kafkalog").load(str(out / "pay-ments-0"))
             .select("offset").collect()]
     assert sorted(offs) == list(range(100))
+    _verified(out)
     # two tasks writing the same topic-partition: refused, nothing published
     bad = tmp_path / "bad"
     with pytest.raises(Exception, match="written by Spark tasks"):
@@ -187,6 +192,15 @@ def test_write_then_read_back(spark, logdir, tmp_path):
      .write.format("kafkalog").mode("overwrite").save(str(out)))
     assert sorted(p.name for p in out.iterdir()) == ["orders-1"]
     _reopens_without_recovery(out / "orders-1", 200)
+
+
+def _verified(root) -> None:
+    """``kafkalog verify`` finds no error in what the writer published."""
+    from kafkalog.verify import verify_paths
+
+    report = verify_paths([str(root)], deep=True)
+    errors = [f for f in report.findings if f.severity == "error"]
+    assert report.partitions and not errors, errors
 
 
 def _reopens_without_recovery(directory, n):

@@ -1,0 +1,617 @@
+"""``LogDir``: a Kafka log directory (one entry of ``log.dirs``) holding many partitions.
+
+What a broker's ``LogManager`` does with one log dir (core/src/main/scala/kafka/log/LogManager.scala
+``loadLogs``/``shutdown``/``checkpoint*``), without the network:
+
+* **Layout** (spec §4.2): one directory ``<topic>-<partition>`` per partition; renamed forms
+  (``…-delete``, ``…-future``, ``…-stray``), files and names that are not partitions are skipped.
+  Root files in Kafka's formats: ``meta.properties`` (created when absent: version 1,
+  ``cluster.id``, ``node.id``, ``directory.id``; an existing one is never rewritten),
+  ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` (only partitions whose log
+  start offset is above their first segment's base offset, as Kafka writes it),
+  ``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint`` (kept as
+  found: there is no cleaner here), ``.kafka_cleanshutdown`` (3.7+ JSON
+  ``{"version":0,"brokerEpoch":N}``) and ``.lock``. Per partition: ``partition.metadata`` (the
+  topic's Kafka ``Uuid``, one id for all partitions of a topic) and ``leader-epoch-checkpoint``,
+  besides what :class:`~kafkalog.log.Log` writes (segments, indexes, ``.snapshot`` files).
+  Every checkpoint is written atomically (tmp file, fsync, rename, fsync of the directory).
+* **Open** (``loadLogs``): the clean-shutdown marker is read and deleted first (a crash while
+  loading is then unclean); the recovery-point and log-start-offset checkpoints are read (a
+  corrupt one is ignored with a warning, as Kafka does: everything is recovered); every
+  partition is opened with those hints: after a clean shutdown nothing is recovered, otherwise
+  each log recovers only from the segment holding its checkpointed recovery point (segments
+  below it were flushed before the checkpoint was written and are trusted).
+* **Close** (``shutdown``): logs closed (flushed), checkpoints written, then the marker.
+* **Topic configs.** Kafka keeps topic configs in the cluster metadata, not in the log dir. We
+  keep the per-topic overrides (Kafka topic config names, string values) and topic ids of the
+  topics created here in ``.kafkalog-topics.json`` at the root, which a broker ignores (it only
+  loads directories)::
+
+      {"version": 1, "topics": {"orders": {"topic_id": "…22 chars…", "partitions": 3,
+                                           "config": {"segment.bytes": "1048576"}}}}
+
+  ``__cluster_metadata`` (KRaft's log, managed by the raft layer, not by ``LogManager``) is
+  listed and readable but left out of the root checkpoints, as a broker does.
+
+Threads: every method may be called from any thread (one lock guards the partition map and the
+checkpoint writes); each ``Log`` serializes its own mutations. The optional maintenance thread
+(:meth:`LogDir.start_maintenance`) runs retention, flushes and checkpoints on Kafka's intervals.
+
+Example
+-------
+>>> import tempfile
+>>> from kafkalog import Record
+>>> with LogDir.open(tempfile.mkdtemp()) as d:
+...     _ = d.create_topic("orders", 2)
+...     _ = d.log("orders", 1).append([Record(b"k", b"v", 1700000000000)])
+...     d.partitions(), d.log("orders", 1).log_end_offset
+([('orders', 0), ('orders', 1)], 1)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import os
+import re
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from . import files
+from .checkpoint import (
+    LeaderEpochCheckpointFile,
+    MetaProperties,
+    OffsetCheckpointFile,
+    PartitionMetadataFile,
+    Uuid,
+    atomic_write,
+)
+from .clock import Clock, SystemClock
+from .config import LogConfig
+from .errors import CorruptCheckpointError, KafkaLogError
+from .lock import DirectoryLock
+from .log import Log
+
+__all__ = ["LogDir", "TopicExistsError", "UnknownTopicOrPartitionError", "TOPICS_FILE",
+           "METADATA_TOPIC", "validate_topic_name"]
+
+logger = logging.getLogger(__name__)
+
+#: our per-topic config/id file at the log-dir root (ignored by a broker)
+TOPICS_FILE = ".kafkalog-topics.json"
+TOPICS_FILE_VERSION = 1
+#: KafkaRaftServer.MetadataTopic: managed by the raft layer, not by LogManager
+METADATA_TOPIC = "__cluster_metadata"
+#: Kafka's ``Topic.MAX_NAME_LENGTH``
+MAX_TOPIC_NAME_LENGTH = 249
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
+
+
+class TopicExistsError(KafkaLogError, ValueError):
+    """``create_topic`` of a topic that already has partitions here."""
+
+
+class UnknownTopicOrPartitionError(KafkaLogError, LookupError):
+    """A partition this log dir does not hold."""
+
+
+def validate_topic_name(topic: str) -> None:
+    """Kafka's ``Topic.validate``: 1-249 characters of ``[a-zA-Z0-9._-]``, not ``.``/``..``.
+
+    >>> validate_topic_name("orders.v1")
+    >>> validate_topic_name("bad name")
+    Traceback (most recent call last):
+    ...
+    ValueError: topic name 'bad name' is illegal (expected characters in [a-zA-Z0-9._-])
+    """
+    if not topic:
+        raise ValueError("topic name is illegal, it can't be empty")
+    if topic in (".", ".."):
+        raise ValueError(f"topic name cannot be {topic!r}")
+    if len(topic) > MAX_TOPIC_NAME_LENGTH:
+        raise ValueError(
+            f"topic name is illegal (expected at most {MAX_TOPIC_NAME_LENGTH} characters, "
+            f"found {len(topic)})")
+    if not _LEGAL_TOPIC.fullmatch(topic):
+        raise ValueError(
+            f"topic name {topic!r} is illegal (expected characters in [a-zA-Z0-9._-])")
+
+
+def _format_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+def config_to_properties(config: LogConfig) -> dict[str, str]:
+    """A ``LogConfig`` as Kafka topic config names and string values.
+
+    >>> config_to_properties(LogConfig(segment_bytes=4096))["segment.bytes"]
+    '4096'
+    """
+    return {f.name.replace("_", "."): _format_value(getattr(config, f.name))
+            for f in dataclasses.fields(config)}
+
+
+def _as_properties(config: LogConfig | Mapping[str, Any] | None) -> dict[str, str]:
+    if config is None:
+        return {}
+    if isinstance(config, LogConfig):
+        return config_to_properties(config)
+    LogConfig.from_properties(config)  # validate now: a bad value fails the call, not a later open
+    return {str(k): _format_value(v) for k, v in config.items()}
+
+
+class LogDir:
+    """An open log directory. Create with :meth:`LogDir.open`; close with :meth:`close`.
+
+    See the module docstring for the files kept and the open/close sequence.
+    """
+
+    def __init__(self, root: Path, base_properties: dict[str, str], clock: Clock, *,
+                 read_only: bool, broker_epoch: int) -> None:
+        self.root = root
+        self._base_properties = base_properties
+        self._clock = clock
+        self.read_only = read_only
+        self.broker_epoch = broker_epoch
+        self.clean_shutdown = False
+        self.meta: MetaProperties | None = None
+        self._logs: dict[tuple[str, int], Log] = {}
+        self._topics: dict[str, dict[str, Any]] = {}
+        self._high_watermarks: dict[tuple[str, int], int] = {}
+        self._lock = threading.RLock()
+        self._root_lock: DirectoryLock | None = None
+        self._closed = False
+        self._scheduler: Any = None
+        #: checkpoint entries of partitions found unreadable at open (kept for the operator)
+        self.load_warnings: list[str] = []
+
+    # -- opening -------------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        root: str | os.PathLike[str],
+        config: LogConfig | Mapping[str, Any] | None = None,
+        *,
+        clock: Clock | None = None,
+        read_only: bool = False,
+        node_id: int = 1,
+        cluster_id: str | None = None,
+        broker_epoch: int | None = None,
+    ) -> LogDir:
+        """Open (or create) the log dir ``root`` and every partition in it.
+
+        Parameters
+        ----------
+        root:
+            The log directory (one entry of a broker's ``log.dirs``).
+        config:
+            Defaults for every topic: a ``LogConfig``, or Kafka property names (broker ``log.*``
+            or topic names, as in ``server.properties``). Per-topic overrides come from
+            :meth:`create_topic` (persisted in :data:`TOPICS_FILE`).
+        clock:
+            Time source for every log (``ManualClock`` in tests).
+        read_only:
+            Write nothing (no marker deleted, no recovery, no checkpoint): for forensics on a
+            directory a broker may still use. Reading needs no lock.
+        node_id, cluster_id:
+            Written into a new ``meta.properties`` (``cluster_id`` None: a random Kafka Uuid).
+        broker_epoch:
+            Written into ``.kafka_cleanshutdown`` on close (None: the one read from the marker at
+            open, else -1).
+
+        Raises
+        ------
+        LogLockedError
+            Another writer holds the log dir.
+        CorruptCheckpointError
+            ``meta.properties`` or ``.kafkalog-topics.json`` does not parse.
+        """
+        root = Path(root)
+        if isinstance(config, LogConfig) or config is None:
+            base = _as_properties(config)
+        else:
+            base = config_to_properties(LogConfig.from_properties(config))
+        self = cls(root, base, clock if clock is not None else SystemClock(),
+                   read_only=read_only, broker_epoch=-1)
+        if read_only:
+            if not root.is_dir():
+                raise FileNotFoundError(f"{root}: no such log directory")
+        else:
+            root.mkdir(parents=True, exist_ok=True)
+            self._root_lock = DirectoryLock.acquire(root, files.LOCK_FILE)
+        try:
+            self._load(node_id, cluster_id, broker_epoch)
+        except BaseException:
+            self._release_all()
+            raise
+        return self
+
+    def _load(self, node_id: int, cluster_id: str | None, broker_epoch: int | None) -> None:
+        root = self.root
+        self._load_meta(node_id, cluster_id)
+        self._topics = self._read_topics_file()
+        marker = root / files.CLEAN_SHUTDOWN_FILE
+        self.clean_shutdown = marker.exists()
+        epoch_found = _read_marker_epoch(marker) if self.clean_shutdown else None
+        self.broker_epoch = broker_epoch if broker_epoch is not None else (
+            epoch_found if epoch_found is not None else -1)
+        if self.clean_shutdown and not self.read_only:
+            # Kafka (KAFKA-10471): delete before loading, so a crash while loading is unclean
+            marker.unlink()
+            _fsync_dir(root)
+        recovery_points = self._read_checkpoint(files.RECOVERY_POINT_CHECKPOINT_FILE)
+        start_offsets = self._read_checkpoint(files.LOG_START_OFFSET_CHECKPOINT_FILE)
+        high_watermarks = self._read_checkpoint(files.REPLICATION_OFFSET_CHECKPOINT_FILE)
+        for tp, path in self._partition_dirs():
+            self._open_log(tp, path, recovery_points.get(tp, 0), start_offsets.get(tp, 0))
+        for tp, hw in high_watermarks.items():
+            if tp in self._logs:
+                self._high_watermarks[tp] = hw
+
+    def _load_meta(self, node_id: int, cluster_id: str | None) -> None:
+        path = self.root / files.META_PROPERTIES_FILE
+        if path.exists():
+            self.meta = MetaProperties.read(path)  # kept byte for byte: never rewritten
+        elif not self.read_only:
+            self.meta = MetaProperties(version=1, cluster_id=cluster_id or str(Uuid.random()),
+                                       node_id=node_id, directory_id=Uuid.random())
+            self.meta.write(path)
+
+    def _read_checkpoint(self, name: str) -> dict[tuple[str, int], int]:
+        path = self.root / name
+        if not path.exists():
+            return {}
+        try:
+            return OffsetCheckpointFile(path).read()
+        except CorruptCheckpointError as e:
+            # LogManager.loadLogs: "Error occurred while reading recovery-point-offset-checkpoint
+            # file ..., resetting the recovery checkpoint to 0"
+            msg = f"{e}: ignored (every partition treated as having no entry)"
+            logger.warning("%s", msg)
+            self.load_warnings.append(msg)
+            return {}
+
+    def _partition_dirs(self) -> list[tuple[tuple[str, int], Path]]:
+        out = []
+        for p in self.root.iterdir():
+            if not p.is_dir():
+                continue
+            if files.is_delete_dir(p) or files.is_future_dir(p) or files.is_stray_dir(p):
+                continue  # Kafka deletes / loads as future / leaves stray logs: none is served
+            try:
+                tp = files.parse_topic_partition_name(p)
+            except ValueError:
+                logger.warning("%s: not a partition directory, skipped", p)
+                continue
+            if files.log_dir_name(*tp) != p.name:
+                continue  # e.g. "t-01": Kafka would name it "t-1"
+            out.append((tp, p))
+        return sorted(out)
+
+    def _open_log(self, tp: tuple[str, int], path: Path, recovery_point: int,
+                  log_start_offset: int) -> Log:
+        log = Log.open(path, self.topic_config(tp[0]), clock=self._clock,
+                       read_only=self.read_only, standalone=False,
+                       clean_shutdown=self.clean_shutdown, recovery_point=recovery_point,
+                       log_start_offset=log_start_offset)
+        self._logs[tp] = log
+        if not self.read_only:
+            self._ensure_partition_files(tp, path)
+        return log
+
+    def _ensure_partition_files(self, tp: tuple[str, int], path: Path) -> None:
+        """``leader-epoch-checkpoint`` (a broker creates it when it loads the log) and, for the
+        topics created here, ``partition.metadata``. A partition written by a broker without a
+        topic id keeps none: inventing one would contradict the cluster's metadata."""
+        epochs = path / files.LEADER_EPOCH_CHECKPOINT_FILE
+        if not epochs.exists():
+            LeaderEpochCheckpointFile(epochs).write([])
+        topic_id = self._topics.get(tp[0], {}).get("topic_id")
+        meta = PartitionMetadataFile(path / files.PARTITION_METADATA_FILE)
+        if topic_id is not None and not meta.exists():
+            meta.write(Uuid.from_string(topic_id))
+
+    # -- topics and partitions ---------------------------------------------------------------
+
+    def partitions(self) -> list[tuple[str, int]]:
+        """``(topic, partition)`` of every partition held, sorted."""
+        with self._lock:
+            return sorted(self._logs)
+
+    def topics(self) -> list[str]:
+        """Topics with at least one partition here, sorted."""
+        return sorted({t for t, _ in self.partitions()})
+
+    def log(self, topic: str, partition: int) -> Log:
+        """The partition's open :class:`Log` (the same object on every call).
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            The partition is not held here (create it with :meth:`create_topic`).
+        """
+        with self._lock:
+            self._check_open()
+            log = self._logs.get((topic, int(partition)))
+            if log is None:
+                raise UnknownTopicOrPartitionError(
+                    f"partition {files.log_dir_name(topic, partition)} is not in this log dir",
+                    path=self.root)
+            return log
+
+    def create_topic(self, topic: str, partitions: int,
+                     config: LogConfig | Mapping[str, Any] | None = None) -> Uuid:
+        """Create ``partitions`` partition directories ``<topic>-0`` … with a new topic id.
+
+        ``config`` holds the topic's overrides (Kafka topic config names, or a ``LogConfig``
+        whose every field becomes an override); they are persisted in :data:`TOPICS_FILE` and
+        apply on every later open. Returns the topic id written to each ``partition.metadata``.
+
+        Raises
+        ------
+        TopicExistsError
+            The topic already has partitions here.
+        ValueError
+            An illegal topic name, ``partitions < 1``, or a bad config value.
+        """
+        validate_topic_name(topic)
+        if isinstance(partitions, bool) or int(partitions) < 1:
+            raise ValueError(f"partitions must be >= 1 (found {partitions})")
+        overrides = _as_properties(config)
+        with self._lock:
+            self._check_writable()
+            if topic in self.topics() or topic in self._topics:
+                raise TopicExistsError(f"topic {topic!r} already exists", path=self.root)
+            topic_id = Uuid.random()
+            self._topics[topic] = {"topic_id": str(topic_id), "partitions": int(partitions),
+                                   "config": overrides}
+            self._write_topics_file()
+            for p in range(int(partitions)):
+                path = self.root / files.log_dir_name(topic, p)
+                self._open_log((topic, p), path, 0, 0)
+            _fsync_dir(self.root)
+            return topic_id
+
+    def topic_id(self, topic: str) -> Uuid | None:
+        """The topic's Kafka Uuid: ours, else the first ``partition.metadata`` found."""
+        entry = self._topics.get(topic)
+        if entry is not None:
+            return Uuid.from_string(entry["topic_id"])
+        for t, p in self.partitions():
+            if t == topic:
+                meta = PartitionMetadataFile(self.root / files.log_dir_name(t, p)
+                                             / files.PARTITION_METADATA_FILE)
+                if meta.exists():
+                    return meta.read().topic_id
+        return None
+
+    def topic_config(self, topic: str) -> LogConfig:
+        """The effective config of ``topic``: the log dir's defaults with its overrides."""
+        overrides = self._topics.get(topic, {}).get("config", {})
+        return LogConfig.from_properties({**self._base_properties, **overrides})
+
+    def topic_overrides(self, topic: str) -> dict[str, str]:
+        """The persisted per-topic overrides (Kafka topic config names)."""
+        return dict(self._topics.get(topic, {}).get("config", {}))
+
+    # -- high watermarks -----------------------------------------------------------------------
+
+    def high_watermark(self, topic: str, partition: int) -> int:
+        """The partition's high watermark: the value set (or read from
+        ``replication-offset-checkpoint``), clamped to the log end offset; without one the log
+        end offset (a single-replica leader commits every append at once)."""
+        log = self.log(topic, partition)
+        hw = self._high_watermarks.get((topic, int(partition)))
+        leo = log.log_end_offset
+        return leo if hw is None else max(min(hw, leo), 0)
+
+    def set_high_watermark(self, topic: str, partition: int, offset: int | None) -> None:
+        """Set the high watermark (Kafka's ``updateHighWatermark`` bounds: log start offset to
+        log end offset); None goes back to following the log end offset.
+
+        Raises
+        ------
+        OffsetOutOfRangeError
+            ``offset`` outside ``[log start offset, log end offset]``.
+        """
+        from .errors import OffsetOutOfRangeError
+
+        log = self.log(topic, partition)
+        tp = (topic, int(partition))
+        with self._lock:
+            if offset is None:
+                self._high_watermarks.pop(tp, None)
+                return
+            lso, leo = log.log_start_offset, log.log_end_offset
+            if not lso <= offset <= leo:
+                raise OffsetOutOfRangeError(
+                    f"high watermark out of range (expected {lso}..{leo}, found {offset})",
+                    path=log.directory, offset=offset)
+            self._high_watermarks[tp] = int(offset)
+
+    # -- maintenance ------------------------------------------------------------------------------
+
+    def checkpoint(self) -> None:
+        """Write ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` and
+        ``replication-offset-checkpoint`` from the open logs (atomically)."""
+        self.checkpoint_recovery_points()
+        self.checkpoint_log_start_offsets()
+        self.checkpoint_high_watermarks()
+
+    def _checkpointed(self) -> list[tuple[tuple[str, int], Log]]:
+        return [(tp, log) for tp, log in sorted(self._logs.items()) if tp[0] != METADATA_TOPIC]
+
+    def checkpoint_recovery_points(self) -> None:
+        """Kafka's ``checkpointLogRecoveryOffsets`` (every 60 s on a broker)."""
+        with self._lock:
+            self._check_writable()
+            OffsetCheckpointFile(self.root / files.RECOVERY_POINT_CHECKPOINT_FILE).write(
+                {tp: log.recovery_point for tp, log in self._checkpointed()})
+
+    def checkpoint_log_start_offsets(self) -> None:
+        """Kafka's ``checkpointLogStartOffsets``: only logs whose start offset is above their
+        first segment's base offset (the others are derived from the segments at open)."""
+        with self._lock:
+            self._check_writable()
+            entries = {}
+            for tp, log in self._checkpointed():
+                segs = log.segments
+                if segs and log.log_start_offset > segs[0].base_offset:
+                    entries[tp] = log.log_start_offset
+            OffsetCheckpointFile(self.root / files.LOG_START_OFFSET_CHECKPOINT_FILE).write(entries)
+
+    def checkpoint_high_watermarks(self) -> None:
+        """ReplicaManager's ``checkpointHighWatermarks`` (every 5 s on a broker)."""
+        with self._lock:
+            self._check_writable()
+            OffsetCheckpointFile(self.root / files.REPLICATION_OFFSET_CHECKPOINT_FILE).write(
+                {tp: self.high_watermark(*tp) for tp, _ in self._checkpointed()})
+
+    def flush(self) -> None:
+        """Flush every log (fsync; advances the recovery points)."""
+        for log in self._open_logs():
+            log.flush()
+
+    def flush_dirty_logs(self, now: int | None = None) -> int:
+        """Kafka's ``flushDirtyLogs``: flush the logs not flushed for their ``flush.ms``.
+        Returns how many were flushed."""
+        now = self._clock.milliseconds() if now is None else now
+        n = 0
+        for log in self._open_logs():
+            if now - log._last_flush_ms >= log.config.flush_ms:
+                log.flush()
+                n += 1
+        return n
+
+    def enforce_retention(self, now: int | None = None) -> int:
+        """Kafka's ``cleanupLogs``: retention on every log; returns segments deleted."""
+        return sum(log.enforce_retention(now) for log in self._open_logs())
+
+    def _open_logs(self) -> list[Log]:
+        with self._lock:
+            if self.read_only:
+                return []
+            return [log for log in self._logs.values() if not log.closed]
+
+    def start_maintenance(self, **intervals: int) -> Any:
+        """Start the background maintenance thread (:class:`kafkalog.scheduler.LogDirScheduler`
+        with Kafka's default intervals unless given); it stops on :meth:`close`."""
+        from .scheduler import LogDirScheduler
+
+        with self._lock:
+            self._check_writable()
+            if self._scheduler is None:
+                self._scheduler = LogDirScheduler(self, clock=self._clock, **intervals)
+                self._scheduler.start()
+            return self._scheduler
+
+    # -- closing -------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def _check_open(self) -> None:
+        if self._closed:
+            from .errors import LogClosedError
+
+            raise LogClosedError("log dir is closed", path=self.root)
+
+    def _check_writable(self) -> None:
+        self._check_open()
+        if self.read_only:
+            raise PermissionError(f"{self.root}: log dir opened read-only")
+
+    def close(self) -> None:
+        """Kafka's ``LogManager.shutdown`` for this dir: stop maintenance, close every log,
+        write the checkpoints, then ``.kafka_cleanshutdown``; release the lock. Idempotent."""
+        sched, self._scheduler = self._scheduler, None
+        if sched is not None:
+            sched.stop()
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                if not self.read_only:
+                    for log in self._logs.values():
+                        log.close()
+                    self.checkpoint()  # the logs are closed: their final offsets
+                    atomic_write(self.root / files.CLEAN_SHUTDOWN_FILE, json.dumps(
+                        {"version": 0, "brokerEpoch": self.broker_epoch},
+                        separators=(",", ":")).encode())
+            finally:
+                self._closed = True
+                self._release_all()
+
+    def _release_all(self) -> None:
+        for log in self._logs.values():
+            if not log.closed:
+                try:
+                    log.close()
+                except Exception:  # noqa: BLE001 - closing after a failure: keep releasing
+                    logger.exception("%s: closing failed", log.directory)
+        if self._root_lock is not None:
+            self._root_lock.release()
+            self._root_lock = None
+
+    def __enter__(self) -> LogDir:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"LogDir({str(self.root)!r}, partitions={len(self._logs)})"
+
+    # -- our topics file ---------------------------------------------------------------------------
+
+    def _read_topics_file(self) -> dict[str, dict[str, Any]]:
+        path = self.root / TOPICS_FILE
+        if not path.exists():
+            return {}
+        try:
+            doc = json.loads(path.read_text("utf-8"))
+            if doc.get("version") != TOPICS_FILE_VERSION or not isinstance(doc.get("topics"),
+                                                                          dict):
+                raise ValueError(f"expected version {TOPICS_FILE_VERSION} with a topics object")
+            topics = doc["topics"]
+            for name, entry in topics.items():
+                Uuid.from_string(entry["topic_id"])
+                LogConfig.from_properties(entry.get("config", {}))
+                validate_topic_name(name)
+        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
+            raise CorruptCheckpointError(f"unreadable topics file ({e})", path=path) from None
+        return topics
+
+    def _write_topics_file(self) -> None:
+        doc = {"version": TOPICS_FILE_VERSION, "topics": self._topics}
+        atomic_write(self.root / TOPICS_FILE,
+                     json.dumps(doc, indent=2, sort_keys=True).encode("utf-8"))
+
+
+def _read_marker_epoch(path: Path) -> int | None:
+    """``brokerEpoch`` of a 3.7+ marker; None for an empty (older) or unreadable one."""
+    try:
+        text = path.read_text("utf-8").strip()
+        if not text:
+            return None
+        value = json.loads(text).get("brokerEpoch")
+        return int(value) if isinstance(value, int) else None
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
