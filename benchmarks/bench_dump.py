@@ -84,9 +84,11 @@ def main() -> None:
         shallow = bench_dump(path, False)
         deep = bench_dump(path, True)
         print(f"segment: {mib:.1f} MiB, {size // 1_030_000} batches of 1000 records")
-        for name, t in (("kafka-python iterate (baseline)", base),
-                        ("dump-segments shallow", shallow),
-                        ("dump-segments --deep-iteration", deep)):
+        for name, t in (
+            ("kafka-python iterate (baseline)", base),
+            ("dump-segments shallow", shallow),
+            ("dump-segments --deep-iteration", deep),
+        ):
             print(f"{name:34s} {t:8.3f} s {mib / t:9.1f} MiB/s  ratio {t / base:6.3f}")
 
 

@@ -188,6 +188,12 @@ def build_parser() -> argparse.ArgumentParser:
     repair.add_arguments(rp)
     demo = sub.add_parser("demo", help="Run the kafkalog demo.", add_help=False)
     demo.add_argument("demo_args", nargs=argparse.REMAINDER)
+    cs = sub.add_parser(
+        "cluster-state",
+        help="Print a KRaft cluster's state in ZooKeeper's znode layout, as JSON.",
+        add_help=False,
+    )
+    cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -360,6 +366,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return int(demo.main(argv[1:]) or 0)
         except SystemExit as e:  # the demo's own argparse (--help, usage errors)
             return e.code if isinstance(e.code, int) else EXIT_USAGE
+    if argv[:1] == ["cluster-state"]:
+        from . import cluster_state
+
+        return cluster_state.main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -371,7 +381,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
-            "kafkalog: error: a command is required (dump-segments, verify, repair, demo)\n"
+            "kafkalog: error: a command is required "
+            "(dump-segments, verify, repair, cluster-state, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -366,6 +366,11 @@ class LogDir:
         if isinstance(partitions, bool) or int(partitions) < 1:
             raise ValueError(f"partitions must be >= 1 (found {partitions})")
         overrides = _as_properties(config)
+        unknown = sorted(set(overrides) - set(config_to_properties(LogConfig())))
+        if unknown:
+            raise ValueError(
+                f"topic overrides take topic config names (expected e.g. segment.bytes, found "
+                f"{', '.join(unknown)})")
         with self._lock:
             self._check_writable()
             if topic in self.topics() or topic in self._topics:

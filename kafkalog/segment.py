@@ -706,11 +706,15 @@ class LogSegment:
             entries, time_entries, final = rebuild_index_entries(
                 sc["positions"][sl], sc["sizes"][sl], sc["last_offsets"][sl],
                 sc["max_timestamps"][sl], self.config.index_interval_bytes)
-            for (off, pos), (ts, ts_off) in zip(entries, time_entries):
-                oi.append(off, pos)
-                ti.maybe_append(ts, ts_off)
             self._max_timestamp_and_offset = final if final.timestamp >= 0 else \
                 TimestampOffset(NO_TIMESTAMP, -1)
+            if len(entries) < oi.max_entries and len(entries) < ti.max_entries - 1:
+                oi, ti = self._write_rebuilt_indexes(entries, time_entries,
+                                                     self._max_timestamp_and_offset)
+            else:  # more entries than slots: the index classes raise as Kafka would
+                for (off, pos), (ts, ts_off) in zip(entries, time_entries):
+                    oi.append(off, pos)
+                    ti.maybe_append(ts, ts_off)
             if on_batch_epochs is not None:
                 v2 = sc["magics"][sl] == 2
                 on_batch_epochs(sc["leader_epochs"][sl][v2], sc["base_offsets"][sl][v2])
@@ -729,6 +733,35 @@ class LogSegment:
         # Kafka leaves the counter alone here: a loaded segment starts counting from 0
         self._bytes_since_last_index_entry = 0
         return RecoveryResult(valid_bytes, truncated, count, reason if truncated else None)
+
+    def _write_rebuilt_indexes(self, entries: list[tuple[int, int]],
+                               time_entries: list[tuple[int, int]], final: TimestampOffset
+                               ) -> tuple[OffsetIndex, TimeIndex]:
+        """Write a rebuild's entries as whole files, then reopen the indexes over them.
+
+        Same bytes as appending entry by entry through ``OffsetIndex.append`` and
+        ``TimeIndex.maybe_append`` (a time entry is kept only when its timestamp grows, the
+        final running max included), without a Python call per entry: recovery of a large
+        segment has tens of thousands of them.
+        """
+        kept: list[tuple[int, int]] = []
+        last_ts = NO_TIMESTAMP
+        for ts, off in [*time_entries, tuple(final)]:
+            if ts > last_ts:
+                kept.append((ts, off))
+                last_ts = ts
+        base = self.base_offset
+        oi_rows = np.array([(o - base, p) for o, p in entries],
+                           dtype=[("o", ">i4"), ("p", ">i4")]) if entries else b""
+        ti_rows = np.array([(t, o - base) for t, o in kept],
+                           dtype=[("t", ">i8"), ("o", ">i4")]) if kept else b""
+        for idx, rows in ((self.offset_index, oi_rows), (self.time_index, ti_rows)):
+            idx.close_handler()
+            with open(idx.path, "wb") as f:
+                f.write(rows.tobytes() if isinstance(rows, np.ndarray) else rows)
+        self._offset_index = None
+        self._time_index = None
+        return self.offset_index, self.time_index  # reopened: every whole slot is an entry
 
     def truncate_to(self, offset: int) -> int:
         """Kafka's ``LogSegment.truncateTo``: drop every batch whose last offset >= ``offset``.

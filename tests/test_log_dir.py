@@ -252,10 +252,15 @@ def write_multi_topic(root: Path) -> dict[tuple[str, int], int]:
         return {tp: d.log(*tp).log_end_offset for tp in d.partitions()}
 
 
-def test_multi_topic_written_closed_cleanly_and_every_broker_file_present(tmp_path: Path) -> None:
+def test_multi_topic_written_closed_cleanly_and_every_broker_file_present(tmp_path: Path,
+                                                                          capsys) -> None:
+    from kafkalog.cli import main
+
     root = tmp_path / "kafka-logs"
     ends = write_multi_topic(root)
     assert broker_file_rules(root) == []
+    assert main(["verify", str(root)]) == 0  # the `kafkalog verify` command
+    assert "0 errors, 0 warnings" in capsys.readouterr().out
     meta = MetaProperties.read(root / "meta.properties")
     assert (meta.version, meta.node_id) == (1, 1) and meta.cluster_id and meta.directory_id
     assert json.loads((root / ".kafka_cleanshutdown").read_text()) == {
@@ -323,6 +328,8 @@ def test_topic_errors_lock_and_high_watermark(tmp_path: Path) -> None:
             d.create_topic("u", 0)
         with pytest.raises(ValueError, match="segment.bytes"):
             d.create_topic("u", 1, {"segment.bytes": "ten"})
+        with pytest.raises(ValueError, match="found log.segment.bytes"):
+            d.create_topic("u", 1, {"log.segment.bytes": "1024"})
         assert "u" not in d.topics()
         with pytest.raises(UnknownTopicOrPartitionError):
             d.log("t", 1)

@@ -197,7 +197,8 @@ def test_peer_built_transactional_segments(tmp_path: Path, lib: str) -> None:
     expected = json.loads((folder / "expected.json").read_text())
     data = (folder / "00000000000000000000.log").read_bytes()
     aborted_txns, open_first = [], None
-    aborted_ranges = []
+    aborted_ranges: list[tuple[int, int]] = []
+    pending: list[tuple[int, int]] = []
     for b in expected["batches"]:
         if b["magic"] != 2 or not b["is_transactional"]:
             continue
@@ -205,7 +206,7 @@ def test_peer_built_transactional_segments(tmp_path: Path, lib: str) -> None:
             if b["control_type"] == "ABORT" and open_first is not None:
                 aborted_txns.append(AbortedTxn(b["producer_id"], open_first, b["base_offset"],
                                                b["base_offset"] + 1))
-                aborted_ranges += [r for r in pending]
+                aborted_ranges += pending
             open_first = None
         else:
             if open_first is None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
@@ -75,6 +76,7 @@ class ReadStats:
     corrupt_batches_skipped: int = 0
     corrupt_bytes_skipped: int = 0
     missing_segments_skipped: int = 0
+    seconds: float = 0.0  # wall time inside read(), excluding time Spark spends between batches
 
     def write(self, directory: str, task: int | None) -> None:
         os.makedirs(directory, exist_ok=True)
@@ -274,7 +276,14 @@ def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,
     stats = ReadStats()
     try:
         for chunk in chunks:
-            yield from _ChunkReader(chunk, settings, stats, schema).read()
+            it = _ChunkReader(chunk, settings, stats, schema).read()
+            while True:
+                t0 = time.perf_counter()
+                batch = next(it, None)
+                stats.seconds += time.perf_counter() - t0
+                if batch is None:
+                    break
+                yield batch
     finally:
         if settings.metrics_dir:
             stats.write(settings.metrics_dir, task)
