@@ -14,6 +14,9 @@ Rows:
 * ``scan.arrow.vs_tuples``: the same query, kafkalog vs a Python data source over the same files
   that yields one tuple per row (the pre-Arrow way; same decoder) (target >= 3);
 * ``scan.projection.vs_parquet``: the query with ``.schema("value binary")`` (manual projection);
+* ``scan.arrow.vs_arrow_ceiling`` / ``scan.projection.vs_arrow_ceiling``: against a Python
+  data source that yields pre-built RecordBatches of the same columns (no files, no decoding):
+  how close the reader is to what PySpark's Arrow path costs by itself;
 * ``seek.last_1pct.bytes``: a ``startingTimestamp`` read of the last 1% of the log: ``.log``
   bytes read (planning tail walks + timestamp resolution + decoded batches) against the whole log
   (ratio = log bytes / bytes read);
@@ -96,6 +99,66 @@ def _tuple_source() -> Any:
     return TupleKafkaSource
 
 
+def _ceiling_source(n: int) -> Any:
+    """A Python data source yielding pre-built 100k-row RecordBatches of the same rows (the 7
+    Kafka columns, or only ``value`` when given ``.schema("value binary")``): no files, no
+    decoding. What PySpark 4.3's Arrow path costs by itself."""
+    from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
+
+    class CeilingReader(DataSourceReader):
+        def __init__(self, columns: list[str]) -> None:
+            self.columns = columns
+
+        def partitions(self) -> list[InputPartition]:
+            return [InputPartition(p) for p in range(PARTITIONS)]
+
+        def read(self, partition: InputPartition):
+            import numpy as np
+            import pyarrow as pa
+
+            from kafkalog.spark.arrow import arrow_schema
+
+            schema = arrow_schema(self.columns)
+            per = n // PARTITIONS
+            step = 100_000
+
+            def binary(m: int, width: int, typ: Any) -> Any:
+                return pa.Array.from_buffers(typ, m, [
+                    None, pa.py_buffer(np.arange(m + 1, dtype=np.int32) * width),
+                    pa.py_buffer(b"v" * (width * m))])
+
+            for start in range(0, per, step):
+                m = min(step, per - start)
+                idx = np.arange(start, start + m, dtype=np.int64)
+                arrays = []
+                for c in self.columns:
+                    if c in ("key", "value", "topic"):
+                        width = {"key": 16, "value": 100, "topic": 5}[c]
+                        arrays.append(binary(m, width, schema.field(c).type))
+                    elif c == "offset":
+                        arrays.append(pa.array(idx))
+                    elif c == "timestamp":
+                        arrays.append(pa.array((TS0 + idx) * 1000, schema.field(c).type))
+                    else:  # partition, timestampType
+                        arrays.append(pa.array(np.full(m, partition.value, np.int32)))
+                yield pa.RecordBatch.from_arrays(arrays, schema=schema)
+
+
+    class CeilingSource(DataSource):
+        @classmethod
+        def name(cls) -> str:
+            return "kafkalog_ceiling"
+
+        def schema(self) -> str:
+            return ("key binary, value binary, topic string, partition int, offset long, "
+                    "timestamp timestamp, timestampType int")
+
+        def reader(self, schema: Any) -> DataSourceReader:
+            return CeilingReader([f.name for f in schema.fields])
+
+    return CeilingSource
+
+
 # -- data -----------------------------------------------------------------------------------------
 
 def make_data(root: Path, n: int) -> tuple[Path, Path, int]:
@@ -172,6 +235,7 @@ def run(quick: bool = False) -> list[dict]:
         kafkalog.spark.register(spark)
         cloudpickle.register_pickle_by_value(sys.modules[__name__])
         spark.dataSource.register(_tuple_source())
+        spark.dataSource.register(_ceiling_source(n))
         agg = ("count(*) AS n", "sum(length(value)) AS b")
 
         def q_kafkalog():
@@ -187,12 +251,21 @@ def run(quick: bool = False) -> list[dict]:
         def q_tuples():
             return spark.read.format("kafkalog_tuples").load(str(logdir)).selectExpr(*agg).first()
 
+        def q_ceiling():
+            return spark.read.format("kafkalog_ceiling").load().selectExpr(*agg).first()
+
+        def q_ceiling_value():
+            return (spark.read.format("kafkalog_ceiling").schema("value binary").load()
+                    .selectExpr(*agg).first())
+
         t_k, r_k = _best(q_kafkalog, repeats)
+        t_c, r_c = _best(q_ceiling, repeats)
+        t_cv, r_cv = _best(q_ceiling_value, repeats)
         t_p, r_p = _best(q_parquet, repeats)
         t_j, r_j = _best(q_projection, repeats)
         t_t, r_t = _best(q_tuples, 1)
-        assert tuple(r_k) == tuple(r_p) == tuple(r_t) == tuple(r_j) == (n, 100 * n), (
-            r_k, r_p, r_t, r_j)
+        assert tuple(r_k) == tuple(r_p) == tuple(r_t) == tuple(r_j) == tuple(r_c) == tuple(
+            r_cv) == (n, 100 * n), (r_k, r_p, r_t, r_j, r_c, r_cv)
         note = (f"{n:,} records (16 B key + 100 B value), {PARTITIONS} partitions, "
                 "count(*) + sum(length(value)), local[2]")
         rows.append(dict(name="scan.arrow.vs_parquet", value=n / t_k, unit="records/s",
@@ -205,6 +278,16 @@ def run(quick: bool = False) -> list[dict]:
         rows.append(dict(name="scan.projection.vs_parquet", value=n / t_j, unit="records/s",
                          baseline=n / t_p, ratio=t_p / t_j,
                          note=note + "; kafkalog with .schema('value binary')"))
+        rows.append(dict(name="scan.arrow.vs_arrow_ceiling", value=n / t_k,
+                         unit="records/s", baseline=n / t_c, ratio=t_c / t_k,
+                         note=note + "; baseline: Python data source yielding pre-built "
+                                     "RecordBatches of the 7 columns (no files, no decoding): "
+                                     "the PySpark Arrow path's own cost"))
+        rows.append(dict(name="scan.projection.vs_arrow_ceiling", value=n / t_j,
+                         unit="records/s", baseline=n / t_cv, ratio=t_cv / t_j,
+                         note=note + "; baseline: Python data source yielding pre-built "
+                                     "value-only RecordBatches (no files, no decoding): the "
+                                     "PySpark Arrow path's own cost"))
 
         # timestamp-bounded read of the last 1%: bytes touched and time
         cut = TS0 + int(n * 0.99)

@@ -137,7 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     for area in wanted:
         print(f"== bench_{area} ==", flush=True)
         try:
-            rows = load(modules[area]).run(quick=args.quick)
+            module = load(modules[area])
+            if not callable(getattr(module, "run", None)):
+                raise TypeError(f"bench_{area}.py defines no run(quick) -> list[dict] "
+                                "(see the convention at the top of run_all.py)")
+            rows = module.run(quick=args.quick)
             table = format_rows(rows)
         except Exception:  # a broken module must not hide the others' results
             failed += 1

@@ -49,7 +49,14 @@ class LeaderEpochFileCache:
         self.path = Path(path)
         self._read_only = read_only
         self._lock = threading.RLock()
-        self._entries: list[EpochEntry] = _read_checkpoint(self.path) if self.path.exists() else []
+        self._entries: list[EpochEntry] = []
+        # Kafka's constructor, checkpoint.read().forEach(this::assign): a damaged file whose
+        # entries are not increasing loads monotonic (the entries in the way are dropped)
+        read = _read_checkpoint(self.path) if self.path.exists() else []
+        for epoch, start in read:
+            self.assign(epoch, start, flush=False)
+        if self._entries != read:
+            self.flush()  # leave a monotonic file behind (a no-op when read-only)
 
     # -- queries ---------------------------------------------------------------------------
 

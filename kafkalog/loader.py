@@ -244,7 +244,7 @@ class LogLoader:
         tail behind a clean-shutdown marker). Kafka trusts the marker; its ``readNextOffset``
         then falls back to the base offset when the last index entry points at a torn batch,
         and the next append reuses offsets already in the file."""
-        start = seg._lookup_position(2**63 - 1) if seg.size else 0
+        start = seg.lookup_position(2**63 - 1) if seg.size else 0
         end = start
         for pos, sc in seg.scan_headers(start):
             end = pos + int(sc["stop_position"])

@@ -717,9 +717,13 @@ class Log:
             bound_seg = segments.floor_segment(max_offset)
             if bound_seg is not None:
                 m = bound_seg.translate_offset(max_offset,
-                                               bound_seg._lookup_position(max_offset))
+                                               bound_seg.lookup_position(max_offset))
                 bound_pos = m.position if m is not None else bound_seg.size
         seg = segments.floor_segment(offset)
+        if seg is None:  # deleted by retention after the range check above (Kafka throws too)
+            raise OffsetOutOfRangeError(
+                f"fetch offset out of range: its segment was deleted under the reader "
+                f"(found {offset})", path=self._dir, offset=offset)
         while seg is not None:
             limit = None
             if bound_seg is not None:
@@ -746,11 +750,19 @@ class Log:
                 path=self._dir, offset=start)
         if end <= start:
             return
-        for seg in self._segments.values(start, end):
-            first = seg.translate_offset(start, seg._lookup_position(start))
+        segs = self._segments.values(start, end)
+        if segs and segs[0].base_offset > start:
+            # the segment holding ``start`` was deleted (retention) after the check above:
+            # reading on from the next segment would skip offsets silently
+            raise OffsetOutOfRangeError(
+                f"start offset out of range: its segment was deleted under the reader "
+                f"(expected >= {segs[0].base_offset}, found {start})",
+                path=self._dir, offset=start)
+        for seg in segs:
+            first = seg.translate_offset(start, seg.lookup_position(start))
             if first is None:
                 continue
-            e = seg.translate_offset(end, seg._lookup_position(end), None)
+            e = seg.translate_offset(end, seg.lookup_position(end), None)
             if e is None:
                 end_pos = seg.size
             else:
@@ -868,7 +880,10 @@ class Log:
         for seg in self._segments:
             if seg.largest_timestamp >= timestamp:
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
-                return None if found is None else found[1]
+                # Kafka answers None here; a segment whose largest timestamp is its mtime
+                # (time index missing, recreated empty at load) must not hide later segments
+                if found is not None:
+                    return found[1]
         return None
 
     def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray

@@ -411,12 +411,13 @@ class LogDir:
 
     def high_watermark(self, topic: str, partition: int) -> int:
         """The partition's high watermark: the value set (or read from
-        ``replication-offset-checkpoint``), clamped to the log end offset; without one the log
-        end offset (a single-replica leader commits every append at once)."""
+        ``replication-offset-checkpoint``), kept within [log start offset, log end offset] as
+        Kafka's ``updateHighWatermark`` does; without one the log end offset (a single-replica
+        leader commits every append at once)."""
         log = self.log(topic, partition)
         hw = self._high_watermarks.get((topic, int(partition)))
         leo = log.log_end_offset
-        return leo if hw is None else max(min(hw, leo), 0)
+        return leo if hw is None else max(min(hw, leo), log.log_start_offset)
 
     def set_high_watermark(self, topic: str, partition: int, offset: int | None) -> None:
         """Set the high watermark (Kafka's ``updateHighWatermark`` bounds: log start offset to

@@ -86,6 +86,8 @@ logger = logging.getLogger(__name__)
 
 #: ProducerStateEntry.NUM_BATCHES_TO_RETAIN: retries of the last 5 batches are detected
 NUM_BATCHES_TO_RETAIN = 5
+#: producer.id.expiration.ms (Kafka 3.4+): idle producers are forgotten after a day
+PRODUCER_ID_EXPIRATION_MS = 86400000
 NO_PRODUCER_ID = -1
 NO_PRODUCER_EPOCH = -1
 NO_SEQUENCE = -1
@@ -368,11 +370,17 @@ class ProducerStateManager:
         The partition directory holding the ``.snapshot`` files.
     read_only:
         Never write or delete a snapshot.
+    producer_id_expiration_ms:
+        ``producer.id.expiration.ms``: a producer without an open transaction whose last
+        timestamp is this much older than now is not loaded from a snapshot (Kafka's
+        ``isProducerExpired``).
     """
 
-    def __init__(self, directory: str | os.PathLike[str], *, read_only: bool = False) -> None:
+    def __init__(self, directory: str | os.PathLike[str], *, read_only: bool = False,
+                 producer_id_expiration_ms: int = PRODUCER_ID_EXPIRATION_MS) -> None:
         self.directory = Path(directory)
         self.read_only = read_only
+        self.producer_id_expiration_ms = producer_id_expiration_ms
         self.producers: dict[int, ProducerStateEntry] = {}
         #: first offset of each open transaction -> producer id
         self.ongoing_txns: dict[int, int] = {}
@@ -424,33 +432,43 @@ class ProducerStateManager:
             if off < offset:
                 files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
 
-    def _delete_snapshots_after(self, offset: int) -> None:
-        if self.read_only:
-            return
-        for off in self.snapshot_offsets():
-            if off > offset:
-                files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
-
     def clear(self) -> None:
         self.producers.clear()
         self.ongoing_txns.clear()
 
     def remove_out_of_range_snapshots(self, log_start_offset: int, log_end_offset: int) -> None:
-        """Delete snapshots above the log end offset or below the log start offset (they
-        describe data that is gone; part of Kafka's ``truncateAndReload``)."""
+        """Delete snapshots above the log end offset or at/below the log start offset (Kafka's
+        ``truncateAndReload``: the state is then rebuilt from the log start offset)."""
         if self.read_only:
             return
         for off in self.snapshot_offsets():
-            if off > log_end_offset or off < log_start_offset:
+            if off > log_end_offset or off <= log_start_offset:
                 files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
 
-    def load_latest_snapshot(self, at_most: int, log_start_offset: int) -> int | None:
-        """Replace the state by the latest readable snapshot at or below ``at_most`` (a corrupt
-        one is deleted and the next older one tried); ``map_end_offset`` = its offset, or
-        ``log_start_offset`` with empty state when there is none. Returns the offset loaded."""
+    def remove_stray_snapshots(self, segment_base_offsets: Sequence[int]) -> None:
+        """Kafka's ``removeStraySnapshots`` (at load): snapshots not at a segment base offset
+        are deleted, except the latest one when it is above every base offset (the snapshot a
+        clean shutdown wrote at the log end offset)."""
+        if self.read_only:
+            return
+        bases = set(segment_base_offsets)
+        strays = [off for off in self.snapshot_offsets() if off not in bases]
+        if not strays:
+            return
+        keep = strays[-1] if not bases or strays[-1] > max(bases) else None
+        for off in strays:
+            if off != keep:
+                files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
+
+    def load_latest_snapshot(self, at_most: int, log_start_offset: int,
+                             now_ms: int | None = None) -> int | None:
+        """Replace the state by the latest readable snapshot in ``(log_start_offset, at_most]``
+        (a corrupt one is deleted and the next older one tried); ``map_end_offset`` = its
+        offset, or ``log_start_offset`` with empty state when there is none. With ``now_ms``,
+        expired producers are left out (Kafka's ``loadFromSnapshot``). Returns the offset."""
         self.clear()
         for off in reversed(self.snapshot_offsets()):
-            if off > at_most or off < log_start_offset:
+            if off > at_most or off <= log_start_offset:
                 continue
             path = files.producer_snapshot_file(self.directory, off)
             try:
@@ -461,6 +479,9 @@ class ProducerStateManager:
                     path.unlink(missing_ok=True)
                 continue
             for e in entries:
+                if now_ms is not None and e.current_txn_first_offset < 0 \
+                        and now_ms - e.timestamp >= self.producer_id_expiration_ms:
+                    continue  # isProducerExpired
                 entry = ProducerStateEntry.from_snapshot(e)
                 self.producers[entry.producer_id] = entry
                 if entry.current_txn_first_offset is not None:
@@ -710,6 +731,7 @@ def _rebuild_for_log(log: Any, *, clean_shutdown: bool) -> None:
     lso, leo = log.log_start_offset, log.log_end_offset
     segments = log._segments
     recovered = sorted({b for b, _ in log.loaded.recovered_segments if b in segments})
+    ps.remove_stray_snapshots(segments.base_offsets)
     ps.remove_out_of_range_snapshots(lso, leo)
     if ps.latest_snapshot_offset is None and clean_shutdown and not recovered:
         if not ps.read_only:
@@ -719,7 +741,7 @@ def _rebuild_for_log(log: Any, *, clean_shutdown: bool) -> None:
         ps.update_map_end_offset(leo)
         return
     at_most = min([leo, *recovered])
-    ps.load_latest_snapshot(at_most, lso)
+    ps.load_latest_snapshot(at_most, lso, log._clock.milliseconds())
     if not ps.read_only:
         for base in recovered:
             seg = segments.get(base)
@@ -740,7 +762,19 @@ def prepare_log_append(log: Any, data: Any, sc: dict, origin: str
     batches = producer_batches(data, sc)
     if not batches:
         return batches, None
-    plan = log._producer_state.prepare_append(batches, origin)
+    ps: ProducerStateManager = log._producer_state
+    plan = ps.prepare_append(batches, origin)
+    if plan.duplicate is None:
+        # Transactions this append opens become unstable *before* the bytes are published:
+        # a reader computing the LSO from another thread never sees their data as stable.
+        open_now = {pid for pid, e in ps.producers.items()
+                    if e.current_txn_first_offset is not None}
+        for b in batches:
+            if b.control is not None:
+                open_now.discard(b.producer_id)
+            elif b.is_transactional and b.producer_id not in open_now:
+                open_now.add(b.producer_id)
+                ps.ongoing_txns[b.base_offset] = b.producer_id
     return batches, plan.duplicate
 
 
@@ -777,7 +811,7 @@ def on_truncate(log: Any, offset: int) -> None:
             idx.close()
     leo = log._log_end_offset
     ps.remove_out_of_range_snapshots(log._log_start_offset, leo)
-    ps.load_latest_snapshot(leo, log._log_start_offset)
+    ps.load_latest_snapshot(leo, log._log_start_offset, log._clock.milliseconds())
     if ps.map_end_offset < leo:
         ps.replay(log._segments.values(ps.map_end_offset, leo), ps.map_end_offset, leo)
     ps.update_map_end_offset(leo)

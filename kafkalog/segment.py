@@ -204,7 +204,6 @@ class LogSegment:
         *,
         roll_jitter_ms: int = 0,
         read_only: bool = False,
-        index_exists: bool = True,
     ) -> None:
         self.directory = directory
         self.base_offset = int(base_offset)
@@ -224,7 +223,6 @@ class LogSegment:
         self._bytes_since_last_index_entry = 0
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
-        self._index_exists = index_exists
         self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
         self._mapped_readers = 0
@@ -264,10 +262,8 @@ class LogSegment:
             size = 0
             if config.preallocate:
                 os.ftruncate(fd, config.segment_bytes)
-        index_exists = files.offset_index_file(directory, base_offset).exists()
         seg = cls(directory, base_offset, config, clock, fd, size,
-                  roll_jitter_ms=roll_jitter_ms, read_only=read_only,
-                  index_exists=index_exists)
+                  roll_jitter_ms=roll_jitter_ms, read_only=read_only)
         if not read_only and not file_already_exists:
             # a new segment's indexes exist from the start (preallocated, trimmed on roll)
             seg.offset_index  # noqa: B018
@@ -294,7 +290,6 @@ class LogSegment:
                               max_index_size=self.config.segment_index_bytes,
                               writable=not self._read_only)
             self._offset_index = idx
-            self._index_exists = True
         return idx
 
     @property
@@ -308,13 +303,33 @@ class LogSegment:
             self._time_index = idx
         return idx
 
-    def _lookup_position(self, offset: int) -> int:
-        """Index position to start scanning from for ``offset`` (0 without a usable index)."""
+    def lookup_position(self, offset: int) -> int:
+        """Byte position to start scanning from for ``offset``: the offset index's entry for
+        the greatest indexed offset <= ``offset`` (0 when there is none)."""
         if self._read_only:
             offsets, positions, _, _ = self._read_only_indexes()
             i = int(np.searchsorted(offsets, offset, side="right")) - 1
-            return int(positions[i]) if i >= 0 else 0
-        return self.offset_index.lookup(offset).position
+            pos = int(positions[i]) if i >= 0 else 0
+        else:
+            pos = self.offset_index.lookup(offset).position
+        return pos if pos == 0 or self._entry_starts_at(pos, offset) else 0
+
+    _lookup_position = lookup_position  # older spelling, used by other modules
+
+    def _entry_starts_at(self, position: int, offset: int) -> bool:
+        """Whether a plausible entry for ``offset`` starts at ``position``: a damaged index
+        entry that passed the sanity check (which looks at the last entry only) must not send a
+        read into the middle of a batch, where the scan stops and records are silently
+        skipped; :meth:`lookup_position` then scans from the segment start. One 17-byte pread
+        per lookup. (Kafka trusts the entry.)"""
+        head = self.pread(position, HEADER_SIZE_UP_TO_MAGIC)
+        if len(head) < HEADER_SIZE_UP_TO_MAGIC:
+            return False
+        first, length = struct.unpack_from(">qi", head)
+        magic = head[16]
+        if magic > 2 or length < 14 or position + LOG_OVERHEAD + length > self._size:
+            return False
+        return magic != 2 or self.base_offset <= first <= offset
 
     def _time_lookup_many(self, timestamps: np.ndarray) -> np.ndarray:
         """Offsets of the time-index entries with the largest timestamp <= each target
@@ -328,7 +343,7 @@ class LogSegment:
 
     def _position_lookup_many(self, offsets: np.ndarray) -> np.ndarray:
         if self._read_only:
-            return np.array([self._lookup_position(int(o)) for o in offsets.tolist()],
+            return np.array([self.lookup_position(int(o)) for o in offsets.tolist()],
                             dtype=np.int64)
         return self.offset_index.lookup_many(offsets)[1]
 
@@ -512,7 +527,7 @@ class LogSegment:
         >= ``start_offset``.
         """
         limit = self._size if max_position is None else min(max_position, self._size)
-        start = self._lookup_position(start_offset)
+        start = self.lookup_position(start_offset)
         found = self.translate_offset(start_offset, start, limit)
         if found is None:
             return None
@@ -525,7 +540,7 @@ class LogSegment:
     def read_next_offset(self) -> int:
         """The offset after the last batch (``base_offset`` when empty). Kafka's
         ``readNextOffset``: scan from the last index entry to the end."""
-        start = self._lookup_position(2**63 - 1) if self._size else 0
+        start = self.lookup_position(2**63 - 1) if self._size else 0
         last = None
         for _, sc in self.scan_headers(start):
             last = int(sc["last_offsets"][sc["count"] - 1])
@@ -566,7 +581,7 @@ class LogSegment:
         ``record_timestamps(batch_bytes)`` lists ``(offset, timestamp)`` of one batch's records.
         """
         ts_offset = int(self._time_lookup_many(np.array([timestamp], np.int64))[0])
-        position = self._lookup_position(max(ts_offset, starting_offset))
+        position = self.lookup_position(max(ts_offset, starting_offset))
         return self._search_for_timestamp(timestamp, position, starting_offset,
                                           record_timestamps)
 
@@ -711,8 +726,11 @@ class LogSegment:
             if len(entries) < oi.max_entries and len(entries) < ti.max_entries - 1:
                 oi, ti = self._write_rebuilt_indexes(entries, time_entries,
                                                      self._max_timestamp_and_offset)
-            else:  # more entries than slots: the index classes raise as Kafka would
+            else:  # more entries than slots: keep those that fit (an index is a sparse hint;
+                # raising as Kafka would left the log unopenable); the next append rolls
                 for (off, pos), (ts, ts_off) in zip(entries, time_entries):
+                    if oi.is_full() or ti.is_full():
+                        break
                     oi.append(off, pos)
                     ti.maybe_append(ts, ts_off)
             if on_batch_epochs is not None:
@@ -770,7 +788,7 @@ class LogSegment:
         segment becomes the active one). Returns the bytes removed.
         """
         self._check_writable()
-        mapping = self.translate_offset(offset, self._lookup_position(offset))
+        mapping = self.translate_offset(offset, self.lookup_position(offset))
         oi, ti = self.offset_index, self.time_index
         oi.truncate_to(offset)
         ti.truncate_to(offset)

@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 from .index.txn_index import TransactionIndex
+from .producer_state import COORDINATOR
 from .records.builder import encode_end_txn_marker
 
 __all__ = ["READ_COMMITTED", "READ_UNCOMMITTED", "ReadCommitted", "write_end_txn_marker",
@@ -71,7 +72,7 @@ def write_end_txn_marker(log: Any, commit: bool, producer_id: int, producer_epoc
             partition_leader_epoch=-1 if epoch is None else epoch,
             timestamp=log._clock.milliseconds())
         sc = log._scan_whole(data, "end transaction marker")
-        return log._append_groups(data, sc, [(0, 1)], -1, origin="coordinator")
+        return log._append_groups(data, sc, [(0, 1)], -1, origin=COORDINATOR)
 
 
 class ReadCommitted:

@@ -599,3 +599,45 @@ def test_read_table_in_a_thread_while_the_writer_truncates(tmp_path: Path) -> No
         stop.set()
         th.join()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("compression", ["none", "gzip", "lz4", "zstd"])
+def test_segments_we_write_read_back_with_kafka_python(tmp_path: Path, compression: str) -> None:
+    """Peer check both ways: batches built by kafka-python are appended as a follower, ours as
+    a leader (LogAppendTime); kafka-python's MemoryRecords then walks our .log files with
+    every CRC valid and the same records."""
+    kafka_mr = pytest.importorskip("kafka.record.memory_records")
+    kafka_dr = pytest.importorskip("kafka.record.default_records")
+    codec_ids = {"none": 0, "gzip": 1, "lz4": 3, "zstd": 4}
+
+    def peer_batch(base: int, i: int) -> bytes:
+        b = kafka_dr.DefaultRecordBatchBuilder(
+            magic=2, compression_type=codec_ids[compression], is_transactional=False,
+            producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 20)
+        for j in range(3):
+            b.append(j, T0 + j, b"p%d" % i, b"w" * (i + j), [])
+        data = bytearray(b.build())
+        data[0:8] = base.to_bytes(8, "big")  # baseOffset is outside the CRC
+        return bytes(data)
+
+    clock = ManualClock(T0 + 5)
+    cfg = LogConfig(segment_bytes=700, message_timestamp_type="LogAppendTime")
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        for i in range(20):
+            if i % 2:
+                log.append_batches(peer_batch(log.log_end_offset, i))
+            else:
+                log.append([Record(b"k%d" % i, b"v" * i, T0 + i, [("h", b"x")])],
+                           compression=compression, partition_leader_epoch=3)
+        want = [(r.offset, r.key, r.value, r.timestamp) for r in log.records()]
+        assert len(log.segments) > 1 and len(want) == 10 + 30
+    got = []
+    for p in sorted(tmp_path.glob("*.log")):
+        mr = kafka_mr.MemoryRecords(p.read_bytes())
+        while mr.has_next():
+            batch = mr.next_batch()
+            assert batch.validate_crc()
+            got.extend((r.offset, r.key, r.value, r.timestamp) for r in batch)
+    assert got == want
+    assert {t for _, k, _, t in got if k.startswith(b"k")} == {T0 + 5}  # stamped by us
+    assert {t for _, k, _, t in got if k.startswith(b"p")} == {T0, T0 + 1, T0 + 2}

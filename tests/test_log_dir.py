@@ -490,3 +490,19 @@ def test_maintenance_thread_runs_and_stops_with_the_log_dir(tmp_path: Path) -> N
         d.close()
     assert not sched.running
     assert json.loads((root / files.CLEAN_SHUTDOWN_FILE).read_text())["version"] == 0
+
+
+@pytest.mark.parametrize("content, epoch", [(b"", -1), (b'{"version":0,"brokerEpoch":42}', 42)])
+def test_clean_shutdown_marker_of_any_kafka_version(tmp_path: Path, content: bytes, epoch: int,
+                                                    count_recovery) -> None:
+    """Before 3.7 the marker is an empty file; 3.7+ writes JSON with the broker epoch."""
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("t", 1)
+        d.log("t", 0).append([Record(None, b"a", T0)])
+    (root / files.CLEAN_SHUTDOWN_FILE).write_bytes(content)
+    count_recovery.clear()
+    with LogDir.open(root) as d:
+        assert d.clean_shutdown and d.broker_epoch == epoch and count_recovery == []
+    assert json.loads((root / files.CLEAN_SHUTDOWN_FILE).read_text()) == {
+        "version": 0, "brokerEpoch": epoch}

@@ -14,7 +14,7 @@ import pytest
 
 from kafkalog.checkpoint import LeaderEpochCheckpointFile
 from kafkalog.log import Log
-from tests.conftest import shared_fixture_path
+from tests.conftest import SHARED_FIXTURES, shared_fixture_path
 
 DATA_DIRS = ["LDI-POC", "VolodymyrZee-kafka", "KAIPASUBHASH-kafka-logs"]
 
@@ -22,7 +22,7 @@ DATA_DIRS = ["LDI-POC", "VolodymyrZee-kafka", "KAIPASUBHASH-kafka-logs"]
 def _partitions() -> list[tuple[str, str]]:
     out = []
     for d in DATA_DIRS:
-        root = Path(__file__).resolve().parent.parent.parent / "shared/fixtures/kafka-real" / d
+        root = SHARED_FIXTURES / "kafka-real" / d
         if not root.is_dir():
             continue
         for p in sorted(root.iterdir()):

@@ -204,6 +204,38 @@ def test_duplicate_detected_after_sigkill(tmp_path: Path) -> None:
                        base_sequence=9)
 
 
+def test_stray_snapshots_removed_at_load(tmp_path: Path) -> None:
+    """Kafka's removeStraySnapshots: only segment base offsets and the latest (clean-shutdown)
+    snapshot above them stay."""
+    d = tmp_path / "p-0"
+    with open_log(d) as log:
+        idem(log, 2, 0)
+        log.roll()  # snapshot 2 (a segment base)
+        idem(log, 3, 2)
+    shutil.copy(producer_snapshot_file(d, 2), producer_snapshot_file(d, 1))  # a stray
+    names = sorted(p.name for p in d.glob("*.snapshot"))
+    assert names == [f"{o:020d}.snapshot" for o in (1, 2, 5)]
+    with open_log(d) as log:
+        assert log.producer_state.snapshot_offsets() == [2, 5]
+        assert log.producer_state.replayed_batches == 0
+
+
+def test_idle_producer_expires_when_the_snapshot_is_loaded(tmp_path: Path) -> None:
+    """Kafka's isProducerExpired at snapshot load (producer.id.expiration.ms = 1 day)."""
+    d = tmp_path / "p-0"
+    clock = ManualClock(1_700_000_000_000)
+    with Log.open(d, clock=clock) as log:
+        idem(log, 2, 0)  # last timestamp 1_700_000_000_001
+    clock.advance(86_400_000)  # 1 ms short of a day since the last timestamp
+    with Log.open(d, clock=clock) as log:
+        assert log.producer_state.last_entry(PID) is not None
+    clock.advance(1)
+    with Log.open(d, clock=clock) as log:
+        assert log.producer_state.last_entry(PID) is None
+        info = idem(log, 2, 0)  # an unknown producer: accepted again, not a duplicate
+        assert not info.duplicate and info.first_offset == 2
+
+
 def test_corrupt_snapshot_is_dropped_and_state_rebuilt_from_the_log(tmp_path: Path) -> None:
     d = tmp_path / "p-0"
     with open_log(d) as log:
@@ -293,3 +325,66 @@ def test_real_snapshots_agree_with_replay(tmp_path: Path) -> None:
         with Log.open(d, clock=ManualClock(), read_only=True) as log:
             psm.replay(log.segments, 0, end)
         assert [e.to_snapshot() for e in psm.producers.values()] == read_snapshot(snap)
+
+
+# -- property: snapshots + replay give the state a full replay gives ------------------------------
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from kafkalog.verify import verify_partition  # noqa: E402
+
+_OPS = st.lists(st.one_of(
+    st.tuples(st.just("idem"), st.integers(1, 3)),
+    st.tuples(st.just("txn"), st.integers(1, 3)),
+    st.tuples(st.sampled_from(["commit", "abort", "roll", "reopen", "plain"]), st.just(0)),
+    st.tuples(st.just("truncate"), st.integers(0, 6)),
+), min_size=1, max_size=25)
+
+
+def _state(log: Log) -> tuple[dict, int]:
+    ps = log.producer_state
+    return ({pid: e.to_snapshot() for pid, e in sorted(ps.producers.items())},
+            log.last_stable_offset)
+
+
+@settings(max_examples=30, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=_OPS)
+def test_incremental_state_equals_full_replay(tmp_path_factory, ops) -> None:
+    root = tmp_path_factory.mktemp("ps")
+    d = root / "p-0"
+    log = open_log(d, segment_bytes=300)
+    try:
+        for op, n in ops:
+            if op in ("idem", "txn"):
+                pid = 1 if op == "idem" else 2
+                e = log.producer_state.last_entry(pid)
+                seq = 0 if e is None or e.last_seq < 0 else e.last_seq + 1
+                log.append(recs(n), producer_id=pid, producer_epoch=0, base_sequence=seq,
+                           transactional=op == "txn")
+            elif op in ("commit", "abort"):
+                (log.commit_transaction if op == "commit" else log.abort_transaction)(2, 0)
+            elif op == "roll":
+                log.roll()
+            elif op == "plain":
+                log.append(recs(1))
+            elif op == "reopen":
+                log.close()
+                log = open_log(d, segment_bytes=300)
+            else:
+                log.truncate_to(max(0, log.log_end_offset - n))
+        log.flush()
+        incremental = _state(log)
+        committed = [r.offset for r in log.records(isolation="read_committed")]
+    finally:
+        log.close()
+    assert [f for f in verify_partition(d).findings if f.severity == "error"] == []
+    for snap in d.glob("*.snapshot"):
+        snap.unlink()
+    os.unlink(d / ".kafka_cleanshutdown")
+    with open_log(d, segment_bytes=300) as full:  # unclean, no snapshot: replay from offset 0
+        if full.log_end_offset > full.log_start_offset:
+            assert full.producer_state.replayed_segments[:1] == [full.segments[0].base_offset]
+        assert _state(full) == incremental
+        assert [r.offset for r in full.records(isolation="read_committed")] == committed

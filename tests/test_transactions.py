@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -228,3 +229,46 @@ def test_peer_built_transactional_segments(tmp_path: Path, lib: str) -> None:
         assert log.read_table(isolation="read_committed").column("offset").to_pylist() == [
             o for o, _ in committed]
     no_errors(d)
+
+
+def test_read_committed_from_another_thread_never_sees_aborted_or_open_data(
+        tmp_path: Path) -> None:
+    import threading
+
+    d = tmp_path / "t-0"
+    errors: list[BaseException] = []
+    with open_log(d) as log:
+        stop = threading.Event()
+
+        def reader() -> None:
+            try:
+                while not stop.is_set():
+                    vals = values(log, isolation="read_committed")
+                    bad = [v for v in vals if v.startswith(b"A")]
+                    assert bad == [], bad
+            except BaseException as e:  # noqa: BLE001 - reported by the main thread
+                errors.append(e)
+
+        t = threading.Thread(target=reader)
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(1e-6)  # switch threads often: widen every race window
+        t.start()
+        try:
+            seq = 0
+            for i in range(150):
+                aborted = i % 2 == 0
+                tag = b"A" if aborted else b"C"
+                txn_append(log, 5, [tag + b"%d" % i, tag + b"x"], seq)
+                seq += 2
+                if aborted:
+                    log.abort_transaction(5, 0)
+                else:
+                    log.commit_transaction(5, 0)
+                if i % 50 == 49:
+                    log.roll()
+        finally:
+            stop.set()
+            t.join(30)
+            sys.setswitchinterval(switch)
+        assert errors == []
+        assert len(values(log, isolation="read_committed")) == 150

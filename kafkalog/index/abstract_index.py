@@ -45,7 +45,12 @@ from typing import Any
 
 import numpy as np
 
-from kafkalog.errors import ConfigError, CorruptIndexError, OffsetOverflowError
+from kafkalog.errors import (
+    ConfigError,
+    CorruptIndexError,
+    OffsetOutOfRangeError,
+    OffsetOverflowError,
+)
 from kafkalog.native import index_search
 
 __all__ = ["AbstractIndex", "DEFAULT_MAX_INDEX_SIZE", "round_down_to_exact_multiple"]
@@ -285,6 +290,15 @@ class AbstractIndex:
 
     # -- search --------------------------------------------------------------------------------
 
+    def _search_error(self, what: str, code: int) -> Exception:
+        """The error for a failed search kernel call: the mapping was released under the caller
+        (retention deleted the segment while another thread looked up) -> the documented
+        OffsetOutOfRangeError; otherwise a bug (RuntimeError)."""
+        if self._closed or self._buf is _EMPTY:
+            return OffsetOutOfRangeError(
+                f"index closed under the reader (segment deleted) during {what}", path=self._path)
+        return RuntimeError(f"{self._path}: index {what} failed with code {code}")
+
     def _slot_for(self, target: int, by_value: bool, search_type: int) -> int:
         if by_value:
             pos, size, base = self.VALUE_POS, self.VALUE_SIZE, self._value_base()
@@ -296,7 +310,7 @@ class AbstractIndex:
             )
         )
         if slot < index_search.NOT_FOUND:  # an error code: a bug here, not bad data
-            raise RuntimeError(f"{self._path}: index search failed with code {slot}")
+            raise self._search_error("search", slot)
         return slot
 
     def largest_lower_bound_slot_for(self, target: int, *, by_value: bool = False) -> int:
@@ -320,7 +334,7 @@ class AbstractIndex:
             )
         )
         if status != 0:
-            raise RuntimeError(f"{self._path}: index search failed with code {status}")
+            raise self._search_error("search", status)
         return out
 
     def _gather(
@@ -337,7 +351,7 @@ class AbstractIndex:
             )
         )
         if status != 0:
-            raise RuntimeError(f"{self._path}: index gather failed with code {status}")
+            raise self._search_error("gather", status)
         return keys, values
 
     def entries_array(self) -> np.ndarray:

@@ -129,7 +129,7 @@ class OffsetIndex(AbstractIndex):
             self._buf, self._entries, self._base_offset, target_offset
         )
         if slot < _NOT_FOUND:  # entries <= length // 8 by construction: a bug
-            raise RuntimeError(f"{self._path}: index search failed with code {slot}")
+            raise self._search_error("search", slot)
         if _PLAIN_PYTHON:  # NUMBA_DISABLE_JIT returns numpy scalars: hand out ints
             offset, position = int(offset), int(position)
         return _offset_position((offset, position))

@@ -130,7 +130,7 @@ class TimeIndex(AbstractIndex):
             self._buf, self._entries, self._base_offset, target_timestamp
         )
         if slot < _NOT_FOUND:  # entries <= length // 12 by construction: a bug
-            raise RuntimeError(f"{self._path}: index search failed with code {slot}")
+            raise self._search_error("search", slot)
         if _PLAIN_PYTHON:  # NUMBA_DISABLE_JIT returns numpy scalars: hand out ints
             timestamp, offset = int(timestamp), int(offset)
         return _timestamp_offset((timestamp, offset))

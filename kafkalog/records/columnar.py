@@ -7,11 +7,13 @@ module never makes a Python object per record. :func:`decode_columns` reads a ``
 1. ``native.scan.scan_entries`` finds every entry header in one kernel call;
 2. batches outside ``[start_offset, end_offset)`` are dropped using the scan's offsets;
 3. each kept v2 batch's CRC-32C is checked over a memoryview of the buffer (no copy);
-4. compressed batches are decompressed (bounded) into one scratch buffer;
-5. one call of ``native.records_decode.decode_records`` validates every record of every batch
-   (uncompressed ones straight from the mmap) and writes offsets, timestamps, keys and values
-   into preallocated contiguous columns; ``gather_headers`` then copies headers (only when some
-   record has any).
+4. compressed batches are decompressed (bounded), each into its own buffer;
+5. ``native.records_decode.decode_records`` validates every record and writes offsets,
+   timestamps, keys and values into preallocated contiguous columns: one call for each run of
+   uncompressed batches (read in place from the mmap: one call for a whole uncompressed
+   segment) and one per compressed batch (from its decompressed bytes), the calls continuing
+   each other's columns; ``gather_headers`` then copies headers (only when some record has
+   any).
 
 Legacy v0/v1 entries (rare: Kafka 4 never writes them) go through the object path, entry by
 entry, and are merged in file order. :func:`encode_columns` is the reverse for v2: one
@@ -588,29 +590,23 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
         raise src.error(CorruptRecordError,
                         f"invalid record count (expected >= 0, found {int(counts[j])})",
                         position=int(positions[j]), offset=int(base_offsets[j]))
-    batch_src = np.zeros(nb, np.int8)
     batch_start = positions + RECORD_BATCH_OVERHEAD
     batch_end = positions + sizes
-    area = (batch_end - batch_start).copy()
-    scratch_parts: list[bytes] = []
-    scratch_pos = 0
+    area = batch_end - batch_start
+    # Decompress every compressed batch first (bounded): the output capacity needs all sizes.
+    # Each batch is then decoded straight from its own decompressed bytes (no concatenation).
+    decompressed: dict[int, np.ndarray] = {}
     mv = memoryview(buf)
     for j in np.flatnonzero(codecs).tolist():
-        pos = int(positions[j])
         try:
             data = _decompress(int(codecs[j]), mv[int(batch_start[j]):int(batch_end[j])],
                                max_decompressed)
         except KafkaLogError as e:
             raise type(e)(f"batch at offset {int(base_offsets[j])}: {e.message}",
-                          path=src.path, position=pos, offset=int(base_offsets[j])) from e
-        batch_src[j] = 1
-        batch_start[j] = scratch_pos
-        scratch_pos += len(data)
-        batch_end[j] = scratch_pos
+                          path=src.path, position=int(positions[j]),
+                          offset=int(base_offsets[j])) from e
+        decompressed[j] = _readonly(np.frombuffer(data, np.uint8))
         area[j] = len(data)
-        scratch_parts.append(data)
-    scratch = _readonly(np.frombuffer(b"".join(scratch_parts), np.uint8)) if scratch_parts \
-        else _readonly(np.zeros(0, np.uint8))
     over = np.flatnonzero(counts * MIN_RECORD_SIZE > area)
     if over.shape[0]:
         j = int(over[0])
@@ -621,6 +617,7 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
             position=int(positions[j]), offset=int(base_offsets[j]))
     log_append = ((attrs & TIMESTAMP_TYPE_MASK) != 0).astype(np.int8)
     base_ts = _read_be_i64(buf, positions + BASE_TIMESTAMP_OFFSET)
+    max_ts = scan["max_timestamps"][run]
     cap = int(counts.sum())
     data_cap = int(area.sum())  # key bytes and value bytes are each bounded by the areas
     off_t = _offsets_dtype(data_cap)
@@ -633,40 +630,59 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
     value_offsets = np.empty(cap + 1, off_t)
     value_data = np.empty(data_cap, np.uint8)
     value_valid = np.empty(cap, bool)
-    header_src = np.empty(cap, np.int8)
     header_pos = np.empty(cap, np.int64)
     header_count = np.empty(cap, np.int32)
-    totals = np.zeros(3, np.int64)
-    k, err, err_batch, err_pos = _rd.decode_records(
-        buf, scratch, batch_src, batch_start, batch_end, base_offsets, base_ts, log_append,
-        scan["max_timestamps"][run], counts, np.int64(lo), np.int64(last), offsets, timestamps,
-        ts_types, key_offsets, key_data, key_valid, value_offsets, value_data, value_valid,
-        header_src, header_pos, header_count, totals)
-    if err != _rd.ERR_OK:
-        j = int(err_batch)
-        msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
-        if batch_src[j]:
-            raise src.error(
-                CorruptRecordError,
-                f"{msg} (at byte {int(err_pos) - int(batch_start[j])} of the decompressed "
-                f"records of the batch at this position)",
-                position=int(positions[j]), offset=int(base_offsets[j]))
-        raise src.error(CorruptRecordError, f"{msg} (batch at position {int(positions[j])})",
-                        position=int(err_pos), offset=int(base_offsets[j]))
-    k = int(k)
-    t_headers, t_hkey, t_hvalue = (int(x) for x in totals)
-    header_offsets = np.zeros(k + 1, _offsets_dtype(t_headers))
-    hk_offsets = np.zeros(t_headers + 1, _offsets_dtype(t_hkey))
-    hk_data = np.empty(t_hkey, np.uint8)
-    hv_offsets = np.zeros(t_headers + 1, _offsets_dtype(t_hvalue))
-    hv_data = np.empty(t_hvalue, np.uint8)
-    hv_valid = np.empty(t_headers, bool)
-    if t_headers:
-        written = _rd.gather_headers(
-            buf, scratch, np.int64(k), header_src, header_pos, header_count, header_offsets,
-            hk_offsets, hk_data, hv_offsets, hv_data, hv_valid)
-        if int(written) != t_headers:  # cannot happen for rows from decode_records
-            raise src.error(CorruptRecordError, "record headers changed between decode passes")
+    state = np.zeros(6, np.int64)
+    outputs = (offsets, timestamps, ts_types, key_offsets, key_data, key_valid, value_offsets,
+               value_data, value_valid, header_pos, header_count, state)
+    header_parts = []
+    # calls: each run of consecutive uncompressed batches (read in place from the mmap), and
+    # each compressed batch (from its decompressed bytes); `state` carries the write cursors
+    compressed = codecs != 0
+    breaks = np.flatnonzero(compressed[1:] | compressed[:-1]) + 1
+    for group in np.split(np.arange(nb), breaks):
+        j0, j1 = int(group[0]), int(group[-1]) + 1
+        source = decompressed[j0] if compressed[j0] else buf
+        starts = np.zeros(1, np.int64) if compressed[j0] else batch_start[j0:j1]
+        ends = area[j0:j1] if compressed[j0] else batch_end[j0:j1]
+        k0 = int(state[0])
+        headers_before = state[3:].copy()
+        k, err, err_batch, err_pos = _rd.decode_records(
+            source, starts, ends, base_offsets[j0:j1], base_ts[j0:j1], log_append[j0:j1],
+            max_ts[j0:j1], counts[j0:j1], np.int64(lo), np.int64(last), *outputs)
+        if err != _rd.ERR_OK:
+            j = j0 + max(int(err_batch), 0)
+            msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
+            if compressed[j0]:
+                raise src.error(
+                    CorruptRecordError,
+                    f"{msg} (at byte {int(err_pos)} of the decompressed records of the batch "
+                    f"at this position)", position=int(positions[j]),
+                    offset=int(base_offsets[j]))
+            raise src.error(CorruptRecordError,
+                            f"{msg} (batch at position {int(positions[j])})",
+                            position=int(err_pos), offset=int(base_offsets[j]))
+        grown = state[3:] - headers_before
+        if grown[0]:
+            header_parts.append(_gather_headers(src, source, k0, int(k), header_pos,
+                                                header_count, grown))
+    k = int(state[0])
+    hk_parts = [p[1] for p in header_parts]
+    header_offsets = np.zeros(k + 1, np.int64)
+    np.cumsum(header_count[:k], out=header_offsets[1:])
+    t_headers = int(header_offsets[-1])
+    header_offsets = header_offsets.astype(_offsets_dtype(t_headers))
+    if header_parts:
+        hk_data = np.concatenate([p[0] for p in header_parts])
+        hk_offsets = _concat_offsets(hk_parts)
+        hv_data = np.concatenate([p[2] for p in header_parts])
+        hv_offsets = _concat_offsets([p[3] for p in header_parts])
+        hv_valid = np.concatenate([p[4] for p in header_parts])
+    else:
+        hk_data = hv_data = np.zeros(0, np.uint8)
+        hk_offsets = np.zeros(1, np.int32)
+        hv_offsets = np.zeros(1, np.int32)
+        hv_valid = np.zeros(0, bool)
     key_offsets = key_offsets[:k + 1]
     value_offsets = value_offsets[:k + 1]
     return RecordColumns(
@@ -679,6 +695,35 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
         header_value_data=hv_data, header_value_offsets=hv_offsets,
         header_value_valid=hv_valid,
     )
+
+
+def _gather_headers(src: _Source, source: np.ndarray, k0: int, k1: int, header_pos: np.ndarray,
+                    header_count: np.ndarray, grown: np.ndarray) -> tuple[np.ndarray, ...]:
+    """Headers of rows ``k0..k1`` (one decode call's rows, all read from ``source``)."""
+    t_headers, t_hkey, t_hvalue = (int(x) for x in grown)
+    hoffs = np.zeros(k1 - k0 + 1, np.int64)
+    hk_offsets = np.zeros(t_headers + 1, np.int64)
+    hk_data = np.empty(t_hkey, np.uint8)
+    hv_offsets = np.zeros(t_headers + 1, np.int64)
+    hv_data = np.empty(t_hvalue, np.uint8)
+    hv_valid = np.empty(t_headers, bool)
+    written = _rd.gather_headers(source, np.int64(k1 - k0), header_pos[k0:k1],
+                                 header_count[k0:k1], hoffs, hk_offsets, hk_data, hv_offsets,
+                                 hv_data, hv_valid)
+    if int(written) != t_headers:  # cannot happen for rows from decode_records
+        raise src.error(CorruptRecordError, "record headers changed between decode passes")
+    return hk_data, hk_offsets, hv_data, hv_offsets, hv_valid
+
+
+def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
+    """Join Arrow-style offset arrays (each starting at 0) of consecutive pieces."""
+    pieces = [np.zeros(1, np.int64)]
+    base = 0
+    for o in parts:
+        pieces.append(o[1:] + base)
+        base += int(o[-1])
+    out = np.concatenate(pieces)
+    return out.astype(_offsets_dtype(int(out[-1])))
 
 
 def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int,
@@ -821,15 +866,22 @@ def encode_columns(
     else:
         header_bytes = np.ones(n, np.int8)  # just the header count varint (0)
         header_total = n
-    cap = (_data_bytes(cols.key_offsets, cols.key_valid, n)
-           + _data_bytes(cols.value_offsets, cols.value_valid, n)
-           + header_total + n * _re.MAX_RECORD_OVERHEAD + nb * RECORD_BATCH_OVERHEAD)
-    out = np.empty(cap, np.uint8)  # upper bound: the tail past `end` is never touched
+    fixed = header_total + n * _re.MAX_RECORD_OVERHEAD + nb * RECORD_BATCH_OVERHEAD
+    # Capacity: the data buffers' sizes bound the key/value bytes unless items share bytes
+    # (offsets may overlap); the kernel checks capacity, and on ERR_OUTPUT_FULL we retry once
+    # with the exact sum of item lengths.
+    cap = fixed + int(args[1].shape[0]) + int(args[4].shape[0])
     area_start = np.empty(nb, np.int64)
     area_end = np.empty(nb, np.int64)
     header_size = RECORD_BATCH_OVERHEAD if cid == 0 else 0
-    err, rec, end = _re.encode_batches(bounds, np.int64(header_size), *args, header_bytes, out,
-                                       area_start, area_end)
+    for attempt in range(2):
+        out = np.empty(cap, np.uint8)  # upper bound: the tail past `end` is never touched
+        err, rec, end = _re.encode_batches(bounds, np.int64(header_size), *args, header_bytes,
+                                           out, area_start, area_end)
+        if err != _re.ERR_OUTPUT_FULL or attempt:
+            break
+        cap = (fixed + _data_bytes(cols.key_offsets, cols.key_valid, n)
+               + _data_bytes(cols.value_offsets, cols.value_valid, n))
     if err != _re.ERR_OK:
         raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
     end = int(end)
@@ -909,8 +961,8 @@ def _data_bytes(offsets: np.ndarray, valid: np.ndarray, n: int) -> int:
 
 
 def _u8(a: np.ndarray) -> np.ndarray:
-    return _contig(np.asarray(a).view(np.uint8) if np.asarray(a).dtype != np.uint8
-                   else np.asarray(a))
+    """Contiguous bytes of ``a`` as a 1-d uint8 array (a view when already so)."""
+    return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
 
 
 def _bools(a: np.ndarray) -> np.ndarray:

@@ -91,6 +91,13 @@ class PartitionInfo:
     path: str
     segments: list[SegmentInfo]
     checkpoint_log_start: int | None = None  # from log-start-offset checkpoints, if any
+    stable_end: int | None = None  # last stable offset, set for read_committed readers
+
+    @property
+    def readable_end(self) -> int:
+        """Where "latest" is: the last stable offset under read_committed (as a Kafka consumer
+        with isolation.level=read_committed sees it), else the log end offset."""
+        return self.log_end_offset if self.stable_end is None else self.stable_end
 
     @property
     def log_start_offset(self) -> int:
@@ -320,3 +327,36 @@ def describe_partition(topic: str, partition: int, directory: str) -> PartitionI
             continue  # deleted by retention between listing and reading
     return PartitionInfo(topic, partition, directory, segs,
                          _checkpointed_log_start(topic, partition, directory))
+
+
+def last_stable_offset(info: PartitionInfo) -> int:
+    """Kafka's last stable offset of a partition: the first offset of the oldest transaction
+    still open at the log end (no COMMIT/ABORT marker yet), else the log end offset.
+
+    Producer state comes from the newest ``.snapshot`` (Kafka writes one at every roll) plus a
+    header replay of the batches after it (:class:`kafkalog.producer_state.ProducerStateManager`,
+    read-only), so normally only the active segment is walked.
+    """
+    from kafkalog.clock import SystemClock
+    from kafkalog.config import LogConfig
+    from kafkalog.producer_state import ProducerStateManager
+    from kafkalog.segment import LogSegment
+
+    leo = info.log_end_offset
+    if not info.segments:
+        return leo
+    psm = ProducerStateManager(info.path, read_only=True)
+    psm.load_latest_snapshot(leo, info.log_start_offset)
+    start = max(psm.map_end_offset, info.log_start_offset)
+    segs = []
+    try:
+        for i, seg in enumerate(info.segments):
+            if info.segment_end(i) <= start:
+                continue
+            segs.append(LogSegment.open(info.path, seg.base_offset, LogConfig(), SystemClock(),
+                                        read_only=True))
+        psm.replay(segs, start, leo)
+    finally:
+        for s in segs:
+            s.close()
+    return psm.last_stable_offset(leo)

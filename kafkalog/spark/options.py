@@ -36,6 +36,8 @@ option                                  meaning
 ``maxOffsetsPerTrigger``                stream only: offsets per micro-batch, split proportionally
 ``maxRecordsPerBatch``                  file-specific: rows per Arrow batch (default 100000)
 ``pushFilters``                         file-specific: ``auto`` (default), ``true``, ``false``
+``kafka.check.crcs``                    the consumer setting: false skips batch CRC checks
+                                        (default true, as Kafka's consumer)
 ``metricsDir``                          file-specific: each task appends one JSON line of read
                                         statistics (batches decoded, bytes read...) to a file here
 =====================================  ============================================================
@@ -294,6 +296,7 @@ class ReadOptions:
     max_records_per_batch: int = DEFAULT_MAX_RECORDS_PER_BATCH
     push_filters: str = "auto"
     metrics_dir: str | None = None
+    check_crcs: bool = True
 
     @classmethod
     def parse(cls, options: Mapping[str, str], *, streaming: bool = False) -> ReadOptions:
@@ -392,6 +395,7 @@ class ReadOptions:
             ),
             push_filters=push,
             metrics_dir=_get(options, "metricsDir") or None,
+            check_crcs=parse_bool("kafka.check.crcs", _get(options, "kafka.check.crcs"), True),
         )
 
     def selects(self, topic: str, partition: int) -> bool:

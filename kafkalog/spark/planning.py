@@ -28,7 +28,14 @@ import numpy as np
 
 from kafkalog.errors import ConfigError, KafkaLogError, OffsetOutOfRangeError
 
-from .layout import PartitionInfo, SegmentInfo, describe_partition, discover_partitions, map_log
+from .layout import (
+    PartitionInfo,
+    SegmentInfo,
+    describe_partition,
+    discover_partitions,
+    last_stable_offset,
+    map_log,
+)
 from .options import EARLIEST, LATEST, OffsetSpec, ReadOptions
 from .pushdown import Bounds
 
@@ -148,11 +155,11 @@ def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 
                          stats: dict | None = None) -> int | None:
     """Earliest offset whose record timestamp >= ``timestamp`` (Kafka's ``offsetsForTimes``);
     ``None`` when no record matches. ``stats["decoded_bytes"]`` counts the batches decoded."""
-    for seg in info.segments:
+    for i, seg in enumerate(info.segments):
         exact_max = seg.time_timestamps.size > 0 or seg.walk_start == 0
         if exact_max and seg.max_timestamp < timestamp:
             continue
-        if info.segment_end(info.segments.index(seg)) <= not_before:
+        if info.segment_end(i) <= not_before:
             continue
         found = _first_record_at_or_after(seg, timestamp, not_before, stats)
         if found is not None:
@@ -163,7 +170,7 @@ def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 
 def _resolve(info: PartitionInfo, spec: OffsetSpec, *, is_start: bool, strategy: str,
              fail_on_data_loss: bool, stats: dict | None = None) -> int:
     kind, value = spec.for_partition(info.topic, info.partition)
-    lso, leo = info.log_start_offset, info.log_end_offset
+    lso, leo = info.log_start_offset, info.readable_end
     name = f"{info.topic}-{info.partition}"
     if kind == "timestamp":
         found = offset_for_timestamp(info, value, stats=stats)
@@ -200,10 +207,11 @@ def resolve_range(info: PartitionInfo, opts: ReadOptions, stats: dict | None = N
     end = _resolve(info, opts.ending, is_start=False, strategy="latest",
                    fail_on_data_loss=opts.fail_on_data_loss, stats=stats)
     if start > end:
-        if start > info.log_end_offset:
+        if start > info.readable_end:
             raise OffsetOutOfRangeError(
-                f"{info.topic}-{info.partition}: starting offset {start} is after the log end "
-                f"offset {info.log_end_offset}", path=info.path, offset=start,
+                f"{info.topic}-{info.partition}: starting offset {start} is after the "
+                f"{'last stable' if info.stable_end is not None else 'log end'} offset "
+                f"{info.readable_end}", path=info.path, offset=start,
             )
         raise ConfigError(
             f"{info.topic}-{info.partition}: starting offset {start} is after the ending offset "
@@ -263,32 +271,40 @@ def partition_ranges(info: PartitionInfo, start: int, end: int, *, timestamp_lo:
 
 
 def _cut(seg: SegmentInfo, chunk: Chunk, target: int, max_records: int | None) -> list[Chunk]:
-    """Cut one segment chunk at ``.index`` positions into pieces of about ``target`` bytes."""
-    pos = seg.index_positions
-    offs = seg.index_offsets
-    lo = int(np.searchsorted(pos, chunk.start_pos, side="right"))
-    hi = int(np.searchsorted(pos, chunk.end_pos, side="left"))
+    """Cut one segment chunk at ``.index`` positions into pieces of about ``target`` bytes.
+
+    A piece closes at the first index position at least ``target`` bytes after its start, or
+    where the estimated offsets reach ``max_records`` (batches at or after index entry ``j``
+    hold offsets above entry ``j - 1``'s offset, which gives the estimate). One
+    ``searchsorted`` per cut: no Python loop over index entries.
+    """
     if chunk.nbytes <= target and (max_records is None or chunk.est_records <= max_records):
         return [chunk]
+    lo = int(np.searchsorted(seg.index_positions, chunk.start_pos, side="right"))
+    hi = int(np.searchsorted(seg.index_positions, chunk.end_pos, side="left"))
+    pos = seg.index_positions[lo:hi]
+    prev = seg.index_offsets[max(lo - 1, 0):max(hi - 1, 0)] + 1
+    est = prev if lo > 0 else np.concatenate(([seg.base_offset], prev))[: pos.size]
+    est = np.clip(est, chunk.start_offset, chunk.end_offset)
     pieces: list[Chunk] = []
-    cur_pos, cur_off = chunk.start_pos, chunk.start_offset
-    for j in range(lo, hi):
-        p = int(pos[j])
-        # batches at or after index entry j hold offsets > the previous entry's offset
-        est_off = int(offs[j - 1]) + 1 if j > 0 else seg.base_offset
-        est_off = min(max(est_off, cur_off), chunk.end_offset)
-        big = p - cur_pos >= target
-        many = max_records is not None and est_off - cur_off >= max_records
-        if (big or many) and p > cur_pos:
-            pieces.append(Chunk(chunk.topic, chunk.partition, chunk.log_path, cur_pos, p,
-                                cur_off, chunk.end_offset, est_off - cur_off, chunk.aborted))
-            cur_pos, cur_off = p, est_off
+    cur_pos, cur_off, i = chunk.start_pos, chunk.start_offset, 0
+    while i < pos.size:
+        k = int(np.searchsorted(pos, cur_pos + target, side="left"))
+        if max_records is not None:
+            k = min(k, int(np.searchsorted(est, cur_off + max_records, side="left")))
+        k = max(k, i)
+        if k >= pos.size:
+            break
+        p = int(pos[k])
+        e = max(int(est[k]), cur_off)
+        pieces.append(Chunk(chunk.topic, chunk.partition, chunk.log_path, cur_pos, p,
+                            chunk.start_offset, chunk.end_offset, e - cur_off, chunk.aborted))
+        cur_pos, cur_off, i = p, e, k + 1
+    # every piece keeps the exact range [start_offset, end_offset): records of a batch belong
+    # to the piece holding the batch start, so no record is read twice or lost at a cut
     pieces.append(Chunk(chunk.topic, chunk.partition, chunk.log_path, cur_pos, chunk.end_pos,
-                        cur_off, chunk.end_offset, chunk.end_offset - cur_off, chunk.aborted))
-    # start_offset of each piece is the exact range start: records of a batch straddling a cut
-    # belong to the piece holding the batch start, so offsets must not be clipped per piece
-    for p in pieces:
-        p.start_offset = chunk.start_offset
+                        chunk.start_offset, chunk.end_offset, chunk.end_offset - cur_off,
+                        chunk.aborted))
     return pieces
 
 
@@ -328,7 +344,10 @@ def plan_read(opts: ReadOptions, bounds: Bounds | None = None) -> Plan:
     for topic, partition, directory in discover_partitions(opts.paths):
         present.add((topic, partition))
         if opts.selects(topic, partition) and bounds.allows(topic, partition):
-            infos.append(describe_partition(topic, partition, directory))
+            info = describe_partition(topic, partition, directory)
+            if opts.read_committed:
+                info.stable_end = last_stable_offset(info)
+            infos.append(info)
     _check_requested_partitions(opts, present)
     lo_b, hi_b = bounds.offset_range()
     ranges: list[tuple[SegmentInfo, Chunk]] = []

@@ -61,6 +61,7 @@ class ReadSettings:
     offset_in: tuple[int, ...] | None = None
     offsets_excluded: tuple[int, ...] = ()
     metrics_dir: str | None = None
+    check_crcs: bool = True
 
 
 @dataclass
@@ -120,8 +121,15 @@ def _select(scan: dict, buf: np.ndarray, chunk: Chunk, settings: ReadSettings,
     return keep
 
 
-def _runs(keep: np.ndarray, counts: np.ndarray, limit: int) -> list[tuple[int, int]]:
-    """``[a, b)`` index runs of consecutive kept batches holding about ``limit`` records each."""
+#: bound on the .log bytes decoded in one call (keeps a RecordBatch well under 2 GiB and memory
+#: bounded when records are large: 100,000 records of 1 MiB would otherwise be one call)
+MAX_BYTES_PER_DECODE = 64 * 1024 * 1024
+
+
+def _runs(keep: np.ndarray, counts: np.ndarray, sizes: np.ndarray, limit: int,
+          max_bytes: int = MAX_BYTES_PER_DECODE) -> list[tuple[int, int]]:
+    """``[a, b)`` index runs of consecutive kept batches holding about ``limit`` records (and at
+    most ``max_bytes`` bytes, a single larger batch excepted) each."""
     out = []
     idx = np.flatnonzero(keep)
     if idx.size == 0:
@@ -130,9 +138,12 @@ def _runs(keep: np.ndarray, counts: np.ndarray, limit: int) -> list[tuple[int, i
     for run in np.split(idx, breaks):
         a = 0
         csum = np.cumsum(counts[run].astype(np.int64))
+        bsum = np.cumsum(sizes[run].astype(np.int64))
         while a < run.size:
             before = csum[a - 1] if a else 0
-            b = int(np.searchsorted(csum, before + limit, side="right"))
+            bytes_before = bsum[a - 1] if a else 0
+            b = min(int(np.searchsorted(csum, before + limit, side="right")),
+                    int(np.searchsorted(bsum, bytes_before + max_bytes, side="right")))
             b = max(b, a + 1)
             out.append((int(run[a]), int(run[b - 1]) + 1))
             a = b
@@ -184,7 +195,8 @@ class _ChunkReader:
         end = int(positions[b - 1] + sizes[b - 1])
         try:
             cols = decode_columns(buf, start=start, end=end, start_offset=chunk.start_offset,
-                                  end_offset=chunk.end_offset, skip_control=True)
+                                  end_offset=chunk.end_offset, skip_control=True,
+                                  validate=self.settings.check_crcs)
         except KafkaLogError as e:
             err = e.with_location(path=chunk.log_path)
             if self.settings.fail_on_data_loss or b - a == 1:
@@ -237,7 +249,7 @@ class _ChunkReader:
                 if n:
                     keep = _select(scan, buf, chunk, self.settings, self.in_sorted)
                     self.stats.batches_skipped += int(n - keep.sum())
-                    for a, b in _runs(keep, scan["record_counts"],
+                    for a, b in _runs(keep, scan["record_counts"], scan["sizes"],
                                       self.settings.max_records_per_batch):
                         yield from self._decode(buf, scan, a, b)
                 stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])

@@ -84,6 +84,7 @@ class KafkaLogReader(DataSourceReader):
             offset_in=tuple(sorted(b.offset_in)) if b.offset_in is not None else None,
             offsets_excluded=tuple(sorted(b.offsets_excluded)),
             metrics_dir=self.options.metrics_dir,
+            check_crcs=self.options.check_crcs,
         )
 
     def read(self, partition: InputPartition) -> Iterator[Any]:

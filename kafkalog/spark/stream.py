@@ -36,7 +36,7 @@ from pyspark.sql.streaming.datasource import (
 from kafkalog.errors import OffsetOutOfRangeError
 
 from .arrow import arrow_schema
-from .layout import PartitionInfo, describe_partition, discover_partitions
+from .layout import PartitionInfo, describe_partition, discover_partitions, last_stable_offset
 from .options import ReadOptions
 from .planning import partition_ranges, resolve_range, split_and_group
 from .source import KafkaLogInputPartition
@@ -100,7 +100,10 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         infos = {}
         for topic, partition, directory in discover_partitions(self.options.paths):
             if self.options.selects(topic, partition):
-                infos[(topic, partition)] = describe_partition(topic, partition, directory)
+                info = describe_partition(topic, partition, directory)
+                if self.options.read_committed:
+                    info.stable_end = last_stable_offset(info)
+                infos[(topic, partition)] = info
         self._infos = infos
         return infos
 
@@ -117,11 +120,11 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return ReadMaxRows(n) if n else ReadAllAvailable()
 
     def prepareForTriggerAvailableNow(self) -> None:  # noqa: N802
-        self._frozen = {tp: info.log_end_offset for tp, info in self._refresh().items()}
+        self._frozen = {tp: info.readable_end for tp, info in self._refresh().items()}
 
     def _available(self) -> dict[tuple[str, int], int]:
         infos = self._refresh()
-        ends = {tp: info.log_end_offset for tp, info in infos.items()}
+        ends = {tp: info.readable_end for tp, info in infos.items()}
         if self._frozen is not None:
             ends = {tp: min(e, self._frozen[tp]) for tp, e in ends.items() if tp in self._frozen}
         return ends
@@ -143,7 +146,7 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
         return _nest(ends)
 
     def reportLatestOffset(self) -> Offsets | None:  # noqa: N802
-        return _nest({tp: i.log_end_offset for tp, i in self._infos.items()}) or None
+        return _nest({tp: i.readable_end for tp, i in self._infos.items()}) or None
 
     def partitions(self, start: dict, end: dict) -> list[InputPartition]:
         begin, stop = _flat(start), _flat(end)
@@ -190,6 +193,7 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
             fail_on_data_loss=self.options.fail_on_data_loss,
             max_records_per_batch=self.options.max_records_per_batch,
             metrics_dir=self.options.metrics_dir,
+            check_crcs=self.options.check_crcs,
         )
         yield from read_task_value(getattr(partition, "value", None), settings,
                                    arrow_schema(self.columns))

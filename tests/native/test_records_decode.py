@@ -46,13 +46,21 @@ def _ro(data: bytes) -> np.ndarray:
     return a  # frombuffer over bytes is already read-only
 
 
-def _run_both(buf: bytes, scratch: bytes, batches: list[tuple], lo: int, hi: int):
-    """batches: (src, start, end, base_offset, base_ts, log_append, max_ts, count)."""
-    cols = list(zip(*batches)) if batches else [[]] * 8
-    arrs = [np.array(c, dt) for c, dt in zip(
-        cols, [np.int8, np.int64, np.int64, np.int64, np.int64, np.int8, np.int64, np.int64])]
+def _run_both(buf: bytes, scratch: bytes, batches: list[tuple], lo: int, last: int):
+    """Decode through kernel and reference, one call per run of batches in the same buffer.
+
+    batches: (src, start, end, base_offset, base_ts, log_append, max_ts, count); src 0 = buf,
+    1 = scratch. Consecutive calls continue each other through ``state``, as columnar.py does.
+    Returns the last call's result and the kernel's outputs (None after an error).
+    """
+    runs: list[list[tuple]] = []
+    for bt in batches:
+        if runs and runs[-1][0][0] == bt[0]:
+            runs[-1].append(bt)
+        else:
+            runs.append([bt])
     cap = int(sum(b[7] for b in batches if b[7] > 0))
-    data_cap = len(buf) + len(scratch)
+    data_cap = sum(max(b[2] - b[1], 0) for b in batches)
     results = []
     for impl in (kd, ref):
         out = dict(
@@ -60,18 +68,33 @@ def _run_both(buf: bytes, scratch: bytes, batches: list[tuple], lo: int, hi: int
             timestamp_types=np.zeros(cap, np.int32), key_offsets=np.zeros(cap + 1, np.int64),
             key_data=np.zeros(data_cap, np.uint8), key_valid=np.zeros(cap, bool),
             value_offsets=np.zeros(cap + 1, np.int64), value_data=np.zeros(data_cap, np.uint8),
-            value_valid=np.zeros(cap, bool), header_src=np.zeros(cap, np.int8),
-            header_pos=np.zeros(cap, np.int64), header_count=np.zeros(cap, np.int32),
-            totals=np.zeros(3, np.int64),
+            value_valid=np.zeros(cap, bool), header_pos=np.zeros(cap, np.int64),
+            header_count=np.zeros(cap, np.int32), state=np.zeros(6, np.int64),
         )
-        ret = impl.decode_records(_ro(buf), _ro(scratch), *arrs, np.int64(lo), np.int64(hi),
-                                  *out.values())
-        results.append((tuple(int(x) for x in ret), out))
-    (kret, kout), (rret, rout) = results
-    assert kret == rret
-    k = kret[0]
-    if kret[1] != ref.ERR_OK:
-        return kret, None
+        rets = []
+        headers: list = []
+        ret = (0, ref.ERR_OK, -1, -1)
+        for run in runs:
+            source = scratch if run[0][0] else buf
+            cols = list(zip(*run))[1:]
+            arrs = [np.array(c, dt) for c, dt in zip(
+                cols, [np.int64, np.int64, np.int64, np.int64, np.int8, np.int64, np.int64])]
+            k0 = int(out["state"][0])
+            h0 = out["state"][3:].copy()
+            ret = tuple(int(x) for x in impl.decode_records(
+                _ro(source), *arrs, np.int64(lo), np.int64(last), *out.values()))
+            rets.append(ret)
+            if ret[1] != ref.ERR_OK:
+                break
+            k1 = int(out["state"][0])
+            headers.extend(_gather(impl, source, out, k0, k1, out["state"][3:] - h0))
+        results.append((rets, out, headers))
+    (krets, kout, kh), (rrets, rout, rh) = results
+    assert krets == rrets
+    ret = krets[-1] if krets else (0, ref.ERR_OK, -1, -1)
+    if ret[1] != ref.ERR_OK:
+        return ret, None
+    k = ret[0]
     for name in ("offsets", "timestamps", "timestamp_types", "key_valid", "value_valid",
                  "header_count"):
         assert kout[name][:k].tolist() == rout[name][:k].tolist(), name
@@ -80,31 +103,34 @@ def _run_both(buf: bytes, scratch: bytes, batches: list[tuple], lo: int, hi: int
     for name in ("key_data", "value_data"):
         used = int(kout[name.replace("data", "offsets")][k])
         assert bytes(kout[name][:used]) == bytes(rout[name][:used]), name
-    assert kout["totals"].tolist() == rout["totals"].tolist()
+    assert kout["state"].tolist() == rout["state"].tolist()
     has = kout["header_count"][:k] > 0
     assert kout["header_pos"][:k][has].tolist() == rout["header_pos"][:k][has].tolist()
-    # headers: kernel gather vs reference gather
-    t_h, t_hk, t_hv = (int(x) for x in kout["totals"])
-    hoffs = np.zeros(k + 1, np.int64)
+    assert kh == rh
+    return ret, kout
+
+
+def _gather(impl, source: bytes, out: dict, k0: int, k1: int, grown) -> list:
+    """Headers of rows k0..k1 (one call's rows), as lists of (key, value) per row."""
+    pos, count = out["header_pos"][k0:k1], out["header_count"][k0:k1]
+    if impl is ref:
+        return ref.gather_headers(source, k1 - k0, pos, count)
+    t_h, t_hk, t_hv = (int(x) for x in grown)
+    hoffs = np.zeros(k1 - k0 + 1, np.int64)
     hko = np.zeros(t_h + 1, np.int64)
     hkd = np.zeros(t_hk, np.uint8)
     hvo = np.zeros(t_h + 1, np.int64)
     hvd = np.zeros(t_hv, np.uint8)
     hvv = np.zeros(t_h, bool)
-    n = kd.gather_headers(_ro(buf), _ro(scratch), np.int64(k), kout["header_src"],
-                          kout["header_pos"], kout["header_count"], hoffs, hko, hkd, hvo, hvd, hvv)
+    n = kd.gather_headers(_ro(source), np.int64(k1 - k0), pos, count, hoffs, hko, hkd, hvo, hvd,
+                          hvv)
     assert n == t_h
-    expected = ref.gather_headers(buf, scratch, k, kout["header_src"], kout["header_pos"],
-                                  kout["header_count"])
     got = []
-    for r in range(k):
-        hs = []
-        for h in range(int(hoffs[r]), int(hoffs[r + 1])):
-            hs.append((bytes(hkd[hko[h]:hko[h + 1]]),
-                       bytes(hvd[hvo[h]:hvo[h + 1]]) if hvv[h] else None))
-        got.append(hs)
-    assert got == expected
-    return kret, kout
+    for r in range(k1 - k0):
+        got.append([(bytes(hkd[hko[h]:hko[h + 1]]),
+                     bytes(hvd[hvo[h]:hvo[h + 1]]) if hvv[h] else None)
+                    for h in range(int(hoffs[r]), int(hoffs[r + 1]))])
+    return got
 
 
 def test_vector_c_from_spec() -> None:
@@ -169,6 +195,24 @@ def test_offset_and_timestamp_wrap_like_java_long() -> None:
     assert ret[1] == 0
     assert out["offsets"][0] == -(2**63) + 1  # (2**63 - 2) + 3 wraps
     assert out["timestamps"][0] == 2**63 - 3  # (-(2**63) + 2) - 5 wraps
+
+
+def test_outputs_too_small_are_refused_before_writing() -> None:
+    area = _record(0, 0, b"key", b"value", [])
+    batch = [np.zeros(1, np.int64), np.array([len(area)], np.int64), np.zeros(1, np.int64),
+             np.zeros(1, np.int64), np.zeros(1, np.int8), np.zeros(1, np.int64),
+             np.ones(1, np.int64)]
+    for state in ([0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0], [1, 0, 0, 0, 0, 0]):
+        for impl in (kd, ref):
+            out = [np.zeros(1, np.int64), np.zeros(1, np.int64), np.zeros(1, np.int32),
+                   np.zeros(2, np.int64), np.zeros(len(area) - (state == [0] * 6), np.uint8),
+                   np.zeros(1, bool), np.zeros(2, np.int64), np.zeros(len(area), np.uint8),
+                   np.zeros(1, bool), np.zeros(1, np.int64), np.zeros(1, np.int32),
+                   np.array(state, np.int64)]
+            ret = impl.decode_records(_ro(area), *batch, np.int64(INT64[0]), np.int64(INT64[1]),
+                                      *out)
+            assert tuple(int(x) for x in ret)[1:] == (ref.ERR_OUTPUT_TOO_SMALL, -1, -1)
+            assert not out[4].any() and out[-1].tolist() == state
 
 
 def test_error_codes() -> None:

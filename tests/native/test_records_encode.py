@@ -108,13 +108,11 @@ def test_kernels_match_reference_and_round_trip(recs, per_batch) -> None:
         timestamp_types=np.zeros(n, np.int32), key_offsets=np.zeros(n + 1, np.int64),
         key_data=np.zeros(out.shape[0], np.uint8), key_valid=np.zeros(n, bool),
         value_offsets=np.zeros(n + 1, np.int64), value_data=np.zeros(out.shape[0], np.uint8),
-        value_valid=np.zeros(n, bool), header_src=np.zeros(n, np.int8),
-        header_pos=np.zeros(n, np.int64), header_count=np.zeros(n, np.int32),
-        totals=np.zeros(3, np.int64))
+        value_valid=np.zeros(n, bool), header_pos=np.zeros(n, np.int64),
+        header_count=np.zeros(n, np.int32), state=np.zeros(6, np.int64))
     k, err, _, _ = kd.decode_records(
-        ro, ro, np.zeros(nb, np.int8), starts, starts + area, bounds[:-1], base_ts,
-        np.zeros(nb, np.int8), np.zeros(nb, np.int64), counts, np.int64(-(2**63)),
-        np.int64(2**63 - 1), *o.values())
+        ro, starts, starts + area, bounds[:-1], base_ts, np.zeros(nb, np.int8),
+        np.zeros(nb, np.int64), counts, np.int64(-(2**63)), np.int64(2**63 - 1), *o.values())
     assert (int(k), int(err)) == (n, 0)
     assert o["offsets"].tolist() == list(range(n))
     assert o["timestamps"].tolist() == [r[0] for r in recs]

@@ -17,6 +17,7 @@ ERR_NEGATIVE_HEADER_COUNT = 5
 ERR_NEGATIVE_HEADER_KEY = 6
 ERR_RECORDS_REMAINING = 7
 ERR_BAD_BATCH_RANGE = 8
+ERR_OUTPUT_TOO_SMALL = 9
 
 
 def _long(x: int) -> int:
@@ -85,18 +86,31 @@ def _read_record(src: bytes, p: int, end: int) -> tuple[int, dict]:
 
 
 def decode_records(
-    buf, scratch, batch_src, batch_start, batch_end, batch_base_offset, batch_base_timestamp,
-    batch_log_append, batch_max_timestamp, batch_record_count, start_offset, last_offset,
+    buf, batch_start, batch_end, batch_base_offset, batch_base_timestamp, batch_log_append,
+    batch_max_timestamp, batch_record_count, start_offset, last_offset,
     offsets, timestamps, timestamp_types, key_offsets, key_data, key_valid,
-    value_offsets, value_data, value_valid, header_src, header_pos, header_count, totals,
+    value_offsets, value_data, value_valid, header_pos, header_count, state,
 ):
-    buf = bytes(buf)
-    scratch = bytes(scratch)
-    k = ko = vo = 0
-    t = [0, 0, 0]
-    key_offsets[0] = value_offsets[0] = 0
-    for i in range(len(batch_start)):
-        src = scratch if batch_src[i] else buf
+    if len(state) < 6:
+        return 0, ERR_OUTPUT_TOO_SMALL, -1, -1
+    k, ko, vo, t0, t1, t2 = (int(x) for x in state[:6])
+    nb = len(batch_start)
+    if k < 0 or ko < 0 or vo < 0 or any(
+            len(a) < nb for a in (batch_end, batch_base_offset, batch_base_timestamp,
+                                  batch_log_append, batch_max_timestamp, batch_record_count)):
+        return k, ERR_OUTPUT_TOO_SMALL, -1, -1
+    rows = k + sum(max(int(c), 0) for c in batch_record_count[:nb])
+    area = sum(max(int(e) - int(s), 0) for s, e in zip(batch_start, batch_end))
+    if (min(len(offsets), len(timestamps), len(timestamp_types), len(key_valid),
+            len(value_valid), len(header_pos), len(header_count)) < rows
+            or min(len(key_offsets), len(value_offsets)) < rows + 1
+            or len(key_data) < ko + area or len(value_data) < vo + area):
+        return k, ERR_OUTPUT_TOO_SMALL, -1, -1
+    src = bytes(buf)
+    t = [t0, t1, t2]
+    key_offsets[k] = ko
+    value_offsets[k] = vo
+    for i in range(nb):
         p, end = int(batch_start[i]), int(batch_end[i])
         if p < 0 or end < p or end > len(src):
             return k, ERR_BAD_BATCH_RANGE, i, p
@@ -127,7 +141,6 @@ def decode_records(
             value_offsets[k + 1] = vo
             header_count[k] = len(f["headers"])
             if f["headers"]:
-                header_src[k] = 1 if batch_src[i] else 0
                 header_pos[k] = f["header_pos"]
             t[0] += len(f["headers"])
             t[1] += sum(len(hk) for hk, _ in f["headers"])
@@ -135,19 +148,17 @@ def decode_records(
             k += 1
         if p != end:
             return k, ERR_RECORDS_REMAINING, i, p
-    totals[:] = t
+    state[:6] = [k, ko, vo, *t]
     return k, ERR_OK, -1, -1
 
 
-def gather_headers(buf, scratch, n, header_src, header_pos, header_count):
+def gather_headers(buf, n, header_pos, header_count):
     """Returns the headers of each of the ``n`` records: ``[(key, value|None), ...]`` lists."""
-    buf = bytes(buf)
-    scratch = bytes(scratch)
+    src = bytes(buf)
     out = []
     for r in range(n):
         headers = []
         if header_count[r] > 0:
-            src = scratch if header_src[r] else buf
             p = int(header_pos[r])
             for _ in range(int(header_count[r])):
                 hk, p = decode_varint(src, p, len(src))

@@ -64,7 +64,8 @@ def build_base(directory: Path) -> dict:
     leo = log.log_end_offset
     last_pos = log.active_segment.size
     # a small last batch so that "truncate at every byte" stays a few hundred opens
-    log.append([expected_record(SEED, o) for o in range(leo, leo + 3)], partition_leader_epoch=epoch)
+    log.append([expected_record(SEED, o) for o in range(leo, leo + 3)],
+               partition_leader_epoch=epoch)
     facts = {
         "leo": log.log_end_offset,
         "last_log": log.active_segment.log_path.name,
@@ -301,9 +302,10 @@ def run_campaign(trials: int, seed: int = 0, torn_stride: int = 1) -> dict:
         i = 0
         for cut in torn_cases(torn_stride):
             for state in ("clean", "unclean"):
-                outcomes.append(run_one(wd, i, "torn-every-byte",
-                                        lambda d, f, r, c=cut: ("torn", truncate_last_batch(d, f, c)),
-                                        state, rnd))
+                def torn(d: Path, f: dict, r: random.Random, c: int = cut) -> tuple[str, str]:
+                    return "torn", truncate_last_batch(d, f, c)
+
+                outcomes.append(run_one(wd, i, "torn-every-byte", torn, state, rnd))
                 i += 1
         for _ in range(trials):
             for state in ("clean", "unclean"):
@@ -325,4 +327,5 @@ def summarize(outcomes: list[Outcome]) -> dict:
     failures = [{"mutation": o.mutation, "state": o.state, "violations": o.violations[:3]}
                 for o in outcomes if not o.ok]
     return {"cases": len(outcomes), "failures": failures[:20],
-            "failure_count": len(failures), "by_family": {k: dict(v) for k, v in sorted(by.items())}}
+            "failure_count": len(failures),
+            "by_family": {k: dict(v) for k, v in sorted(by.items())}}

@@ -38,7 +38,8 @@ def read_all(options: dict, bounds: Bounds | None = None, columns=KAFKA_COLUMNS,
         columns=tuple(columns), fail_on_data_loss=opts.fail_on_data_loss,
         max_records_per_batch=opts.max_records_per_batch, timestamp_lo_ms=b.timestamp_lo_ms,
         offset_in=tuple(sorted(b.offset_in)) if b.offset_in is not None else None,
-        offsets_excluded=tuple(sorted(b.offsets_excluded)), metrics_dir=opts.metrics_dir)
+        offsets_excluded=tuple(sorted(b.offsets_excluded)), metrics_dir=opts.metrics_dir,
+        check_crcs=opts.check_crcs)
     schema = arrow_schema(columns)
     batches = []
     for t in plan.tasks:
@@ -373,6 +374,10 @@ def _txn_partition(tmp_path):
     w.end_txn(7, True, TS0 + 4)
     marker = w.end_txn(8, False, TS0 + 5)
     w.append([(b"z", b"after", TS0 + 6, None)], log_append_time=TS0 + 100)
+    # a transaction still open at the log end: read_committed stops before it (last stable
+    # offset), even for the plain record appended after it
+    w.append([(b"o", b"open", TS0 + 7, None)], producer_id=9, transactional=True, visible=False)
+    w.append([(b"p", b"past-lso", TS0 + 8, None)], visible=False)
     w.close(active=False)
     # the broker records aborted transactions in the segment's .txnindex (spec §5.4)
     entry = (np.array([(0, 8, first_aborted, marker, marker)],
@@ -388,7 +393,7 @@ def test_transactions_control_and_log_append_time(tmp_path):
                                                              "timestampType"))
     # control records never appear; aborted data does under read_uncommitted
     assert uncommitted.column("value").to_pylist() == [
-        b"plain", b"committed", b"aborted1", b"aborted2", b"after"]
+        b"plain", b"committed", b"aborted1", b"aborted2", b"after", b"open", b"past-lso"]
     committed = read_all({"path": str(tmp_path), "isolationLevel": "read_committed"},
                          columns=("value", "offset", "timestamp", "timestampType"))
     assert committed.column("value").to_pylist() == [b"plain", b"committed", b"after"]
@@ -418,6 +423,7 @@ def test_corrupt_batch_fails_with_position_or_is_skipped(logdir, tmp_path):
     with pytest.raises(CorruptRecordError) as e:
         read_all({"path": str(bad)})
     assert e.value.path == str(log) and e.value.position == victim
+    assert "crc" in str(e.value).lower()
     mdir = tmp_path / "m"
     table = read_all({"path": str(bad), "failOnDataLoss": "false", "metricsDir": str(mdir)},
                      columns=("offset",))
@@ -508,3 +514,51 @@ def test_log_start_offset_checkpoint_is_honoured(logdir, tmp_path):
     table = read_all({"path": str(copy), "startingOffsets": '{"orders": {"1": 100}}',
                       "failOnDataLoss": "false"}, columns=("offset",))
     assert table.num_rows == 50
+
+
+def test_check_crcs_false_skips_crc_validation(tmp_path):
+    simple_partition(tmp_path, "c", 0, 30)
+    log = tmp_path / "c-0" / "00000000000000000000.log"
+    buf = bytearray(log.read_bytes())
+    buf[61 + 30] ^= 0x01  # inside the first record's value (uncompressed batch)
+    log.write_bytes(bytes(buf))
+    with pytest.raises(CorruptRecordError, match="(?i)crc"):
+        read_all({"path": str(tmp_path)})
+    # kafka.check.crcs=false, the consumer's check.crcs: the changed byte is read as is
+    table = read_all({"path": str(tmp_path), "kafka.check.crcs": "false"}, columns=("value",))
+    assert table.num_rows == 30 and table.column("value")[0].as_py() != b"c:0:0:".ljust(100, b"x")
+
+
+@pytest.mark.parametrize("name", [
+    "kafka-go/derived/v1-v1c-v2-v2c-v2b-v2b-v2b-v2bc-v1b-v1bc.records.bin",
+    "kafkajs/derived/v4_response_mixed_formats.records.bin",
+    "kafkajs/derived/v0_response_gzip.records.bin",
+])
+def test_broker_served_record_sets_all_magics(shared_fixtures, tmp_path, name):
+    """Record sets a broker served (v0/v1 wrappers, gzip, v2 mixed) read as one segment."""
+    from kafkalog.records.columnar import decode_table
+
+    src = shared_fixtures / "kafka-real" / name
+    d = tmp_path / "mixed-0"
+    d.mkdir()
+    (d / "00000000000000000000.log").write_bytes(src.read_bytes())
+    want = decode_table(str(d / "00000000000000000000.log"))
+    table = read_all({"path": str(d), "minPartitions": "3"})
+    assert table.num_rows == want.num_rows > 0
+    for ours, theirs in (("offset", "offset"), ("key", "key"), ("value", "value"),
+                         ("timestampType", "timestamp_type")):
+        assert table.column(ours).to_pylist() == want.column(theirs).to_pylist()
+    ts = table.column("timestamp").cast(pa.int64()).to_numpy() // 1000
+    assert ts.tolist() == want.column("timestamp").to_pylist()
+
+
+def test_decode_runs_bounded_by_records_and_bytes():
+    from kafkalog.spark.read import _runs
+
+    keep = np.array([1, 1, 1, 0, 1, 1, 1, 1], dtype=bool)
+    counts = np.array([10, 10, 10, 10, 50, 50, 50, 5])
+    sizes = np.array([100, 100, 100, 100, 900, 100, 100, 100])
+    assert _runs(keep, counts, sizes, 25) == [(0, 2), (2, 3), (4, 5), (5, 6), (6, 7), (7, 8)]
+    assert _runs(keep, counts, sizes, 1000) == [(0, 3), (4, 8)]
+    assert _runs(keep, counts, sizes, 1000, max_bytes=1000) == [(0, 3), (4, 6), (6, 8)]
+    assert _runs(np.zeros(3, bool), counts[:3], sizes[:3], 5) == []
