@@ -67,6 +67,7 @@ _LAZY = {
     "read_snapshot": "kafkalog.producer_snapshot",
     "write_snapshot": "kafkalog.producer_snapshot",
     "LogDir": "kafkalog.log_dir",
+    "KafkaLogDataSource": "kafkalog.spark",
 }
 
 __all__ = [

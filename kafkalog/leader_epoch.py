@@ -121,16 +121,19 @@ class LeaderEpochFileCache:
                 self.flush()
             return True
 
-    def assign_batches(self, epochs: list[int], base_offsets: list[int]) -> bool:
-        """Assign each batch's epoch in order, skipping epochs < 0 and epochs not above the
-        latest (what appends and recovery do); writes the file once at the end."""
+    def assign_batches(self, epochs: list[int], base_offsets: list[int], *,
+                       only_newer: bool = True) -> bool:
+        """Assign each batch's epoch in order, skipping epochs < 0; writes the file once at the
+        end. ``only_newer`` (recovery, Kafka's ``LogSegment.recover``) also skips epochs not
+        above the latest; appends (Kafka's ``UnifiedLog.append``) pass False: every epoch is
+        assigned, and a lower one truncates the entries in its way."""
         changed = False
         with self._lock:
             for epoch, base in zip(epochs, base_offsets):
                 if epoch < 0:
                     continue
                 latest = self.latest_epoch
-                if latest is None or epoch > latest:
+                if not only_newer or latest is None or epoch > latest:
                     changed |= self.assign(epoch, base, flush=False)
             if changed:
                 self.flush()

@@ -11,17 +11,23 @@ Kafka's ``LogLoader.load`` (storage/.../internals/log/LogLoader.java), step by s
    damaged index into a correct one instead of wrong lookups).
 3. Without a clean shutdown, every segment from the one holding the recovery point onward is
    recovered (``LogSegment.recover``); at the first one that loses bytes, every later segment is
-   deleted.
+   deleted. A segment already recovered in step 2 is not recovered again and never causes that
+   deletion (Kafka recovers it a second time, which truncates nothing).
 4. No segment left: an empty one at the log start offset. Log end offset = the last segment's
-   next offset; if it is below the checkpointed log start offset every segment is deleted.
-5. Recovery point = log end offset after a clean shutdown, else min(checkpoint, log end offset);
-   log start offset = max(checkpoint, first base offset). The active segment's indexes are
-   re-extended to ``segment_index_bytes``.
+   next offset; if it is below the checkpointed log start offset every segment is deleted and
+   the leader-epoch cache cleared (``deleteSegmentsIfLogStartGreaterThanLogEnd``).
+5. Recovery point = log end offset after a clean shutdown that kept the segments, else
+   min(checkpoint, log end offset); log start offset = max(checkpoint, first base offset); the
+   leader-epoch cache is truncated to the log end offset and from the *checkpointed* log start
+   offset. The active segment's indexes are re-extended to ``segment_index_bytes``.
 
 Deviation (documented): a batch whose offsets do not increase truncates the segment there, like
 any invalid batch; Kafka empties the whole segment when the index append fails on it
-(``InvalidOffsetException``). A legacy segment whose offsets overflow the relative index is
-truncated there too (Kafka splits it, KAFKA-6264).
+(``InvalidOffsetException``, caught in ``recoverLog``: ``segment.truncateTo(baseOffset)``) and
+keeps such a batch when no index entry falls on it. Kept deliberately: the valid prefix survives
+and no batch with ambiguous offsets is served. A legacy segment whose offsets overflow the
+relative index is truncated there too (Kafka splits it, KAFKA-6264). Index swap files are
+deleted and the indexes rebuilt from the swapped-in ``.log`` (Kafka renames them).
 """
 
 from __future__ import annotations
@@ -119,17 +125,21 @@ class LogLoader:
         if len(segments) == 0:
             segments.add(self._new_segment(self.log_start_offset))
         log_end_offset = segments.active.read_next_offset()
-        if log_end_offset < self.log_start_offset:
-            # Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd
+        start_above_end = log_end_offset < self.log_start_offset
+        if start_above_end:
+            # Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd (epoch cache cleared too)
             log.warning("%s: log end offset %d below the log start offset %d: deleting all "
                         "segments", self.directory, log_end_offset, self.log_start_offset)
             for seg in segments.clear():
                 self.deleted.append(seg.base_offset)
                 if not self.read_only:
                     seg.delete()
+            if self.cache is not None and not self.read_only:
+                self.cache.clear()
             segments.add(self._new_segment(self.log_start_offset))
             log_end_offset = self.log_start_offset
-        if self.clean_shutdown:
+        if self.clean_shutdown and not start_above_end:
+            # Kafka's recoverLog: the log end offset only when the clean-shutdown log was kept
             recovery_point = log_end_offset
         else:
             recovery_point = min(self.recovery_point, log_end_offset)
@@ -138,7 +148,8 @@ class LogLoader:
             segments.active.resize_indexes(self.config.segment_index_bytes)
         if self.cache is not None and not self.read_only:
             self.cache.truncate_from_end(log_end_offset)
-            self.cache.truncate_from_start(log_start_offset)
+            # Kafka's LogLoader.load: from the *checkpointed* log start offset
+            self.cache.truncate_from_start(self.log_start_offset)
         return LoadedLog(segments, log_start_offset, log_end_offset, recovery_point,
                          self.recovered, self.deleted)
 
@@ -271,9 +282,14 @@ class LogLoader:
 
     def _recover_unflushed(self, segments: LogSegments) -> None:
         unflushed = segments.values(self.recovery_point, None)
-        done = dict(self.recovered)  # segments recovered in step 2 (missing/corrupt index)
+        # segments recovered in step 2 (missing/corrupt index) are not recovered again: Kafka
+        # recovers them a second time, which truncates nothing, so they never cause the
+        # deletion of later segments (LogLoader.recoverLog: only ``truncatedBytes > 0`` does)
+        done = {base for base, _ in self.recovered}
         for i, seg in enumerate(unflushed):
-            result = done.get(seg.base_offset) or self._recover_segment(seg)
+            if seg.base_offset in done:
+                continue
+            result = self._recover_segment(seg)
             if result.truncated_bytes > 0:
                 for later in unflushed[i + 1:]:
                     log.warning("%s: deleting segment %d after a corrupt segment",

@@ -50,11 +50,13 @@ from __future__ import annotations
 
 import json
 import logging
+import operator
 import os
 import random
 import struct
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -67,6 +69,7 @@ from .checkpoint import OffsetCheckpointFile, atomic_write
 from .clock import Clock, SystemClock
 from .config import INT_MAX, LogConfig
 from .errors import (
+    ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
     KafkaLogError,
@@ -87,13 +90,20 @@ from .retention import (
 from .segment import LogSegment, validate_entries
 from .segments import LogSegments
 
-__all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP"]
+__all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP", "MAX_TIMESTAMP"]
 
 logger = logging.getLogger(__name__)
 
 #: ListOffsets special timestamps (Kafka's ``ListOffsetsRequest``)
 EARLIEST_TIMESTAMP = -2
 LATEST_TIMESTAMP = -1
+#: the offset of the record with the largest timestamp (KIP-734)
+MAX_TIMESTAMP = -3
+#: without remote storage: the log start offset
+EARLIEST_LOCAL_TIMESTAMP = -4
+#: without remote storage Kafka answers offset -1 for these two
+LATEST_TIERED_TIMESTAMP = -5
+EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6
 
 OFFSETS_FILE = ".kafkalog-offsets"
 #: a follower's fetch size (``replica.fetch.max.bytes``): how append_batches groups batches
@@ -103,6 +113,8 @@ _ATTR_TIMESTAMP_TYPE = 0x08
 #: v2 batch header up to producerId: baseOffset, batchLength, partitionLeaderEpoch, magic,
 #: crc, attributes, lastOffsetDelta, baseTimestamp, maxTimestamp, producerId
 _V2_HEADER = struct.Struct(">qiibIhiqqq")
+#: the whole 61-byte v2 batch header: ... producerId, producerEpoch, baseSequence, recordsCount
+_V2_FULL_HEADER = struct.Struct(">qiibIhiqqqhii")
 _ATTR_TXN_OR_CONTROL = 0x30
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
@@ -141,6 +153,11 @@ class LogAppendInfo(NamedTuple):
     #: True when the append was a retry of an idempotent batch already in the log: nothing
     #: was written and the offsets are the original append's (issue 7, producer_state)
     duplicate: bool = False
+
+
+# LogAppendInfo from a tuple of all 10 fields without NamedTuple.__new__'s argument parsing
+# (the single-batch append path builds one per call)
+_new_append_info = partial(tuple.__new__, LogAppendInfo)
 
 
 class Log:
@@ -412,6 +429,10 @@ class Log:
         ...     [r.value for r in log.records()]
         [b'a', b'b']
         """
+        _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
+                           base_sequence=base_sequence,
+                           partition_leader_epoch=partition_leader_epoch,
+                           records_per_batch=records_per_batch)
         with self._write_lock:
             self._check_writable()
             self._maintenance(self._clock.milliseconds())
@@ -439,7 +460,7 @@ class Log:
             if not data:
                 return self._empty_info()
             if not columnar and not self._config.log_append_time:
-                fast = self._append_one_v2_batch(data)
+                fast = self._append_one_v2_batch(data, now)
                 if fast is not None:
                     return fast
             sc = self._scan_whole(data, "encoded records")
@@ -458,7 +479,9 @@ class Log:
 
         Every batch is checked before anything is written: whole, CRC valid, offsets strictly
         increasing and starting at or after the log end offset (gaps are allowed: compacted
-        data), size within ``max_message_bytes``. Batches are appended in groups of up to 1 MiB,
+        data). As Kafka's ``appendAsFollower`` (``ignoreRecordSize=true``), ``max_message_bytes``
+        is not checked: a follower keeps whatever its leader accepted. Batches are appended in
+        groups of up to 1 MiB (and at most ``segment_bytes``, so that no segment is overfilled),
         as a follower appends its fetches (each group is one Kafka append for the index rule).
 
         Raises
@@ -468,14 +491,16 @@ class Log:
         InvalidOffsetError
             Offsets not increasing, or starting below the log end offset.
         RecordBatchTooLargeError
-            A batch above ``max_message_bytes`` (or ``segment_bytes``).
+            A batch above ``segment_bytes``.
         """
         with self._write_lock:
-            self._check_writable()
-            self._maintenance(self._clock.milliseconds())
+            if self._closed or self._read_only:
+                self._check_writable()
+            now = self._clock.milliseconds()
+            self._maintenance(now)
             if len(data) == 0:
                 return self._empty_info()
-            fast = self._append_one_v2_batch(data)
+            fast = self._append_one_v2_batch(data, now, ignore_record_size=True)
             if fast is not None:
                 return fast
             sc = self._scan_whole(data, "appended data")
@@ -494,39 +519,53 @@ class Log:
                     f"batch rejected, nothing appended: offsets must start at or after the log "
                     f"end offset (expected >= {self._log_end_offset}, found {first})",
                     position=0, offset=first)
-            self._check_sizes(sc, per_append=False)
-            groups = _group_by_bytes(sc["sizes"], FOLLOWER_APPEND_BYTES)
+            self._check_sizes(sc, per_append=False, ignore_record_size=True)
+            groups = _group_by_bytes(sc["sizes"],
+                                     min(FOLLOWER_APPEND_BYTES, self._config.segment_bytes))
             return self._append_groups(data, sc, groups, -1, origin="replication")
 
-    def _append_one_v2_batch(self, data: Any) -> LogAppendInfo | None:
+    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False
+                             ) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:
         per-call overhead is what limits small appends. None when ``data`` is anything else
-        (the general path then checks it)."""
+        (the general path then checks it). ``ignore_record_size``: skip the
+        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``)."""
+        # Per-call overhead is what limits 16 KiB appends (the pwrite and the CRC are the
+        # floor): one struct read for the whole header, one CRC call over a memoryview, the
+        # roll check and the segment append called directly, no numpy, no dicts.
         n = len(data)
-        if n < _V2_HEADER.size + 4:
+        if n < _V2_FULL_HEADER.size:
             return None
         (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
-         producer_id) = _V2_HEADER.unpack_from(data, 0)
+         producer_id, _producer_epoch, _base_sequence, count) = _V2_FULL_HEADER.unpack_from(data)
         if magic != 2 or length + 12 != n or last_delta < 0 or producer_id != -1 \
                 or attrs & _ATTR_TXN_OR_CONTROL:
             return None  # producer state (idempotence, transactions) needs the general path
+        config = self._config
+        if (n > config.max_message_bytes and not ignore_record_size) \
+                or n > config.segment_bytes or base < self._log_end_offset:
+            return None  # the general path raises the precise error
         view = memoryview(data)
-        if n > self._config.max_message_bytes or n > self._config.segment_bytes \
-                or crc32c(view[21:]) != crc or base < self._log_end_offset:
+        if crc32c(view[21:]) != crc:
             return None  # the general path raises the precise error
         last = base + last_delta
-        seg = self._maybe_roll(n, max_ts, base, last)
-        seg.append(last, max_ts, last if max_ts >= 0 else -1, view)
+        seg = self._segments.active
+        if seg.should_roll(max_timestamp_in_messages=max_ts, max_offset_in_messages=last,
+                           messages_size=n, now=now):
+            seg = self._roll(base)
+        shallow = last if max_ts >= 0 else -1
+        # returns once the bytes are written; the committed size is published after that
+        seg.append(last, max_ts, shallow, view)
         self._log_end_offset = last + 1
         _producer_state.after_log_append(self, (), 0, n)
         if epoch >= 0:
-            latest = self._cache.latest_epoch
-            if latest is None or epoch > latest:
-                self._cache.assign(epoch, base)
-        if self._log_end_offset - self._recovery_point >= self._config.flush_messages:
+            # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
+            # assign() is a no-op without I/O for the latest epoch
+            self._cache.assign(epoch, base)
+        if last + 1 - self._recovery_point >= config.flush_messages:
             self.flush()
-        count = struct.unpack_from(">i", data, 57)[0]
-        return LogAppendInfo(base, last, max_ts, last, -1, self._log_start_offset, count, 1, n)
+        return _new_append_info((base, last, max_ts, shallow, -1, self._log_start_offset,
+                                 count, 1, n, False))
 
     def _empty_info(self) -> LogAppendInfo:
         leo = self._log_end_offset
@@ -542,9 +581,11 @@ class Log:
                 f"byte {len(data)}, found them up to {pos})", position=pos)
         return sc
 
-    def _check_sizes(self, sc: dict, *, per_append: bool) -> None:
+    def _check_sizes(self, sc: dict, *, per_append: bool, ignore_record_size: bool = False
+                     ) -> None:
         sizes = sc["sizes"]
-        big = np.flatnonzero(sizes > self._config.max_message_bytes)
+        big = np.flatnonzero(sizes > self._config.max_message_bytes) \
+            if not ignore_record_size else np.empty(0, np.int64)
         if big.size:
             i = int(big[0])
             raise RecordBatchTooLargeError(
@@ -590,11 +631,18 @@ class Log:
             _producer_state.after_log_append(self, pbatches, start, end)
             if gmax > overall_max:
                 overall_max, overall_off = gmax, gmax_off
+        # Kafka's UnifiedLog.append: every v2 batch's epoch is assigned (a lower epoch
+        # truncates the cache); a legacy batch clears a non-empty cache (format downgrade)
         v2 = magics == 2
-        if v2.any():
-            epochs = sc["leader_epochs"][v2]
-            if (epochs >= 0).any():
-                self._cache.assign_batches(epochs.tolist(), firsts[v2].tolist())
+        legacy = np.flatnonzero(~v2)
+        tail = slice(int(legacy[-1]) + 1, None) if legacy.size else slice(None)
+        if legacy.size and self._cache.entries:
+            logger.warning("%s: clearing the leader epoch cache after an append with message "
+                           "format v%d", self._dir, int(magics[legacy[-1]]))
+            self._cache.clear()
+        epochs, bases = sc["leader_epochs"][tail][v2[tail]], firsts[tail][v2[tail]]
+        if (epochs >= 0).any():
+            self._cache.assign_batches(epochs.tolist(), bases.tolist(), only_newer=False)
         if self._log_end_offset - self._recovery_point >= self._config.flush_messages:
             self.flush()
         return LogAppendInfo(
@@ -638,6 +686,21 @@ class Log:
             raise KafkaLogError(
                 f"trying to roll a new segment at offset {new_offset} which already exists",
                 path=self._dir, offset=new_offset)
+        if new_offset < active.base_offset:
+            raise KafkaLogError(
+                f"trying to roll a new segment at offset {new_offset} lower than the base "
+                f"offset of the active segment (expected >= {active.base_offset}, found "
+                f"{new_offset})", path=self._dir, offset=new_offset)
+        # Kafka's LocalLog.roll: "Newly rolled segment file ... already exists; deleting it
+        # first" (files of no live segment, e.g. left behind by a tool)
+        for stray in (files.log_file(self._dir, new_offset),
+                      files.offset_index_file(self._dir, new_offset),
+                      files.time_index_file(self._dir, new_offset),
+                      files.transaction_index_file(self._dir, new_offset)):
+            if stray.exists():
+                logger.warning("%s: newly rolled segment file %s already exists; deleting it "
+                               "first", self._dir, stray.name)
+                stray.unlink()
         active.on_become_inactive()
         seg = LogSegment.open(self._dir, new_offset, self._config, self._clock,
                               roll_jitter_ms=_roll_jitter(self._config, self._rng))
@@ -704,6 +767,10 @@ class Log:
         [0]
         """
         self._check_open()
+        offset = operator.index(offset)  # a float or str offset is a TypeError
+        if operator.index(max_bytes) < 0:
+            raise ConfigError(f"fetch rejected: max_bytes must be >= 0 (found {max_bytes})",
+                              path=self._dir, offset=offset)
         leo, lso = self._log_end_offset, self._log_start_offset
         if offset < lso or offset > leo:
             raise OffsetOutOfRangeError(
@@ -742,8 +809,9 @@ class Log:
         """``(segment, start position, end position, start offset, end offset)`` to read."""
         self._check_open()
         lso, leo = self._log_start_offset, self._log_end_offset
-        start = lso if start_offset is None else int(start_offset)
-        end = leo if end_offset is None else min(int(end_offset), leo)
+        # operator.index: a str or float offset is a TypeError, not a ValueError from int()
+        start = lso if start_offset is None else operator.index(start_offset)
+        end = leo if end_offset is None else min(operator.index(end_offset), leo)
         if start < lso or start > leo:
             raise OffsetOutOfRangeError(
                 f"start offset out of range (expected {lso}..{leo}, found {start})",
@@ -765,8 +833,13 @@ class Log:
             e = seg.translate_offset(end, seg.lookup_position(end), None)
             if e is None:
                 end_pos = seg.size
+            elif e.offset >= end and seg.pread(e.position + 16, 1) == b"\x02":
+                end_pos = e.position  # a v2 batch starting at or after ``end``
             else:
-                end_pos = e.position if e.offset >= end else e.position + e.size
+                # the batch holding ``end`` (readers filter by offset); a legacy entry's first
+                # offset is unknown without decompressing (translate_offset gives its last
+                # offset, Kafka's FileRecords.searchForOffsetWithSize its first), so it is kept
+                end_pos = e.position + e.size
             if end_pos > first.position:
                 yield seg, first.position, end_pos, start, end
 
@@ -859,8 +932,11 @@ class Log:
         """Kafka's offsetsForTimes: the first offset whose record timestamp is >= ``timestamp``.
 
         The first segment whose largest timestamp is >= ``timestamp`` is searched (time index,
-        then offset index, then the batches); None when no record qualifies. ``-2`` (earliest)
-        gives the log start offset, ``-1`` (latest) the log end offset.
+        then offset index, then the batches); None when no record qualifies. Kafka's special
+        values (``UnifiedLog.fetchOffsetByTimestamp``, no remote storage): ``-2`` (earliest)
+        and ``-4`` (earliest local) give the log start offset, ``-1`` (latest) the log end
+        offset, ``-3`` (max timestamp) the first record carrying the largest timestamp, ``-5``
+        (latest tiered) and ``-6`` (earliest pending upload) give -1.
 
         Examples
         --------
@@ -872,18 +948,16 @@ class Log:
         (1, None)
         """
         self._check_open()
-        if timestamp == EARLIEST_TIMESTAMP:
-            return self._log_start_offset
-        if timestamp == LATEST_TIMESTAMP:
-            return self._log_end_offset
+        if -6 <= timestamp <= -1:
+            return self._special_offset(timestamp)
         lso = self._log_start_offset
         for seg in self._segments:
             if seg.largest_timestamp >= timestamp:
+                # Kafka's searchOffsetInLocalLog: the first candidate segment answers, even
+                # with nothing (a segment whose largest timestamp is its .log mtime can hide
+                # later ones, as in Kafka; offsets_for_timestamps answers the same)
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
-                # Kafka answers None here; a segment whose largest timestamp is its mtime
-                # (time index missing, recreated empty at load) must not hide later segments
-                if found is not None:
-                    return found[1]
+                return None if found is None else found[1]
         return None
 
     def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray
@@ -903,7 +977,7 @@ class Log:
         ts = np.asarray(timestamps, dtype=np.int64).reshape(-1)
         out: list[int | None] = [None] * ts.shape[0]
         segs = self.segments
-        lso, leo = self._log_start_offset, self._log_end_offset
+        lso = self._log_start_offset
         largest = np.array([s.largest_timestamp for s in segs], dtype=np.int64)
         # first segment whose largest timestamp reaches t == first index where the running
         # max reaches t (the running max is sorted, so one searchsorted answers all)
@@ -917,8 +991,45 @@ class Log:
                     out[i] = None if f is None else f[1]
         for i in np.flatnonzero(ts < 0).tolist():
             t = int(ts[i])
-            out[i] = lso if t == EARLIEST_TIMESTAMP else leo if t == LATEST_TIMESTAMP else None
+            out[i] = self._special_offset(t) if -6 <= t <= -1 else None
         return out
+
+    def _special_offset(self, timestamp: int) -> int | None:
+        """Kafka's ``UnifiedLog.fetchOffsetByTimestamp`` for the ListOffsets special values
+        (a log without remote storage)."""
+        if timestamp in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
+            return self._log_start_offset
+        if timestamp == LATEST_TIMESTAMP:
+            return self._log_end_offset
+        if timestamp == MAX_TIMESTAMP:
+            return self._offset_of_max_timestamp()
+        return -1  # LATEST_TIERED_TIMESTAMP, EARLIEST_PENDING_UPLOAD_TIMESTAMP
+
+    def _offset_of_max_timestamp(self) -> int | None:
+        """KIP-734 (``MAX_TIMESTAMP``): the first segment with the largest max timestamp,
+        there the first batch whose max timestamp is it (searched from the offset index entry
+        of the segment's max-timestamp offset), there the first record carrying it
+        (``RecordBatch.offsetOfMaxTimestamp``; None for v0, which has no timestamps)."""
+        best = None
+        for seg in self.segments:
+            if best is None or seg.max_timestamp_so_far > best.max_timestamp_so_far:
+                best = seg
+        if best is None:
+            return None
+        max_ts = best.max_timestamp_so_far
+        position = best.lookup_position(best.shallow_offset_of_max_timestamp_so_far)
+        for chunk_pos, sc in best.scan_headers(position):
+            hits = np.flatnonzero(sc["max_timestamps"] == max_ts)
+            if hits.size:
+                i = int(hits[0])
+                if int(sc["magics"][i]) == 0:
+                    return None
+                p, size = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
+                for off, ts in _record_timestamps(best.pread(p, size)):
+                    if ts == max_ts:
+                        return off
+                return None
+        return None
 
     def end_offset_for_epoch(self, epoch: int) -> tuple[int, int]:
         """``(epoch, end offset)`` per Kafka's ``OffsetsForLeaderEpoch`` (``(-1, -1)`` when
@@ -1148,6 +1259,28 @@ class Log:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+#: batch header fields an append stamps: (low, high) of their int16/int32/int64 slots
+_HEADER_ARG_RANGES = {
+    "producer_id": (-(2**63), 2**63 - 1),
+    "producer_epoch": (-(2**15), 2**15 - 1),
+    "base_sequence": (-(2**31), 2**31 - 1),
+    "partition_leader_epoch": (-(2**31), 2**31 - 1),
+    "records_per_batch": (1, 2**31 - 1),
+}
+
+
+def _check_header_args(**args: int) -> None:
+    """TypeError for a non-int, ConfigError for a value its batch-header field cannot hold
+    (before anything is encoded: struct.error / ValueError used to escape from the encoder)."""
+    for name, value in args.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise TypeError(f"{name} must be an int, found {type(value).__name__} {value!r}")
+        lo, hi = _HEADER_ARG_RANGES[name]
+        if not lo <= value <= hi:
+            raise ConfigError(f"append rejected, nothing appended: {name} out of range "
+                              f"(expected {lo}..{hi}, found {value})")
 
 
 def _roll_jitter(config: LogConfig, rng: random.Random) -> int:

@@ -38,6 +38,7 @@ import struct
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -67,6 +68,8 @@ __all__ = [
 
 NO_TIMESTAMP = -1
 INT32_MAX = 2**31 - 1
+# TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
+_new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
 HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
 
@@ -112,38 +115,52 @@ def validate_entries(
     unknown magic.
     """
     n = int(scan["count"])
-    positions = scan["positions"].tolist()
-    sizes = scan["sizes"].tolist()
-    magics = scan["magics"].tolist()
-    firsts = scan["base_offsets"].tolist()
-    lasts = scan["last_offsets"].tolist()
-    crcs = scan["crcs"].tolist()
+    if n == 0:
+        return 0, None
+    positions = scan["positions"][:n]
+    ends = (positions + scan["sizes"][:n]).tolist()
+    positions = positions.tolist()
+    magics = scan["magics"][:n]
     mv = memoryview(buf)
-    prev = prev_last_offset if base_offset is None else max(prev_last_offset, base_offset - 1)
-    for i in range(n):
-        pos, size = positions[i], sizes[i]
-        if magics[i] == 2:
-            computed = crc32c(mv[pos + 21 : pos + size])
-        else:
-            computed = crc32(mv[pos + 16 : pos + size])
-        if computed != crcs[i]:
-            return i, (
-                f"record is corrupt (stored crc = {crcs[i]}, computed crc = {computed}) "
-                f"at position {pos}"
-            )
-        first = firsts[i] if magics[i] == 2 else lasts[i]
-        if first <= prev or lasts[i] < first:
-            return i, (
-                f"offsets not increasing at position {pos} (expected > {prev}, found "
-                f"{first}..{lasts[i]})"
-            )
-        if base_offset is not None and lasts[i] - base_offset > INT32_MAX:
-            return i, (
-                f"offset {lasts[i]} at position {pos} is not indexable relative to base offset "
-                f"{base_offset}"
-            )
-        prev = lasts[i]
-    return n, None
+    # Recovery of a large segment checks tens of thousands of batches: the CRCs are one C call
+    # each in a comprehension, every other check is vectorised. The first failing entry is the
+    # one the per-entry loop (CRC, then offsets, then indexability) would stop at. CRCs after
+    # it are computed needlessly, which only costs time on corrupt data.
+    if bool((magics == 2).all()):
+        computed = [crc32c(mv[p + 21 : e]) for p, e in zip(positions, ends)]
+    else:
+        computed = [crc32c(mv[p + 21 : e]) if m == 2 else crc32(mv[p + 16 : e])
+                    for p, e, m in zip(positions, ends, magics.tolist())]
+    crcs = scan["crcs"][:n]
+    crc_bad = np.asarray(computed, dtype=np.int64) != crcs
+    lasts = scan["last_offsets"][:n]
+    firsts = np.where(magics == 2, scan["base_offsets"][:n], lasts)
+    prevs = np.empty(n, dtype=np.int64)  # last offset of the entry before (all valid so far)
+    prevs[0] = prev_last_offset if base_offset is None \
+        else max(prev_last_offset, base_offset - 1)
+    prevs[1:] = lasts[:-1]
+    offsets_bad = (firsts <= prevs) | (lasts < firsts)
+    bad = crc_bad | offsets_bad
+    if base_offset is not None:
+        bad |= lasts - base_offset > INT32_MAX
+    if not bool(bad.any()):
+        return n, None
+    i = int(np.argmax(bad))
+    pos, first, last = positions[i], int(firsts[i]), int(lasts[i])
+    if crc_bad[i]:
+        return i, (
+            f"record is corrupt (stored crc = {int(crcs[i])}, computed crc = {computed[i]}) "
+            f"at position {pos}"
+        )
+    if offsets_bad[i]:
+        return i, (
+            f"offsets not increasing at position {pos} (expected > {int(prevs[i])}, found "
+            f"{first}..{last})"
+        )
+    return i, (
+        f"offset {last} at position {pos} is not indexable relative to base offset "
+        f"{base_offset}"
+    )
 
 
 def rebuild_index_entries(
@@ -161,6 +178,22 @@ def rebuild_index_entries(
     timestamp grew). Returns (offset entries, time entries to offer, final running max) where the
     final max is what recovery offers the time index last (``skipFullCheck``).
     """
+    n = len(positions)
+    if n > 1 and int(sizes[: n - 1].min()) > index_interval_bytes:
+        # Batches larger than the interval (the common case for big segments): every batch
+        # from the second on starts more than index_interval_bytes after the last entry, so
+        # each gets one; the running max (updated on a strictly greater timestamp, before the
+        # entry) is vectorised instead of a Python step per batch.
+        ts = max_timestamps.astype(np.int64, copy=False)
+        running = np.maximum.accumulate(np.maximum(ts, NO_TIMESTAMP))
+        before = np.empty(n, dtype=np.int64)
+        before[0] = NO_TIMESTAMP
+        before[1:] = running[:-1]
+        holder = np.maximum.accumulate(np.where(ts > before, np.arange(n), -1))
+        running_offset = np.where(holder >= 0, last_offsets[np.maximum(holder, 0)], -1)
+        return (list(zip(last_offsets[1:].tolist(), positions[1:].tolist())),
+                list(zip(running[1:].tolist(), running_offset[1:].tolist())),
+                TimestampOffset(int(running[-1]), int(running_offset[-1])))
     offset_entries: list[tuple[int, int]] = []
     time_entries: list[tuple[int, int]] = []
     max_ts, max_ts_offset = NO_TIMESTAMP, -1
@@ -280,6 +313,11 @@ class LogSegment:
     @property
     def closed(self) -> bool:
         return self._fd < 0
+
+    @property
+    def read_only(self) -> bool:
+        """True when opened read-only (another process may be writing the file)."""
+        return self._read_only
 
     @property
     def offset_index(self) -> OffsetIndex:
@@ -623,16 +661,31 @@ class LogSegment:
     def should_roll(self, *, max_timestamp_in_messages: int, max_offset_in_messages: int,
                     messages_size: int, now: int) -> bool:
         """Kafka's ``shouldRoll`` (spec §6.1), checked before each append."""
+        # Called before every append: the helpers (_time_waited_for_roll, is_full,
+        # can_convert_to_relative_offset) are inlined; the conditions are Kafka's, in order.
         cfg = self.config
-        reached_roll_ms = (self._time_waited_for_roll(now, max_timestamp_in_messages)
-                           > cfg.segment_ms - self.roll_jitter_ms)
         size = self._size
+        if size > cfg.segment_bytes - messages_size:
+            return True
+        if size > 0:
+            ts = self._rolling_based_timestamp
+            if ts is None:
+                self._load_first_batch_timestamp()
+                ts = self._rolling_based_timestamp
+            waited = (max_timestamp_in_messages - ts if ts is not None and ts >= 0
+                      else now - self.created_ms)
+            if waited > cfg.segment_ms - self.roll_jitter_ms:
+                return True
+        oi = self._offset_index
+        if oi is None:
+            oi = self.offset_index
+        ti = self._time_index
+        if ti is None:
+            ti = self.time_index
         return (
-            size > cfg.segment_bytes - messages_size
-            or (size > 0 and reached_roll_ms)
-            or self.offset_index.is_full()
-            or self.time_index.is_full()
-            or not self.can_convert_to_relative_offset(max_offset_in_messages)
+            oi._entries >= oi._max_entries  # offset_index.is_full()
+            or ti._entries >= ti._max_entries - 1  # time_index.is_full()
+            or not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
         )
 
     def _time_waited_for_roll(self, now: int, message_timestamp: int) -> int:
@@ -676,14 +729,19 @@ class LogSegment:
         m = self._max_timestamp_and_offset
         if m is None:
             m = self._max_ts_and_offset()
-        if largest_timestamp > m.timestamp:
-            m = self._max_timestamp_and_offset = TimestampOffset(
-                largest_timestamp, shallow_offset_of_max_timestamp)
+        if largest_timestamp > m[0]:
+            m = self._max_timestamp_and_offset = _new_timestamp_offset(
+                (largest_timestamp, shallow_offset_of_max_timestamp))
         if self._bytes_since_last_index_entry > self.config.index_interval_bytes:
-            self.offset_index.append(largest_offset, position)
-            self.time_index.maybe_append(m.timestamp, m.offset)
-            self._bytes_since_last_index_entry = 0
-        self._bytes_since_last_index_entry += n
+            # every mutation of a segment's indexes comes through the segment, whose owner
+            # serializes them (Log's write lock): the indexes' own locks would only add cost
+            oi = self._offset_index
+            (self.offset_index if oi is None else oi).append_unlocked(largest_offset, position)
+            ti = self._time_index
+            (self.time_index if ti is None else ti).maybe_append_unlocked(m[0], m[1])
+            self._bytes_since_last_index_entry = n
+        else:
+            self._bytes_since_last_index_entry += n
 
     # -- recovery and truncation -------------------------------------------------------------
 

@@ -498,3 +498,16 @@ def test_client_vectors(vector) -> None:
     if not validate:
         with pytest.raises(CorruptRecordError, match="(?i)crc"):
             decode_table(data, skip_control=False)
+
+
+@pytest.mark.parametrize("codec", ["none", "zstd"])
+def test_encode_columns_as_numpy(codec, tmp_path: Path) -> None:
+    cols = RecordColumns.from_records([Record(*r) for r in _records(20)])
+    arr = encode_columns(cols, compression=codec, records_per_batch=7, as_numpy=True)
+    assert isinstance(arr, np.ndarray) and arr.dtype == np.uint8 and not arr.flags.writeable
+    assert arr.tobytes() == encode_columns(cols, compression=codec, records_per_batch=7)
+    path = tmp_path / "00000000000000000000.log"
+    with open(path, "wb") as f:
+        f.write(arr)
+    assert decode_table(path).to_pylist() == expected_rows(arr.tobytes())
+    assert encode_columns(RecordColumns.empty(), as_numpy=True).shape == (0,)

@@ -424,10 +424,16 @@ class AbstractIndex:
                 raise ValueError(f"{self._path}: negative index size {new_size}")
             if rounded == self._length:
                 return False
-            self._unmap()
+            # open before unmapping: when the open (or the truncate) fails the index stays
+            # mapped and usable instead of unmapped with its entries
             fd = os.open(self._path, os.O_RDWR)
             try:
-                os.ftruncate(fd, rounded)
+                self._unmap()
+                try:
+                    os.ftruncate(fd, rounded)
+                except OSError:
+                    self._map(fd, self._length)
+                    raise
                 self._map(fd, rounded)
             finally:
                 os.close(fd)

@@ -40,6 +40,7 @@ __all__ = ["TimeIndex", "TimestampOffset", "NO_TIMESTAMP"]
 NO_TIMESTAMP = -1
 
 _ENTRY = struct.Struct(">qi")
+_INT32_MAX = 2**31 - 1
 
 
 class TimestampOffset(NamedTuple):
@@ -163,45 +164,59 @@ class TimeIndex(AbstractIndex):
         OffsetOverflowError
             ``offset - base_offset`` is not in ``[0, 2**31 - 1]``.
         """
-        self._check_writable()
+        with self._lock:
+            self.maybe_append_unlocked(timestamp, offset, skip_full_check)
+
+    def maybe_append_unlocked(self, timestamp: int, offset: int,
+                              skip_full_check: bool = False) -> None:
+        """:meth:`maybe_append` for an owner that already serializes every mutation of this
+        index (a ``LogSegment``, under its log's write lock): the same checks, errors and
+        effect, without taking the index's own lock (it runs once per append of a segment,
+        where an uncontended lock costs about as much as the rest of the call)."""
+        # is_full, relative_offset and _pack_entry_at inlined, same order, same errors
+        if self._closed or not self._writable:
+            self._check_writable()
         timestamp = int(timestamp)
         offset = int(offset)
-        with self._lock:
-            if not skip_full_check and self.is_full():
+        entries = self._entries
+        if not skip_full_check and entries >= self._max_entries - 1:  # is_full()
+            raise IndexFullError(
+                f"attempt to append to a full time index (size = {entries})",
+                path=self._path,
+                offset=offset,
+            )
+        last_ts, last_offset = self._last_entry
+        # the same entry as the last one is not an error: it happens when a segment is
+        # closed, or rolled, after its last entry was already written
+        if entries != 0 and offset < last_offset:
+            raise InvalidOffsetError(
+                f"attempt to append an offset ({offset}) to slot {entries} no larger "
+                f"than the last offset appended ({last_offset})",
+                path=self._path,
+                offset=offset,
+            )
+        if entries != 0 and timestamp < last_ts:
+            raise InvalidOffsetError(
+                f"attempt to append a timestamp ({timestamp}) to slot {entries} no "
+                f"larger than the last timestamp appended ({last_ts})",
+                path=self._path,
+                offset=offset,
+            )
+        if timestamp > last_ts:
+            if entries >= self._max_entries:
+                # Kafka would overflow its buffer (BufferOverflowException) here
                 raise IndexFullError(
-                    f"attempt to append to a full time index (size = {self._entries})",
+                    f"no slot left in the time index (size = {entries})",
                     path=self._path,
                     offset=offset,
                 )
-            last = self._last_entry
-            # the same entry as the last one is not an error: it happens when a segment is
-            # closed, or rolled, after its last entry was already written
-            if self._entries != 0 and offset < last.offset:
-                raise InvalidOffsetError(
-                    f"attempt to append an offset ({offset}) to slot {self._entries} no larger "
-                    f"than the last offset appended ({last.offset})",
-                    path=self._path,
-                    offset=offset,
-                )
-            if self._entries != 0 and timestamp < last.timestamp:
-                raise InvalidOffsetError(
-                    f"attempt to append a timestamp ({timestamp}) to slot {self._entries} no "
-                    f"larger than the last timestamp appended ({last.timestamp})",
-                    path=self._path,
-                    offset=offset,
-                )
-            if timestamp > last.timestamp:
-                if self._entries >= self._max_entries:
-                    # Kafka would overflow its buffer (BufferOverflowException) here
-                    raise IndexFullError(
-                        f"no slot left in the time index (size = {self._entries})",
-                        path=self._path,
-                        offset=offset,
-                    )
-                rel = self.relative_offset(offset)
-                self._pack_entry_at(self._entries, _ENTRY, timestamp, rel)
-                self._entries += 1
-                self._last_entry = TimestampOffset(timestamp, offset)
+            rel = offset - self._base_offset
+            if not 0 <= rel <= _INT32_MAX:
+                self.relative_offset(offset)  # raises OffsetOverflowError
+            # entries < max_entries, so slot ``entries`` exists in the mapping
+            _ENTRY.pack_into(self._mmap, entries * 12, timestamp, rel)
+            self._entries = entries + 1
+            self._last_entry = _timestamp_offset((timestamp, offset))
 
     def truncate_to(self, offset: int) -> None:
         """Remove every entry with offset >= ``offset`` (searches the offset column)."""

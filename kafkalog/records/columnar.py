@@ -788,7 +788,8 @@ def encode_columns(
     transactional: bool = False,
     log_append_time: int | None = None,
     compression_level: int | None = None,
-) -> bytes:
+    as_numpy: bool = False,
+) -> bytes | np.ndarray:
     """Encode records held in columns as consecutive v2 batches of ``records_per_batch``.
 
     Each batch is byte for byte what :func:`kafkalog.records.builder.encode_batch` writes for
@@ -816,10 +817,15 @@ def encode_columns(
         Batch header fields, as for ``encode_batch``.
     compression_level:
         Kafka's ``compression.<codec>.level`` (None = Kafka's default).
+    as_numpy:
+        Return a read-only ``uint8`` numpy array over the encoded bytes instead of ``bytes``.
+        Saves the final copy into a ``bytes`` object, which costs as much as the encoding
+        itself for large uncompressed inputs (a fresh ``bytes`` is not backed by huge pages);
+        meant for writers that append the result to a file (``f.write(arr)`` takes it as is).
 
     Returns
     -------
-    bytes
+    bytes or numpy.ndarray
         The batches, ready to append to a ``.log``.
 
     Example
@@ -841,7 +847,7 @@ def encode_columns(
     cols = _as_columns(columns_or_table)
     n = len(cols)
     if n == 0:
-        return b""
+        return np.zeros(0, np.uint8) if as_numpy else b""
     _check_shapes(cols)
     if not -(2**63) <= base_offset <= 2**63 - 1 - (n - 1):
         raise ValueError(f"base_offset {base_offset} + {n} records leaves the int64 range")
@@ -926,6 +932,10 @@ def encode_columns(
             np.uint32, nb)  # per batch: the crc32c package over a view, no copy
         out[positions[:, None] + np.arange(CRC_OFFSET, CRC_OFFSET + 4)] = (
             crcs.astype(">u4").view(np.uint8).reshape(nb, 4))
+        if as_numpy:
+            result = out[:end]
+            result.flags.writeable = False
+            return result
         return out[:end].tobytes()
 
     mv = memoryview(out)
@@ -938,7 +948,8 @@ def encode_columns(
         header["crc"] = crc32c(area, crc32c(header.tobytes()[ATTRIBUTES_OFFSET:]))
         parts.append(header.tobytes())
         parts.append(area)
-    return b"".join(parts)
+    joined = b"".join(parts)
+    return np.frombuffer(joined, np.uint8) if as_numpy else joined
 
 
 def _check_shapes(cols: RecordColumns) -> None:

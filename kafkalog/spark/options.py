@@ -32,7 +32,8 @@ option                                  meaning
 ``maxBytesPerPartition``                file-specific: bytes of ``.log`` per task (default 128 MiB)
 ``maxRecordsPerPartition``              cap on offsets per task (estimated from ``.index``)
 ``isolationLevel``                      ``read_uncommitted`` (default) or ``read_committed``
-                                        (alias ``kafka.isolation.level``)
+                                        (alias ``kafka.isolation.level``): aborted records
+                                        skipped (``.txnindex``), "latest" = last stable offset
 ``maxOffsetsPerTrigger``                stream only: offsets per micro-batch, split proportionally
 ``maxRecordsPerBatch``                  file-specific: rows per Arrow batch (default 100000)
 ``pushFilters``                         file-specific: ``auto`` (default), ``true``, ``false``

@@ -225,7 +225,13 @@ class _ChunkReader:
             yield batch
 
     def read(self) -> Iterator[pa.RecordBatch]:
-        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, scan_entries
+        from kafkalog.native.scan import (
+            STOP_END,
+            STOP_LIMIT,
+            STOP_PARTIAL,
+            STOP_REASONS,
+            scan_entries,
+        )
 
         chunk = self.chunk
         try:
@@ -260,10 +266,8 @@ class _ChunkReader:
                     break
                 if reason == STOP_PARTIAL and end >= buf.shape[0]:
                     break  # torn tail of an active segment: not (yet) data
-                if not np.any(buf[stop:min(stop + 12, buf.shape[0])]):
-                    break  # zero-filled preallocated tail
-                from kafkalog.native.scan import STOP_REASONS
-
+                # planning already ended the range before a zero-filled preallocated tail, so
+                # anything else that stops the walk inside the range is corruption
                 err = CorruptRecordError(
                     f"{STOP_REASONS[reason]} in {chunk.topic}-{chunk.partition}",
                     path=chunk.log_path, position=stop)

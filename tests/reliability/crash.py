@@ -242,6 +242,8 @@ class TrialResult:
     flushed_lost: int = 0
     unflushed_lost: int = 0
     mismatched: int = 0  # records present but not what was written (or reordered/duplicated)
+    gap_records: int = 0  # offsets skipped where nothing was acknowledged (see check_log)
+    acked_ranges: list = field(default_factory=list)
     verify_errors: list = field(default_factory=list)
     problems: list = field(default_factory=list)
     bytes_dropped: int = 0
@@ -251,30 +253,52 @@ class TrialResult:
         return not (self.flushed_lost or self.mismatched or self.verify_errors or self.problems)
 
 
-def check_log(directory: Path, seed: int, acked: int, res: TrialResult) -> int:
-    """Open (recover) the log, check every record, append, verify. Returns the recovered LEO."""
+def check_log(directory: Path, seed: int, acked: list[tuple[int, int]],
+              res: TrialResult) -> int:
+    """Open (recover) the log, check every record, append, verify. Returns the recovered LEO.
+
+    ``acked``: ``[first, end)`` offset ranges acknowledged by the writer rounds (a round
+    acknowledges from the log end offset it reopened at). Every acknowledged offset must be
+    there with its content; offsets must strictly increase. A gap is legal only where nothing
+    was acknowledged: after a power loss the next segment's file can survive (created by a
+    roll) while the unflushed tail of the previous one is lost, so the log end offset is that
+    segment's base offset (Kafka behaves the same); such gaps count as unflushed records lost.
+    """
     from kafkalog.log import Log
+
+    def is_acked(o: int) -> bool:
+        return any(a <= o < b for a, b in acked)
 
     log = Log.open(directory, _config(seed))
     try:
         leo = log.log_end_offset
         expect = log.log_start_offset
+        present = 0
         for r in log.records():
             want = expected_record(seed, r.offset)
-            if r.offset != expect or r[:4] != want[:4]:
-                res.mismatched += 1
+            if r.offset < expect or r[:4] != want[:4]:
+                res.mismatched += 1  # reordered, duplicated or not what was written
                 if len(res.problems) < 5:
                     res.problems.append(f"offset {r.offset} (expected {expect}): {r!r:.120}")
+            elif r.offset > expect:
+                lost = [o for o in range(expect, r.offset) if is_acked(o)]
+                res.flushed_lost += len(lost)
+                res.gap_records += r.offset - expect - len(lost)
+                if lost and len(res.problems) < 5:
+                    res.problems.append(f"acknowledged offsets {lost[0]}..{lost[-1]} missing")
             expect = r.offset + 1
-        if expect != leo:
-            res.problems.append(f"records end at {expect}, log end offset {leo}")
-        # the columnar path reads the same bytes: same count
+            present += 1
+        if expect < leo:
+            lost = [o for o in range(expect, leo) if is_acked(o)]
+            res.flushed_lost += len(lost)
+            res.gap_records += leo - expect - len(lost)
+        end = max((b for _, b in acked), default=0)
+        if leo < end:
+            res.flushed_lost += len([o for o in range(max(leo, expect), end) if is_acked(o)])
+        # the columnar path reads the same bytes: same records
         table = log.read_table()
-        if table.num_rows != leo - log.log_start_offset:
-            res.problems.append(f"read_table gave {table.num_rows} rows, expected "
-                                f"{leo - log.log_start_offset}")
-        if leo < acked:
-            res.flushed_lost += acked - leo
+        if table.num_rows != present:
+            res.problems.append(f"read_table gave {table.num_rows} rows, records() {present}")
         res.recovered = leo
     finally:
         log.close()
@@ -337,12 +361,19 @@ def run_trial(workdir: Path, seed: int, *, power_loss: bool, rounds: int = 2,
             res.flushed_lost += res.acked - state.opened[0]
             res.problems.append(f"round {rnd_i} reopened at {state.opened[0]} below the "
                                 f"acknowledged {res.acked}")
+        opened = state.opened[0] if state.opened else 0
+        if state.acked > opened:
+            res.acked_ranges.append((opened, state.acked))
         res.acked = max(res.acked, state.acked)
         res.appended = max(res.appended, _highest_written(d))
         if power_loss:
             res.bytes_dropped += apply_power_loss(d, state.durable)
+    if os.environ.get("KAFKALOG_RELIABILITY_KEEP"):
+        import shutil
+
+        shutil.copytree(d, workdir / f"trial-{seed}-before-check")
     try:
-        leo = check_log(d, seed, res.acked, res)
+        leo = check_log(d, seed, res.acked_ranges, res)
     except Exception as e:  # noqa: BLE001 - a failed recovery is a finding, not the end of the run
         import traceback
 
@@ -350,6 +381,11 @@ def run_trial(workdir: Path, seed: int, *, power_loss: bool, rounds: int = 2,
                             + "".join(traceback.format_exception(e))[-2000:])
         return res
     res.unflushed_lost = max(0, res.appended - leo)
+    keep = os.environ.get("KAFKALOG_RELIABILITY_KEEP")
+    if keep and not res.ok:
+        import shutil
+
+        shutil.copytree(workdir, Path(keep) / f"trial-{seed}", dirs_exist_ok=True)
     return res
 
 
@@ -373,9 +409,10 @@ def summarize(results: Iterable[TrialResult]) -> dict:
     return {
         "trials": len(results),
         "rounds": sum(r.rounds for r in results),
-        "acked_records": sum(r.acked for r in results),
+        "acked_records": sum(b - a for r in results for a, b in r.acked_ranges),
         "flushed_lost": sum(r.flushed_lost for r in results),
         "unflushed_lost": sum(r.unflushed_lost for r in results),
+        "offset_gap_records": sum(r.gap_records for r in results),
         "mismatched": sum(r.mismatched for r in results),
         "verify_errors": sum(len(r.verify_errors) for r in results),
         "failed_trials": [r.seed for r in results if not r.ok],

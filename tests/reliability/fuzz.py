@@ -345,24 +345,30 @@ def maxrss_mib() -> float:
 
 
 def hostile_child(path: str) -> None:
-    """Child process: run one pickled hostile input, print JSON with the memory it took."""
+    """Child process: run the pickled hostile input(s) (one ``(target, data)`` or a list of
+    them), print one JSON line each with the memory it took. ``maxrss_growth_mib`` is the
+    high-water mark above the warmed-up baseline (cumulative when several run in one child)."""
     import json
     import pickle
     import tracemalloc
 
-    target, data = pickle.loads(Path(path).read_bytes())
-    # warm up imports and kernels so that the figure is the input's own cost
+    cases = pickle.loads(Path(path).read_bytes())
+    if isinstance(cases, tuple):
+        cases = [cases]
+    # warm up imports and kernels so that the figure is the inputs' own cost
     run_target("iter_batches", corpus()["log"][0])
     run_target("decode_columns", corpus()["log"][0])
     before = maxrss_mib()
-    tracemalloc.start()
-    err, outcome = run_hostile(target, data)
-    _, peak = tracemalloc.get_traced_memory()
-    tracemalloc.stop()
-    print(json.dumps({"violation": err, "outcome": outcome, "maxrss_mib": round(maxrss_mib(), 1),
-                      "maxrss_growth_mib": round(maxrss_mib() - before, 1),
-                      "tracemalloc_peak_mib": round(peak / 2**20, 1),
-                      "input_bytes": len(data)}))
+    for target, data in cases:
+        tracemalloc.start()
+        err, outcome = run_hostile(target, data)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        print(json.dumps({"violation": err, "outcome": outcome,
+                          "maxrss_mib": round(maxrss_mib(), 1),
+                          "maxrss_growth_mib": round(maxrss_mib() - before, 1),
+                          "tracemalloc_peak_mib": round(peak / 2**20, 1),
+                          "input_bytes": len(data)}), flush=True)
 
 
 if __name__ == "__main__":

@@ -203,3 +203,30 @@ def test_retention_under_a_reader_raises_offset_out_of_range(tmp_path, how):
                 log.read(0)
     finally:
         log.close()
+
+
+def test_failed_index_resize_keeps_the_index_usable(tmp_path, monkeypatch):
+    """``resize`` (trim on roll, re-extend) unmapped the index before reopening its file; when
+    the reopen failed (EACCES after losing permissions, EMFILE...) the index stayed unmapped
+    with its entries and every later lookup failed. Found by the resource-fault scenario
+    (permission lost, then a roll)."""
+    from kafkalog.index import abstract_index
+    from kafkalog.index.offset_index import OffsetIndex
+
+    idx = OffsetIndex(tmp_path / "00000000000000000000.index", 0)
+    for i in range(1, 5):
+        idx.append(i * 10, i * 100)
+    real_open = os.open
+
+    def no_permission(path, *a, **kw):
+        if str(path).endswith(".index"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_open(path, *a, **kw)
+
+    monkeypatch.setattr(abstract_index.os, "open", no_permission)
+    with pytest.raises(PermissionError):
+        idx.trim_to_valid_size()
+    monkeypatch.setattr(abstract_index.os, "open", real_open)
+    assert idx.lookup(25) == (20, 200)
+    assert idx.entries == 4
+    idx.close()

@@ -562,3 +562,12 @@ def test_decode_runs_bounded_by_records_and_bytes():
     assert _runs(keep, counts, sizes, 1000) == [(0, 3), (4, 8)]
     assert _runs(keep, counts, sizes, 1000, max_bytes=1000) == [(0, 3), (4, 6), (6, 8)]
     assert _runs(np.zeros(3, bool), counts[:3], sizes[:3], 5) == []
+
+
+def test_empty_log_dir_and_empty_partition(tmp_path):
+    (tmp_path / "root").mkdir()
+    assert read_all({"path": str(tmp_path / "root")}).num_rows == 0
+    (tmp_path / "root" / "idle-0").mkdir()  # a partition directory without segments yet
+    plans = []
+    assert read_all({"path": str(tmp_path / "root")}, stats=plans).num_rows == 0
+    assert plans[0].ranges == {("idle", 0): (0, 0)} and plans[0].tasks == []
