@@ -11,8 +11,9 @@ Builds one ``.log`` of v2 batches (1000 records of ~1 KiB each), then times, in 
 * ``dump-segments`` shallow (one line per batch, CRC checked) and deep (one line per record),
   output written to a null sink.
 
-Prints seconds, MiB/s and the ratio to the baseline (lower is faster). No assertions: figures go
-to benchmarks/RESULTS.md.
+Prints seconds, MiB/s and the ratio to the baseline. No assertions: figures go to
+benchmarks/RESULTS.md through ``run()`` (the ``benchmarks/run_all.py`` convention: ratio > 1 means
+kafkalog is faster).
 """
 
 from __future__ import annotations
@@ -71,25 +72,45 @@ def bench_dump(path: str, deep: bool) -> float:
     return elapsed
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--mib", type=int, default=64)
-    args = ap.parse_args()
+def measure(mib: int) -> tuple[float, float, float, float]:
+    """Seconds for (kafka-python baseline, shallow dump, deep dump) and the segment size in MiB."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "00000000000000000000.log")
-        size = build(path, args.mib)
-        mib = size / (1 << 20)
+        size = build(path, mib)
         bench_dump(path, False)  # warm: JIT cache load, page cache
         base = bench_kafka_python(path)
         shallow = bench_dump(path, False)
         deep = bench_dump(path, True)
-        print(f"segment: {mib:.1f} MiB, {size // 1_030_000} batches of 1000 records")
-        for name, t in (
-            ("kafka-python iterate (baseline)", base),
-            ("dump-segments shallow", shallow),
-            ("dump-segments --deep-iteration", deep),
-        ):
-            print(f"{name:34s} {t:8.3f} s {mib / t:9.1f} MiB/s  ratio {t / base:6.3f}")
+        return base, shallow, deep, size / (1 << 20)
+
+
+def run(quick: bool = False) -> list[dict]:
+    """Rows for benchmarks/run_all.py (seconds; ratio = baseline / ours, > 1 = kafkalog faster)."""
+    mib = 16 if quick else 64
+    base, shallow, deep, size = measure(mib)
+    note = (f"{size:.0f} MiB segment of 1000-record v2 batches (~1 KiB records); baseline: "
+            "kafka-python MemoryRecords iterating every record (formats nothing); dump output "
+            "to a null sink")
+    return [
+        {"name": "dump.shallow.vs_kafka-python", "value": shallow, "unit": "s", "baseline": base,
+         "ratio": base / shallow, "note": note + "; one line per batch, CRCs checked"},
+        {"name": "dump.deep.vs_kafka-python", "value": deep, "unit": "s", "baseline": base,
+         "ratio": base / deep, "note": note + "; --deep-iteration, one line per record"},
+    ]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--mib", type=int, default=64)
+    args = ap.parse_args()
+    base, shallow, deep, mib = measure(args.mib)
+    print(f"segment: {mib:.1f} MiB")
+    for name, t in (
+        ("kafka-python iterate (baseline)", base),
+        ("dump-segments shallow", shallow),
+        ("dump-segments --deep-iteration", deep),
+    ):
+        print(f"{name:34s} {t:8.3f} s {mib / t:9.1f} MiB/s  speed-up {base / t:6.3f}x")
 
 
 if __name__ == "__main__":

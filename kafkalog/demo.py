@@ -40,7 +40,7 @@ def write_logs(root: Path, records: int) -> dict[tuple[str, int], int]:
     """Write ``records`` records spread over the demo topic-partitions; return counts per partition."""
     from kafkalog import Log, LogConfig, Record
 
-    config = LogConfig(segment_bytes=256 * 1024)
+    config = LogConfig(segment_bytes=64 * 1024)
     counts: dict[tuple[str, int], int] = {}
     parts = [(t, p) for t, n in TOPICS.items() for p in range(n)]
     per_part = max(1, records // len(parts))
@@ -102,6 +102,7 @@ def read_with_spark(root: Path, expected: int) -> int:
         SparkSession.builder.master("local[2]")
         .appName("kafkalog-demo")
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.session.timeZone", "UTC")
         .getOrCreate()
     )

@@ -953,11 +953,12 @@ class Log:
         lso = self._log_start_offset
         for seg in self._segments:
             if seg.largest_timestamp >= timestamp:
-                # Kafka's searchOffsetInLocalLog: the first candidate segment answers, even
-                # with nothing (a segment whose largest timestamp is its .log mtime can hide
-                # later ones, as in Kafka; offsets_for_timestamps answers the same)
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
-                return None if found is None else found[1]
+                # Deliberate deviation: Kafka's searchOffsetInLocalLog answers None here; a
+                # segment whose largest timestamp is its .log mtime (time index lost, recreated
+                # empty at load) must not hide later segments (tests/reliability regression)
+                if found is not None:
+                    return found[1]
         return None
 
     def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray
@@ -988,7 +989,9 @@ class Log:
             if idx.size:
                 found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
                 for i, f in zip(idx.tolist(), found):
-                    out[i] = None if f is None else f[1]
+                    # as offset_for_timestamp (deliberate deviation): a segment that answers
+                    # nothing does not hide later ones (rare: its largest timestamp is an mtime)
+                    out[i] = self.offset_for_timestamp(int(ts[i])) if f is None else f[1]
         for i in np.flatnonzero(ts < 0).tolist():
             t = int(ts[i])
             out[i] = self._special_offset(t) if -6 <= t <= -1 else None

@@ -424,17 +424,20 @@ class AbstractIndex:
                 raise ValueError(f"{self._path}: negative index size {new_size}")
             if rounded == self._length:
                 return False
-            # open before unmapping: when the open (or the truncate) fails the index stays
-            # mapped and usable instead of unmapped with its entries
+            # Never unmapped in between: a reader thread looking up meanwhile keeps using the
+            # old mapping (it only reads the first ``entries`` slots, which stay inside the
+            # file), and a failed open or truncate leaves the index mapped and usable. (Kafka
+            # unmaps first because Windows cannot truncate a mapped file; this is POSIX.)
             fd = os.open(self._path, os.O_RDWR)
             try:
-                self._unmap()
-                try:
-                    os.ftruncate(fd, rounded)
-                except OSError:
-                    self._map(fd, self._length)
-                    raise
+                os.ftruncate(fd, rounded)
+                old = self._mmap
                 self._map(fd, rounded)
+                if old is not None:
+                    try:
+                        old.close()
+                    except BufferError:
+                        pass  # views still export it: it goes with the last one
             finally:
                 os.close(fd)
             if self._entries > self._max_entries:

@@ -172,7 +172,7 @@ def random_mutation(d: Path, facts: dict, rnd: random.Random) -> tuple[str, str]
         return family, zero_tail(d, rnd)
     if family == "flip":
         kind = rnd.choice(KINDS)
-        return f"flip{kind}", flip_bits(d, rnd, kind)
+        return f"flip {kind}", flip_bits(d, rnd, kind)
     if family == "index":
         return family, damage_index(d, rnd)
     return family, garbage_tail(d, rnd)
@@ -217,7 +217,7 @@ def judge(d: Path, facts: dict, state: str, family: str, mutation: str,
     out = Outcome(family, mutation, state)
     if state == "unclean":
         (d / ".kafka_cleanshutdown").unlink(missing_ok=True)
-        if (d / ".kafkalog-offsets").exists() and family != "flip.kafkalog-offsets":
+        if (d / ".kafkalog-offsets").exists() and family != "flip .kafkalog-offsets":
             (d / ".kafkalog-offsets").write_text("0\n2\nrecovery-point 0 0\nlog-start-offset 0 0\n")
     try:
         log = Log.open(d, config())
@@ -257,7 +257,7 @@ def judge(d: Path, facts: dict, state: str, family: str, mutation: str,
                     break
         except Exception as e:  # noqa: BLE001
             out.read_error = _check_error(e, out, "read")
-            if state == "unclean" and family not in ("flip.kafkalog-offsets",):
+            if state == "unclean" and family != "flip .kafkalog-offsets":
                 out.violations.append(f"unclean open recovered, yet reading failed: {e}")
         out.lost = facts["leo"] - (leo - lso) if out.read_error is None else facts["leo"]
         if state == "unclean" and out.read_error is None and not out.violations:
@@ -324,6 +324,9 @@ def summarize(outcomes: list[Outcome]) -> dict:
         c["read_error"] += o.read_error is not None
         c["records_lost"] += o.lost
         c["violations"] += not o.ok
+        for err in (o.open_error, o.read_error):
+            if err:
+                c["raised " + err.split(":", 1)[0]] += 1
     failures = [{"mutation": o.mutation, "state": o.state, "violations": o.violations[:3]}
                 for o in outcomes if not o.ok]
     return {"cases": len(outcomes), "failures": failures[:20],

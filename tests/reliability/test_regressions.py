@@ -230,3 +230,30 @@ def test_failed_index_resize_keeps_the_index_usable(tmp_path, monkeypatch):
     assert idx.lookup(25) == (20, 200)
     assert idx.entries == 4
     idx.close()
+
+
+def test_index_resize_never_shows_readers_an_empty_mapping(tmp_path, monkeypatch):
+    """``resize`` (the trim on every roll) unmapped the index, truncated, then mapped again; a
+    reader thread looking up in between met an empty mapping and failed (RuntimeError, and with
+    the closed-index error an OffsetOutOfRangeError for a segment that was not deleted). The new
+    mapping now replaces the old one in one assignment. Found by the concurrency scenario."""
+    from kafkalog.index import abstract_index
+    from kafkalog.index.offset_index import OffsetIndex
+
+    idx = OffsetIndex(tmp_path / "00000000000000000000.index", 0)
+    for i in range(1, 5):
+        idx.append(i * 10, i * 100)
+    real_ftruncate = os.ftruncate
+    seen = []
+
+    def ftruncate_with_a_reader(fd, size):
+        seen.append(idx.lookup(25))  # a concurrent reader at the worst moment
+        real_ftruncate(fd, size)
+        seen.append(idx.lookup(25))
+
+    monkeypatch.setattr(abstract_index.os, "ftruncate", ftruncate_with_a_reader)
+    idx.trim_to_valid_size()
+    monkeypatch.setattr(abstract_index.os, "ftruncate", real_ftruncate)
+    assert seen == [(20, 200), (20, 200)]
+    assert idx.lookup(45) == (40, 400)
+    idx.close()
