@@ -1,4 +1,4 @@
-"""The main job end to end on an embedded default: write a log, dump it, verify it, read it in Spark.
+"""The main job end to end: write a log, dump it, verify it, read it with Spark.
 
 ``kafkalog demo [DIR]`` (or ``python -m kafkalog demo``) is what the README's first command runs:
 
@@ -37,7 +37,7 @@ BASE_TS = 1_700_000_000_000
 
 
 def write_logs(root: Path, records: int) -> dict[tuple[str, int], int]:
-    """Write ``records`` records spread over the demo topic-partitions; return counts per partition."""
+    """Write ``records`` records over the demo topic-partitions; return counts per partition."""
     from kafkalog import Log, LogConfig, Record
 
     config = LogConfig(segment_bytes=64 * 1024)
@@ -53,7 +53,9 @@ def write_logs(root: Path, records: int) -> dict[tuple[str, int], int]:
                 batch = [
                     Record(
                         key=f"customer-{(written + i) % 97}".encode(),
-                        value=f'{{"{topic}":{written + i},"amount":{(written + i) % 1000}}}'.encode(),
+                        value=(
+                            f'{{"{topic}":{written + i},"amount":{(written + i) % 1000}}}'
+                        ).encode(),
                         timestamp=BASE_TS + (written + i) * 10,
                         headers=(("source", b"demo"),) if i % 2 == 0 else (),
                     )

@@ -1,4 +1,4 @@
-"""The `kafkalog` entry point dispatches every subcommand (cluster-state, demo) through main(argv)."""
+"""The `kafkalog` entry point dispatches every subcommand (cluster-state, demo) via main(argv)."""
 
 from __future__ import annotations
 
