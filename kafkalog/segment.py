@@ -261,6 +261,10 @@ class LogSegment:
         self._mapped_readers = 0
         self._mapped_cond = threading.Condition()
         self.deleted = False
+        # (committed size, header scan of [0, size)) kept by recover() for one
+        # take_recovery_scan(): the producer-state replay right after recovery reads the same
+        # headers; dropped on truncation and close
+        self._recovery_scan: tuple[int, dict] | None = None
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -506,6 +510,19 @@ class LogSegment:
             with self._mapped_cond:
                 self._mapped_readers -= 1
                 self._mapped_cond.notify_all()
+
+    def take_recovery_scan(self) -> dict | None:
+        """The header scan (``native.scan.scan_entries`` layout, positions from 0) of the
+        entries the last :meth:`recover` kept, handed out once; None when none was kept or
+        the segment changed since (truncated, appended to, closed).
+
+        For the producer-state replay that follows recovery: it reads the same headers, and a
+        second scan of a large segment costs as much as the rest of the replay.
+        """
+        kept, self._recovery_scan = self._recovery_scan, None
+        if kept is None or kept[0] != self._size:
+            return None
+        return kept[1]
 
     def _wait_for_mapped_readers(self) -> None:
         with self._mapped_cond:
@@ -774,6 +791,11 @@ class LogSegment:
                 reason = (f"{native_scan.STOP_REASONS[sc['stop_reason']]} at position "
                           f"{sc['stop_position']}")
             valid_bytes = int(sc["positions"][count - 1] + sc["sizes"][count - 1]) if count else 0
+            if count:
+                self._recovery_scan = (valid_bytes, {
+                    **{k: v[:count] for k, v in sc.items() if isinstance(v, np.ndarray)},
+                    "count": count, "stop_position": valid_bytes,
+                    "stop_reason": native_scan.STOP_END})
         if count:
             sl = slice(0, count)
             entries, time_entries, final = rebuild_index_entries(
@@ -846,6 +868,7 @@ class LogSegment:
         segment becomes the active one). Returns the bytes removed.
         """
         self._check_writable()
+        self._recovery_scan = None
         mapping = self.translate_offset(offset, self.lookup_position(offset))
         oi, ti = self.offset_index, self.time_index
         oi.truncate_to(offset)
@@ -932,6 +955,7 @@ class LogSegment:
         self._close_files(trim=not self._read_only)
 
     def _close_files(self, trim: bool) -> None:
+        self._recovery_scan = None
         for idx in (self._offset_index, self._time_index):
             if idx is not None:
                 if trim:
