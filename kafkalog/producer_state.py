@@ -630,7 +630,11 @@ class ProducerStateManager:
                 # vectorised gather of the producer fields, no copy of the file (recovery
                 # replays whole segments; a pread copy doubled its cost).
                 with seg.mapped(start, seg.size) as view:
-                    self._replay_chunk(view, from_offset, to_offset, txn_seg)
+                    # right after recovery the segment still holds the scan it took: reused
+                    # (it covers the same bytes, [0, size)), not taken twice
+                    kept = seg.take_recovery_scan()
+                    self._replay_chunk(view, from_offset, to_offset, txn_seg,
+                                       kept if start == 0 else None)
                 continue
             # a read-only segment (another process writes it): bounded pread chunks
             for _pos, chunk in seg.iter_chunks(start):
@@ -639,12 +643,14 @@ class ProducerStateManager:
         self.map_end_offset = to_offset
 
     def _replay_chunk(self, chunk: Any, from_offset: int, to_offset: int,
-                      txn_seg: Any | None) -> bool:
+                      txn_seg: Any | None, sc: dict | None = None) -> bool:
         """Apply the producer batches of ``chunk`` (whole batches) with offsets in
-        ``[from_offset, to_offset)``; True when a batch at or past ``to_offset`` was met."""
+        ``[from_offset, to_offset)``; True when a batch at or past ``to_offset`` was met.
+        ``sc``: a header scan of ``chunk`` already taken (else scanned here)."""
         from .native.scan import scan_entries
 
-        sc = scan_entries(np.frombuffer(chunk, np.uint8))
+        if sc is None:
+            sc = scan_entries(np.frombuffer(chunk, np.uint8))
         count = int(sc["count"])
         lasts = sc["last_offsets"][:count]
         lo = int(np.searchsorted(lasts, from_offset, side="left"))

@@ -678,8 +678,9 @@ class LogSegment:
     def should_roll(self, *, max_timestamp_in_messages: int, max_offset_in_messages: int,
                     messages_size: int, now: int) -> bool:
         """Kafka's ``shouldRoll`` (spec §6.1), checked before each append."""
-        # Called before every append: the helpers (_time_waited_for_roll, is_full,
-        # can_convert_to_relative_offset) are inlined; the conditions are Kafka's, in order.
+        # Called before every append: _time_waited_for_roll and can_convert_to_relative_offset
+        # are inlined and the timestamp rule only evaluated for a non-empty segment (where it
+        # counts); the conditions are Kafka's, in order.
         cfg = self.config
         size = self._size
         if size > cfg.segment_bytes - messages_size:
@@ -700,8 +701,8 @@ class LogSegment:
         if ti is None:
             ti = self.time_index
         return (
-            oi._entries >= oi._max_entries  # offset_index.is_full()
-            or ti._entries >= ti._max_entries - 1  # time_index.is_full()
+            oi.is_full()
+            or ti.is_full()
             or not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
         )
 
@@ -962,7 +963,8 @@ class LogSegment:
                     idx.close()
                 else:
                     idx.close_handler()
-        fd, self._fd = self._fd, -1
+        with self._mapped_cond:  # mapped() dups the descriptor under it: never a closed one
+            fd, self._fd = self._fd, -1
         if fd >= 0:
             os.close(fd)
 

@@ -248,3 +248,26 @@ def test_replay_over_the_mapping_equals_replay_over_chunks(tmp_path: Path) -> No
 
     assert state(mapped) == state(chunks)
     assert mapped.producers  # the log did have producer state to replay
+
+
+def test_recovery_scan_is_handed_out_once_and_only_while_valid(tmp_path: Path) -> None:
+    cfg = LogConfig()
+    seg = LogSegment.open(tmp_path, 0, cfg, ManualClock(T0))
+    data = _batches([(2, 0, 10), (3, 0, 10), (1, 0, 10)])
+    seg.append(5, T0 + 2, 5, data)
+    seg.recover()
+    kept = seg.take_recovery_scan()
+    fresh = scan_entries(np.frombuffer(data, np.uint8))
+    assert kept["count"] == fresh["count"] == 3 and kept["stop_position"] == len(data)
+    for key in ("positions", "sizes", "base_offsets", "last_offsets", "magics", "attributes"):
+        assert kept[key].tolist() == fresh[key][:3].tolist()
+    assert seg.take_recovery_scan() is None  # once
+    seg.recover()
+    seg.append(6, T0 + 3, 6, _batches([(1, 6, 5)]))
+    assert seg.take_recovery_scan() is None  # appended since: stale
+    seg.recover()
+    seg.truncate_to(2)
+    assert seg.take_recovery_scan() is None  # truncated since
+    seg.recover()
+    seg.close()
+    assert seg.take_recovery_scan() is None  # closed

@@ -36,6 +36,7 @@ after the file was shrunk under it can fault (SIGBUS), exactly as with any mmap.
 
 from __future__ import annotations
 
+import errno
 import mmap
 import os
 import struct
@@ -60,6 +61,21 @@ DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024
 
 _INT32_MAX = 2**31 - 1
 _EMPTY = np.zeros(0, dtype=np.uint8)
+
+
+def _reserve(fd: int, size: int) -> None:
+    """Set the file to ``size`` bytes with its blocks allocated: entries are written through a
+    mapping, and a write fault on a sparse page of a full filesystem is SIGBUS (the process
+    dies), while an allocation here fails with ENOSPC that reaches the caller. (Kafka creates
+    sparse files and has the hazard.)"""
+    os.ftruncate(fd, size)
+    if size > 0 and hasattr(os, "posix_fallocate"):
+        try:
+            os.posix_fallocate(fd, 0, size)
+        except OSError as e:
+            if e.errno not in (errno.EOPNOTSUPP, errno.EINVAL, errno.ENOSYS):
+                raise  # ENOSPC, EFBIG...: the caller sees the disk is full
+            # a filesystem without fallocate: keep the sparse file (Kafka's behavior)
 
 
 def round_down_to_exact_multiple(number: int, factor: int) -> int:
@@ -144,7 +160,7 @@ class AbstractIndex:
                         f"found {self._max_index_size})",
                         path=self._path,
                     )
-                os.ftruncate(fd, round_down_to_exact_multiple(self._max_index_size, es))
+                _reserve(fd, round_down_to_exact_multiple(self._max_index_size, es))
             length = os.fstat(fd).st_size
             self._map(fd, length)
         finally:
@@ -430,7 +446,10 @@ class AbstractIndex:
             # unmaps first because Windows cannot truncate a mapped file; this is POSIX.)
             fd = os.open(self._path, os.O_RDWR)
             try:
-                os.ftruncate(fd, rounded)
+                if rounded > self._length:
+                    _reserve(fd, rounded)
+                else:
+                    os.ftruncate(fd, rounded)
                 old = self._mmap
                 self._map(fd, rounded)
                 if old is not None:

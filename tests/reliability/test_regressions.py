@@ -257,3 +257,83 @@ def test_index_resize_never_shows_readers_an_empty_mapping(tmp_path, monkeypatch
     assert seen == [(20, 200), (20, 200)]
     assert idx.lookup(45) == (40, 400)
     idx.close()
+
+
+def test_segment_close_racing_a_mapped_reader(tmp_path, monkeypatch):
+    """``LogSegment.mapped`` checked the descriptor and then ``dup``-ed it; a concurrent close
+    (retention deleting the segment) in between gave ``OSError: [Errno 9] Bad file descriptor``
+    (or, had the number been reused, a mapping of another file). Close now swaps the descriptor
+    out under the same condition the reader holds. Found by the concurrency scenario."""
+    import threading
+
+    from kafkalog import segment as segment_mod
+    from kafkalog.clock import ManualClock
+    from kafkalog.records.builder import encode_batch
+    from kafkalog.segment import LogSegment
+
+    seg = LogSegment.open(tmp_path, 0, LogConfig(), ManualClock())
+    data = encode_batch(_recs(0, 3))
+    seg.append(2, T + 2, 2, data)
+    real_dup = os.dup
+    closer = threading.Thread(target=seg.close_handlers)
+
+    def dup_while_closing(fd):
+        closer.start()
+        closer.join(0.3)  # the close must wait for this reader, not run under it
+        return real_dup(fd)
+
+    monkeypatch.setattr(segment_mod.os, "dup", dup_while_closing)
+    with seg.mapped(0, len(data)) as view:
+        assert bytes(view) == data
+    closer.join(5)
+    assert not closer.is_alive() and seg.closed
+
+
+_SIGBUS_CHILD = r"""
+import os, sys
+from kafkalog.config import LogConfig
+from kafkalog.log import Log
+from kafkalog.records.record import Record
+d = sys.argv[1]
+log = Log.open(d, LogConfig(index_interval_bytes=0, segment_index_bytes=65536))
+log.append([Record(b"k", b"v", 1)])
+try:  # fill the filesystem to the last page
+    with open(os.path.join(d, "filler"), "wb") as f:
+        while True:
+            f.write(b"\0" * 4096)
+            f.flush()
+except OSError:
+    pass
+try:
+    log.append([Record(b"k", b"v", 2)])  # fits in the .log's page; the index entry does not
+    print("appended")
+except OSError as e:
+    print("error", e.errno)
+"""
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="needs root to mount a small tmpfs")
+def test_disk_full_index_write_is_an_error_not_sigbus(tmp_path):
+    """Index files were created sparse (``ftruncate``) and written through a mapping: on a
+    full filesystem the first write to an index page killed the process with SIGBUS instead
+    of an error reaching the caller (Kafka's mapped indexes have the same hazard). Index space
+    is now reserved when the file is created or grown (``posix_fallocate``), so a full disk
+    fails the roll/open with ENOSPC. Found by the resource-fault scenario (small tmpfs)."""
+    import subprocess
+    import sys
+
+    from tests.reliability.crash import REPO
+
+    mnt = tmp_path / "mnt"
+    mnt.mkdir()
+    r = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=400k", "tmpfs", str(mnt)],
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot mount tmpfs: {r.stderr.strip()}")
+    try:
+        p = subprocess.run([sys.executable, "-c", _SIGBUS_CHILD, str(mnt / "t-0")],
+                           capture_output=True, text=True, cwd=REPO, timeout=120)
+    finally:
+        subprocess.run(["umount", str(mnt)], capture_output=True)
+    assert p.returncode == 0, (p.returncode, p.stderr[-1000:])
+    assert p.stdout.strip() in ("appended", "error 28"), p.stdout
