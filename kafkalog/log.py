@@ -951,8 +951,11 @@ class Log:
         if -6 <= timestamp <= -1:
             return self._special_offset(timestamp)
         lso = self._log_start_offset
-        for seg in self._segments:
-            if seg.largest_timestamp >= timestamp:
+        segs = list(self._segments)
+        for i, seg in enumerate(segs):
+            # a read-only reader (another process) cannot know the active segment's largest
+            # timestamp: the writer adds the final time-index entry only at roll/close
+            if seg.largest_timestamp >= timestamp or (self._read_only and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
                 # Deliberate deviation: Kafka's searchOffsetInLocalLog answers None here; a
                 # segment whose largest timestamp is its .log mtime (time index lost, recreated

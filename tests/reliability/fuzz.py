@@ -243,8 +243,9 @@ def _zstd_bomb(total: int) -> bytes:
 def _lz4_bomb(total: int) -> bytes:
     import lz4.frame
 
+    # independent blocks: Kafka (and kafkalog) reject linked-block frames before decoding
     c = lz4.frame.LZ4FrameCompressor(block_size=lz4.frame.BLOCKSIZE_MAX4MB,
-                                     content_checksum=False)
+                                     block_linked=False, content_checksum=False)
     parts = [c.begin()]
     chunk = b"\0" * (1 << 20)
     parts += [c.compress(chunk) for _ in range(total >> 20)]

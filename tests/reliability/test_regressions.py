@@ -337,3 +337,26 @@ def test_disk_full_index_write_is_an_error_not_sigbus(tmp_path):
         subprocess.run(["umount", str(mnt)], capture_output=True)
     assert p.returncode == 0, (p.returncode, p.stderr[-1000:])
     assert p.stdout.strip() in ("appended", "error 28"), p.stdout
+
+
+def test_read_only_reader_finds_timestamps_appended_after_it_opened(tmp_path):
+    """A ``read_only=True`` reader (another process) caches the active segment's largest
+    timestamp when it first looks; after ``refresh()`` the writer's newer records were beyond
+    it, so ``offset_for_timestamp`` skipped the segment and answered None. Found by the
+    concurrency scenario (reader processes)."""
+    cfg = LogConfig(index_interval_bytes=100)
+    writer = Log.open(tmp_path, cfg)
+    try:
+        writer.append(_recs(0, 10))
+        writer.flush()
+        reader = Log.open(tmp_path, cfg, read_only=True)
+        assert reader.offset_for_timestamp(T + 5) == 5
+        for i in range(10, 40, 5):
+            writer.append(_recs(i, 5))
+        writer.flush()
+        reader.refresh()
+        assert reader.log_end_offset == 40
+        assert reader.offset_for_timestamp(T + 33) == 33
+        reader.close()
+    finally:
+        writer.close()

@@ -1,0 +1,126 @@
+"""Dependencies point one way: native <- records <- index <- segment <- log <- log_dir <- tools.
+
+Every module of the package is parsed (not imported) and each import of a kafkalog module must
+name a module of the same or a lower layer. A new module must be given a layer here.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# layer of each kafkalog module (a package entry covers its submodules)
+LAYERS: dict[str, int] = {
+    "kafkalog.errors": 0,
+    "kafkalog.native": 0,
+    "kafkalog.records": 1,
+    "kafkalog.files": 1,
+    "kafkalog.clock": 1,
+    "kafkalog.config": 1,
+    "kafkalog.decoders": 1,
+    "kafkalog.index": 2,
+    "kafkalog.checkpoint": 2,
+    "kafkalog.producer_snapshot": 2,
+    "kafkalog.lock": 2,
+    "kafkalog.segment": 3,
+    "kafkalog.segments": 3,
+    "kafkalog.leader_epoch": 3,
+    "kafkalog.retention": 3,
+    "kafkalog.producer_state": 3,
+    "kafkalog.transactions": 3,
+    "kafkalog.loader": 4,
+    "kafkalog.log": 5,
+    "kafkalog.scheduler": 5,
+    "kafkalog.log_dir": 6,
+    "kafkalog.dump": 7,
+    "kafkalog.render": 7,
+    "kafkalog.verify": 7,
+    "kafkalog.repair": 7,
+    "kafkalog.cluster_state": 7,
+    "kafkalog.spark": 7,
+    "kafkalog.demo": 8,
+    "kafkalog.cli": 8,
+    "kafkalog.__main__": 9,
+}
+
+
+def _module_name(path: Path) -> str:
+    if path.is_relative_to(ROOT / "native"):
+        rel = ("kafkalog", "native", *path.relative_to(ROOT / "native").with_suffix("").parts)
+    else:
+        rel = path.relative_to(ROOT).with_suffix("").parts
+    if rel[-1] == "__init__":
+        rel = rel[:-1]
+    return ".".join(rel)
+
+
+def _layer(module: str) -> int | None:
+    parts = module.split(".")
+    for i in range(len(parts), 0, -1):
+        key = ".".join(parts[:i])
+        if key in LAYERS:
+            return LAYERS[key]
+    return None
+
+
+def _imports(path: Path, module: str) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    is_pkg = path.name == "__init__.py"
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names if a.name.startswith("kafkalog")]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = module.split(".")
+                base = base[: len(base) - node.level + (1 if is_pkg else 0)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            if not target.startswith("kafkalog"):
+                continue
+            if node.module is None or target == "kafkalog":
+                # `from . import x` / `from kafkalog import X`: the names are modules or
+                # public re-exports; resolve the ones that are modules
+                for a in node.names:
+                    sub = f"{target}.{a.name}"
+                    out.append(sub if _layer(sub) is not None and sub != "kafkalog" else target)
+            else:
+                out.append(target)
+    return out
+
+
+SOURCES = sorted(
+    p for p in [*(ROOT / "kafkalog").rglob("*.py"), *(ROOT / "native").rglob("*.py")]
+    if "__pycache__" not in p.parts
+)
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_imports_point_down(path: Path) -> None:
+    module = _module_name(path)
+    if module == "kafkalog":
+        return  # the package root re-exports lazily from every layer
+    own = _layer(module)
+    assert own is not None, f"{module} has no layer in tests/test_layering.py"
+    upward = []
+    for target in _imports(path, module):
+        if target == "kafkalog":
+            continue  # the lazy public surface (names resolved at call time)
+        layer = _layer(target)
+        if layer is not None and layer > own and not target.startswith(module):
+            upward.append(f"{target} (layer {layer})")
+    assert not upward, f"{module} (layer {own}) imports upward: {upward}"
+
+
+def test_checker_sees_relative_and_absolute_upward_imports(tmp_path: Path) -> None:
+    fake = ROOT / "kafkalog" / "records" / "batch.py"
+    src = tmp_path / "batch.py"
+    src.write_text("from ..log import Log\nimport kafkalog.segment\nfrom . import crc\n")
+    found = _imports(src, _module_name(fake))
+    assert found == ["kafkalog.log", "kafkalog.segment", "kafkalog.records.crc"]
+    assert [_layer(t) for t in found] == [5, 3, 1]
