@@ -7,6 +7,8 @@ logical message offset) so an operator can go straight to the bytes::
     KafkaLogError                    root: catch this to catch everything below
     +-- CorruptRecordError           not a valid batch/message (length, CRC, varint...)
     |   +-- RecordTooLargeError      a declared or decompressed size above the configured bound
+    +-- InvalidRecordError           a record that cannot be encoded (timestamp, header, shape)
+    +-- InvalidRequestError          an argument value out of range (unknown column, magic...)
     +-- CorruptIndexError            an .index/.timeindex/.txnindex failing its sanity check
     +-- CorruptCheckpointError       a checkpoint or metadata text/binary file that does not parse
     +-- UnsupportedCodecError        unknown codec, or a codec the magic does not allow
@@ -39,6 +41,8 @@ __all__ = [
     "KafkaLogError",
     "CorruptRecordError",
     "RecordTooLargeError",
+    "InvalidRecordError",
+    "InvalidRequestError",
     "CorruptIndexError",
     "CorruptCheckpointError",
     "UnsupportedCodecError",
@@ -124,6 +128,20 @@ class CorruptRecordError(KafkaLogError):
 
 class RecordTooLargeError(CorruptRecordError):
     """A declared or decompressed size exceeds the configured bound (decompression bombs)."""
+
+
+class InvalidRecordError(KafkaLogError, ValueError):
+    """A record that cannot be written: timestamp outside int64, malformed columns or headers.
+
+    Kafka's ``InvalidRecordException``; also a ``ValueError``.
+    """
+
+
+class InvalidRequestError(KafkaLogError, ValueError):
+    """An argument value that is out of range or unknown (a column name, a magic value...).
+
+    Wrong Python *types* raise ``TypeError`` instead; also a ``ValueError``.
+    """
 
 
 class CorruptIndexError(KafkaLogError):

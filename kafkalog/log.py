@@ -253,6 +253,10 @@ class Log:
         """
         directory = Path(path)
         config = config if config is not None else LogConfig()
+        if not isinstance(config, LogConfig):
+            raise TypeError(
+                f"config must be a LogConfig (use LogConfig.from_properties for a dict), "
+                f"got {type(config).__name__}")
         clock = clock if clock is not None else SystemClock()
         rng = rng if rng is not None else random.Random()
         if not read_only:
@@ -1041,6 +1045,8 @@ class Log:
         """``(epoch, end offset)`` per Kafka's ``OffsetsForLeaderEpoch`` (``(-1, -1)`` when
         unknown). The latest epoch ends at the log end offset."""
         self._check_open()
+        if isinstance(epoch, bool) or not isinstance(epoch, int):
+            raise TypeError(f"epoch must be an int, got {type(epoch).__name__}")
         return self._cache.end_offset_for(epoch, self._log_end_offset)
 
     # -- truncation, start offset, retention ---------------------------------------------------

@@ -19,6 +19,7 @@ import time
 from collections.abc import Iterable
 from typing import Any
 
+from ..errors import InvalidRecordError, InvalidRequestError
 from . import compression as _compression
 from .batch import (
     ATTRIBUTES_OFFSET,
@@ -95,6 +96,8 @@ def _append_record(
         hs = headers if isinstance(headers, (tuple, list)) else tuple(headers)
         body += _vi(len(hs))
         for h in hs:
+            if not isinstance(h, (tuple, list)) or len(h) != 2:
+                raise TypeError(f"a header must be a (str key, bytes|None value) pair, got {h!r}")
             hkey, hval = h[0], h[1]
             if not isinstance(hkey, str):
                 raise TypeError(f"header key must be str, got {type(hkey).__name__}")
@@ -228,7 +231,7 @@ def encode_batch(
             compression_level=compression_level,
         )
     if magic != 2:
-        raise ValueError(f"magic must be 0, 1 or 2, got {magic!r}")
+        raise InvalidRequestError(f"magic must be 0, 1 or 2, got {magic!r}")
     cid = _compression.codec_id(compression)
     log_append = _timestamp_type_is_log_append(timestamp_type)
     if not _INT64_MIN <= base_offset <= _INT64_MAX:
@@ -241,6 +244,9 @@ def encode_batch(
         key = _bytes_or_none(r[0], "key")
         value = _bytes_or_none(r[1], "value")
         ts = r[2] if n > 2 and r[2] is not None else -1
+        if not _INT64_MIN <= ts <= _INT64_MAX:
+            raise InvalidRecordError(
+                f"record {i}: timestamp {ts} outside the int64 range of Kafka timestamps")
         headers = r[3] if n > 3 and r[3] is not None else ()
         if n > 4 and r[4] is not None:
             delta = r[4] - base_offset

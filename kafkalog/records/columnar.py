@@ -38,7 +38,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CorruptRecordError, KafkaLogError
+from ..errors import CorruptRecordError, InvalidRecordError, InvalidRequestError, KafkaLogError
 from ..native import records_decode as _rd
 from ..native import records_encode as _re
 from ..native.scan import (
@@ -259,7 +259,8 @@ class RecordColumns:
         names = list(COLUMN_NAMES if columns is None else columns)
         unknown = [c for c in names if c not in COLUMN_NAMES]
         if unknown:
-            raise ValueError(f"unknown column(s) {unknown}; expected a subset of {COLUMN_NAMES}")
+            raise InvalidRequestError(
+                f"unknown column(s) {unknown}; expected a subset of {COLUMN_NAMES}")
         n = self.record_count
         arrays = []
         for name in names:
@@ -841,7 +842,7 @@ def encode_columns(
     from .legacy import _timestamp_type_is_log_append
 
     if records_per_batch < 1:
-        raise ValueError(f"records_per_batch must be >= 1, got {records_per_batch}")
+        raise InvalidRequestError(f"records_per_batch must be >= 1, got {records_per_batch}")
     cid = _compression.codec_id(compression)
     log_append = _timestamp_type_is_log_append(timestamp_type)
     cols = _as_columns(columns_or_table)
@@ -867,7 +868,7 @@ def encode_columns(
                                     args[12], np.int64(args[10].shape[0]), np.int64(n),
                                     header_bytes)
         if err != _re.ERR_OK:
-            raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+            raise InvalidRecordError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
         header_total = int(header_bytes.sum())
     else:
         header_bytes = np.ones(n, np.int8)  # just the header count varint (0)
@@ -889,7 +890,7 @@ def encode_columns(
         cap = (fixed + _data_bytes(cols.key_offsets, cols.key_valid, n)
                + _data_bytes(cols.value_offsets, cols.value_valid, n))
     if err != _re.ERR_OK:
-        raise ValueError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
+        raise InvalidRecordError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
     end = int(end)
 
     headers = np.zeros(nb, _HEADER_DTYPE)
@@ -962,7 +963,8 @@ def _check_shapes(cols: RecordColumns) -> None:
     for name, size in expect.items():
         got = np.asarray(getattr(cols, name)).shape
         if got != (size,):
-            raise ValueError(f"RecordColumns.{name} has shape {got} (expected ({size},))")
+            raise InvalidRecordError(
+                f"RecordColumns.{name} has shape {got} (expected ({size},))")
 
 
 def _data_bytes(offsets: np.ndarray, valid: np.ndarray, n: int) -> int:
@@ -995,7 +997,7 @@ def _as_columns(obj: Any) -> RecordColumns:
     n = obj.num_rows
     for required in ("key", "value"):
         if required not in names:
-            raise ValueError(f"table has no {required!r} column (columns: {names})")
+            raise InvalidRecordError(f"table has no {required!r} column (columns: {names})")
     kd, ko, kv = _arrow_binary(obj.column("key"), "key")
     vd, vo, vv = _arrow_binary(obj.column("value"), "value")
     if "timestamp" in names:
@@ -1109,11 +1111,12 @@ def _arrow_headers(column: Any, n: int) -> tuple[np.ndarray, ...]:
         child = child.slice(base, end - base)
         offsets = offsets - base
     if child.null_count:
-        raise ValueError("headers: a header entry is null (expected struct<key, value>)")
+        raise InvalidRecordError("headers: a header entry is null (expected struct<key, value>)")
     keys = child.field("key")
     values = child.field("value")
     if keys.null_count:
-        raise ValueError("headers: a header key is null (Kafka header keys are never null)")
+        raise InvalidRecordError(
+            "headers: a header key is null (Kafka header keys are never null)")
     hkd, hko, _ = _arrow_binary(keys, "headers.key")
     hvd, hvo, hvv = _arrow_binary(values, "headers.value")
     return offsets, hkd, hko, hvd, hvo, hvv
