@@ -70,6 +70,16 @@ _LAZY = {
     "write_snapshot": "kafkalog.producer_snapshot",
     "LogDir": "kafkalog.log_dir",
     "KafkaLogDataSource": "kafkalog.spark",
+    "TopicExistsError": "kafkalog.log_dir",
+    "UnknownTopicOrPartitionError": "kafkalog.log_dir",
+    "ProducerStateManager": "kafkalog.producer_state",
+    "ProducerStateError": "kafkalog.producer_state",
+    "OutOfOrderSequenceError": "kafkalog.producer_state",
+    "InvalidProducerEpochError": "kafkalog.producer_state",
+    "InvalidTxnStateError": "kafkalog.producer_state",
+    "TransactionCoordinatorFencedError": "kafkalog.producer_state",
+    "Scheduler": "kafkalog.scheduler",
+    "LogDirScheduler": "kafkalog.scheduler",
 }
 
 __all__ = [

@@ -20,6 +20,10 @@ logical message offset) so an operator can go straight to the bytes::
     +-- ConfigError                  a bad configuration value (also a ValueError)
     +-- LogLockedError               another writer holds the partition directory lock
     +-- LogClosedError               an operation on a closed Log
+    +-- ProducerStateError           (kafkalog.producer_state) idempotence/transaction rules:
+    |   +-- OutOfOrderSequenceError, InvalidProducerEpochError, InvalidTxnStateError,
+    |       TransactionCoordinatorFencedError
+    +-- TopicExistsError, UnknownTopicOrPartitionError   (kafkalog.log_dir)
 
 Messages read ``path:position: what (expected X, found Y)`` when those parts are known.
 
