@@ -17,6 +17,7 @@ from kafkalog.errors import (
     CorruptIndexError,
     IndexFullError,
     InvalidOffsetError,
+    InvalidRequestError,
     KafkaLogError,
     OffsetOverflowError,
 )
@@ -94,7 +95,7 @@ def test_entry_and_entries_array(idx: OffsetIndex) -> None:
     idx.append(BASE + 1, 10)
     idx.append(BASE + 2, 20)
     assert idx.entry(1) == (BASE + 2, 20)
-    with pytest.raises(ValueError, match="entry 2 from an index with 2 entries"):
+    with pytest.raises(InvalidRequestError, match="entry 2 from an index with 2 entries"):
         idx.entry(2)
     with pytest.raises(ValueError):
         idx.entry(-1)

@@ -49,6 +49,7 @@ import numpy as np
 from kafkalog.errors import (
     ConfigError,
     CorruptIndexError,
+    InvalidRequestError,
     OffsetOutOfRangeError,
     OffsetOverflowError,
 )
@@ -272,6 +273,22 @@ class AbstractIndex:
 
     def __len__(self) -> int:
         return self._entries
+
+    def entry(self, n: int) -> Any:
+        """The ``n``-th entry, decoded by the subclass (Kafka's ``parseEntry``).
+
+        Raises :class:`InvalidRequestError` (also a ``ValueError``) when ``n`` is not in
+        ``[0, entries)``.
+        """
+        if not 0 <= n < self._entries:
+            raise InvalidRequestError(
+                f"attempt to fetch entry {n} from an index with {self._entries} entries",
+                path=self._path,
+            )
+        return self._parse_entry(n)
+
+    def _parse_entry(self, n: int) -> Any:
+        raise NotImplementedError
 
     def __repr__(self) -> str:
         return (

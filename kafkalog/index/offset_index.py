@@ -111,18 +111,6 @@ class OffsetIndex(AbstractIndex):
             return OffsetPosition(self._base_offset, 0)
         return self._parse_entry(self._entries - 1)
 
-    def entry(self, n: int) -> OffsetPosition:
-        """The ``n``-th entry (absolute offset, position).
-
-        Raises ValueError when ``n`` is not in ``[0, entries)``.
-        """
-        if not 0 <= n < self._entries:
-            raise ValueError(
-                f"{self._path}: attempt to fetch entry {n} from an index with "
-                f"{self._entries} entries"
-            )
-        return self._parse_entry(n)
-
     def lookup(self, target_offset: int) -> OffsetPosition:
         """Largest entry with offset <= ``target_offset``; ``(base_offset, 0)`` if none."""
         # one 4-argument kernel call does the search and the decode (hot path: every fetch)

@@ -113,18 +113,6 @@ class TimeIndex(AbstractIndex):
         """The last entry, or ``(-1, base_offset)`` when empty."""
         return self._last_entry
 
-    def entry(self, n: int) -> TimestampOffset:
-        """The ``n``-th entry (timestamp, absolute offset).
-
-        Raises ValueError when ``n`` is not in ``[0, entries)``.
-        """
-        if not 0 <= n < self._entries:
-            raise ValueError(
-                f"{self._path}: attempt to fetch entry {n} from a time index with "
-                f"{self._entries} entries"
-            )
-        return self._parse_entry(n)
-
     def lookup(self, target_timestamp: int) -> TimestampOffset:
         """Entry with the largest timestamp <= ``target_timestamp``, else ``(-1, base_offset)``."""
         slot, timestamp, offset = _time_index_lookup(
