@@ -68,6 +68,7 @@ __all__ = [
     "LogHeader",
     "BatchItem",
     "RecordItem",
+    "RecordBlock",
     "TrailingBytes",
     "IndexEntryItem",
     "TimeIndexEntryItem",
@@ -602,6 +603,56 @@ class RecordItem:
     key: bytes | None = None  # only with DumpOptions.keep_raw
     value: bytes | None = None
     headers: tuple[tuple[str, bytes | None], ...] = ()
+
+
+@dataclass(slots=True)
+class RecordBlock:
+    """The records of one v2 data batch, column-wise (deep-iteration fast path).
+
+    Stands for the :class:`RecordItem` s :func:`dump_file` would otherwise yield for ``batch``
+    (same lines once rendered). Only produced for ordinary cases (see ``_fast_deep_ok``): CRC-
+    valid, non-control v2 batches with the default record-line shape, no ``keep_raw``.
+    ``header_keys`` is None when no record has headers, else each record's header keys;
+    ``key_texts``/``payload_texts`` are set with ``--print-data-log``.
+    """
+
+    path: str
+    batch: BatchItem
+    offsets: np.ndarray  # int64 (n,)
+    timestamps: np.ndarray
+    key_sizes: np.ndarray  # -1 = null key
+    value_sizes: np.ndarray
+    sequences: np.ndarray
+    header_keys: list[tuple[str, ...]] | None = None
+    key_texts: list[str | None] | None = None
+    payload_texts: list[str | None] | None = None
+
+    def record_items(self, print_contents: bool) -> list[RecordItem]:
+        """The equivalent :class:`RecordItem` s (for consumers without a block renderer)."""
+        b = self.batch
+        n = len(self.offsets)
+        hk = self.header_keys
+        out = []
+        for i in range(n):
+            keys = () if hk is None else hk[i]
+            out.append(
+                RecordItem(
+                    path=self.path,
+                    batch_position=b.position,
+                    magic=b.magic,
+                    offset=int(self.offsets[i]),
+                    timestamp_type=b.timestamp_type,
+                    timestamp=int(self.timestamps[i]),
+                    key_size=int(self.key_sizes[i]),
+                    value_size=int(self.value_sizes[i]),
+                    sequence=int(self.sequences[i]),
+                    header_keys=keys,
+                    print_contents=print_contents,
+                    key_text=None if self.key_texts is None else self.key_texts[i],
+                    payload_text=None if self.payload_texts is None else self.payload_texts[i],
+                )
+            )
+        return out
 
 
 @dataclass(slots=True)
@@ -1254,31 +1305,200 @@ def _dump_log(path: str, kind: str, opts: DumpOptions, findings: list) -> Iterat
         stop_pos = 0
         stop_reason = 0
         released = 0
+        fast = _fast_deep_ok(opts)
+        # the fast path decodes runs of ordinary v2 batches together; `pending` holds a run's
+        # batch items (not yet yielded) and `pending_bytes` its size
+        pending: list[BatchItem] = []
+        pending_bytes = 0
+
+        def slow(b: BatchItem) -> Iterator[Item]:
+            nonlocal first, last_offset
+            yield b
+            if opts.deep_iteration:
+                for r in _records_of(buf, b):
+                    if first:
+                        first = False
+                    elif r.offset != last_offset + 1:
+                        findings.append(NonConsecutiveOffsets(abs_path, last_offset, r.offset))
+                    last_offset = r.offset
+                    yield _record_item(path, b, r, opts)
+
+        def flush() -> Iterator[Item]:
+            nonlocal first, last_offset, pending_bytes
+            run = pending[:]
+            pending.clear()
+            pending_bytes = 0
+            if not run:
+                return
+            blocks = _fast_blocks(path, buf, run, opts)
+            if blocks is None:  # anything unusual: the record-object path, errors and all
+                for b in run:
+                    yield from slow(b)
+                return
+            for b, blk in zip(run, blocks):
+                offs = blk.offsets
+                if len(offs):
+                    if first:
+                        first = False
+                    elif int(offs[0]) != last_offset + 1:
+                        findings.append(NonConsecutiveOffsets(abs_path, last_offset, int(offs[0])))
+                    prev = offs[:-1]
+                    for j in np.flatnonzero((offs[1:] != prev + 1) | (prev == _I64_MAX)).tolist():
+                        findings.append(
+                            NonConsecutiveOffsets(abs_path, int(offs[j]), int(offs[j + 1]))
+                        )
+                    last_offset = int(offs[-1])
+                yield b
+                yield blk
+
         for out, count, reason in _scan(buf, valid_bytes, end):
             positions, sizes, magics = out["positions"], out["sizes"], out["magics"]
             for i in range(count):
                 pos, size, magic = int(positions[i]), int(sizes[i]), int(magics[i])
-                b = batch_item(path, buf, pos, size, magic)
-                yield b
-                if opts.deep_iteration:
-                    for r in _records_of(buf, b):
-                        if first:
-                            first = False
-                        elif r.offset != last_offset + 1:
-                            findings.append(NonConsecutiveOffsets(abs_path, last_offset, r.offset))
-                        last_offset = r.offset
-                        yield _record_item(path, b, r, opts)
+                try:
+                    b = batch_item(path, buf, pos, size, magic)
+                except DumpAbort:
+                    yield from flush()
+                    raise
+                if fast and magic >= 2 and b.is_valid and not b.is_control:
+                    pending.append(b)
+                    pending_bytes += size
+                    if pending_bytes >= FAST_RUN_BYTES:
+                        yield from flush()
+                else:
+                    yield from flush()
+                    yield from slow(b)
                 valid_bytes += size
-                if valid_bytes - released > RELEASE_EVERY:
+                if valid_bytes - released > RELEASE_EVERY and not pending:
                     mf.release(valid_bytes)
                     released = valid_bytes
             stop_pos, stop_reason = out["stop_position"], reason
+        yield from flush()
         err = _entry_stop_error(path, buf, stop_pos, stop_reason)
         if err is not None:
             raise err
         trailing = end - valid_bytes
         if trailing > 0 and max_bytes == INT_MAX:
             yield TrailingBytes(path=path, count=trailing, file_name=name)
+
+
+_I64_MAX = (1 << 63) - 1
+FAST_RUN_BYTES = 4 * 1024 * 1024  # bound on one columnar decode (its columns copy the records)
+_FAST_DECODERS = ("string", "hex", "base64")  # total: never raise, never count errors
+
+
+def _fast_deep_ok(opts: DumpOptions) -> bool:
+    """Whether deep iteration may use the columnar fast path (:class:`RecordBlock`).
+
+    Only the default record-line shape: 2.2+ (batch and record lines), record metadata
+    printed, no raw bytes kept, and either no contents or a plain :class:`DecoderParser` whose
+    decoders cannot fail. Everything else (structured decoders, int/long/json, 2.0-2.1 shapes,
+    ``--skip-record-metadata``, ``--format json``) goes through :func:`_record_item`.
+    """
+    if not opts.deep_iteration or opts.keep_raw or not opts.shape.batch_and_records:
+        return False
+    if opts.skip_record_metadata and opts.shape.has_skip_record_metadata:
+        return False
+    if opts.print_data_log:
+        p = opts.parser
+        return (
+            type(p) is DecoderParser
+            and p.key_decoder in _FAST_DECODERS
+            and p.value_decoder in _FAST_DECODERS
+            and not p.tombstone_hides_key
+        )
+    return True
+
+
+def _fast_blocks(
+    path: str, buf: np.ndarray, run: list[BatchItem], opts: DumpOptions
+) -> list[RecordBlock] | None:
+    """Decode consecutive CRC-valid, non-control v2 batches with the columnar decoder.
+
+    Returns one :class:`RecordBlock` per batch, or None when the run does not decode cleanly
+    (the caller then replays it through the record-object path, which reports the error at
+    the exact record Kafka would).
+    """
+    from .records.columnar import decode_columns
+
+    start = run[0].position
+    stop = run[-1].position + run[-1].size
+    try:
+        cols = decode_columns(buf, start=start, end=stop, skip_control=False, validate=False)
+    except KafkaLogError:
+        return None
+    counts = np.array([b.count for b in run], np.int64)
+    n = len(cols)
+    if int(counts.sum()) != n:  # cannot happen for batches that decode; stay on the safe side
+        return None
+    offs = cols.offsets
+    ko = cols.key_offsets.astype(np.int64)
+    vo = cols.value_offsets.astype(np.int64)
+    key_sizes = np.where(cols.key_valid, ko[1:] - ko[:-1], -1)
+    value_sizes = np.where(cols.value_valid, vo[1:] - vo[:-1], -1)
+    # DefaultRecordBatch.incrementSequence(baseSequence, offset - baseOffset), wrapping past
+    # Integer.MAX_VALUE back to 0; -1 (no producer sequence) stays -1
+    base_seq = np.repeat(np.array([b.base_sequence for b in run], np.int64), counts)
+    base_off = np.repeat(np.array([b.base_offset for b in run], np.int64), counts)
+    seq = base_seq + (offs - base_off)
+    seq = np.where(seq > INT_MAX, seq - INT_MAX - 1, seq)
+    seq = np.where(base_seq == -1, -1, seq)
+    header_keys = None
+    ho = cols.header_offsets.astype(np.int64)
+    if ho[-1]:
+        hko = cols.header_key_offsets.tolist()
+        hkd = cols.header_key_data.tobytes()
+        names = [hkd[hko[h] : hko[h + 1]].decode("utf-8", "replace") for h in range(len(hko) - 1)]
+        hol = ho.tolist()
+        header_keys = [tuple(names[hol[i] : hol[i + 1]]) for i in range(n)]
+    key_texts = payload_texts = None
+    if opts.print_data_log:
+        p = opts.parser
+        key_texts = _texts(DECODERS[p.key_decoder], cols.key_data, ko, cols.key_valid, offs)
+        payload_texts = _texts(
+            DECODERS[p.value_decoder], cols.value_data, vo, cols.value_valid, offs
+        )
+    blocks = []
+    c0 = 0
+    for b, c in zip(run, counts.tolist()):
+        c1 = c0 + c
+        blocks.append(
+            RecordBlock(
+                path=path,
+                batch=b,
+                offsets=offs[c0:c1],
+                timestamps=cols.timestamps[c0:c1],
+                key_sizes=key_sizes[c0:c1],
+                value_sizes=value_sizes[c0:c1],
+                sequences=seq[c0:c1],
+                header_keys=None if header_keys is None else header_keys[c0:c1],
+                key_texts=None if key_texts is None else key_texts[c0:c1],
+                payload_texts=None if payload_texts is None else payload_texts[c0:c1],
+            )
+        )
+        c0 = c1
+    return blocks
+
+
+def _texts(
+    decode: Callable[[bytes, int], str],
+    data: np.ndarray,
+    bounds: np.ndarray,
+    valid: np.ndarray,
+    offsets: np.ndarray,
+) -> list[str | None]:
+    """Decoded text of each non-null key (or value); the bytes are materialised once."""
+    raw = data.tobytes()
+    b = bounds.tolist()
+    if decode is _decode_string:  # the default: skip one Python call per record
+        return [
+            raw[b[i] : b[i + 1]].decode("utf-8", "replace") if v else None
+            for i, v in enumerate(valid.tolist())
+        ]
+    return [
+        decode(raw[b[i] : b[i + 1]], o) if v else None
+        for i, (v, o) in enumerate(zip(valid.tolist(), offsets.tolist()))
+    ]
 
 
 def _record_item(path: str, b: BatchItem, r: _RawRecord, opts: DumpOptions) -> RecordItem:

@@ -30,6 +30,7 @@ from __future__ import annotations
 import base64
 import json
 from collections.abc import Iterable
+from itertools import chain
 from typing import Any
 
 from .dump import (
@@ -46,6 +47,7 @@ from .dump import (
     NonConsecutiveOffsets,
     Notice,
     OutOfOrderTimestamp,
+    RecordBlock,
     RecordItem,
     ShallowOffsetNotFound,
     SnapshotEntryItem,
@@ -87,6 +89,9 @@ class TextRenderer:
         s = self.shape
         if type(item) is RecordItem:  # the common case first
             return [("out", self.record_line(item))]
+        if type(item) is RecordBlock:
+            text = self.record_block_text(item)
+            return [("out", text)] if text else []
         if isinstance(item, FileStart):
             return [("out", f"Dumping {item.path}")]
         if isinstance(item, LogHeader):
@@ -225,6 +230,43 @@ class TextRenderer:
             if r.payload_text is not None:
                 out.append(f"{payload_prefix}payload: {r.payload_text}")
         return "".join(out)
+
+    def record_block_text(self, blk: RecordBlock) -> str:
+        """The record lines of a :class:`RecordBlock`, joined by newlines (no final newline).
+
+        Same text as :meth:`record_line` for each record (2.2+ shapes with metadata, v2 data
+        batches: what :mod:`kafkalog.dump` produces blocks for), built with one ``%``
+        formatting over the whole batch instead of one f-string per record.
+        """
+        n = len(blk.offsets)
+        if n == 0:
+            return ""
+        s = self.shape
+        ks, vs = ("keysize", "valuesize") if s.lower_case_sizes else ("keySize", "valueSize")
+        # timestamp_type is one of three fixed names: no '%' to escape in the template
+        head = (
+            f"| offset: %d {blk.batch.timestamp_type}: %d {ks}: %d {vs}: %d sequence: %d"
+            " headerKeys: ["
+        )
+        cols = [
+            blk.offsets.tolist(),
+            blk.timestamps.tolist(),
+            blk.key_sizes.tolist(),
+            blk.value_sizes.tolist(),
+            blk.sequences.tolist(),
+        ]
+        tail = "]"
+        if blk.header_keys is not None:
+            head += "%s"
+            cols.append([",".join(h) for h in blk.header_keys])
+        if blk.key_texts is not None:
+            # print_contents with metadata: " key: K" when the key is not null, then
+            # " payload: V" when the value is not null (record_line's non-skip branch)
+            tail += "%s%s"
+            cols.append(["" if k is None else " key: " + k for k in blk.key_texts])
+            cols.append(["" if v is None else " payload: " + v for v in blk.payload_texts])
+        template = "\n".join([head + tail] * n)
+        return template % tuple(chain.from_iterable(zip(*cols)))
 
     def _record_line_20(self, r: RecordItem) -> str:
         # 2.0-2.1 deep iteration: one self-contained line per record (no batch line).
@@ -434,6 +476,12 @@ class JsonRenderer:
     """
 
     def render(self, item: Any) -> list[Line]:
+        if isinstance(item, RecordBlock):
+            return [
+                line
+                for r in item.record_items(item.key_texts is not None)
+                for line in self.render(r)
+            ]
         obj = self.to_dict(item)
         if obj is None:
             return []
