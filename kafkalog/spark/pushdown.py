@@ -98,6 +98,28 @@ def _intersect(a: frozenset | None, b: Iterable) -> frozenset:
     return b if a is None else a & b
 
 
+# (excluded-values field, wanted-values field) of the bounds for each integer column
+_SET_FIELDS = {
+    "partition": ("partitions_excluded", "partitions"),
+    "offset": ("offsets_excluded", "offset_in"),
+}
+
+
+def _inclusive_bounds(inner: Any, value: int) -> tuple[int | None, int | None]:
+    """The inclusive ``(lo, hi)`` an integer comparison filter sets (None: unbounded)."""
+    from pyspark.sql.datasource import GreaterThan, GreaterThanOrEqual, LessThan, LessThanOrEqual
+
+    if isinstance(inner, GreaterThan):
+        return value + 1, None
+    if isinstance(inner, GreaterThanOrEqual):
+        return value, None
+    if isinstance(inner, LessThan):
+        return None, value - 1
+    if isinstance(inner, LessThanOrEqual):
+        return None, value
+    return None, None
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -128,8 +150,6 @@ def analyze_filters(filters: Sequence[Any]) -> tuple[Bounds, list[Any]]:
         GreaterThan,
         GreaterThanOrEqual,
         In,
-        LessThan,
-        LessThanOrEqual,
         Not,
         StringContains,
         StringEndsWith,
@@ -169,63 +189,34 @@ def analyze_filters(filters: Sequence[Any]) -> tuple[Bounds, list[Any]]:
                 elif isinstance(inner, StringContains):
                     b.topic_contains += (value,)
                     claimed = True
-        elif col == "partition":
+        elif col in ("partition", "offset"):
+            # partition bounds are inclusive, offset bounds [lo, hi) as in startingOffsets/
+            # endingOffsets; both are applied exactly by read(), so they are claimed
+            field = "partition" if col == "partition" else "offset"
+            excluded, wanted = _SET_FIELDS[field]
             if is_eq and _is_int(value):
-                if negated:
-                    b.partitions_excluded = b.partitions_excluded | {value}
-                else:
-                    b.partitions = _intersect(b.partitions, [value])
-                claimed = True
+                values: Iterable = [value]
             elif isinstance(inner, In) and all(_is_int(v) for v in value):
+                values = value
+            else:
+                values = None
+            if values is not None:
                 if negated:
-                    b.partitions_excluded = b.partitions_excluded | frozenset(value)
+                    setattr(b, excluded, getattr(b, excluded) | frozenset(values))
                 else:
-                    b.partitions = _intersect(b.partitions, value)
+                    setattr(b, wanted, _intersect(getattr(b, wanted), values))
                 claimed = True
             elif not negated and _is_int(value):
-                lo = hi = None
-                if isinstance(inner, GreaterThan):
-                    lo = value + 1
-                elif isinstance(inner, GreaterThanOrEqual):
-                    lo = value
-                elif isinstance(inner, LessThan):
-                    hi = value - 1
-                elif isinstance(inner, LessThanOrEqual):
-                    hi = value
+                lo, hi = _inclusive_bounds(inner, value)
+                if hi is not None and field == "offset":
+                    hi += 1
                 if lo is not None:
-                    b.partition_lo = lo if b.partition_lo is None else max(b.partition_lo, lo)
+                    cur = getattr(b, f"{field}_lo")
+                    setattr(b, f"{field}_lo", lo if cur is None else max(cur, lo))
                     claimed = True
                 if hi is not None:
-                    b.partition_hi = hi if b.partition_hi is None else min(b.partition_hi, hi)
-                    claimed = True
-        elif col == "offset":
-            if is_eq and _is_int(value):
-                if negated:
-                    b.offsets_excluded = b.offsets_excluded | {value}
-                else:
-                    b.offset_in = _intersect(b.offset_in, [value])
-                claimed = True
-            elif isinstance(inner, In) and all(_is_int(v) for v in value):
-                if negated:
-                    b.offsets_excluded = b.offsets_excluded | frozenset(value)
-                else:
-                    b.offset_in = _intersect(b.offset_in, value)
-                claimed = True
-            elif not negated and _is_int(value):
-                lo = hi = None
-                if isinstance(inner, GreaterThan):
-                    lo = value + 1
-                elif isinstance(inner, GreaterThanOrEqual):
-                    lo = value
-                elif isinstance(inner, LessThan):
-                    hi = value
-                elif isinstance(inner, LessThanOrEqual):
-                    hi = value + 1
-                if lo is not None:
-                    b.offset_lo = lo if b.offset_lo is None else max(b.offset_lo, lo)
-                    claimed = True
-                if hi is not None:
-                    b.offset_hi = hi if b.offset_hi is None else min(b.offset_hi, hi)
+                    cur = getattr(b, f"{field}_hi")
+                    setattr(b, f"{field}_hi", hi if cur is None else min(cur, hi))
                     claimed = True
         elif col == "timestamp" and not negated:
             # pruning hint only: returned to Spark below
