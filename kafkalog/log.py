@@ -991,17 +991,21 @@ class Log:
         # max reaches t (the running max is sorted, so one searchsorted answers all)
         which = np.searchsorted(np.maximum.accumulate(largest), ts, side="left") \
             if segs else np.zeros(ts.shape[0], np.int64)
+        if self._read_only and segs:
+            # as offset_for_timestamp: a reader in another process always searches the last
+            # segment (the writer adds its final time-index entry only at roll/close)
+            which = np.minimum(which, len(segs) - 1)
+        special = (ts >= -6) & (ts <= -1)  # Kafka's ListOffsets values; below -6 is ordinary
         for k, seg in enumerate(segs):
-            idx = np.flatnonzero((which == k) & (ts >= 0))
+            idx = np.flatnonzero((which == k) & ~special)
             if idx.size:
                 found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
                 for i, f in zip(idx.tolist(), found):
                     # as offset_for_timestamp (deliberate deviation): a segment that answers
                     # nothing does not hide later ones (rare: its largest timestamp is an mtime)
                     out[i] = self.offset_for_timestamp(int(ts[i])) if f is None else f[1]
-        for i in np.flatnonzero(ts < 0).tolist():
-            t = int(ts[i])
-            out[i] = self._special_offset(t) if -6 <= t <= -1 else None
+        for i in np.flatnonzero(special).tolist():
+            out[i] = self._special_offset(int(ts[i]))
         return out
 
     def _special_offset(self, timestamp: int) -> int | None:

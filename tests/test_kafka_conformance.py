@@ -254,3 +254,27 @@ def test_timestamp_search_past_a_segment_that_answers_nothing(tmp_path: Path) ->
         assert log.segments[0].largest_timestamp == int(future_s * 1000)
         assert log.offset_for_timestamp(target) == later
         assert log.offsets_for_timestamps([T0 + 50, target, T0 + 500]) == [2, later, 10]
+
+
+def test_batched_timestamp_lookup_equals_single_lookups(tmp_path) -> None:
+    """``offsets_for_timestamps`` answers exactly as ``offset_for_timestamp`` per target,
+    for a writer and for a read-only reader in another process, including timestamps below
+    Kafka's special values (-7: an ordinary search in ``UnifiedLog.fetchOffsetByTimestamp``)."""
+    from kafkalog import Log, LogConfig, Record
+
+    path = tmp_path / "t-0"
+    log = Log.open(path, LogConfig(segment_bytes=600))
+    for i in range(40):
+        log.append([Record(None, b"v" * 20, 1000 + 10 * i)])
+    log.flush()
+    targets = [-7, -6, -5, -4, -3, -2, -1, 0, 999, 1000, 1005, 1200, 1390, 1391, 5000]
+    reader = Log.open(path, read_only=True)
+    try:
+        for lg in (log, reader):
+            assert lg.offsets_for_timestamps(targets) == [
+                lg.offset_for_timestamp(t) for t in targets]
+        assert reader.offset_for_timestamp(1390) == 39
+        assert reader.offsets_for_timestamps([1390])[0] == 39
+    finally:
+        reader.close()
+        log.close()
