@@ -61,7 +61,8 @@ def bench_kafka_python(path: str) -> float:
 
 
 def bench_dump(path: str, deep: bool) -> float:
-    from kafkalog import cli, dump
+    from kafkalog import cli
+    from kafkalog.tools import dump
 
     opts = dump.DumpOptions(deep_iteration=deep)
     null = _Null()

@@ -10,7 +10,7 @@ Subcommands
 ``repair``
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``demo``
-    The project's demo (``kafkalog.demo``).
+    The project's demo (``kafkalog.tools.demo``).
 
 Exit status: 0 when every file was read and is consistent, 1 when any file had corruption or a
 mismatch (or could not be read), 2 for usage errors. A bad file never stops the others.
@@ -29,8 +29,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from . import dump as d
-from .render import JsonRenderer, TextRenderer
+from .tools import dump as d
+from .tools.render import JsonRenderer, TextRenderer
 
 __all__ = ["main", "main_entry", "build_parser", "run_dump"]
 
@@ -180,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
         "useful for debugging a seemingly corrupt log segment.",
     )
     _add_dump_arguments(dp)
-    from . import repair, verify
+    from .tools import repair, verify
 
     vp = sub.add_parser("verify", help="Read-only consistency checks of partition directories.")
     verify.add_arguments(vp)
@@ -358,7 +358,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if argv[:1] == ["demo"]:
         # everything after "demo" belongs to the demo, flags included
         try:
-            from . import demo
+            from .tools import demo
         except ImportError as e:
             sys.stderr.write(f"kafkalog demo: not available ({e})\n")
             return EXIT_FINDINGS
@@ -367,7 +367,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # the demo's own argparse (--help, usage errors)
             return e.code if isinstance(e.code, int) else EXIT_USAGE
     if argv[:1] == ["cluster-state"]:
-        from . import cluster_state
+        from .cluster import cluster_state
 
         return cluster_state.main(argv[1:])
     parser = build_parser()
@@ -394,11 +394,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             show = (not args.no_progress) and _isatty(sys.stderr)
             return run_dump(opts, files, fmt=args.format, progress=show)
         if args.command == "verify":
-            from . import verify
+            from .tools import verify
 
             return verify.run(args)
         if args.command == "repair":
-            from . import repair
+            from .tools import repair
 
             return repair.run(args)
     except _UsageError as e:

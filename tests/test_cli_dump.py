@@ -965,7 +965,8 @@ def test_python_dash_m(spec_dir):
 def test_progress_bar_does_not_change_output(spec_dir, capsys):
     import io
 
-    from kafkalog import cli, dump
+    from kafkalog import cli
+    from kafkalog.tools import dump
 
     out, err = io.StringIO(), io.StringIO()
     rc = cli.run_dump(dump.DumpOptions(), [SEG], stdout=out, stderr=err, progress=True)
@@ -1034,7 +1035,7 @@ def _scala_jar() -> Path | None:
 @pytest.mark.parametrize("n", [3, 13])
 def test_summary_file_order_matches_the_jvm_hash_maps(tmp_path, n):
     """Kafka prints per-file summaries in HashMap iteration order: check our model on a JVM."""
-    from kafkalog.render import java_hash_map_order, scala_hash_map_order
+    from kafkalog.tools.render import java_hash_map_order, scala_hash_map_order
 
     src = tmp_path / "Order.java"
     src.write_text(
@@ -1066,7 +1067,7 @@ def test_summary_file_order_matches_the_jvm_hash_maps(tmp_path, n):
 
 
 def test_summaries_of_several_files_in_hash_map_order(tmp_path, monkeypatch, capsys):
-    from kafkalog.render import scala_hash_map_order
+    from kafkalog.tools.render import scala_hash_map_order
 
     names = []
     for i in range(4):

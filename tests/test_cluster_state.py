@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kafkalog import cluster_state as cs
+from kafkalog.cluster import cluster_state as cs
 from kafkalog.decoders import cluster_metadata as cm
 from kafkalog.decoders import offsets
 from kafkalog.records.batch import iter_batches

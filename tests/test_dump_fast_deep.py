@@ -1,6 +1,6 @@
 """The deep-iteration fast path (columnar ``RecordBlock``) against the record-object path.
 
-``kafkalog.dump._fast_deep_ok`` decides whether ``dump-segments --deep-iteration`` /
+``kafkalog.tools.dump._fast_deep_ok`` decides whether ``dump-segments --deep-iteration`` /
 ``--print-data-log`` decode v2 batches column-wise. These tests dump the same randomized logs
 twice, once with the fast path and once with it switched off, and require byte-identical stdout,
 stderr, findings and exit status: ordinary batches, headers, nulls, invalid UTF-8, compression,
@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kafkalog import cli
-from kafkalog import dump as d
 from kafkalog.records.builder import encode_batch, encode_end_txn_marker
 from kafkalog.records.legacy import encode_legacy
 from kafkalog.records.record import Record
+from kafkalog.tools import dump as d
 
 T = 1700000000000
 INT_MAX = 2147483647

@@ -1,4 +1,5 @@
-"""Dependencies point one way: native <- records <- index <- segment <- log <- log_dir <- tools.
+"""Dependencies point one way: native <- records <- index <- segment <- log <- log_dir <-
+groups/cluster <- tools/server/spark <- cli.
 
 Every module of the package is parsed (not imported) and each import of a kafkalog module must
 name a module of the same or a lower layer. A new module must be given a layer here.
@@ -36,15 +37,15 @@ LAYERS: dict[str, int] = {
     "kafkalog.log": 5,
     "kafkalog.scheduler": 5,
     "kafkalog.log_dir": 6,
-    "kafkalog.dump": 7,
-    "kafkalog.render": 7,
-    "kafkalog.verify": 7,
-    "kafkalog.repair": 7,
-    "kafkalog.cluster_state": 7,
-    "kafkalog.spark": 7,
-    "kafkalog.demo": 8,
-    "kafkalog.cli": 8,
-    "kafkalog.__main__": 9,
+    # operators' and services' packages over the engine
+    "kafkalog.groups": 7,
+    "kafkalog.cluster": 7,
+    "kafkalog.tools": 8,
+    "kafkalog.server": 8,
+    "kafkalog.spark": 8,
+    "kafkalog.tools.demo": 9,  # runs the engine, the tools and Spark end to end
+    "kafkalog.cli": 9,
+    "kafkalog.__main__": 10,
 }
 
 

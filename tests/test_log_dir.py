@@ -38,7 +38,7 @@ from kafkalog.log_dir import (
 from kafkalog.producer_snapshot import read_snapshot
 from kafkalog.records.record import Record
 from kafkalog.segment import LogSegment
-from kafkalog.verify import verify_paths
+from kafkalog.tools.verify import verify_paths
 from tests.conftest import shared_fixture_path
 
 REAL = ["LDI-POC", "VolodymyrZee-kafka", "KAIPASUBHASH-kafka-logs"]

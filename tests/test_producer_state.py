@@ -332,7 +332,7 @@ def test_real_snapshots_agree_with_replay(tmp_path: Path) -> None:
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from kafkalog.verify import verify_partition  # noqa: E402
+from kafkalog.tools.verify import verify_partition  # noqa: E402
 
 _OPS = st.lists(st.one_of(
     st.tuples(st.just("idem"), st.integers(1, 3)),

@@ -17,7 +17,7 @@ from kafkalog.index.txn_index import AbortedTxn, TransactionIndex
 from kafkalog.log import Log
 from kafkalog.producer_state import InvalidProducerEpochError, TransactionCoordinatorFencedError
 from kafkalog.records.record import Record
-from kafkalog.verify import verify_partition
+from kafkalog.tools.verify import verify_partition
 from tests.conftest import shared_fixture_path
 
 kafka_mr = pytest.importorskip("kafka.record.memory_records")

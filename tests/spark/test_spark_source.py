@@ -198,7 +198,7 @@ def test_write_then_read_back(spark, logdir, tmp_path):
 
 def _verified(root) -> None:
     """``kafkalog verify`` finds no error in what the writer published."""
-    from kafkalog.verify import verify_paths
+    from kafkalog.tools.verify import verify_paths
 
     report = verify_paths([str(root)], deep=True)
     errors = [f for f in report.findings if f.severity == "error"]

@@ -1,8 +1,8 @@
-"""Renderers for :mod:`kafkalog.dump` items: Kafka's text shapes per version, and JSON lines.
+"""Renderers for :mod:`kafkalog.tools.dump` items: Kafka's text shapes per version, and JSON lines.
 
 :class:`TextRenderer` turns each item into the exact line(s) Kafka's DumpLogSegments prints for
-the selected :class:`~kafkalog.dump.KafkaShape` (spec §7.3-7.5) and, at the end of the run, the
-stderr summaries. Sources followed: ``core/src/main/scala/kafka/tools/DumpLogSegments.scala``
+the selected :class:`~kafkalog.tools.dump.KafkaShape` (spec §7.3-7.5) and, at the end of the run,
+the stderr summaries. Sources followed: ``core/src/main/scala/kafka/tools/DumpLogSegments.scala``
 (4.0 line, the default), the Java rewrite ``tools/src/main/java/org/apache/kafka/tools/
 DumpLogSegments.java`` (``trunk``) and, for 2.2-2.7, the Scala file of that era.
 
@@ -20,7 +20,7 @@ UTF-8 text when valid (``key_encoding: "utf8"``) else base64 (``"base64"``).
 
 Example
 -------
->>> from kafkalog.dump import FileStart
+>>> from kafkalog.tools.dump import FileStart
 >>> TextRenderer().render(FileStart("00000000000000000000.log", "log"))
 [('out', 'Dumping 00000000000000000000.log')]
 """
@@ -235,7 +235,7 @@ class TextRenderer:
         """The record lines of a :class:`RecordBlock`, joined by newlines (no final newline).
 
         Same text as :meth:`record_line` for each record (2.2+ shapes with metadata, v2 data
-        batches: what :mod:`kafkalog.dump` produces blocks for), built with one ``%``
+        batches: what :mod:`kafkalog.tools.dump` produces blocks for), built with one ``%``
         formatting over the whole batch instead of one f-string per record.
         """
         n = len(blk.offsets)

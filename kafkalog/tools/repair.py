@@ -47,8 +47,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import files
-from .errors import KafkaLogError
+from .. import files
+from ..errors import KafkaLogError
 
 __all__ = [
     "LostBatch",
@@ -147,8 +147,8 @@ class PartitionRepair:
 
 def _scan_file(path: Path) -> tuple[dict, Any]:
     """Native header scan of a whole ``.log`` and the buffer (caller deletes the buffer)."""
+    from ..native import scan as ns
     from .dump import _MappedFile
-    from .native import scan as ns
 
     mf = _MappedFile(str(path))
     return ns.scan_entries(mf.buf), mf
@@ -156,7 +156,7 @@ def _scan_file(path: Path) -> tuple[dict, Any]:
 
 def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair, int]:
     """Validate like recovery does, without writing: what would be kept and lost."""
-    from .segment import validate_entries
+    from ..segment import validate_entries
 
     sc, mf = _scan_file(path)
     try:
@@ -165,7 +165,7 @@ def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair,
         kept = int(sc["positions"][count - 1] + sc["sizes"][count - 1]) if count else 0
         rep = SegmentRepair(str(path), base, mf.size, kept, mf.size - kept, reason)
         if reason is None and mf.size > kept:
-            from .native import scan as ns
+            from ..native import scan as ns
 
             rep.reason = (
                 f"{ns.STOP_REASONS[int(sc['stop_reason'])]} at position {int(sc['stop_position'])}"
@@ -183,7 +183,7 @@ def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair,
 
 
 def _entry_crc_ok(buf: Any, p: int, size: int, magic: int) -> bool:
-    from .records.crc import crc32, crc32c
+    from ..records.crc import crc32, crc32c
 
     stored_at = p + 17 if magic == 2 else p + 12
     stored = int.from_bytes(bytes(buf[stored_at : stored_at + 4]), "big")
@@ -219,7 +219,7 @@ def _resync(buf: Any, start: int) -> list[LostBatch]:
     """
     import numpy as np
 
-    from .native import scan as ns
+    from ..native import scan as ns
 
     end = min(len(buf), start + RESYNC_LIMIT)
     found: list[LostBatch] = []
@@ -344,9 +344,9 @@ def repair_partition(
 
 
 def _recover_with_engine(dst: Path, planned: dict[int, SegmentRepair]) -> None:
-    from .config import LogConfig
-    from .lock import LOCK_FILE_NAME
-    from .log import Log
+    from ..config import LogConfig
+    from ..lock import LOCK_FILE_NAME
+    from ..log import Log
 
     had_lock = (dst / LOCK_FILE_NAME).exists()
     # the loader logs each recovery step as a warning; the repair report says the same, exactly
@@ -382,9 +382,9 @@ def _recover_with_engine(dst: Path, planned: dict[int, SegmentRepair]) -> None:
 
 
 def _recover_each_segment(dst: Path, bases: list[int], report: PartitionRepair) -> None:
-    from .clock import SystemClock
-    from .config import LogConfig
-    from .segment import LogSegment
+    from ..clock import SystemClock
+    from ..config import LogConfig
+    from ..segment import LogSegment
 
     _remove_leftovers(dst, bases)
     config, clock = LogConfig(), SystemClock()
@@ -411,8 +411,8 @@ class _DirState:
 
 def _state(d: Path) -> _DirState:
     """What the report compares before and after: files, aborted txns, leader epochs."""
-    from .checkpoint import LeaderEpochCheckpointFile
-    from .index.txn_index import TransactionIndex
+    from ..checkpoint import LeaderEpochCheckpointFile
+    from ..index.txn_index import TransactionIndex
 
     names = {p.name for p in d.iterdir() if p.is_file()}
     txn = 0
@@ -436,7 +436,7 @@ def _state(d: Path) -> _DirState:
 
 
 def _report_state_changes(before: _DirState, after: _DirState, report: PartitionRepair) -> None:
-    from .lock import LOCK_FILE_NAME
+    from ..lock import LOCK_FILE_NAME
 
     report.removed_files = sorted(before.files - after.files - {LOCK_FILE_NAME})
     report.created_files = sorted(after.files - before.files - {LOCK_FILE_NAME})
@@ -468,8 +468,8 @@ def _remove_leftovers(d: Path, bases: list[int]) -> None:
 def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair) -> None:
     """``--keep-later-segments``: drop state past the new log end (``.txnindex`` entries,
     producer snapshots, leader epochs), as the loader does for a truncated log."""
-    from .checkpoint import LeaderEpochCheckpointFile
-    from .index.txn_index import TransactionIndex
+    from ..checkpoint import LeaderEpochCheckpointFile
+    from ..index.txn_index import TransactionIndex
 
     for base in bases:
         p = files.transaction_index_file(d, base)
@@ -533,7 +533,7 @@ def repair_path(
 
 
 def _clamp_log_dir_checkpoints(d: Path, reports: list[PartitionRepair]) -> list[str]:
-    from .checkpoint import OffsetCheckpointFile
+    from ..checkpoint import OffsetCheckpointFile
 
     leos = {Path(r.output).name: r.log_end_offset_after for r in reports}
     changes = []

@@ -2,7 +2,7 @@
 
 Pure: this module opens files read-only and yields *items* (one per line Kafka would print) and
 *findings* (what Kafka collects for its end-of-run stderr summaries); it never prints. The text
-shapes live in :mod:`kafkalog.render`, the process plumbing in :mod:`kafkalog.cli`. Splitting
+shapes live in :mod:`kafkalog.tools.render`, the process plumbing in :mod:`kafkalog.cli`. Splitting
 them is the one thing we do differently from ``DumpLogSegments.scala``, which mixes printing and
 checking (see shared/style.md).
 
@@ -24,7 +24,7 @@ in bounded chunks and only one batch is decoded at a time.
 Example
 -------
 >>> import os, tempfile
->>> from kafkalog.dump import DumpOptions, dump_file
+>>> from kafkalog.tools.dump import DumpOptions, dump_file
 >>> d = tempfile.mkdtemp()
 >>> p = os.path.join(d, "00000000000000000000.log")
 >>> _ = open(p, "wb").write(bytes.fromhex(
@@ -50,7 +50,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from .errors import KafkaLogError
+from ..errors import KafkaLogError
 
 __all__ = [
     "INT_MAX",
@@ -910,7 +910,7 @@ def _corrupt_size_error(path: str, size: int, position: int) -> DumpAbort:
 
 def _scan(buf: np.ndarray, start: int, end: int) -> Iterator[tuple[dict, int, int]]:
     """Yield ``(scan, count, stop_reason)`` chunks from ``start`` to the FileLogInputStream stop."""
-    from .native.scan import STOP_LIMIT, scan_entries
+    from ..native.scan import STOP_LIMIT, scan_entries
 
     pos = start
     while True:
@@ -923,7 +923,7 @@ def _scan(buf: np.ndarray, start: int, end: int) -> Iterator[tuple[dict, int, in
 
 def _entry_stop_error(path: str, buf: np.ndarray, pos: int, reason: int) -> DumpAbort | None:
     """The exception Kafka's iterator throws at ``pos`` for a stop ``reason`` (None = quiet)."""
-    from .native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_SHORT_V2
+    from ..native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_SHORT_V2
 
     if reason == STOP_CORRUPT_SIZE:
         size = int(struct.unpack_from(">i", buf, pos + 8)[0])
@@ -949,7 +949,7 @@ def _entry_stop_error(path: str, buf: np.ndarray, pos: int, reason: int) -> Dump
 
 
 def _crc32c(data: Any) -> int:
-    from .records.crc import crc32c
+    from ..records.crc import crc32c
 
     return int(crc32c(data))
 
@@ -1080,7 +1080,7 @@ def _records_of(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
 
 
 def _v2_records(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
-    from .records.batch import RecordBatch
+    from ..records.batch import RecordBatch
 
     batch = RecordBatch(buf, b.position, b.size)
     log_append = b.timestamp_type == "LogAppendTime"
@@ -1108,8 +1108,8 @@ def _legacy_records(buf: np.ndarray, b: BatchItem) -> Iterator[_RawRecord]:
     Kafka's deep iteration yields one ``AbstractLegacyRecordBatch`` per inner message, whose
     ``isValid``/``checksum`` are the *inner* message's; an uncompressed entry is its own record.
     """
-    from .records import compression
-    from .records.legacy import LegacyEntry
+    from ..records import compression
+    from ..records.legacy import LegacyEntry
 
     entry = LegacyEntry(buf, b.position, b.size)
     records = list(entry)
@@ -1256,7 +1256,7 @@ _CONTROL_SCHEMAS: dict[str, dict[str, Any]] = {
 
 def _control_json(name: str, value: bytes) -> str:
     """The JSON Kafka prints for a KRaft control record value (Jackson's compact form)."""
-    from .decoders import _schemas, message
+    from ..decoders import _schemas, message
 
     spec = (
         _schemas.CLIENT["LeaderChangeMessage"]
@@ -1419,7 +1419,7 @@ def _fast_blocks(
     (the caller then replays it through the record-object path, which reports the error at
     the exact record Kafka would).
     """
-    from .records.columnar import decode_columns
+    from ..records.columnar import decode_columns
 
     start = run[0].position
     stop = run[-1].position + run[-1].size
@@ -1573,8 +1573,8 @@ def _sibling(path: str, suffix: str) -> str:
 
 def _open_index(kind: str, path: str, base: int) -> Any:
     """Kafka's ``new OffsetIndex(file, base, -1, false)``: read-only, every whole slot an entry."""
-    from .index.offset_index import OffsetIndex
-    from .index.time_index import TimeIndex
+    from ..index.offset_index import OffsetIndex
+    from ..index.time_index import TimeIndex
 
     cls = OffsetIndex if kind == "offset" else TimeIndex
     try:
@@ -1593,7 +1593,7 @@ def _open_index(kind: str, path: str, base: int) -> Any:
 
 def _first_batch_at(path: str, buf: np.ndarray, pos: int, end: int) -> tuple[int, int, int] | None:
     """``(last_offset, size, magic)`` of the entry at ``pos`` if whole before ``end``, else None."""
-    from .native.scan import scan_entries
+    from ..native.scan import scan_entries
 
     out = scan_entries(buf, pos, end, max_entries=1)
     if out["count"] == 0:
@@ -1833,7 +1833,7 @@ def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
     version, or a CRC-32C mismatch over bytes [6, end). Trailing bytes after the entries are
     ignored, as Kafka's ``Schema.read`` does.
     """
-    from .records.crc import crc32c
+    from ..records.crc import crc32c
 
     def underflow(name: str, inner: str = "java.nio.BufferUnderflowException") -> _SnapshotCorrupt:
         return _SnapshotCorrupt(

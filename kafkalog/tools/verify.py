@@ -41,8 +41,8 @@ from typing import Any
 
 import numpy as np
 
-from . import files
-from .errors import KafkaLogError
+from .. import files
+from ..errors import KafkaLogError
 
 __all__ = [
     "Finding",
@@ -180,9 +180,9 @@ def _scan_log(
     active: bool = False,
 ) -> _SegmentScan:
     """Walk one ``.log``: per-entry checks, tail classification, transaction bookkeeping."""
+    from ..native import scan as ns
+    from ..records.crc import crc32, crc32c
     from .dump import RELEASE_EVERY, _MappedFile
-    from .native import scan as ns
-    from .records.crc import crc32, crc32c
 
     f = str(path)
     with _MappedFile(f) as mf:
@@ -322,7 +322,7 @@ def _track_transactions(
     if not attrs & 0x20:
         ongoing.setdefault(pid, int(seg.base_offsets[i]))
         return
-    from .records.batch import RecordBatch
+    from ..records.batch import RecordBatch
 
     try:
         marker = RecordBatch(buf, p, s).end_txn_marker()
@@ -347,8 +347,8 @@ def _deep_check(
     buf: np.ndarray, p: int, s: int, f: str, offset: int, rep: PartitionReport, legacy: bool = False
 ) -> None:
     """Decode every record (decompressing): what a consumer would do with this batch."""
-    from .records.batch import RecordBatch
-    from .records.legacy import LegacyEntry
+    from ..records.batch import RecordBatch
+    from ..records.legacy import LegacyEntry
 
     try:
         b = LegacyEntry(buf, p, s) if legacy else RecordBatch(buf, p, s)
@@ -362,7 +362,7 @@ def _deep_check(
 def _classify_tail(
     buf: np.ndarray, seg: _SegmentScan, reason: int, rep: PartitionReport, f: str, active: bool
 ) -> None:
-    from .native import scan as ns
+    from ..native import scan as ns
 
     end = seg.valid_end
     left = seg.size - end
@@ -416,8 +416,8 @@ def _classify_tail(
 
 
 def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> None:
+    from ..index.offset_index import OffsetIndex
     from .dump import kafka_sanity_message
-    from .index.offset_index import OffsetIndex
 
     path = files.offset_index_file(seg.path.parent, seg.base_offset)
     f = str(path)
@@ -539,8 +539,8 @@ def _entries_before_zero_tail(
 
 
 def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> None:
+    from ..index.time_index import TimeIndex
     from .dump import kafka_sanity_message
-    from .index.time_index import TimeIndex
 
     path = files.time_index_file(seg.path.parent, seg.base_offset)
     f = str(path)
@@ -631,7 +631,7 @@ def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> 
 
 
 def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:
-    from .index.txn_index import TransactionIndex
+    from ..index.txn_index import TransactionIndex
 
     path = files.transaction_index_file(seg.path.parent, seg.base_offset)
     f = str(path)
@@ -820,7 +820,7 @@ def _check_orphans(d: Path, bases: list[int], rep: PartitionReport) -> None:
 
 
 def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentScan]) -> None:
-    from .checkpoint import LeaderEpochCheckpointFile, PartitionMetadataFile
+    from ..checkpoint import LeaderEpochCheckpointFile, PartitionMetadataFile
     from .dump import _SnapshotCorrupt, read_producer_snapshot
 
     leo = rep.log_end_offset
@@ -939,7 +939,7 @@ def verify_log_dir(
     directory: str | os.PathLike[str], partitions: dict[str, PartitionReport]
 ) -> list[Finding]:
     """Check the log-dir checkpoint files against the partitions found (read-only)."""
-    from .checkpoint import MetaProperties, OffsetCheckpointFile
+    from ..checkpoint import MetaProperties, OffsetCheckpointFile
 
     d = Path(directory)
     out: list[Finding] = []

@@ -35,7 +35,7 @@ when the partition last changed.
 
 Example
 -------
->>> import kafkalog.cluster_state as cs
+>>> import kafkalog.cluster.cluster_state as cs
 >>> state = cs.build("/path/to/log.dirs")            # doctest: +SKIP
 >>> state["/brokers/topics/orders"]["partitions"]    # doctest: +SKIP
 {'0': [1, 2], '1': [2, 1]}
@@ -53,8 +53,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .decoders import cluster_metadata, offsets
-from .errors import KafkaLogError
+from ..decoders import cluster_metadata, offsets
+from ..errors import KafkaLogError
 
 __all__ = ["ClusterState", "build", "build_state", "main", "SECURITY_PROTOCOLS"]
 
@@ -290,7 +290,7 @@ def _format_address(host: str, port: int) -> str:
 
 def _iter_batches(path: Path, state: ClusterState) -> Iterator[Any]:
     """Batches of one file; a corrupt batch ends the file with a warning (as recovery would)."""
-    from .records.batch import iter_batches
+    from ..records.batch import iter_batches
 
     try:
         yield from iter_batches(str(path))
@@ -362,7 +362,7 @@ def _replay_metadata(directory: Path, state: ClusterState) -> None:
 
 
 def _apply_control(batch: Any, rec: Any, epoch: int, state: ClusterState, path: Path) -> None:
-    from .records.batch import parse_control_key
+    from ..records.batch import parse_control_key
 
     try:
         ctl = parse_control_key(rec.key)

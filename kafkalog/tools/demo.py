@@ -14,7 +14,7 @@ Exit status 0 when every step agreed, 1 otherwise.
 
 Example
 -------
->>> from kafkalog import demo
+>>> from kafkalog.tools import demo
 >>> demo.main(["/tmp/kafkalog-demo", "--records", "2000", "--no-spark"])  # doctest: +SKIP
 0
 """
