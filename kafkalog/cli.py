@@ -9,6 +9,8 @@ Subcommands
     Read-only checks of partition directories or a whole ``log.dirs`` tree.
 ``repair``
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
+``serve``
+    Serve a log directory to Kafka clients (``kafkalog.server.command``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -194,6 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
+    sv = sub.add_parser("serve", help="Serve a log directory over the Kafka protocol.",
+                        add_help=False)
+    sv.add_argument("serve_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -370,6 +375,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cluster import cluster_state
 
         return cluster_state.main(argv[1:])
+    if argv[:1] == ["serve"]:
+        from .server import command
+
+        return command.main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -382,7 +391,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -385,6 +385,42 @@ class LogDir:
             _fsync_dir(self.root)
             return topic_id
 
+    def delete_topic(self, topic: str) -> list[int]:
+        """Delete every partition of ``topic`` (Kafka's ``LogManager.asyncDelete``): each log is
+        closed, its directory renamed ``<topic>-<p>.<uuid>-delete`` (a crash from here on leaves
+        a directory that :meth:`open` skips, as a broker does) and removed; the topic's entry
+        leaves :data:`TOPICS_FILE` and the root checkpoints are rewritten. Returns the
+        partitions deleted.
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            No partition of ``topic`` is held here.
+        """
+        import shutil
+
+        with self._lock:
+            self._check_writable()
+            parts = sorted(p for t, p in self._logs if t == topic)
+            if not parts:
+                raise UnknownTopicOrPartitionError(
+                    f"topic {topic!r} is not in this log dir", path=self.root)
+            renamed = []
+            for p in parts:
+                log = self._logs.pop((topic, p))
+                self._high_watermarks.pop((topic, p), None)
+                log.close()
+                target = self.root / files.log_delete_dir_name(topic, p)
+                log.directory.rename(target)
+                renamed.append(target)
+            if self._topics.pop(topic, None) is not None:
+                self._write_topics_file()
+            _fsync_dir(self.root)
+            self.checkpoint()
+            for target in renamed:
+                shutil.rmtree(target, ignore_errors=True)
+            return parts
+
     def topic_id(self, topic: str) -> Uuid | None:
         """The topic's Kafka Uuid: ours, else the first ``partition.metadata`` found."""
         entry = self._topics.get(topic)

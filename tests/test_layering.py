@@ -33,6 +33,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.retention": 3,
     "kafkalog.producer_state": 3,
     "kafkalog.transactions": 3,
+    "kafkalog.log_validator": 3,
     "kafkalog.loader": 4,
     "kafkalog.log": 5,
     "kafkalog.scheduler": 5,

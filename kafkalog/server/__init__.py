@@ -1,0 +1,28 @@
+"""``kafkalog serve``: a single-node Kafka wire-protocol endpoint over a log directory.
+
+Unmodified Kafka clients (kafka-python, aiokafka, librdkafka/confluent-kafka, kcat, the Java
+client) produce into and consume from a ``log.dirs`` tree through it. One node leads every
+partition with one replica; no replication, no claim to be a cluster. Needs the ``server`` extra
+(``pip install 'kafkalog[server]'``: ``kio``, Kafka's message schemas as Python dataclasses).
+
+Modules: :mod:`.protocol` (framing, kio (de)serialization), :mod:`.connection` (one client
+socket), :mod:`.broker` (shared state), :mod:`.api` (the API table), :mod:`.handlers` (one module
+per API family), :mod:`.producer_ids`, :mod:`.txn_coordinator`, :mod:`.server` (``KafkaServer``,
+``serve``), :mod:`.command` (the CLI).
+
+Example
+-------
+>>> import tempfile
+>>> from kafkalog.server import KafkaServer
+>>> server = KafkaServer(tempfile.mkdtemp(), port=0).start()
+>>> server.address.startswith("127.0.0.1:")
+True
+>>> server.stop()
+"""
+
+from __future__ import annotations
+
+from .broker import ServerConfig
+from .server import KafkaServer, serve
+
+__all__ = ["KafkaServer", "ServerConfig", "serve"]
