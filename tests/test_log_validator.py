@@ -124,3 +124,20 @@ def test_append_as_leader_size_limit(tmp_path):
         with pytest.raises(RecordBatchTooLargeError):
             log.append_as_leader(encode_batch([Record(None, b"x" * 200, 1)]))
         assert log.log_end_offset == 0
+
+
+def test_records_that_do_not_parse_or_skip_offsets_are_refused():
+    raw = bytearray(encode_batch([Record(b"k", b"v", 1), Record(b"k", b"w", 2)]))
+    truncated = bytearray(raw)
+    truncated[61] = 0x7E  # first record's length varint: 63, beyond the records area
+    with pytest.raises(CorruptRecordError, match="records"):
+        validate_and_assign_offsets(_recrc(truncated), base_offset=0, now=0, config=LogConfig())
+    # second record's offset delta 1 -> 5 (record layout: length, attributes, timestamp delta,
+    # offset delta): inner offsets a v2 producer never writes
+    first_len = raw[61] >> 1  # zig-zag varint of a small length
+    second = 61 + 1 + first_len
+    skipped = bytearray(raw)
+    assert skipped[second + 3] == 2  # zig-zag 1
+    skipped[second + 3] = 10  # zig-zag 5
+    with pytest.raises(InvalidRecordError, match="offset deltas"):
+        validate_and_assign_offsets(_recrc(skipped), base_offset=0, now=0, config=LogConfig())

@@ -137,6 +137,9 @@ class Broker:
         #: set by the server: the transaction and group coordinators
         self.transactions: Any = None
         self.groups: Any = None
+        #: api name -> [requests, nanoseconds spent handling them] (Kafka's RequestsPerSec and
+        #: LocalTimeMs request metrics, summed; read by operators and the benchmarks)
+        self.request_metrics: dict[str, list[int]] = {}
         for topic, partition in log_dir.partitions():
             # a single-replica leader's high watermark is its log end offset
             log_dir.set_high_watermark(topic, partition, None)

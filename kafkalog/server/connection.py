@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from typing import Any
 
 from . import handlers  # noqa: F401 - registers every API
@@ -122,11 +123,16 @@ class Connection:
             body = build(response_class(_API_VERSIONS, 0),
                          api_versions_body(ErrorCode.unsupported_version))
             return encode_response(_API_VERSIONS, 0, correlation_id, body)
+        t0 = time.perf_counter_ns()
         header, request = decode_request(frame, key, version)
         ctx = RequestContext(self.broker, key, version, correlation_id,
                              getattr(header, "client_id", None), self.peer)
         result = await api.handle(ctx, request)
-        if result is None:
-            return None
-        return encode_response(key, version, correlation_id,
-                               build(response_class(key, version), result))
+        out = None if result is None else encode_response(
+            key, version, correlation_id, build(response_class(key, version), result))
+        m = self.broker.request_metrics.get(api.name)
+        if m is None:
+            m = self.broker.request_metrics[api.name] = [0, 0]
+        m[0] += 1
+        m[1] += time.perf_counter_ns() - t0
+        return out
