@@ -14,6 +14,10 @@ Two ways to run it:
 * :func:`serve` (``kafkalog serve``): the loop runs in the calling (main) thread until SIGINT or
   SIGTERM.
 
+The log dir's maintenance thread (:class:`kafkalog.scheduler.LogDirScheduler`: retention,
+flushes and checkpoints on Kafka's ``LogManager`` intervals) runs beside the loop, as a broker's
+``KafkaScheduler`` runs beside its request handlers.
+
 Shutdown (Kafka's ``BrokerServer.shutdown`` order): stop accepting, close every connection, stop
 the coordinators' timers, then close the log dir (every log flushed and closed, checkpoints and
 ``.kafka_cleanshutdown`` written), so the next open, here or by a broker, needs no recovery.
@@ -169,6 +173,8 @@ class KafkaServer:
             _warm_up()
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
+            # LogManager's periodic work: retention, flushes, checkpoints (Kafka's intervals)
+            log_dir.start_maintenance()
             return broker
         except BaseException:
             log_dir.close()
