@@ -311,3 +311,19 @@ def test_find_coordinator(server, wire):
         ("tx-a", E.none, 1, server.port), ("", E.invalid_request, -1, -1)]
     r = wire.request(10, 3, {"key": "tx", "key_type": 9})
     assert r.error_code == E.invalid_request
+
+
+def test_fetch_diverging_epoch(server, wire):
+    server.broker.create_topic("t", 1)
+    log = server.broker.log("t", 0)
+    log.append([Record(None, b"a", 1)] * 3, partition_leader_epoch=0)
+    req = fetch_req("t", 3)
+    req["topics"][0]["partitions"][0]["last_fetched_epoch"] = 0
+    r = part(wire.request(1, 12, req))
+    assert r.error_code == E.none and r.diverging_epoch.epoch == -1  # histories agree
+    # a follower/consumer that saw epoch 0 up to offset 5: the leader's epoch 0 ended at 3
+    req["topics"][0]["partitions"][0]["fetch_offset"] = 5
+    r = part(wire.request(1, 12, req))
+    assert (r.diverging_epoch.epoch, r.diverging_epoch.end_offset) == (0, 3)
+    req["topics"][0]["partitions"][0].update(fetch_offset=1, last_fetched_epoch=7)
+    assert part(wire.request(1, 12, req)).error_code == E.offset_out_of_range

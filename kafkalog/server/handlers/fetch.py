@@ -75,9 +75,11 @@ def _resolve(ctx: RequestContext, request: Any) -> list[tuple[Any, list[_Wanted]
     return out
 
 
-def _diverging_epoch(broker: Any, log: Any, topic: str, p: Any) -> tuple[int, int] | None:
-    """Kafka's ``Partition.fetchRecords`` check of ``lastFetchedEpoch`` (v12+): the epoch and
-    end offset to truncate to when the fetcher's last epoch ended before its fetch offset."""
+def _diverging_epoch(broker: Any, log: Any, topic: str, p: Any) -> tuple[int, int] | int | None:
+    """Kafka's ``Partition.readRecords`` check of ``lastFetchedEpoch`` (v12+): None when the
+    fetcher's history agrees with this log; ``(epoch, end offset)`` to truncate to when its last
+    epoch ended before its fetch offset; an error code (``OFFSET_OUT_OF_RANGE``) when that end
+    is unknown or the offset is below the log start."""
     last_epoch = getattr(p, "last_fetched_epoch", -1)
     if last_epoch < 0:
         return None
@@ -86,7 +88,9 @@ def _diverging_epoch(broker: Any, log: Any, topic: str, p: Any) -> tuple[int, in
         epoch, end = current, log.log_end_offset
     else:
         epoch, end = log.end_offset_for_epoch(last_epoch)
-    if end < p.fetch_offset or epoch < last_epoch:
+    if end < 0 or epoch < 0 or p.fetch_offset < log.log_start_offset:
+        return ErrorCode.offset_out_of_range
+    if epoch < last_epoch or end < p.fetch_offset:
         return epoch, end
     return None
 
@@ -114,6 +118,8 @@ def _read_partition(ctx: RequestContext, w: _Wanted, budget: int, isolation: str
     lso = log.last_stable_offset
     out.update(high_watermark=hw, last_stable_offset=lso, log_start_offset=log.log_start_offset)
     diverging = _diverging_epoch(broker, log, topic, p)
+    if isinstance(diverging, int):
+        return {**out, "error_code": diverging}, 0
     if diverging is not None:
         out["diverging_epoch"] = {"epoch": diverging[0], "end_offset": diverging[1]}
         return {**out, "error_code": ErrorCode.none}, 0
