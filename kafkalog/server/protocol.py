@@ -48,7 +48,8 @@ from kio.index import (
 from kio.schema.errors import ErrorCode
 from kio.serial import entity_reader, entity_writer
 
-from ..errors import KafkaLogError
+from .bounds import check_frame
+from .errors import ProtocolError
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -69,11 +70,6 @@ MAX_REQUEST_BYTES = 104857600
 _HEADER_PREFIX = struct.Struct(">hhi")
 _SIZE = struct.Struct(">i")
 _UTC = datetime.timezone.utc
-
-
-class ProtocolError(KafkaLogError):
-    """A frame that is not a Kafka request (bad size, header or body): the connection that sent
-    it is closed, as Kafka's ``SocketServer`` does (``InvalidRequestException``)."""
 
 
 class RequestHeaderFields(NamedTuple):
@@ -125,6 +121,7 @@ def decode_request(frame: bytes | memoryview, api_key: int, api_version: int) ->
     if cls is None:
         raise ProtocolError(f"no schema for api key {api_key} version {api_version}",
                             position=0)
+    check_frame(cls, frame)  # kio aborts the process on an impossible array count
     try:
         header, n = entity_reader(cls.__header_schema__)(frame, 0)
         body, _ = entity_reader(cls)(frame, n)
