@@ -327,3 +327,27 @@ def test_fetch_diverging_epoch(server, wire):
     assert (r.diverging_epoch.epoch, r.diverging_epoch.end_offset) == (0, 3)
     req["topics"][0]["partitions"][0].update(fetch_offset=1, last_fetched_epoch=7)
     assert part(wire.request(1, 12, req)).error_code == E.offset_out_of_range
+
+
+@pytest.mark.parametrize("codec", [0, 1, 2, 3, 4])
+def test_stored_and_fetched_bytes_are_the_producers_bytes(server, wire, codec):
+    """A batch encoded by kafka-python (a peer encoder) is written and served as sent: only the
+    base offset and the partition leader epoch (outside the CRC) are assigned."""
+    records = pytest.importorskip("kafka.record.default_records")
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(None, b"first", int(time.time() * 1000))])
+    b = records.DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=0,
+                                          producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                          batch_size=1 << 20)
+    now = int(time.time() * 1000)
+    for i in range(50):
+        b.append(i, timestamp=now + i, key=b"k%d" % i, value=b"value %d" % i * 20,
+                 headers=[("h", b"%d" % i)])
+    sent = bytes(b.build())
+    r = part(wire.request(0, 9, produce_req("t", sent)))
+    assert (r.error_code, r.base_offset) == (E.none, 1)
+    stored = server.broker.log("t", 0).read(1, 1 << 20)
+    fetched = part(wire.request(1, 12, fetch_req("t", 1))).records
+    assert stored == fetched
+    assert struct.unpack_from(">qii", stored) == (1, len(sent) - 12, 0)
+    assert stored[16:] == sent[16:]
