@@ -351,3 +351,12 @@ def test_stored_and_fetched_bytes_are_the_producers_bytes(server, wire, codec):
     assert stored == fetched
     assert struct.unpack_from(">qii", stored) == (1, len(sent) - 12, 0)
     assert stored[16:] == sent[16:]
+
+
+def test_describe_cluster_through_confluent_admin(server):
+    admin_mod = pytest.importorskip("confluent_kafka.admin")
+    admin = admin_mod.AdminClient({"bootstrap.servers": server.address})
+    desc = admin.describe_cluster(include_authorized_operations=True).result(30)
+    assert desc.cluster_id == server.broker.cluster_id
+    assert desc.controller.id == 1 and [n.port for n in desc.nodes] == [server.port]
+    assert desc.authorized_operations

@@ -14,7 +14,8 @@ Kafka's ``KafkaApis.handleTopicMetadataRequest`` (3.9) for one node leading ever
   :meth:`Broker.leader_epoch`.
 * Authorized operations (v8+, when asked): everything (no authorizer), as Kafka's bit fields.
 
-Versions 0-12 (Kafka 3.9).
+Versions 0-12 (Kafka 3.9). DescribeCluster (key 60) lives here too: the same facts for admin
+clients.
 """
 
 from __future__ import annotations
@@ -118,3 +119,23 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         "cluster_authorized_operations": CLUSTER_OPERATIONS if with_cluster_ops
         else _NOT_REQUESTED,
     }
+
+
+@register(60, "DescribeCluster", 0, 1)
+async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """DescribeCluster (key 60, KIP-700; Kafka 3.9 versions 0-1): this node as the cluster and
+    its controller. Endpoint type 1 (brokers) only: a controller endpoint (2) does not exist
+    here (``UNSUPPORTED_ENDPOINT_TYPE``, as a broker answers)."""
+    broker = ctx.broker
+    endpoint_type = getattr(request, "endpoint_type", 1)
+    out = {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
+           "endpoint_type": endpoint_type, "cluster_id": broker.cluster_id or "",
+           "controller_id": broker.config.node_id, "brokers": [],
+           "cluster_authorized_operations": CLUSTER_OPERATIONS
+           if request.include_cluster_authorized_operations else _NOT_REQUESTED}
+    if endpoint_type != 1:
+        return {**out, "error_code": ErrorCode.unsupported_endpoint_type,
+                "error_message": "only broker endpoints are served"}
+    out["brokers"] = [{"broker_id": broker.config.node_id, "host": broker.host,
+                       "port": broker.port, "rack": None}]
+    return out
