@@ -137,6 +137,8 @@ class Broker:
         #: set by the server: the transaction and group coordinators
         self.transactions: Any = None
         self.groups: Any = None
+        #: called after a topic is created or deleted (the group coordinator's metadata)
+        self.topic_listeners: list[Any] = []
         #: api name -> [requests, nanoseconds spent handling them] (Kafka's RequestsPerSec and
         #: LocalTimeMs request metrics, summed; read by operators and the benchmarks)
         self.request_metrics: dict[str, list[int]] = {}
@@ -193,6 +195,8 @@ class Broker:
         self.log_dir.create_topic(topic, partitions, config or None)
         for p in range(partitions):
             self.log_dir.set_high_watermark(topic, p, None)
+        for listener in self.topic_listeners:
+            listener()
 
     def delete_topic(self, topic: str) -> None:
         """Delete ``topic`` and wake the fetches waiting on it."""
@@ -203,6 +207,8 @@ class Broker:
         for p in parts:
             self._epochs.pop((topic, p), None)
             self.notify((topic, p))
+        for listener in self.topic_listeners:
+            listener()
 
     def ensure_internal_topic(self, topic: str) -> None:
         """Create ``__consumer_offsets`` / ``__transaction_state`` if absent (Kafka creates them

@@ -243,6 +243,8 @@ def build(cls: type, values: Mapping[str, Any] | Any) -> Any:
             raise TypeError(f"{cls.__qualname__} v{cls.__version__}: field {p.name!r} missing")
         v = values[p.name]
         if p.kind == _PRIMITIVE:
+            if v is None and not p.optional and p.kafka_type == "string":
+                v = ""  # Kafka's writers: a nullable-in-later-versions string as ""
             v = _primitive(v, p.kafka_type, p.optional)
         elif p.kind == _PRIMITIVE_LIST:
             v = None if v is None else tuple(_primitive(x, p.kafka_type, False) for x in v)
