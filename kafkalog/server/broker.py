@@ -215,6 +215,9 @@ class Broker:
         on the first FindCoordinator / InitProducerId that needs them)."""
         if self.partitions_of(topic):
             return
+        if topic == OFFSETS_TOPIC and self.groups is not None:
+            _ = self.groups.coordinator  # its GroupMetadataManager creates the topic
+            return
         n = (self.config.offsets_topic_num_partitions if topic == OFFSETS_TOPIC
              else self.config.transaction_state_num_partitions)
         logger.info("creating internal topic %s with %d partitions", topic, n)
@@ -266,9 +269,10 @@ class Broker:
         for tp in keys:
             self._waiters.setdefault(tp, set()).add(ev)
         try:
-            await asyncio.wait_for(ev.wait(), timeout_s)
+            async with asyncio.timeout(timeout_s):  # not wait_for: see GroupService.run_timers
+                await ev.wait()
             return True
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return False
         finally:
             for tp in keys:

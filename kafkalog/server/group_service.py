@@ -146,10 +146,13 @@ class GroupService:
                                                         / 1000)
             self._rearm.clear()
             if timeout is None or timeout > 0:
+                # asyncio.timeout, not wait_for: Python 3.11's wait_for can swallow a
+                # cancellation that races with the event (the server's shutdown would hang)
                 try:
-                    await asyncio.wait_for(self._rearm.wait(), timeout)
+                    async with asyncio.timeout(timeout):
+                        await self._rearm.wait()
                     continue  # re-armed: the deadline may have moved
-                except asyncio.TimeoutError:
+                except TimeoutError:
                     pass
             try:
                 self._coordinator.tick()

@@ -45,6 +45,7 @@ from ..config import LogConfig
 from ..log_dir import LogDir
 from .broker import Broker, ServerConfig
 from .connection import Connection
+from .group_service import GroupService
 from .txn_coordinator import TransactionCoordinator
 
 __all__ = ["KafkaServer", "serve"]
@@ -136,7 +137,23 @@ class KafkaServer:
         if self._stopping is not None:
             loop.call_soon_threadsafe(self._stopping.set)
         thread.join(timeout)
+        if thread.is_alive():
+            logger.error("kafkalog server did not stop within %s s", timeout)
+            return
         self._thread = None
+
+    def call(self, fn: Any, *args: Any, timeout: float | None = 60.0) -> Any:
+        """Run ``fn(*args)`` on the server's loop thread and return its result: the safe way
+        for another thread to touch the broker while the server runs (appends that must wake
+        waiting fetches, topic changes)."""
+        loop = self._loop
+        if loop is None or self._thread is None:
+            raise RuntimeError("server not started")
+
+        async def run() -> Any:
+            return fn(*args)
+
+        return asyncio.run_coroutine_threadsafe(run(), loop).result(timeout)
 
     def serve_forever(self) -> None:
         """Serve in the calling thread until SIGINT/SIGTERM (main thread) or :meth:`stop`."""
@@ -173,6 +190,9 @@ class KafkaServer:
             _warm_up()
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
+            broker.groups = GroupService(broker)
+            broker.topic_listeners.append(broker.groups.topics_changed)
+            broker.transactions.offsets_marker_hook = broker.groups.offsets_marker_written
             # LogManager's periodic work: retention, flushes, checkpoints (Kafka's intervals)
             log_dir.start_maintenance()
             return broker
@@ -209,10 +229,19 @@ class KafkaServer:
         finally:
             logger.info("kafkalog shutting down")
             server.close()
-            for t in list(self._connections) + background:
+            for t in background:
                 t.cancel()
-            await asyncio.gather(*self._connections, *background, return_exceptions=True)
-            await server.wait_closed()
+            # connections accepted while shutting down add themselves: cancel until none is left
+            while self._connections:
+                tasks = list(self._connections)
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*background, return_exceptions=True)
+            try:
+                await asyncio.wait_for(server.wait_closed(), 5)
+            except asyncio.TimeoutError:
+                logger.warning("connections still open after shutdown; closing the log dir")
             for component in (broker.groups, broker.transactions):
                 if component is not None and hasattr(component, "shutdown"):
                     component.shutdown()

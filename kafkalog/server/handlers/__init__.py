@@ -8,6 +8,7 @@ from . import (  # noqa: F401 - imported for their registrations
     configs,
     fetch,
     find_coordinator,
+    groups,
     list_offsets,
     metadata,
     offsets_for_leader_epoch,
