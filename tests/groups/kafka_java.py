@@ -1,0 +1,111 @@
+"""Kafka's own consumer assignors, compiled from the local apache/kafka mirror, as a test peer.
+
+The Java sources (``RangeAssignor``, ``RoundRobinAssignor``, ``StickyAssignor``,
+``CooperativeStickyAssignor``, ``AbstractStickyAssignor`` and the few kafka-clients classes they
+need, release branch 3.9) are read from the mirror with ``git show`` into a temporary directory
+and compiled with ``javac`` next to the small stand-ins of ``tests/groups/java/stubs`` (slf4j
+and three kafka-clients classes whose real versions pull in the whole client) and the harness
+``tests/groups/java/AssignHarness.java``. Nothing from Kafka is copied into this repository.
+
+Skips when ``javac`` or the mirror is missing (``KAFKA_MIRROR`` overrides the mirror path).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+MIRROR = Path(os.environ.get("KAFKA_MIRROR", "/work/.mirror/apache+kafka/repo"))
+BRANCH = "3.9"
+_BASE = "clients/src/main/java/org/apache/kafka/"
+_CLASSES = [
+    "clients/consumer/RangeAssignor", "clients/consumer/RoundRobinAssignor",
+    "clients/consumer/StickyAssignor", "clients/consumer/CooperativeStickyAssignor",
+    "clients/consumer/ConsumerPartitionAssignor", "clients/consumer/ConsumerGroupMetadata",
+    "clients/consumer/internals/AbstractStickyAssignor",
+    "clients/consumer/internals/AbstractPartitionAssignor", "clients/consumer/internals/Utils",
+    "common/Cluster", "common/Node", "common/PartitionInfo", "common/TopicPartition",
+    "common/Configurable", "common/KafkaException", "common/Uuid", "common/TopicIdPartition",
+    "common/ClusterResource", "common/utils/CircularIterator", "common/utils/CollectionUtils",
+    "common/utils/ByteUtils",
+]
+
+Case = tuple[str, Mapping[str, int], Mapping[str, Sequence[str]],
+             Mapping[str, Sequence[tuple[str, int]]], Mapping[str, int | None],
+             Mapping[str, str | None]]
+
+
+def _git(*args: str) -> bytes:
+    return subprocess.run(["git", "-C", str(MIRROR), *args], check=True,
+                          capture_output=True).stdout
+
+
+def build(workdir: Path) -> Path:
+    """Compile the assignors and the harness into ``workdir/out``; return that class dir."""
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac/java not installed: Kafka's Java assignors cannot be run")
+    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
+        pytest.skip(f"apache/kafka mirror not found at {MIRROR}")
+    src = workdir / "src"
+    files = list(_CLASSES)
+    listing = _git("ls-tree", "--name-only", BRANCH, _BASE + "common/protocol/types/")
+    files += [p[len(_BASE):-len(".java")] for p in listing.decode().split()]
+    for f in files:
+        dest = src / "org/apache/kafka" / (f + ".java")
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(_git("show", f"{BRANCH}:{_BASE}{f}.java"))
+    out = workdir / "out"
+    sources = [str(HERE / "java" / "AssignHarness.java")] + [
+        str(p) for p in (src / "org/apache/kafka/clients/consumer").glob("*.java")]
+    proc = subprocess.run(
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-sourcepath",
+         f"{src}{os.pathsep}{HERE / 'java' / 'stubs'}", *sources],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"javac failed:\n{proc.stderr[-4000:]}")
+    return out
+
+
+def run(classes: Path, cases: Sequence[Case]) -> list[dict[str, list[tuple[str, int]]] | str]:
+    """Run ``cases`` (strategy, partition counts, subscriptions, owned, generations, instance
+    ids) through Kafka's assignors; each result is member -> partitions in Kafka's list order,
+    or the Java exception text."""
+    lines = []
+    for strategy, counts, subs, owned, gens, instances in cases:
+        lines.append(f"CASE {strategy}")
+        for t, n in counts.items():
+            lines.append(f"PART {t} {n}")
+        for m, topics in subs.items():
+            g = gens.get(m)
+            inst = instances.get(m)
+            tps = ",".join(f"{t}:{p}" for t, p in owned.get(m, ())) or "-"
+            lines.append(f"MEMBER {m} {'-' if g is None else g} {inst or '-'} "
+                         f"{','.join(topics) or '-'} {tps}")
+        lines.append("END")
+    proc = subprocess.run(["java", "-cp", str(classes),
+                           "org.apache.kafka.clients.consumer.AssignHarness"],
+                          input="\n".join(lines) + "\n", capture_output=True, text=True,
+                          check=True)
+    results: list[dict[str, list[tuple[str, int]]] | str] = []
+    current: dict[str, list[tuple[str, int]]] | None = None
+    for line in proc.stdout.splitlines():
+        if line.startswith("ERROR"):
+            results.append(line)
+        elif line == "RESULT":
+            current = {}
+        elif line == "END":
+            assert current is not None
+            results.append(current)
+            current = None
+        else:
+            member, parts = line.split(" ")
+            assert current is not None
+            current[member] = [] if parts == "-" else [
+                (tp.rsplit(":", 1)[0], int(tp.rsplit(":", 1)[1])) for tp in parts.split(",")]
+    return results
