@@ -179,12 +179,19 @@ class JavaHashMap(Generic[K, V]):
         return list(m)
 
     @classmethod
-    def copy_of(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
-        """Iteration order of ``new HashMap<>(m)`` / ``new HashSet<>(collection)`` built from
-        ``keys`` in that order (``putMapEntries``: capacity for ``size / 0.75 + 1``)."""
+    def copy_of_map(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
+        """Iteration order of ``new HashMap<>(m)`` whose source iterates ``keys``
+        (``putMapEntries``: a table for ``size / 0.75 + 1`` entries)."""
         keys = list(keys)
         cap = table_size_for(int(len(keys) / _LOAD_FACTOR + 1.0)) if keys else 16
-        return cls.ordered(keys, hash_fn, max(cap, 1))
+        return cls.ordered(keys, hash_fn, cap)
+
+    @classmethod
+    def copy_of_set(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
+        """Iteration order of ``new HashSet<>(collection)`` whose source iterates ``keys``
+        (``new HashMap<>(max((int) (size / .75f) + 1, 16))``, then ``addAll``)."""
+        keys = list(keys)
+        return cls.ordered(keys, hash_fn, max(int(len(keys) / _LOAD_FACTOR) + 1, 16))
 
     # -- mapping protocol ------------------------------------------------------------------
 
@@ -202,10 +209,11 @@ class JavaHashMap(Generic[K, V]):
     def compute_if_absent(self, key: K, value: V) -> V:
         """``computeIfAbsent``: a new key goes to the head of its bucket; resize before
         inserting (when the map is already above its threshold). Returns the mapped value."""
+        if len(self._data) > self._threshold:
+            self._grow()            # checked first: even a key already present triggers it
+            self._order = None
         if key in self._data:
             return self._data[key]
-        if len(self._data) > self._threshold:
-            self._grow()
         self._next_seq += 1
         self._seq[key] = -self._next_seq           # before every key already in the bucket
         self._bucket[key] = _spread(self._hash(key))

@@ -36,9 +36,47 @@ _CLASSES = [
     "common/utils/ByteUtils",
 ]
 
+#: the KIP-848 server assignors: the mirror's trunk (October 2024, the 4.0 code line)
+SERVER_BRANCH = "refs/heads/trunk"
+_SERVER_FILES = [
+    "group-coordinator/group-coordinator-api/src/main/java/org/apache/kafka/coordinator/group/api/"
+    "assignor/",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/UniformAssignor",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/"
+    "UniformHomogeneousAssignmentBuilder",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/"
+    "UniformHeterogeneousAssignmentBuilder",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeAssignor",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/RangeSet",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/assignor/AssignorHelpers",
+    "group-coordinator/src/main/java/org/apache/kafka/coordinator/group/modern/"
+    "MemberAssignmentImpl",
+    "server-common/src/main/java/org/apache/kafka/server/common/TopicIdPartition",
+    "clients/src/main/java/org/apache/kafka/common/Uuid",
+    "clients/src/main/java/org/apache/kafka/common/KafkaException",
+    "clients/src/main/java/org/apache/kafka/common/errors/ApiException",
+    "clients/src/main/java/org/apache/kafka/common/annotation/InterfaceStability",
+]
+
 Case = tuple[str, Mapping[str, int], Mapping[str, Sequence[str]],
              Mapping[str, Sequence[tuple[str, int]]], Mapping[str, int | None],
              Mapping[str, str | None]]
+
+
+def _require_tools() -> None:
+    if shutil.which("javac") is None or shutil.which("java") is None:
+        pytest.skip("javac/java not installed: Kafka's Java assignors cannot be run")
+    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
+        pytest.skip(f"apache/kafka mirror not found at {MIRROR}")
+
+
+def _javac(out: Path, sourcepath: list[Path], sources: list[Path]) -> None:
+    proc = subprocess.run(
+        ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-sourcepath",
+         os.pathsep.join(str(p) for p in sourcepath), *map(str, sources)],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise RuntimeError(f"javac failed:\n{proc.stderr[-4000:]}")
 
 
 def _git(*args: str) -> bytes:
@@ -47,11 +85,8 @@ def _git(*args: str) -> bytes:
 
 
 def build(workdir: Path) -> Path:
-    """Compile the assignors and the harness into ``workdir/out``; return that class dir."""
-    if shutil.which("javac") is None or shutil.which("java") is None:
-        pytest.skip("javac/java not installed: Kafka's Java assignors cannot be run")
-    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
-        pytest.skip(f"apache/kafka mirror not found at {MIRROR}")
+    """Compile the client assignors and the harness into ``workdir/out``; return that dir."""
+    _require_tools()
     src = workdir / "src"
     files = list(_CLASSES)
     listing = _git("ls-tree", "--name-only", BRANCH, _BASE + "common/protocol/types/")
@@ -61,15 +96,52 @@ def build(workdir: Path) -> Path:
         dest.parent.mkdir(parents=True, exist_ok=True)
         dest.write_bytes(_git("show", f"{BRANCH}:{_BASE}{f}.java"))
     out = workdir / "out"
-    sources = [str(HERE / "java" / "AssignHarness.java")] + [
-        str(p) for p in (src / "org/apache/kafka/clients/consumer").glob("*.java")]
-    proc = subprocess.run(
-        ["javac", "-nowarn", "-encoding", "UTF-8", "-d", str(out), "-sourcepath",
-         f"{src}{os.pathsep}{HERE / 'java' / 'stubs'}", *sources],
-        capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"javac failed:\n{proc.stderr[-4000:]}")
+    _javac(out, [src, HERE / "java" / "stubs"],
+           [HERE / "java" / "AssignHarness.java",
+            *(src / "org/apache/kafka/clients/consumer").glob("*.java")])
     return out
+
+
+def build_server(workdir: Path) -> Path:
+    """Compile the KIP-848 server assignors and their harness into ``workdir/out``."""
+    _require_tools()
+    src = workdir / "src"
+    for entry in _SERVER_FILES:
+        if entry.endswith("/"):
+            names = [p for p in _git("ls-tree", "--name-only", SERVER_BRANCH, entry)
+                     .decode().split() if p.endswith(".java")]
+        else:
+            names = [entry + ".java"]
+        for name in names:
+            rel = name.split("/src/main/java/", 1)[1]
+            dest = src / rel
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            dest.write_bytes(_git("show", f"{SERVER_BRANCH}:{name}"))
+    out = workdir / "out"
+    _javac(out, [src, HERE / "java" / "stubs"], [HERE / "java" / "ServerAssignHarness.java"])
+    return out
+
+
+def run_server(classes: Path, cases: Sequence[tuple]) -> list[dict[str, list[tuple[str, int]]]
+                                                             | str]:
+    """Run ``(strategy, counts, subscriptions, owned, instance ids, topic ids)`` cases through
+    the KIP-848 assignors (results sorted by topic and partition)."""
+    lines = []
+    for strategy, counts, subs, owned, instances, topic_ids in cases:
+        lines.append(f"CASE {strategy}")
+        for t, n in counts.items():
+            lines.append(f"TOPIC {t} {topic_ids[t]} {n}")
+        for m, topics in subs.items():
+            tps = ",".join(f"{t}:{p}" for t, p in owned.get(m, ())) or "-"
+            lines.append(f"MEMBER {m} {instances.get(m) or '-'} {','.join(topics) or '-'} {tps}")
+        lines.append("END")
+    return _parse(_java(classes, "org.apache.kafka.coordinator.group.assignor.ServerAssignHarness",
+                        lines))
+
+
+def _java(classes: Path, main: str, lines: list[str]) -> str:
+    return subprocess.run(["java", "-cp", str(classes), main], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, check=True).stdout
 
 
 def run(classes: Path, cases: Sequence[Case]) -> list[dict[str, list[tuple[str, int]]] | str]:
@@ -88,13 +160,13 @@ def run(classes: Path, cases: Sequence[Case]) -> list[dict[str, list[tuple[str, 
             lines.append(f"MEMBER {m} {'-' if g is None else g} {inst or '-'} "
                          f"{','.join(topics) or '-'} {tps}")
         lines.append("END")
-    proc = subprocess.run(["java", "-cp", str(classes),
-                           "org.apache.kafka.clients.consumer.AssignHarness"],
-                          input="\n".join(lines) + "\n", capture_output=True, text=True,
-                          check=True)
+    return _parse(_java(classes, "org.apache.kafka.clients.consumer.AssignHarness", lines))
+
+
+def _parse(stdout: str) -> list[dict[str, list[tuple[str, int]]] | str]:
     results: list[dict[str, list[tuple[str, int]]] | str] = []
     current: dict[str, list[tuple[str, int]]] | None = None
-    for line in proc.stdout.splitlines():
+    for line in stdout.splitlines():
         if line.startswith("ERROR"):
             results.append(line)
         elif line == "RESULT":

@@ -122,3 +122,40 @@ def test_worked_examples_in_kafka_java(kafka_classes) -> None:
     ]
     for case, want in zip(cases, kafka_java.run(kafka_classes, cases)):
         assert _ours(case) == want, case
+
+
+@pytest.fixture(scope="module")
+def kafka_server_classes(tmp_path_factory: pytest.TempPathFactory):
+    return kafka_java.build_server(tmp_path_factory.mktemp("kafka-server-assignors"))
+
+
+def _random_server_case(rng: random.Random, strategy: str) -> tuple:
+    from kafkalog.checkpoint import Uuid
+
+    _, counts, subs, _, _, _ = _random_case(rng, "range")
+    topic_ids = {t: str(Uuid(rng.getrandbits(64) - (1 << 63), rng.getrandbits(64) - (1 << 63)))
+                 for t in counts}
+    owned: dict[str, list[tuple[str, int]]] = {}
+    if rng.random() < 0.7:
+        # the current assignment: a previous target among a slightly different membership
+        prev_members = [m for m in subs if rng.random() < 0.8] or list(subs)[:1]
+        prev_subs = {m: (subs[m] if rng.random() < 0.8 else rng.sample(list(counts), 1))
+                     for m in prev_members}
+        owned = assign("uniform", prev_subs, counts, topic_ids=topic_ids)
+    instances = {m: f"i-{m}" for m in subs if rng.random() < 0.3}
+    return strategy, counts, subs, owned, instances, topic_ids
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "server-range"])
+def test_server_assignors_equal_to_kafka_java(kafka_server_classes, strategy: str) -> None:
+    rng = random.Random(f"java-server-{strategy}")
+    cases = [_random_server_case(rng, strategy) for _ in range(400)]
+    expected = kafka_java.run_server(kafka_server_classes, cases)
+    mismatches = []
+    for case, want in zip(cases, expected):
+        s, counts, subs, owned, instances, topic_ids = case
+        got = assign(s, subs, counts, owned=owned, group_instance_ids=instances,
+                     topic_ids=topic_ids)
+        if isinstance(want, str) or got != want:
+            mismatches.append((case, got, want))
+    assert not mismatches, f"{len(mismatches)} of {len(cases)} differ; first: {mismatches[0]}"
