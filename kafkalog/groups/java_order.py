@@ -20,10 +20,10 @@ with ``spread(h) = h ^ (h >>> 16)``; iteration walks buckets in index order and,
 entries in list order: ``put`` appends a new key to its bucket's list (and doubles the table
 after the insertion that makes ``size > threshold``), ``computeIfAbsent`` prepends it (and
 doubles the table *before* inserting, when ``size > threshold`` already); a resize splits a
-bucket keeping relative order; removing an entry keeps the others' order. Not reproduced: the red-black
-tree bins Java builds when one bucket holds 8 or more keys in a table of 64 or more buckets
-(new keys then sit next to their tree parent); with string and partition keys that takes a
-deliberately colliding key set.
+bucket keeping relative order; removing an entry keeps the others' order. Not reproduced: the
+red-black tree bins Java builds when one bucket holds 8 or more keys in a table of 64 or more
+buckets (new keys then sit next to their tree parent); with string and partition keys that takes
+a deliberately colliding key set.
 
 >>> string_hash("DEVSmileCDR")
 551467806

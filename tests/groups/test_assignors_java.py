@@ -76,7 +76,8 @@ def _random_case(rng: random.Random, strategy: str) -> tuple:
         for m in members:
             if rng.random() < 0.3:
                 instances[m] = f"instance-{rng.randrange(100)}-{m}"
-        if len(set(v for v in instances.values() if v)) != len([v for v in instances.values() if v]):
+        named = [v for v in instances.values() if v]
+        if len(set(named)) != len(named):
             instances = {}
     return strategy, counts, subs, owned, gens, instances
 
