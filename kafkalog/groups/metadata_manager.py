@@ -4,7 +4,8 @@ What Kafka's ``GroupMetadataManager`` (core, 3.x) and ``GroupCoordinatorShard`` 
 ``OffsetMetadataManager`` (group-coordinator, 4.x) keep, without the network:
 
 * **Where.** A group lives in partition ``offsets_partition(group_id, N)`` of
-  ``__consumer_offsets`` with ``N = offsets.topic.num.partitions`` (the log dir's setting). The
+  ``__consumer_offsets``, ``N`` being the topic's partition count when it was created here, else
+  ``offsets.topic.num.partitions`` (the log dir's setting; Kafka's default 50). The
   topic is created when absent with Kafka's topic configs (``cleanup.policy=compact``,
   ``segment.bytes`` = ``offsets.topic.segment.bytes``, 100 MiB); compaction itself is the log
   cleaner's business. Every partition present is loaded; a write for a group whose partition
@@ -211,7 +212,11 @@ class GroupMetadataManager:
         self.config = config
         self.clock: Clock = clock if clock is not None else log_dir._clock
         self.record_format = record_format
-        self.num_partitions = config.offsets_topic_num_partitions
+        # Kafka hashes over the existing topic's partition count (the setting only sizes a new
+        # topic); a broker-written tree may hold some partitions only: the setting then
+        declared = log_dir.declared_partitions(OFFSETS_TOPIC)
+        self.num_partitions = declared if declared is not None \
+            else config.offsets_topic_num_partitions
         #: group id -> its last metadata (None: a simple group, known from offsets only)
         self._groups: dict[str, GroupMetadata | None] = {}
         self._offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
