@@ -47,8 +47,10 @@ Example
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from ..clock import Clock
@@ -76,7 +78,7 @@ from .records import (
 )
 
 __all__ = ["GroupMetadataManager", "GroupDescription", "MemberDescription", "ExpirationView",
-           "OffsetsTopicMetadataError"]
+           "OffsetsTopicMetadataError", "committed_offsets"]
 
 logger = logging.getLogger(__name__)
 
@@ -199,24 +201,48 @@ class GroupMetadataManager:
 
     def __init__(self, log_dir: LogDir, *, config: GroupConfig | Mapping[str, Any] | None = None,
                  clock: Clock | None = None, record_format: str = "4.x") -> None:
-        if record_format not in ("3.x", "4.x"):
-            raise ValueError(f"record_format must be '3.x' or '4.x' (found {record_format!r})")
-        self.log_dir = log_dir
         if config is None:
             props = dict(log_dir.group_properties)
             props.setdefault("offsets.topic.num.partitions",
                              str(log_dir.offsets_topic_num_partitions))
             config = GroupConfig.from_properties(props)
-        elif not isinstance(config, GroupConfig):
+        self._setup(config, clock if clock is not None else log_dir._clock, record_format)
+        self.log_dir: LogDir | None = log_dir
+        # Kafka hashes over the existing topic's partition count (the setting only sizes a new
+        # topic); a broker-written tree may hold only some partitions: the setting applies
+        declared = log_dir.declared_partitions(OFFSETS_TOPIC)
+        if declared is not None:
+            self.num_partitions = declared
+        self._ensure_topic()
+        for p, log in sorted(self._logs.items()):
+            self._replay_log(p, log)
+
+    @classmethod
+    def over_logs(cls, logs: Mapping[int, Log], *,
+                  config: GroupConfig | Mapping[str, Any] | None = None) -> GroupMetadataManager:
+        """A manager over already-open ``__consumer_offsets`` partition logs (partition number
+        -> ``Log``), without a log dir: for readers that found partition directories
+        themselves. Writes need the group's partition among ``logs``."""
+        self = cls.__new__(cls)
+        from ..clock import SystemClock
+
+        self._setup(config, SystemClock(), "4.x")
+        self.log_dir = None
+        self._logs = dict(logs)
+        for p, log in sorted(self._logs.items()):
+            self._replay_log(p, log)
+        return self
+
+    def _setup(self, config: GroupConfig | Mapping[str, Any] | None, clock: Clock,
+               record_format: str) -> None:
+        if record_format not in ("3.x", "4.x"):
+            raise ValueError(f"record_format must be '3.x' or '4.x' (found {record_format!r})")
+        if not isinstance(config, GroupConfig):
             config = GroupConfig.from_properties(config)
         self.config = config
-        self.clock: Clock = clock if clock is not None else log_dir._clock
+        self.clock: Clock = clock
         self.record_format = record_format
-        # Kafka hashes over the existing topic's partition count (the setting only sizes a new
-        # topic); a broker-written tree may hold some partitions only: the setting then
-        declared = log_dir.declared_partitions(OFFSETS_TOPIC)
-        self.num_partitions = declared if declared is not None \
-            else config.offsets_topic_num_partitions
+        self.num_partitions = config.offsets_topic_num_partitions
         #: group id -> its last metadata (None: a simple group, known from offsets only)
         self._groups: dict[str, GroupMetadata | None] = {}
         self._offsets: dict[str, dict[TopicPartition, OffsetAndMetadata]] = {}
@@ -226,20 +252,24 @@ class GroupMetadataManager:
         #: __consumer_offsets partition -> next offset to replay
         self._applied: dict[int, int] = {}
         self._logs: dict[int, Log] = {}
-        self._ensure_topic()
-        for p, log in sorted(self._logs.items()):
-            self._replay_log(p, log)
 
     # -- topic ----------------------------------------------------------------------------------
 
     def _ensure_topic(self) -> None:
-        present = [p for t, p in self.log_dir.partitions() if t == OFFSETS_TOPIC]
-        if not present and not self.log_dir.read_only:
-            self.log_dir.create_topic(OFFSETS_TOPIC, self.num_partitions,
-                                      offsets_topic_config(self.config))
+        log_dir = self.log_dir
+        if log_dir is None:
+            return
+        present = [p for t, p in log_dir.partitions() if t == OFFSETS_TOPIC]
+        if not present and not log_dir.read_only:
+            log_dir.create_topic(OFFSETS_TOPIC, self.num_partitions,
+                                 offsets_topic_config(self.config))
             present = list(range(self.num_partitions))
         for p in present:
-            self._logs[p] = self.log_dir.log(OFFSETS_TOPIC, p)
+            self._logs[p] = log_dir.log(OFFSETS_TOPIC, p)
+
+    @property
+    def _root(self) -> Any:
+        return None if self.log_dir is None else self.log_dir.root
 
     def partition_for(self, group_id: str) -> int:
         """The group's ``__consumer_offsets`` partition (:func:`offsets_partition`)."""
@@ -259,7 +289,7 @@ class GroupMetadataManager:
         if log is None:
             raise NotCoordinatorError(
                 f"group {group_id!r} belongs to {OFFSETS_TOPIC}-{p}, which is not in this log dir",
-                path=self.log_dir.root)
+                path=self._root)
         return p, log
 
     # -- replay ---------------------------------------------------------------------------------
@@ -480,12 +510,12 @@ class GroupMetadataManager:
         self.refresh(self.partition_for(group_id) if self.owns(group_id) else None)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
-                                       path=self.log_dir.root)
+                                       path=self._root)
         gm = self._groups[group_id]
         if gm is not None and gm.members and not force:
             raise NonEmptyGroupError(
                 f"group {group_id!r} is not empty ({len(gm.members)} members in generation "
-                f"{gm.generation})", path=self.log_dir.root)
+                f"{gm.generation})", path=self._root)
         records = self._delete_records(group_id)
         self._append(group_id, records, base_sequence=-1 if self.record_format == "3.x" else 0)
         return len(records)
@@ -619,7 +649,7 @@ class GroupMetadataManager:
         self._fresh(group_id)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
-                                       path=self.log_dir.root)
+                                       path=self._root)
         gm = self._groups[group_id]
         if gm is None:
             return GroupDescription(group_id, "Empty", "", None, 0, None, None, ())
@@ -628,6 +658,28 @@ class GroupMetadataManager:
             group_id, "Stable" if gm.members else "Empty", gm.protocol_type, gm.protocol,
             gm.generation, gm.leader, gm.current_state_timestamp,
             tuple(_describe_member(m, consumer) for m in gm.members))
+
+
+def committed_offsets(partition_dirs: Iterable[str | os.PathLike[str]], group_id: str
+                      ) -> dict[TopicPartition, int]:
+    """``group_id``'s committed offsets, read (read-only) from the given
+    ``__consumer_offsets-<n>`` partition directories; ``{}`` when the group has none.
+
+    Raises
+    ------
+    OffsetsTopicMetadataError
+        A record that does not decode.
+    """
+    logs: dict[int, Log] = {}
+    try:
+        for d in partition_dirs:
+            path = Path(d)
+            partition = int(path.name.rsplit("-", 1)[1])
+            logs[partition] = Log.open(path, read_only=True)
+        return GroupMetadataManager.over_logs(logs).fetch_offsets(group_id)
+    finally:
+        for log in logs.values():
+            log.close()
 
 
 def _describe_member(m: MemberMetadata, consumer: bool) -> MemberDescription:
