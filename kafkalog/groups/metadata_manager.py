@@ -53,12 +53,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ..clock import Clock
 from ..errors import CorruptRecordError
 from ..log import Log
 from ..log_dir import LogDir
-from ..records.batch import iter_batches
+from ..native.scan import scan_entries
+from ..records.batch import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK, iter_batches
 from ..records.builder import encode_batch
+from ..records.columnar import decode_columns
 from ..records.record import Record
 from . import consumer_protocol as cp
 from .config import OFFSETS_TOPIC, GroupConfig, offsets_topic_config
@@ -303,6 +307,15 @@ class GroupMetadataManager:
                 self._replay_log(p, log)
 
     def _replay_log(self, partition: int, log: Log) -> None:
+        """Apply ``[applied, log end)`` of one partition, in offset order.
+
+        Runs of plain batches (v2, neither transactional nor control) are decoded column-wise
+        and folded per key (last value, any tombstone, last non-null offset) with Arrow's
+        group-by: applying that summary is what applying the records one by one does, since
+        within such a run every record's effect depends only on the last record of its key (and
+        a group's existence on the order of its metadata records and commits, which the summary
+        keeps). Transactional and control batches, and legacy entries, go record by record.
+        """
         start = max(self._applied.get(partition, 0), log.log_start_offset)
         end = log.log_end_offset
         offset = start
@@ -310,16 +323,93 @@ class GroupMetadataManager:
             data = log.read(offset, _READ_BYTES)
             if not data:
                 break
-            last = offset
-            for batch in iter_batches(data):
-                if batch.last_offset < offset:
-                    continue
-                self._replay_batch(batch, log, offset)
-                last = batch.last_offset + 1
+            buf = np.frombuffer(data, np.uint8)
+            sc = scan_entries(buf)
+            n = sc["count"]
+            if n == 0:
+                break
+            plain = (sc["magics"][:n] == 2) & (
+                (sc["attributes"][:n] & (TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK)) == 0)
+            i = 0
+            while i < n:
+                j = i
+                while j < n and plain[j] == plain[i]:
+                    j += 1
+                p0 = int(sc["positions"][i])
+                p1 = int(sc["positions"][j - 1] + sc["sizes"][j - 1])
+                if plain[i]:
+                    self._replay_plain(data, p0, p1, offset, log)
+                else:
+                    for batch in iter_batches(data[p0:p1]):
+                        if batch.last_offset >= offset:
+                            self._replay_batch(batch, log, offset)
+                i = j
+            last = int(sc["last_offsets"][n - 1]) + 1
             if last <= offset:
                 break
             offset = last
         self._applied[partition] = end
+
+    def _replay_plain(self, data: bytes, p0: int, p1: int, start: int, log: Log) -> None:
+        """Fold a run of plain batches into the state (see :meth:`_replay_log`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        cols = decode_columns(data, start=p0, end=p1, start_offset=start, skip_control=True)
+        if not cols.record_count:
+            return
+        t = cols.to_arrow(["key", "value", "offset"])
+        if t["key"].null_count:
+            first = int(pc.min(pc.filter(t["offset"], pc.is_null(t["key"]))).as_py())
+            raise OffsetsTopicMetadataError(
+                "record has no key (every group coordinator record has one)",
+                path=log.directory, offset=first)
+        nn = pc.if_else(pc.is_null(t["value"]), pa.scalar(None, pa.int64()), t["offset"])
+        summary = t.append_column("nn", nn).group_by("key", use_threads=False).aggregate([
+            ("value", "last", pc.ScalarAggregateOptions(skip_nulls=False)),
+            ("offset", "max"), ("nn", "max"),
+            ("value", "count", pc.CountOptions(mode="only_null"))])
+        gm_last: dict[str, tuple[GroupMetadataRecord, int]] = {}
+        commit_nn: dict[str, int] = {}
+        for key, value, off, nn_off, nulls in zip(
+                summary["key"].to_pylist(), summary["value_last"].to_pylist(),
+                summary["offset_max"].to_pylist(), summary["nn_max"].to_pylist(),
+                summary["value_count"].to_pylist()):
+            try:
+                rec = decode(key, value, off)
+            except CorruptRecordError as e:
+                raise OffsetsTopicMetadataError(
+                    f"record does not decode as a group coordinator record: {e.message}",
+                    path=log.directory, offset=off) from None
+            if isinstance(rec, OffsetCommit):
+                group, tp = rec.group, (rec.topic, rec.partition)
+                if nulls:
+                    # a tombstone in the run dropped any pending transactional commit of it
+                    for pid in self._open_txns.get(group, ()):
+                        self._pending.get(pid, {}).get(group, {}).pop(tp, None)
+                mine = self._offsets.get(group)
+                if rec.value is not None:
+                    self._offsets.setdefault(group, {})[tp] = rec.value
+                elif mine is not None:
+                    mine.pop(tp, None)
+                    if not mine:
+                        del self._offsets[group]
+                if nn_off is not None:
+                    commit_nn[group] = max(nn_off, commit_nn.get(group, -1))
+            elif isinstance(rec, GroupMetadataRecord):
+                gm_last[rec.group] = (rec, off)
+        # a group exists after the run as it would after its records one by one: its last
+        # metadata record decides, unless a commit came after a tombstone (a simple group)
+        for group in set(gm_last) | set(commit_nn):
+            last = gm_last.get(group)
+            if last is None:
+                self._groups.setdefault(group, None)
+            elif last[0].value is not None:
+                self._groups[group] = last[0].value
+            elif commit_nn.get(group, -1) > last[1]:
+                self._groups[group] = None
+            else:
+                self._groups.pop(group, None)
 
     def _replay_batch(self, batch: Any, log: Log, start: int) -> None:
         if batch.is_control:
