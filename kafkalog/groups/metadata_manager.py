@@ -485,10 +485,11 @@ class GroupMetadataManager:
         return entries[-1][0] if entries else 0
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], *,
-                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = 0
-                ) -> int:
-        """Append ``records`` as one batch to the group's partition, replay it; return the base
-        offset."""
+                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = 0,
+                decoded: list[OffsetCommit | GroupMetadataRecord] | None = None) -> int:
+        """Append ``records`` as one batch to the group's partition and apply it; return the
+        base offset. ``decoded`` (the records as objects, in order) spares decoding them back:
+        they are applied as replay would apply the bytes."""
         partition, log = self._log_for(group_id)
         self.refresh(partition)
         now = self.clock.milliseconds()
@@ -499,7 +500,20 @@ class GroupMetadataManager:
             producer_epoch=producer_epoch, base_sequence=base_sequence,
             transactional=producer_id >= 0, partition_leader_epoch=self._leader_epoch(log))
         log.append_batches(data)
-        self.refresh(partition)
+        if decoded is None or self._applied.get(partition) != base:
+            self.refresh(partition)
+            return base
+        for i, rec in enumerate(decoded):
+            if isinstance(rec, OffsetCommit):
+                if rec.value is not None:
+                    rec = OffsetCommit(rec.group, rec.topic, rec.partition,
+                                       _with(rec.value, record_offset=base + i))
+                self._replay_offset(rec, producer_id)
+            elif rec.value is None:
+                self._groups.pop(rec.group, None)
+            else:
+                self._groups[rec.group] = rec.value
+        self._applied[partition] = log.log_end_offset
         return base
 
     def commit_offsets(
@@ -555,7 +569,9 @@ class GroupMetadataManager:
             written[(topic, partition)] = om
             records.append(offset_commit_record(group_id, topic, partition, om))
         if records:
-            self._append(group_id, records, producer_id=producer_id, producer_epoch=producer_epoch)
+            self._append(group_id, records, producer_id=producer_id, producer_epoch=producer_epoch,
+                         decoded=[OffsetCommit(group_id, t, p, om)
+                                  for (t, p), om in written.items()])
         return written
 
     def end_transaction(self, producer_id: int, producer_epoch: int, commit: bool, *,
