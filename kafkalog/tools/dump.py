@@ -224,6 +224,39 @@ class DecoderParser:
 _KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
 
 
+def _metadata_release_error(value: bytes | None, shape: KafkaShape) -> str | None:
+    """What the release's metadata serde threw for a record it cannot read at all: a frame
+    version it does not read (2.8 read only frame 0: ``Could not deserialize metadata record due
+    to unknown frame version N(only frame version 0 is supported)``), or a record type it did
+    not know (``Unknown metadata id N``; 3.0+ wraps it in a MetadataParseException, whose
+    message is the cause's ``toString``). None when the record reaches the decoder."""
+    if not value:
+        return None
+    from ..decoders.message import MessageDecodeError, _Reader
+
+    r = _Reader(bytes(value))
+    try:
+        frame = r.uvarint("frame version")
+        api_key = r.uvarint("type")
+    except MessageDecodeError:
+        return None  # the decoder reports it
+    if shape.metadata_frame_version == 0:
+        if frame != 0:
+            return (
+                f"Could not deserialize metadata record due to unknown frame version {frame}"
+                "(only frame version 0 is supported)"
+            )
+        if api_key not in shape.metadata_record_ids:
+            return f"Unknown metadata id {api_key}"
+        return None
+    if frame == 1 and api_key not in shape.metadata_record_ids:
+        return (
+            "org.apache.kafka.common.errors.UnsupportedVersionException: "
+            f"Unknown metadata id {api_key}"
+        )
+    return None
+
+
 def _unknown_key_abort(kind: str, record_type: int, shape: KafkaShape) -> DumpAbort:
     """What a pre-3.5 text formatter threw for a key version it did not know.
 
@@ -289,6 +322,12 @@ class StructuredParser:
         shape = self.shape or DEFAULT_SHAPE  # always set by __post_init__
         mod = importlib.import_module(f"kafkalog.decoders.{self.kind}")
         if self.kind == "cluster_metadata":
+            error = _metadata_release_error(value, shape)
+            if error is not None:
+                self.errors += 1
+                return None, f"Error at {offset}, skipping. {error}"
+            if value is not None and shape.metadata_frame_version == 0:
+                value = b"\x01" + bytes(value)[1:]  # a 2.8 frame: its body reads as frame 1's
             k, v = mod.format_for_dump(key, value, offset)
             if v is not None and v.startswith(f"Error at {offset}, skipping."):
                 self.errors += 1

@@ -287,7 +287,8 @@ class KafkaShape:
         * ``0.11``: the tool's own parser, ``offset::G:T:P`` / ``O[:M]`` and ``metadata::G`` /
           ``PT:PROTO:GEN:{m=[t-0]}`` (0.11.0.x);
         * ``1.0``: group metadata as JSON, ``{"metadata":"G"}`` / ``{"protocolType":...}``
-          (1.0.0-2.4.0);
+          (1.0.x, whose ``Json.encode`` did not escape strings);
+        * ``1.1``: the same through Jackson (``Json.encodeAsString``, 1.1.0-2.4.0);
         * ``2.4.1``: ``GroupMetadataManager.formatRecordKeyAndValue``,
           ``offset_commit::group=G,partition=T-P`` / ``offset=O[,metadata=M]``,
           ``group_metadata::group=G`` / JSON, ``<DELETE>`` (2.4.1-3.4; an unknown key throws);
@@ -300,6 +301,8 @@ class KafkaShape:
             return "3.5"
         if self.at_least(2, 4, 1):
             return "2.4.1"
+        if self.at_least(1, 1):
+            return "1.1"
         if self.at_least(1, 0):
             return "1.0"
         return "0.11"
@@ -340,6 +343,33 @@ class KafkaShape:
     @cached_property
     def has_cluster_metadata_decoder(self) -> bool:
         return self.at_least(2, 8)
+
+    @cached_property
+    def metadata_frame_version(self) -> int:
+        """The KRaft record frame version the release reads: 0 in 2.8 (the preview,
+        ``raft/.../MetadataRecordSerde.java`` @2.8.0), 1 from 3.0 (``AbstractApiMessageSerde``,
+        which rejects frame 0 as the unsupported 2.8 preview)."""
+        return 1 if self.at_least(3, 0) else 0
+
+    @cached_property
+    def metadata_record_ids(self) -> frozenset[int]:
+        """``MetadataRecordType`` ids the release knows (the ``apiKey`` of
+        ``metadata/src/main/resources/common/metadata/*Record.json`` at its tag); any other is
+        ``Unknown metadata id N``."""
+        ids = set(range(13)) | {14}  # 2.8.0
+        for since, added, removed in (
+            ((3, 0), {15, 16, 17}, set()),
+            ((3, 2), {18, 19}, set()),
+            ((3, 3), {20}, {16}),
+            ((3, 4), {21}, set()),
+            ((3, 5), {22}, {6}),
+            ((3, 6), {23, 24, 25, 26}, set()),
+            ((3, 7), {27}, set()),
+            ((4, 0), {28}, set()),
+        ):
+            if self.at_least(*since):
+                ids = (ids | added) - removed
+        return frozenset(ids)
 
     @cached_property
     def json_coordinator_decoders(self) -> bool:
@@ -515,7 +545,8 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("2.2.0-2.2.2",
      "batch line before its record lines, isvalid moves to the end; record lines "
      "| offset <TS> keysize valuesize sequence headerKeys (legacy: crc isvalid); Scala 2.12 "
-     "build (hash-map order)", "DumpLogSegments.scala @2.2.0, gradle.properties"),
+     "build (hash-map order); snapshot firstSequence wraps (decrementSequence)",
+     "DumpLogSegments.scala @2.2.0, gradle.properties, ProducerStateManager.scala @2.2.0"),
     ("2.3.0-2.3.1",
      "index entries checked against the first batch's last offset (KAFKA-7487), zero tail "
      "stops before the check; Non-consecutive offsets in <path> (no colon)",
@@ -523,12 +554,14 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("2.4.0", "a tombstone prints its key", "DumpLogSegments.scala @2.4.0"),
     ("2.4.1",
      "offsets/transaction log decoders move to formatRecordKeyAndValue "
-     "(offset_commit::group=..., transaction_metadata::transactionalId=..., <DELETE>)",
-     "DumpLogSegments.scala @2.4.1, GroupMetadataManager.scala, TransactionLog.scala"),
+     "(offset_commit::group=..., transaction_metadata::transactionalId=..., <DELETE>); snapshot "
+     "batch metadata only for lastOffset >= 0",
+     "DumpLogSegments.scala @2.4.1, GroupMetadataManager.scala, TransactionLog.scala, "
+     "ProducerStateManager.scala @2.4.1"),
     ("2.5.0-2.5.1", "transaction partitions=[t-0,t-1]", "TransactionLog.scala @2.5.0"),
-    ("2.6.0-2.7.2",
-     "Scala 2.13 build (hash-map/set order); 2.7 knows QUORUM_REASSIGNMENT(2)/LEADER_CHANGE(3)",
-     "gradle.properties @2.6.0, ControlRecordType.java @2.7.0"),
+    ("2.6.0-2.6.3", "Scala 2.13 build (hash-map/set order)", "gradle.properties @2.6.0"),
+    ("2.7.0-2.7.2", "control types QUORUM_REASSIGNMENT(2), LEADER_CHANGE(3) (KIP-595)",
+     "ControlRecordType.java @2.7.0"),
     ("2.8.0-2.8.2",
      "record-line regression: | offset isValid crc keySize valueSize <TS> baseOffset lastOffset "
      "baseSequence lastSequence producerEpoch partitionLeaderEpoch batchSize magic compressType "
@@ -546,11 +579,10 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("3.5.0-3.7.2",
      "snapshot currentTxnFirstOffset OptionalLong; unknown::version=V for unknown offsets and "
      "transaction keys", "DumpLogSegments.scala @3.5.0, GroupMetadataManager.scala @3.5.0"),
-    ("3.8.0-3.8.1",
+    ("3.8.0-3.9.1",
      "offsets decoder prints coordinator JSON; KRaftVersion/KRaftVoters JSON; kafka.serializer "
-     "deprecation notices", "DumpLogSegments.scala @3.8.0"),
-    ("3.9.0-3.9.1", "--remote-log-metadata-decoder (not imitated)",
-     "DumpLogSegments.scala @3.9.0"),
+     "deprecation notices; 3.9 adds --remote-log-metadata-decoder (not imitated)",
+     "DumpLogSegments.scala @3.8.0, @3.9.0"),
     ("4.0.0-4.0.1",
      "--share-group-state-decoder (value labelled \"type\"); kafka.serializer classes gone; "
      "transaction log still TransactionLog.formatRecordKeyAndValue",
