@@ -114,9 +114,9 @@ def _kraft_version() -> bytes:
 
 
 def rich_log() -> list[bytes]:
-    """Two legacy v1 messages, then v2 batches covering every batch/record-line difference."""
+    """A v0 and a v1 message, then v2 batches covering every batch/record-line difference."""
     return [
-        encode_batch([Record(b"k0", b"legacy-zero", T)], magic=1, base_offset=0),
+        encode_batch([Record(b"k0", b"legacy-zero", None)], magic=0, base_offset=0),
         encode_batch([Record(None, b"legacy-one", T + 1)], magic=1, base_offset=1),
         encode_batch(
             [
@@ -446,6 +446,27 @@ def test_real_1x_batch_line(tmp_path, monkeypatch, capsys):
     assert capsys.readouterr().out.splitlines()[2] == line.replace(
         "lastOffset: 4 ", "lastOffset: 4 count: 1 "
     ).replace("isTransactional: false ", "isTransactional: false isControl: false ")
+
+
+def test_2_8_record_line_of_a_compressed_legacy_wrapper(tmp_path, monkeypatch, capsys):
+    """2.8 prints ``batch.baseOffset`` for legacy records too: a compressed wrapper's is its
+    first inner offset (``AbstractLegacyRecordBatch.baseOffset`` iterates to it), its
+    ``lastOffset`` the wrapper's own."""
+    wrapper = encode_batch(
+        [Record(b"a", b"x", T), Record(b"b", b"y", T + 1), Record(b"c", b"z", T + 2)],
+        magic=1, base_offset=20, compression="gzip",
+    )  # fmt: skip
+    (tmp_path / "00000000000000000020.log").write_bytes(wrapper)
+    monkeypatch.chdir(tmp_path)
+    capsys.readouterr()
+    main(["dump-segments", "--files", "00000000000000000020.log", "--deep-iteration",
+          "--kafka-version", "2.8"])  # fmt: skip
+    lines = capsys.readouterr().out.splitlines()[3:]
+    assert [ln.split(" isValid")[0] for ln in lines] == [
+        "| offset: 20", "| offset: 21", "| offset: 22"
+    ]  # fmt: skip
+    assert all(" baseOffset: 20 lastOffset: 22 " in ln for ln in lines)
+    assert all(" compressType: GZIP " in ln and " magic: 1 " in ln for ln in lines)
 
 
 def test_2_8_record_line_regression(tmp_path, monkeypatch, capsys):
