@@ -46,7 +46,8 @@ from .metadata_version import MetadataVersion
 from .model import ClusterModel, PartitionChange, PartitionRegistration
 from .replication_control import ElectionError
 
-__all__ = ["Step", "Outcome", "WhatIfReport", "parse_scenario", "what_if"]
+__all__ = ["Step", "StepResult", "Outcome", "WhatIfReport", "parse_scenario", "apply_scenario",
+           "what_if"]
 
 
 @dataclass(frozen=True)
@@ -387,6 +388,19 @@ def _run_step(model: ClusterModel, step: Step, *, unclean_default: bool,
     return result
 
 
+def apply_scenario(model: ClusterModel, scenario: str, *, min_insync_default: int = 1,
+                   unclean_default: bool = False,
+                   leader_recovery_supported: bool = True) -> list[StepResult]:
+    """Apply ``scenario`` to ``model`` itself (it is modified) and return each step's writes.
+
+    :func:`what_if` runs this on a copy and compares; use this to keep the resulting state.
+    """
+    return [_run_step(model, s, unclean_default=unclean_default,
+                      min_insync_default=min_insync_default,
+                      leader_recovery_supported=leader_recovery_supported)
+            for s in parse_scenario(scenario)]
+
+
 def what_if(model: ClusterModel, scenario: str, *, min_insync_default: int = 1,
             unclean_default: bool = False,
             leader_recovery_supported: bool = True) -> WhatIfReport:
@@ -397,12 +411,11 @@ def what_if(model: ClusterModel, scenario: str, *, min_insync_default: int = 1,
     derives it from ``metadata.version``). Raises ``ValueError`` for a scenario that does not
     parse or names an unknown broker, topic or partition.
     """
-    steps = parse_scenario(scenario)
     before = model
     after = model.copy()
-    results = [_run_step(after, s, unclean_default=unclean_default,
-                         min_insync_default=min_insync_default,
-                         leader_recovery_supported=leader_recovery_supported) for s in steps]
+    results = apply_scenario(after, scenario, min_insync_default=min_insync_default,
+                             unclean_default=unclean_default,
+                             leader_recovery_supported=leader_recovery_supported)
     unclean = {(c.topic, c.partition) for r in results for c in r.changes if c.unclean}
     outcomes = []
     for topic, pid, old in before.partitions():

@@ -57,7 +57,8 @@ from .replication_control import (
     ElectionError,
 )
 
-__all__ = ["on_broker_failure", "controlled_shutdown", "on_broker_startup", "elect_leaders"]
+__all__ = ["on_broker_failure", "controlled_shutdown", "on_broker_startup", "elect_leaders",
+           "remove_replica_from_isr"]
 
 
 def _write(model: ClusterModel, topic: str, pid: int, leader: int, isr: list[int], *,
@@ -103,7 +104,7 @@ def _elect_offline(model: ClusterModel, topics_partitions: Iterable[tuple[str, i
     return changes
 
 
-def _remove_replica_from_isr(model: ClusterModel, replica: int,
+def remove_replica_from_isr(model: ClusterModel, replica: int,
                              partitions: Iterable[tuple[str, int]]) -> list[PartitionChange]:
     """``ReplicaStateMachine.doRemoveReplicasFromIsr``: the ISR keeps its last member."""
     changes = []
@@ -142,7 +143,7 @@ def on_broker_failure(model: ClusterModel, brokers: Iterable[int], *,
                              _unclean_allowed(model, unclean_default), leader_recovery_supported)
     for replica in sorted(dead):
         on_it = [(t, p) for t, p, part in model.partitions() if replica in part.replicas]
-        changes += _remove_replica_from_isr(model, replica, on_it)
+        changes += remove_replica_from_isr(model, replica, on_it)
     return changes
 
 
@@ -165,7 +166,7 @@ def controlled_shutdown(model: ClusterModel, broker: int,
             changes.append(_write(model, topic, pid, leader,
                                   [r for r in part.isr if r not in down]))
     followed = [(t, p) for t, p, part in acted if part.leader != broker]
-    changes += _remove_replica_from_isr(model, broker, followed)
+    changes += remove_replica_from_isr(model, broker, followed)
     return changes
 
 
