@@ -13,6 +13,7 @@ broker failure              partitions whose leader is not live elect with the o
                             part of the ISR, or just the leader for an unclean pick (marked
                             RECOVERING from 3.2); then each dead replica leaves the ISRs it is
                             still in -- leader set to -1 if it led, the ISR never emptied
+                            (topics queued for deletion are left alone)
 controlled shutdown         partitions (replication factor > 1) led by the broker elect with
                             the controlled-shutdown algorithm (ISR less the brokers shutting
                             down); it leaves the ISR of those it follows; when the process
@@ -119,8 +120,11 @@ def remove_replica_from_isr(model: ClusterModel, replica: int,
 
 
 def _offline_leader(model: ClusterModel) -> list[tuple[str, int]]:
+    """``partitionsWithOfflineLeader``: topics queued for deletion are left alone."""
     live = _live(model)
-    return [(t, p) for t, p, part in model.partitions() if part.leader not in live]
+    deleting = set(model.topics_being_deleted)
+    return [(t, p) for t, p, part in model.partitions()
+            if part.leader not in live and t not in deleting]
 
 
 def _unclean_allowed(model: ClusterModel, default: bool) -> dict[str, bool]:
@@ -141,8 +145,10 @@ def on_broker_failure(model: ClusterModel, brokers: Iterable[int], *,
             model.brokers[b].fenced = True      # the ephemeral registration is gone
     changes = _elect_offline(model, _offline_leader(model),
                              _unclean_allowed(model, unclean_default), leader_recovery_supported)
+    deleting = set(model.topics_being_deleted)
     for replica in sorted(dead):
-        on_it = [(t, p) for t, p, part in model.partitions() if replica in part.replicas]
+        on_it = [(t, p) for t, p, part in model.partitions()
+                 if replica in part.replicas and t not in deleting]
         changes += remove_replica_from_isr(model, replica, on_it)
     return changes
 
@@ -154,8 +160,9 @@ def controlled_shutdown(model: ClusterModel, broker: int,
     led by it until it exits). Brokers already shutting down are ``shutting_down``."""
     down = set(shutting_down) | {broker}
     live_or_shutting_down = _live(model) | down
+    deleting = set(model.topics_being_deleted)
     acted = [(t, p, part) for t, p, part in model.partitions()
-             if broker in part.replicas and len(part.replicas) > 1]
+             if broker in part.replicas and len(part.replicas) > 1 and t not in deleting]
     changes = []
     for topic, pid, part in acted:
         if part.leader != broker:

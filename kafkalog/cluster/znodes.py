@@ -354,7 +354,8 @@ def render(model: ClusterModel, fmt: ZnodeFormat | None = None) -> dict[str, Any
     for (entity, name), conf in sorted(model.configs.items()):
         if conf:
             z[f"/config/{entity}/{name or '<default>'}"] = config_znode(conf)
-    if model.features and fmt.feature is not None:
+    has_features = bool(model.features) or model.feature_znode_version is not None
+    if has_features and fmt.feature is not None:
         z["/feature"] = feature_znode(model.features, fmt.feature)
     if model.producer_id_block is not None and fmt.producer_id_block:
         z["/latest_producer_id_block"] = producer_id_block_znode(model.producer_id_block)
