@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Iterable
 from typing import Any
@@ -133,9 +134,17 @@ def main(argv: Iterable[str] | None = None) -> int:
         except ValueError as e:
             print(f"kafkalog cluster-state: error: {e}", file=err)
             return EXIT_USAGE
-        print(_dump(report.to_dict(), args.compact) if args.json else report.format_text())
+        out = _dump(report.to_dict(), args.compact) if args.json else report.format_text()
     else:
-        print(_dump(render(model, fmt), args.compact))
+        out = _dump(render(model, fmt), args.compact)
+    try:
+        print(out)
+        sys.stdout.flush()
+    except BrokenPipeError:                     # `kafkalog cluster-state ... | head`
+        try:
+            sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's flush
+        except OSError:
+            pass
     for n in model.notes:
         print(f"note: {n}", file=err)
     for w in model.warnings:

@@ -369,10 +369,10 @@ def render(model: ClusterModel, fmt: ZnodeFormat | None = None) -> dict[str, Any
             model.preferred_replica_election)
     for t in model.topics_being_deleted:
         z[f"/admin/delete_topics/{t}"] = None
-    for group, topics in model.consumer_offsets.items():
-        for topic, parts in topics.items():
+    for group, committed in model.consumer_offsets.items():
+        for topic_name, parts in committed.items():
             for part_id, off in parts.items():
-                z[f"/consumers/{group}/offsets/{topic}/{part_id}"] = off
+                z[f"/consumers/{group}/offsets/{topic_name}/{part_id}"] = off
     return dict(sorted(z.items()))
 
 
@@ -518,10 +518,12 @@ def decode_controller_znode(data: Any, path: str | None = None) -> Controller:
     (a KRaft controller claimed the znode during a migration)."""
     js = _obj(data, path)
     brokerid = _field(js, "brokerid", int, path)
-    kraft_epoch = js.get("kraftControllerEpoch")
+    raw_epoch = js.get("kraftControllerEpoch")
+    kraft_epoch = raw_epoch if isinstance(raw_epoch, int) and not isinstance(raw_epoch, bool) \
+        else -1
     ts = js.get("timestamp")
-    kraft = isinstance(kraft_epoch, int) and kraft_epoch >= 0
-    return Controller(id=brokerid, epoch=kraft_epoch if kraft else -1,
+    kraft = kraft_epoch >= 0
+    return Controller(id=brokerid, epoch=kraft_epoch,
                       timestamp=int(ts) if isinstance(ts, str) and ts.lstrip("-").isdigit()
                       else None,
                       kraft=kraft, znode_version=int(js.get("version", 1)))

@@ -133,6 +133,9 @@ def _read(zk: Any, connect_string: str) -> ClusterModel:
     model.cluster_id = r.decode("/cluster/id", decode_cluster_id_znode)
     model.controller = r.decode("/controller", decode_controller_znode)
     model.controller_epoch = r.decode("/controller_epoch", decode_int_znode)
+    if model.controller is not None and not model.controller.kraft \
+            and model.controller_epoch is not None:
+        model.controller.epoch = model.controller_epoch      # a ZooKeeper controller's epoch
 
     for child in r.children("/brokers/ids"):
         if not child.lstrip("-").isdigit():
