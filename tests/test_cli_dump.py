@@ -28,7 +28,7 @@ from kafkalog.records.builder import encode_batch
 from kafkalog.records.legacy import encode_legacy
 from kafkalog.records.record import Record
 
-from .conftest import shared_fixture_path
+from .conftest import scala213_jar, shared_fixture_path
 
 GOLDEN = Path(__file__).parent / "golden"
 T = 1700000000000
@@ -1062,17 +1062,8 @@ def test_control_type_names_per_version(tmp_path, monkeypatch, capsys, version, 
     assert out.splitlines()[3].endswith(expected)
 
 
-def _scala_jar() -> Path | None:
-    try:
-        import pyspark
-    except ImportError:
-        return None
-    jars = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-2.13*.jar"))
-    return jars[-1] if jars else None
-
-
 @pytest.mark.skipif(
-    shutil.which("javac") is None or _scala_jar() is None,
+    shutil.which("javac") is None or scala213_jar() is None,
     reason="needs a JDK and Scala 2.13's library (pyspark ships it)",
 )
 @pytest.mark.parametrize("n", [3, 13])
@@ -1094,7 +1085,7 @@ def test_summary_file_order_matches_the_jvm_hash_maps(tmp_path, n):
         '  for (String k : j.keySet()) System.out.println("J" + k);\n'
         "} }\n"
     )
-    jar = str(_scala_jar())
+    jar = str(scala213_jar())
     subprocess.run(["javac", "-cp", jar, "-d", str(tmp_path), str(src)], check=True, timeout=120)
     keys = [f"/data/kafka-logs/topic-{i}/00000000000000000000.index" for i in range(n)]
     p = subprocess.run(

@@ -47,6 +47,8 @@ from kafkalog.records.builder import encode_batch
 from kafkalog.records.record import Record
 from kafkalog.tools.kafka_versions import SHAPES, parse_kafka_version
 
+from .conftest import scala213_jar
+
 GOLDEN = Path(__file__).parent / "golden" / "versions"
 T = 1700000000000
 SEG = "00000000000000000000.log"
@@ -495,17 +497,8 @@ def test_2_8_record_line_regression(tmp_path, monkeypatch, capsys):
 # ------------------------------------------------------------------------------------------
 
 
-def _scala213_jar() -> Path | None:
-    try:
-        import pyspark
-    except ImportError:
-        return None
-    jars = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-2.13*.jar"))
-    return jars[-1] if jars else None
-
-
 @pytest.mark.skipif(
-    shutil.which("javac") is None or _scala213_jar() is None,
+    shutil.which("javac") is None or scala213_jar() is None,
     reason="needs a JDK and Scala 2.13's library (pyspark ships it)",
 )
 def test_scala213_orders(tmp_path):
@@ -537,7 +530,7 @@ def test_scala213_orders(tmp_path):
         '    System.out.println(m.keys().mkString(","));\n'
         "  } }\n"
     )
-    jar = str(_scala213_jar())
+    jar = str(scala213_jar())
     subprocess.run(["javac", "-cp", jar, "-d", str(tmp_path), str(src)], check=True, timeout=120)
     groups = [("topic", [0, 1, 2]), ("other", [5]), ("big", list(range(20))), ("zz", [3, 4])]
     p = subprocess.run(

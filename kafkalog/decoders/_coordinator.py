@@ -16,7 +16,7 @@ from ..errors import CorruptRecordError
 from . import message
 from .message import MessageDecodeError
 
-__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec"]
+__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec", "decode_for_text"]
 
 
 class UnknownRecordTypeError(CorruptRecordError):
@@ -136,6 +136,19 @@ class CoordinatorCodec:
             return key_text, "<DELETE>"
         data = value_json if value_json is not None else self.value_json(rec)
         return key_text, message.dumps({value_label: str(rec["version"]), "data": data})
+
+
+def decode_for_text(codec: CoordinatorCodec, key: bytes | None, value: bytes | None, *,
+                    unknown_text: bool) -> dict[str, Any] | tuple[str, None]:
+    """Decode for the pre-JSON text formatters (``formatRecordKeyAndValue``): the record, or,
+    with ``unknown_text`` (Kafka 3.5+), the ``unknown::version=V`` key they printed for a record
+    type they did not know. Without it an unknown type raises (older releases threw)."""
+    try:
+        return codec.decode(key, value)
+    except UnknownRecordTypeError as e:
+        if unknown_text:
+            return f"unknown::version={e.record_type}", None
+        raise
 
 
 def format_error(exc: CorruptRecordError, offset: int) -> tuple[str, None]:

@@ -36,6 +36,7 @@ from ._coordinator import (
     CoordinatorCodec,
     MissingKeyError,
     UnknownRecordTypeError,
+    decode_for_text,
     format_error,
 )
 
@@ -242,12 +243,9 @@ def format_text(
         return None, None  # `if (!record.hasValue) (None, None)` before the key is looked at
     if key is None:
         raise MissingKeyError("__consumer_offsets")
-    try:
-        rec = CODEC.decode(key, value)
-    except UnknownRecordTypeError as e:
-        if style == "3.5":
-            return f"unknown::version={e.record_type}", None
-        raise
+    rec = decode_for_text(CODEC, key, value, unknown_text=style == "3.5")
+    if isinstance(rec, tuple):
+        return rec
     if rec["type"] not in (*OFFSET_COMMIT_TYPES, GROUP_METADATA_TYPE):
         if style == "3.5":
             return f"unknown::version={rec['type']}", None

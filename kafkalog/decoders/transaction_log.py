@@ -34,6 +34,7 @@ from ._coordinator import (
     CoordinatorCodec,
     MissingKeyError,
     UnknownRecordTypeError,
+    decode_for_text,
     format_error,
 )
 
@@ -142,12 +143,9 @@ def format_text(
         raise ValueError(f"unknown transaction log text style {style!r}")
     if key is None:
         raise MissingKeyError("__transaction_state")
-    try:
-        rec = CODEC.decode(key, value)
-    except UnknownRecordTypeError as e:
-        if style == "3.5":
-            return f"unknown::version={e.record_type}", None
-        raise
+    rec = decode_for_text(CODEC, key, value, unknown_text=style == "3.5")
+    if isinstance(rec, tuple):
+        return rec
     txn_id = rec["key"]["transactionalId"]
     key_text = f"transactionalId={txn_id}" if style == "tool" else (
         f"transaction_metadata::transactionalId={txn_id}")
