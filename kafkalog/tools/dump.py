@@ -6,15 +6,17 @@ shapes live in :mod:`kafkalog.tools.render`, the process plumbing in :mod:`kafka
 them is the one thing we do differently from ``DumpLogSegments.scala``, which mixes printing and
 checking (see shared/style.md).
 
-Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` (4.0 line) and, for
-``--kafka-version trunk``, the Java rewrite ``tools/.../DumpLogSegments.java``:
+Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` of the release
+``DumpOptions.shape`` names (0.11 ... 4.2, default 4.0; what changed when is
+:mod:`kafkalog.tools.kafka_versions`) and, for ``--kafka-version trunk``, the Java rewrite
+``tools/.../DumpLogSegments.java``:
 
 * dispatch on the text after the **last** ``.`` of the file name (spec §7.2);
 * a ``.log``/``.checkpoint`` is walked with Kafka's ``FileLogInputStream`` stop rule (the native
   entry scan in ``kafkalog.native.scan``): 17 or fewer bytes left, or an entry running past the
   end, stop quietly and the rest is reported as ``Found N invalid bytes``; a declared size below
-  14 (a zero-filled tail) is a ``CorruptRecordException`` in Kafka, which aborts the whole tool.
-  We report it as a :class:`FileError` and go on with the next file;
+  14 (a zero-filled tail) is a ``CorruptRecordException`` in Kafka, which aborts the whole tool:
+  it is a :class:`FileError`, the last item of the file (the CLI stops there, as Kafka does);
 * ``.index``/``.timeindex`` entries are checked against the ``.log`` of the same base offset and
   stop at the first entry ``i > 0`` whose offset equals the base offset (zero-filled tail).
 

@@ -9,7 +9,7 @@ comparing version numbers. Every property cites the release that changed it. The
 or formatter the tool prints (``CompressionType``, ``ControlRecordType``, ``ProducerStateManager``,
 ``GroupMetadataManager.formatRecordKeyAndValue``, ``TransactionLog.formatRecordKeyAndValue``,
 the coordinator record serdes). The Java rewrite (``tools/.../DumpLogSegments.java``, KAFKA-14579,
-merged to trunk in January 2026, after 4.2) is ``trunk``.
+merged to trunk in 2026 after 4.2 branched: 4.0-4.2 still ship the Scala tool) is ``trunk``.
 
 The tool's file changed *within* some release lines, so a patch can be given where it matters
 (``0.11.0.1`` vs ``0.11.0.2``, ``1.0.1`` vs ``1.0.2``, ``2.0.0`` vs ``2.0.1``, ``2.4.0`` vs
@@ -565,18 +565,19 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("2.8.0-2.8.2",
      "record-line regression: | offset isValid crc keySize valueSize <TS> baseOffset lastOffset "
      "baseSequence lastSequence producerEpoch partitionLeaderEpoch batchSize magic compressType "
-     "position; --skip-record-metadata; --cluster-metadata-decoder; <file> is empty.",
+     "position; --skip-record-metadata; --cluster-metadata-decoder (KRaft preview: frame version "
+     "0 records only); <file> is empty.",
      "DumpLogSegments.scala @2.8.0"),
     ("3.0.0-3.0.2",
      "record lines | offset <TS> keySize valueSize; legacy isValid crc N}; compresscodec none; "
-     "ControlRecordType LEADER_CHANGE(2) SNAPSHOT_HEADER(3) SNAPSHOT_FOOTER(4)",
-     "DumpLogSegments.scala @3.0.0"),
+     "ControlRecordType LEADER_CHANGE(2) SNAPSHOT_HEADER(3) SNAPSHOT_FOOTER(4); metadata frame "
+     "version 1", "DumpLogSegments.scala @3.0.0, AbstractApiMessageSerde.java @3.0.0"),
     ("3.1.0-3.1.2", "snapshot line lastTimestamp:", "DumpLogSegments.scala @3.1.0"),
     ("3.2.0-3.2.3", "batch line deleteHorizonMs:", "DumpLogSegments.scala @3.2.0"),
     ("3.3.0-3.4.1",
      "Log starting offset:; .checkpoint files; --max-bytes; SnapshotHeader/SnapshotFooter JSON",
      "DumpLogSegments.scala @3.3.0"),
-    ("3.5.0-3.7.2",
+    ("3.5.0-3.7.x",
      "snapshot currentTxnFirstOffset OptionalLong; unknown::version=V for unknown offsets and "
      "transaction keys", "DumpLogSegments.scala @3.5.0, GroupMetadataManager.scala @3.5.0"),
     ("3.8.0-3.9.1",
@@ -587,7 +588,7 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
      "--share-group-state-decoder (value labelled \"type\"); kafka.serializer classes gone; "
      "transaction log still TransactionLog.formatRecordKeyAndValue",
      "DumpLogSegments.scala @4.0.0"),
-    ("4.1.0-4.2.x",
+    ("4.1.0-4.1.1, 4.2.0-rc1",
      "transaction log as coordinator JSON; LeaderChange JSON; share group state value "
      "\"version\"; missing key names the specified decoder",
      "DumpLogSegments.scala @4.1.0 (4.2.0: help text only)"),

@@ -1,17 +1,17 @@
 """Renderers for :mod:`kafkalog.tools.dump` items: Kafka's text shapes per version, and JSON lines.
 
 :class:`TextRenderer` turns each item into the exact line(s) Kafka's DumpLogSegments prints for
-the selected :class:`~kafkalog.tools.dump.KafkaShape` (spec §7.3-7.5) and, at the end of the run,
-the stderr summaries. Sources followed: ``core/src/main/scala/kafka/tools/DumpLogSegments.scala``
-(4.0 line, the default), the Java rewrite ``tools/src/main/java/org/apache/kafka/tools/
-DumpLogSegments.java`` (``trunk``) and, for 2.2-2.7, the Scala file of that era.
+the selected :class:`~kafkalog.tools.kafka_versions.KafkaShape` (0.11 ... 4.2 and the Java
+rewrite; the release table and its sources are in :mod:`kafkalog.tools.kafka_versions`) and, at
+the end of the run, the stderr summaries.
 
 Summary ordering (what Kafka's collections do):
 
 * Scala keeps per-file lists in a ``mutable.Map`` (a hash map: iteration order is not insertion
   order) and *prepends* index mismatches and non-consecutive pairs, so they print newest first;
   time-index errors are appended (file order). Files come in the hash map's iteration order,
-  which we reproduce from ``String.hashCode`` of the absolute paths.
+  which we reproduce from ``String.hashCode`` of the absolute paths for the Scala version of the
+  release's build (:mod:`kafkalog.decoders.jvm_order`).
 * The Java rewrite keys mismatches by index offset in a reverse-ordered TreeMap and
   non-consecutive pairs by previous offset in a TreeMap (ascending), so duplicates collapse.
 
