@@ -156,10 +156,11 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--kafka-version",
-        default="4.0",
+        default=None,
         metavar="VERSION",
         help="Imitate this Kafka release's output: 0.11 ... 4.2, a patch release (2.0.1), or "
-        "trunk (the Java rewrite). Default 4.0.",
+        "trunk (the Java rewrite). Default: the newest release line's output (4.1; 4.2 prints "
+        "the same).",
     )
     p.add_argument(
         "--format",
@@ -211,7 +212,8 @@ class _KafkaAbort(Exception):
 
 def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
     try:
-        shape = d.parse_kafka_version(a.kafka_version)
+        version = a.kafka_version
+        shape = d.DEFAULT_SHAPE if version is None else d.parse_kafka_version(version)
     except ValueError as e:
         raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
     used = [
@@ -415,7 +417,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 opts = _options_from_args(args, sys.stdout)
             except _KafkaAbort as e:
-                prefix = d.parse_kafka_version(args.kafka_version).exception_prefix
+                prefix = (d.DEFAULT_SHAPE if args.kafka_version is None
+                          else d.parse_kafka_version(args.kafka_version)).exception_prefix
                 sys.stderr.write(f"{prefix}{e}\n")
                 return EXIT_FINDINGS
             files = java_split_commas(args.files)
