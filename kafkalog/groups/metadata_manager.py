@@ -163,19 +163,20 @@ class ExpirationView:
 
 def subscribed_topics(gm: GroupMetadata | None) -> frozenset[str] | None:
     """``ClassicGroup.computeSubscribedTopics`` from the persisted members."""
-    if gm is None or gm.protocol_type != cp.PROTOCOL_TYPE:
+    if gm is None:
         return None
-    if not gm.members:
-        return frozenset()
-    if gm.protocol is None:
-        return None
-    topics: set[str] = set()
+    return cp.group_subscribed_topics(gm.protocol_type, gm.protocol,
+                                      [m.subscription for m in gm.members])
+
+
+def _decode_at(key: bytes | None, value: bytes | None, offset: int, log: Log
+               ) -> OffsetCommit | GroupMetadataRecord | None:
     try:
-        for m in gm.members:
-            topics.update(cp.subscription_topics(m.subscription))
-    except CorruptRecordError:
-        return None
-    return frozenset(topics)
+        return decode(key, value, offset)
+    except CorruptRecordError as e:
+        raise OffsetsTopicMetadataError(
+            f"record does not decode as a group coordinator record: {e.message}",
+            path=log.directory, offset=offset) from None
 
 
 def persisted_view(gm: GroupMetadata | None) -> ExpirationView:
@@ -375,12 +376,7 @@ class GroupMetadataManager:
                 summary["key"].to_pylist(), summary["value_last"].to_pylist(),
                 summary["offset_max"].to_pylist(), summary["nn_max"].to_pylist(),
                 summary["value_count"].to_pylist()):
-            try:
-                rec = decode(key, value, off)
-            except CorruptRecordError as e:
-                raise OffsetsTopicMetadataError(
-                    f"record does not decode as a group coordinator record: {e.message}",
-                    path=log.directory, offset=off) from None
+            rec = _decode_at(key, value, off, log)
             if isinstance(rec, OffsetCommit):
                 group, tp = rec.group, (rec.topic, rec.partition)
                 if nulls:
@@ -425,12 +421,7 @@ class GroupMetadataManager:
 
     def _replay_record(self, key: bytes | None, value: bytes | None, offset: int,
                        producer_id: int, log: Log) -> None:
-        try:
-            rec = decode(key, value, offset)
-        except CorruptRecordError as e:
-            raise OffsetsTopicMetadataError(
-                f"record does not decode as a group coordinator record: {e.message}",
-                path=log.directory, offset=offset) from None
+        rec = _decode_at(key, value, offset, log)
         if isinstance(rec, OffsetCommit):
             self._replay_offset(rec, producer_id)
         elif isinstance(rec, GroupMetadataRecord):
