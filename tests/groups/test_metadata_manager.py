@@ -412,3 +412,28 @@ def test_bad_commits(logdir) -> None:
     with pytest.raises(ValueError, match="pairs"):
         m.commit_offsets("g", {"t": 1})  # type: ignore[dict-item]
     assert m.list_groups() == []
+
+
+@pytest.mark.parametrize("key, value", [
+    (b"\x00\x01\x00", b"\x00\x03"),                 # truncated key
+    (b"\x00\x63\x00\x01g", None),                   # unknown record type 99
+    (None, b"x"),                                   # no key
+    (offsets_decoder.encode_record(1, {"group": "g", "topic": "t", "partition": 0},
+                                   {"offset": 1})[0], b"\x00\x03\x00"),   # truncated value
+])
+@pytest.mark.parametrize("transactional", [False, True])
+def test_undecodable_records_name_file_and_offset(logdir, key, value, transactional) -> None:
+    from kafkalog import Record, encode_batch
+    from kafkalog.groups.metadata_manager import OffsetsTopicMetadataError
+
+    logs, _ = logdir
+    m = GroupMetadataManager(logs)
+    m.commit_offsets("ok", {("t", 0): 1})
+    log = logs.log("__consumer_offsets", m.partition_for("ok"))
+    log.append_batches(encode_batch([Record(key, value, T0)], base_offset=log.log_end_offset,
+                                    producer_id=5 if transactional else -1,
+                                    producer_epoch=0 if transactional else -1,
+                                    transactional=transactional))
+    with pytest.raises(OffsetsTopicMetadataError) as e:
+        GroupMetadataManager(logs)
+    assert e.value.offset == 1 and e.value.path == str(log.directory)
