@@ -169,6 +169,14 @@ def subscribed_topics(gm: GroupMetadata | None) -> frozenset[str] | None:
                                       [m.subscription for m in gm.members])
 
 
+def metadata_too_large(metadata: str, config: GroupConfig) -> bool:
+    """``OffsetMetadataManager.isMetadataInvalid``: Java's ``String.length()`` (UTF-16 units)
+    above ``offset.metadata.max.bytes``."""
+    units = len(metadata) if metadata.isascii() else \
+        len(metadata.encode("utf-16-le", "surrogatepass")) // 2
+    return units > config.offset_metadata_max_bytes
+
+
 def _decode_at(key: bytes | None, value: bytes | None, offset: int, log: Log
                ) -> OffsetCommit | GroupMetadataRecord | None:
     try:
@@ -553,7 +561,7 @@ class GroupMetadataManager:
                 om = OffsetAndMetadata(v, leader_epoch, metadata, ts, expire_timestamp)
             if om.offset < 0:
                 raise ValueError(f"offset of {topic}-{partition} must be >= 0 (found {om.offset})")
-            if len(om.metadata) > self.config.offset_metadata_max_bytes:
+            if metadata_too_large(om.metadata, self.config):
                 raise ValueError(
                     f"metadata of {topic}-{partition} is {len(om.metadata)} characters (expected "
                     f"at most offset.metadata.max.bytes = {self.config.offset_metadata_max_bytes})")

@@ -437,3 +437,11 @@ def test_undecodable_records_name_file_and_offset(logdir, key, value, transactio
     with pytest.raises(OffsetsTopicMetadataError) as e:
         GroupMetadataManager(logs)
     assert e.value.offset == 1 and e.value.path == str(log.directory)
+
+
+def test_metadata_limit_counts_utf16_units(logdir) -> None:
+    logs, _ = logdir
+    m = GroupMetadataManager(logs, config={"offset.metadata.max.bytes": "4"})
+    m.commit_offsets("g", {("t", 0): 1}, metadata="éééé")       # 4 UTF-16 units
+    with pytest.raises(ValueError, match="offset.metadata.max.bytes"):
+        m.commit_offsets("g", {("t", 0): 1}, metadata="😀😀😀")   # 3 characters, 6 units
