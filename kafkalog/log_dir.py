@@ -463,6 +463,12 @@ class LogDir:
                     return meta.read().topic_id
         return None
 
+    def declared_partitions(self, topic: str) -> int | None:
+        """The partition count :meth:`create_topic` gave ``topic`` (None for a topic written by
+        a broker: a log dir may hold only some of its partitions)."""
+        entry = self._topics.get(topic)
+        return None if entry is None else int(entry["partitions"])
+
     def topic_config(self, topic: str) -> LogConfig:
         """The effective config of ``topic``: the log dir's defaults with its overrides."""
         overrides = self._topics.get(topic, {}).get("config", {})

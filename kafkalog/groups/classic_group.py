@@ -32,7 +32,6 @@ from enum import Enum
 from typing import Any
 
 from ..clock import Clock
-from ..errors import CorruptRecordError
 from . import consumer_protocol as cp
 from .error_codes import ErrorCode, error_name
 from .java_order import JavaHashMap, string_hash
@@ -380,19 +379,14 @@ class ClassicGroup:
         return best
 
     def compute_subscribed_topics(self) -> frozenset[str] | None:
-        if self.protocol_type != cp.PROTOCOL_TYPE:
-            return None
-        if not self.members:
-            return frozenset()
-        if self.protocol_name is None:
-            return None
-        topics: set[str] = set()
+        members = self.members.values()
+        if self.protocol_name is None:      # members without a protocol: unknown topics
+            return None if members else cp.group_subscribed_topics(self.protocol_type, None, [])
         try:
-            for m in self.members.values():
-                topics.update(cp.subscription_topics(m.metadata(self.protocol_name)))
-        except (CorruptRecordError, ValueError):
+            metadata = [m.metadata(self.protocol_name) for m in members]
+        except ValueError:
             return None
-        return frozenset(topics)
+        return cp.group_subscribed_topics(self.protocol_type, self.protocol_name, metadata)
 
     # -- transitions ------------------------------------------------------------------------------
 

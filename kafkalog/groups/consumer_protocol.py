@@ -17,6 +17,7 @@ Both are an int16 version followed by the generated message (``ConsumerProtocolS
 from __future__ import annotations
 
 import struct
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..decoders import _schemas, message
@@ -32,6 +33,7 @@ __all__ = [
     "encode_assignment",
     "decode_assignment",
     "subscription_topics",
+    "group_subscribed_topics",
     "HIGHEST_VERSION",
 ]
 
@@ -113,6 +115,26 @@ def subscription_topics(raw: bytes) -> list[str]:
     if raw is None or len(raw) < 2:
         raise CorruptRecordError("consumer protocol subscription shorter than its int16 version")
     return list(message.read_prefix(_SUBSCRIPTION, raw, 0, 2)[0]["topics"])
+
+
+def group_subscribed_topics(protocol_type: str | None, protocol: str | None,
+                            member_metadata: Sequence[bytes]) -> frozenset[str] | None:
+    """The topics a classic group subscribes to (``ClassicGroup.computeSubscribedTopics``):
+    None unless the group uses the consumer protocol, empty without members, None when the
+    protocol is unknown or a subscription does not parse (the coordinator then cannot tell)."""
+    if protocol_type != PROTOCOL_TYPE:
+        return None
+    if not member_metadata:
+        return frozenset()
+    if protocol is None:
+        return None
+    topics: set[str] = set()
+    try:
+        for raw in member_metadata:
+            topics.update(subscription_topics(raw))
+    except CorruptRecordError:
+        return None
+    return frozenset(topics)
 
 
 def encode_assignment(assignment: Assignment, version: int = HIGHEST_VERSION) -> bytes:

@@ -87,7 +87,7 @@ from .classic_group import (
 from .config import GroupConfig
 from .error_codes import ErrorCode, error_name
 from .errors import NotCoordinatorError
-from .metadata_manager import ExpirationView, GroupMetadataManager
+from .metadata_manager import ExpirationView, GroupMetadataManager, metadata_too_large
 from .records import GroupMetadata, MemberMetadata, OffsetAndMetadata
 from .responses import (
     DeletableGroupResult,
@@ -967,7 +967,7 @@ class GroupCoordinator:
         for tp, v in offsets.items():
             part = v if isinstance(v, OffsetCommitPartition) else OffsetCommitPartition(int(v))
             meta = part.committed_metadata or ""
-            if len(meta) > self.config.offset_metadata_max_bytes:
+            if metadata_too_large(meta, self.config):
                 errors[tp] = ErrorCode.OFFSET_METADATA_TOO_LARGE
                 continue
             to_write[tp] = OffsetAndMetadata(part.committed_offset, part.committed_leader_epoch,

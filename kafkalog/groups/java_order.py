@@ -17,11 +17,13 @@ How ``HashMap`` iterates (``java.util.HashMap``, JDK 8-21): a table of ``capacit
 (a power of two, 16 when constructed without a size, doubled when ``size`` exceeds
 ``0.75 * capacity``, never shrunk); a key goes to bucket ``spread(hashCode) & (capacity - 1)``
 with ``spread(h) = h ^ (h >>> 16)``; iteration walks buckets in index order and, within a bucket,
-entries in insertion order (a resize splits a bucket keeping relative order; removing an entry
-keeps the others' order; re-inserting a removed key appends it). Not reproduced: the red-black
-tree bins Java builds when one bucket holds 8 or more keys in a table of 64 or more buckets
-(new keys then sit next to their tree parent); with string and partition keys that takes a
-deliberately colliding key set.
+entries in list order: ``put`` appends a new key to its bucket's list (and doubles the table
+after the insertion that makes ``size > threshold``), ``computeIfAbsent`` prepends it (and
+doubles the table *before* inserting, when ``size > threshold`` already); a resize splits a
+bucket keeping relative order; removing an entry keeps the others' order. Not reproduced: the
+red-black tree bins Java builds when one bucket holds 8 or more keys in a table of 64 or more
+buckets (new keys then sit next to their tree parent); with string and partition keys that takes
+a deliberately colliding key set.
 
 >>> string_hash("DEVSmileCDR")
 551467806
@@ -164,33 +166,65 @@ class JavaHashMap(Generic[K, V]):
 
     @classmethod
     def ordered(cls, keys: Iterable[K], hash_fn: Callable[[K], int],
-                initial_capacity: int | None = None) -> list[K]:
-        """The iteration order of a fresh map into which ``keys`` were put in this order."""
+                initial_capacity: int | None = None, *, compute: bool = False) -> list[K]:
+        """The iteration order of a fresh map into which ``keys`` were put in this order
+        (``compute``: inserted with ``computeIfAbsent``, as ``CollectionUtils.
+        groupPartitionsByTopic`` does)."""
         m: JavaHashMap[K, None] = cls(hash_fn, initial_capacity)
         for k in keys:
-            m[k] = None
+            if compute:
+                m.compute_if_absent(k, None)
+            else:
+                m[k] = None
         return list(m)
 
     @classmethod
-    def copy_of(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
-        """Iteration order of ``new HashMap<>(m)`` / ``new HashSet<>(collection)`` built from
-        ``keys`` in that order (``putMapEntries``: capacity for ``size / 0.75 + 1``)."""
+    def copy_of_map(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
+        """Iteration order of ``new HashMap<>(m)`` whose source iterates ``keys``
+        (``putMapEntries``: a table for ``size / 0.75 + 1`` entries)."""
         keys = list(keys)
         cap = table_size_for(int(len(keys) / _LOAD_FACTOR + 1.0)) if keys else 16
-        return cls.ordered(keys, hash_fn, max(cap, 1))
+        return cls.ordered(keys, hash_fn, cap)
+
+    @classmethod
+    def copy_of_set(cls, keys: Iterable[K], hash_fn: Callable[[K], int]) -> list[K]:
+        """Iteration order of ``new HashSet<>(collection)`` whose source iterates ``keys``
+        (``new HashMap<>(max((int) (size / .75f) + 1, 16))``, then ``addAll``)."""
+        keys = list(keys)
+        return cls.ordered(keys, hash_fn, max(int(len(keys) / _LOAD_FACTOR) + 1, 16))
 
     # -- mapping protocol ------------------------------------------------------------------
 
     def __setitem__(self, key: K, value: V) -> None:
+        """``put``: a new key goes to the tail of its bucket; resize after inserting."""
         if key not in self._data:
-            self._seq[key] = self._next_seq
             self._next_seq += 1
+            self._seq[key] = self._next_seq
             self._bucket[key] = _spread(self._hash(key))
-            if len(self._data) + 1 > self._threshold and self._capacity < _MAXIMUM_CAPACITY:
-                self._capacity <<= 1
-                self._threshold = int(self._capacity * _LOAD_FACTOR)
+            if len(self._data) + 1 > self._threshold:
+                self._grow()
             self._order = None
         self._data[key] = value
+
+    def compute_if_absent(self, key: K, value: V) -> V:
+        """``computeIfAbsent``: a new key goes to the head of its bucket; resize before
+        inserting (when the map is already above its threshold). Returns the mapped value."""
+        if len(self._data) > self._threshold:
+            self._grow()            # checked first: even a key already present triggers it
+            self._order = None
+        if key in self._data:
+            return self._data[key]
+        self._next_seq += 1
+        self._seq[key] = -self._next_seq           # before every key already in the bucket
+        self._bucket[key] = _spread(self._hash(key))
+        self._order = None
+        self._data[key] = value
+        return value
+
+    def _grow(self) -> None:
+        if self._capacity < _MAXIMUM_CAPACITY:
+            self._capacity <<= 1
+            self._threshold = int(self._capacity * _LOAD_FACTOR)
 
     def __getitem__(self, key: K) -> V:
         return self._data[key]

@@ -4,7 +4,8 @@ What Kafka's ``GroupMetadataManager`` (core, 3.x) and ``GroupCoordinatorShard`` 
 ``OffsetMetadataManager`` (group-coordinator, 4.x) keep, without the network:
 
 * **Where.** A group lives in partition ``offsets_partition(group_id, N)`` of
-  ``__consumer_offsets`` with ``N = offsets.topic.num.partitions`` (the log dir's setting). The
+  ``__consumer_offsets``, ``N`` being the topic's partition count when it was created here, else
+  ``offsets.topic.num.partitions`` (the log dir's setting; Kafka's default 50). The
   topic is created when absent with Kafka's topic configs (``cleanup.policy=compact``,
   ``segment.bytes`` = ``offsets.topic.segment.bytes``, 100 MiB); compaction itself is the log
   cleaner's business. Every partition present is loaded; a write for a group whose partition
@@ -46,16 +47,22 @@ Example
 from __future__ import annotations
 
 import logging
+import os
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from ..clock import Clock
 from ..errors import CorruptRecordError
 from ..log import Log
 from ..log_dir import LogDir
-from ..records.batch import iter_batches
+from ..native.scan import scan_entries
+from ..records.batch import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK, iter_batches
 from ..records.builder import encode_batch
+from ..records.columnar import decode_columns
 from ..records.record import Record
 from . import consumer_protocol as cp
 from .config import OFFSETS_TOPIC, GroupConfig, offsets_topic_config
@@ -75,7 +82,7 @@ from .records import (
 )
 
 __all__ = ["GroupMetadataManager", "GroupDescription", "MemberDescription", "ExpirationView",
-           "OffsetsTopicMetadataError"]
+           "OffsetsTopicMetadataError", "committed_offsets"]
 
 logger = logging.getLogger(__name__)
 
@@ -156,19 +163,28 @@ class ExpirationView:
 
 def subscribed_topics(gm: GroupMetadata | None) -> frozenset[str] | None:
     """``ClassicGroup.computeSubscribedTopics`` from the persisted members."""
-    if gm is None or gm.protocol_type != cp.PROTOCOL_TYPE:
+    if gm is None:
         return None
-    if not gm.members:
-        return frozenset()
-    if gm.protocol is None:
-        return None
-    topics: set[str] = set()
+    return cp.group_subscribed_topics(gm.protocol_type, gm.protocol,
+                                      [m.subscription for m in gm.members])
+
+
+def metadata_too_large(metadata: str, config: GroupConfig) -> bool:
+    """``OffsetMetadataManager.isMetadataInvalid``: Java's ``String.length()`` (UTF-16 units)
+    above ``offset.metadata.max.bytes``."""
+    units = len(metadata) if metadata.isascii() else \
+        len(metadata.encode("utf-16-le", "surrogatepass")) // 2
+    return units > config.offset_metadata_max_bytes
+
+
+def _decode_at(key: bytes | None, value: bytes | None, offset: int, log: Log
+               ) -> OffsetCommit | GroupMetadataRecord | None:
     try:
-        for m in gm.members:
-            topics.update(cp.subscription_topics(m.subscription))
-    except CorruptRecordError:
-        return None
-    return frozenset(topics)
+        return decode(key, value, offset)
+    except CorruptRecordError as e:
+        raise OffsetsTopicMetadataError(
+            f"record does not decode as a group coordinator record: {e.message}",
+            path=log.directory, offset=offset) from None
 
 
 def persisted_view(gm: GroupMetadata | None) -> ExpirationView:
@@ -198,18 +214,46 @@ class GroupMetadataManager:
 
     def __init__(self, log_dir: LogDir, *, config: GroupConfig | Mapping[str, Any] | None = None,
                  clock: Clock | None = None, record_format: str = "4.x") -> None:
-        if record_format not in ("3.x", "4.x"):
-            raise ValueError(f"record_format must be '3.x' or '4.x' (found {record_format!r})")
-        self.log_dir = log_dir
         if config is None:
             props = dict(log_dir.group_properties)
             props.setdefault("offsets.topic.num.partitions",
                              str(log_dir.offsets_topic_num_partitions))
             config = GroupConfig.from_properties(props)
-        elif not isinstance(config, GroupConfig):
+        self._setup(config, clock if clock is not None else log_dir._clock, record_format)
+        self.log_dir: LogDir | None = log_dir
+        # Kafka hashes over the existing topic's partition count (the setting only sizes a new
+        # topic); a broker-written tree may hold only some partitions: the setting applies
+        declared = log_dir.declared_partitions(OFFSETS_TOPIC)
+        if declared is not None:
+            self.num_partitions = declared
+        self._ensure_topic()
+        for p, log in sorted(self._logs.items()):
+            self._replay_log(p, log)
+
+    @classmethod
+    def over_logs(cls, logs: Mapping[int, Log], *,
+                  config: GroupConfig | Mapping[str, Any] | None = None) -> GroupMetadataManager:
+        """A manager over already-open ``__consumer_offsets`` partition logs (partition number
+        -> ``Log``), without a log dir: for readers that found partition directories
+        themselves. Writes need the group's partition among ``logs``."""
+        self = cls.__new__(cls)
+        from ..clock import SystemClock
+
+        self._setup(config, SystemClock(), "4.x")
+        self.log_dir = None
+        self._logs = dict(logs)
+        for p, log in sorted(self._logs.items()):
+            self._replay_log(p, log)
+        return self
+
+    def _setup(self, config: GroupConfig | Mapping[str, Any] | None, clock: Clock,
+               record_format: str) -> None:
+        if record_format not in ("3.x", "4.x"):
+            raise ValueError(f"record_format must be '3.x' or '4.x' (found {record_format!r})")
+        if not isinstance(config, GroupConfig):
             config = GroupConfig.from_properties(config)
         self.config = config
-        self.clock: Clock = clock if clock is not None else log_dir._clock
+        self.clock: Clock = clock
         self.record_format = record_format
         self.num_partitions = config.offsets_topic_num_partitions
         #: group id -> its last metadata (None: a simple group, known from offsets only)
@@ -221,20 +265,24 @@ class GroupMetadataManager:
         #: __consumer_offsets partition -> next offset to replay
         self._applied: dict[int, int] = {}
         self._logs: dict[int, Log] = {}
-        self._ensure_topic()
-        for p, log in sorted(self._logs.items()):
-            self._replay_log(p, log)
 
     # -- topic ----------------------------------------------------------------------------------
 
     def _ensure_topic(self) -> None:
-        present = [p for t, p in self.log_dir.partitions() if t == OFFSETS_TOPIC]
-        if not present and not self.log_dir.read_only:
-            self.log_dir.create_topic(OFFSETS_TOPIC, self.num_partitions,
-                                      offsets_topic_config(self.config))
+        log_dir = self.log_dir
+        if log_dir is None:
+            return
+        present = [p for t, p in log_dir.partitions() if t == OFFSETS_TOPIC]
+        if not present and not log_dir.read_only:
+            log_dir.create_topic(OFFSETS_TOPIC, self.num_partitions,
+                                 offsets_topic_config(self.config))
             present = list(range(self.num_partitions))
         for p in present:
-            self._logs[p] = self.log_dir.log(OFFSETS_TOPIC, p)
+            self._logs[p] = log_dir.log(OFFSETS_TOPIC, p)
+
+    @property
+    def _root(self) -> Any:
+        return None if self.log_dir is None else self.log_dir.root
 
     def partition_for(self, group_id: str) -> int:
         """The group's ``__consumer_offsets`` partition (:func:`offsets_partition`)."""
@@ -254,7 +302,7 @@ class GroupMetadataManager:
         if log is None:
             raise NotCoordinatorError(
                 f"group {group_id!r} belongs to {OFFSETS_TOPIC}-{p}, which is not in this log dir",
-                path=self.log_dir.root)
+                path=self._root)
         return p, log
 
     # -- replay ---------------------------------------------------------------------------------
@@ -268,6 +316,15 @@ class GroupMetadataManager:
                 self._replay_log(p, log)
 
     def _replay_log(self, partition: int, log: Log) -> None:
+        """Apply ``[applied, log end)`` of one partition, in offset order.
+
+        Runs of plain batches (v2, neither transactional nor control) are decoded column-wise
+        and folded per key (last value, any tombstone, last non-null offset) with Arrow's
+        group-by: applying that summary is what applying the records one by one does, since
+        within such a run every record's effect depends only on the last record of its key (and
+        a group's existence on the order of its metadata records and commits, which the summary
+        keeps). Transactional and control batches, and legacy entries, go record by record.
+        """
         start = max(self._applied.get(partition, 0), log.log_start_offset)
         end = log.log_end_offset
         offset = start
@@ -275,16 +332,88 @@ class GroupMetadataManager:
             data = log.read(offset, _READ_BYTES)
             if not data:
                 break
-            last = offset
-            for batch in iter_batches(data):
-                if batch.last_offset < offset:
-                    continue
-                self._replay_batch(batch, log, offset)
-                last = batch.last_offset + 1
+            buf = np.frombuffer(data, np.uint8)
+            sc = scan_entries(buf)
+            n = sc["count"]
+            if n == 0:
+                break
+            plain = (sc["magics"][:n] == 2) & (
+                (sc["attributes"][:n] & (TRANSACTIONAL_FLAG_MASK | CONTROL_FLAG_MASK)) == 0)
+            i = 0
+            while i < n:
+                j = i
+                while j < n and plain[j] == plain[i]:
+                    j += 1
+                p0 = int(sc["positions"][i])
+                p1 = int(sc["positions"][j - 1] + sc["sizes"][j - 1])
+                if plain[i]:
+                    self._replay_plain(data, p0, p1, offset, log)
+                else:
+                    for batch in iter_batches(data[p0:p1]):
+                        if batch.last_offset >= offset:
+                            self._replay_batch(batch, log, offset)
+                i = j
+            last = int(sc["last_offsets"][n - 1]) + 1
             if last <= offset:
                 break
             offset = last
         self._applied[partition] = end
+
+    def _replay_plain(self, data: bytes, p0: int, p1: int, start: int, log: Log) -> None:
+        """Fold a run of plain batches into the state (see :meth:`_replay_log`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        cols = decode_columns(data, start=p0, end=p1, start_offset=start, skip_control=True)
+        if not cols.record_count:
+            return
+        t = cols.to_arrow(["key", "value", "offset"])
+        if t["key"].null_count:
+            first = int(pc.min(pc.filter(t["offset"], pc.is_null(t["key"]))).as_py())
+            raise OffsetsTopicMetadataError(
+                "record has no key (every group coordinator record has one)",
+                path=log.directory, offset=first)
+        nn = pc.if_else(pc.is_null(t["value"]), pa.scalar(None, pa.int64()), t["offset"])
+        summary = t.append_column("nn", nn).group_by("key", use_threads=False).aggregate([
+            ("value", "last", pc.ScalarAggregateOptions(skip_nulls=False)),
+            ("offset", "max"), ("nn", "max"),
+            ("value", "count", pc.CountOptions(mode="only_null"))])
+        gm_last: dict[str, tuple[GroupMetadataRecord, int]] = {}
+        commit_nn: dict[str, int] = {}
+        for key, value, off, nn_off, nulls in zip(
+                summary["key"].to_pylist(), summary["value_last"].to_pylist(),
+                summary["offset_max"].to_pylist(), summary["nn_max"].to_pylist(),
+                summary["value_count"].to_pylist()):
+            rec = _decode_at(key, value, off, log)
+            if isinstance(rec, OffsetCommit):
+                group, tp = rec.group, (rec.topic, rec.partition)
+                if nulls:
+                    # a tombstone in the run dropped any pending transactional commit of it
+                    for pid in self._open_txns.get(group, ()):
+                        self._pending.get(pid, {}).get(group, {}).pop(tp, None)
+                mine = self._offsets.get(group)
+                if rec.value is not None:
+                    self._offsets.setdefault(group, {})[tp] = rec.value
+                elif mine is not None:
+                    mine.pop(tp, None)
+                    if not mine:
+                        del self._offsets[group]
+                if nn_off is not None:
+                    commit_nn[group] = max(nn_off, commit_nn.get(group, -1))
+            elif isinstance(rec, GroupMetadataRecord):
+                gm_last[rec.group] = (rec, off)
+        # a group exists after the run as it would after its records one by one: its last
+        # metadata record decides, unless a commit came after a tombstone (a simple group)
+        for group in set(gm_last) | set(commit_nn):
+            last = gm_last.get(group)
+            if last is None:
+                self._groups.setdefault(group, None)
+            elif last[0].value is not None:
+                self._groups[group] = last[0].value
+            elif commit_nn.get(group, -1) > last[1]:
+                self._groups[group] = None
+            else:
+                self._groups.pop(group, None)
 
     def _replay_batch(self, batch: Any, log: Log, start: int) -> None:
         if batch.is_control:
@@ -300,12 +429,7 @@ class GroupMetadataManager:
 
     def _replay_record(self, key: bytes | None, value: bytes | None, offset: int,
                        producer_id: int, log: Log) -> None:
-        try:
-            rec = decode(key, value, offset)
-        except CorruptRecordError as e:
-            raise OffsetsTopicMetadataError(
-                f"record does not decode as a group coordinator record: {e.message}",
-                path=log.directory, offset=offset) from None
+        rec = _decode_at(key, value, offset, log)
         if isinstance(rec, OffsetCommit):
             self._replay_offset(rec, producer_id)
         elif isinstance(rec, GroupMetadataRecord):
@@ -360,10 +484,11 @@ class GroupMetadataManager:
         return entries[-1][0] if entries else 0
 
     def _append(self, group_id: str, records: list[tuple[bytes, bytes | None]], *,
-                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = 0
-                ) -> int:
-        """Append ``records`` as one batch to the group's partition, replay it; return the base
-        offset."""
+                producer_id: int = -1, producer_epoch: int = -1, base_sequence: int = 0,
+                decoded: list[OffsetCommit | GroupMetadataRecord] | None = None) -> int:
+        """Append ``records`` as one batch to the group's partition and apply it; return the
+        base offset. ``decoded`` (the records as objects, in order) spares decoding them back:
+        they are applied as replay would apply the bytes."""
         partition, log = self._log_for(group_id)
         self.refresh(partition)
         now = self.clock.milliseconds()
@@ -374,7 +499,20 @@ class GroupMetadataManager:
             producer_epoch=producer_epoch, base_sequence=base_sequence,
             transactional=producer_id >= 0, partition_leader_epoch=self._leader_epoch(log))
         log.append_batches(data)
-        self.refresh(partition)
+        if decoded is None or self._applied.get(partition) != base:
+            self.refresh(partition)
+            return base
+        for i, rec in enumerate(decoded):
+            if isinstance(rec, OffsetCommit):
+                if rec.value is not None:
+                    rec = OffsetCommit(rec.group, rec.topic, rec.partition,
+                                       _with(rec.value, record_offset=base + i))
+                self._replay_offset(rec, producer_id)
+            elif rec.value is None:
+                self._groups.pop(rec.group, None)
+            else:
+                self._groups[rec.group] = rec.value
+        self._applied[partition] = log.log_end_offset
         return base
 
     def commit_offsets(
@@ -423,14 +561,16 @@ class GroupMetadataManager:
                 om = OffsetAndMetadata(v, leader_epoch, metadata, ts, expire_timestamp)
             if om.offset < 0:
                 raise ValueError(f"offset of {topic}-{partition} must be >= 0 (found {om.offset})")
-            if len(om.metadata) > self.config.offset_metadata_max_bytes:
+            if metadata_too_large(om.metadata, self.config):
                 raise ValueError(
                     f"metadata of {topic}-{partition} is {len(om.metadata)} characters (expected "
                     f"at most offset.metadata.max.bytes = {self.config.offset_metadata_max_bytes})")
             written[(topic, partition)] = om
             records.append(offset_commit_record(group_id, topic, partition, om))
         if records:
-            self._append(group_id, records, producer_id=producer_id, producer_epoch=producer_epoch)
+            self._append(group_id, records, producer_id=producer_id, producer_epoch=producer_epoch,
+                         decoded=[OffsetCommit(group_id, t, p, om)
+                                  for (t, p), om in written.items()])
         return written
 
     def end_transaction(self, producer_id: int, producer_epoch: int, commit: bool, *,
@@ -475,12 +615,12 @@ class GroupMetadataManager:
         self.refresh(self.partition_for(group_id) if self.owns(group_id) else None)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
-                                       path=self.log_dir.root)
+                                       path=self._root)
         gm = self._groups[group_id]
         if gm is not None and gm.members and not force:
             raise NonEmptyGroupError(
                 f"group {group_id!r} is not empty ({len(gm.members)} members in generation "
-                f"{gm.generation})", path=self.log_dir.root)
+                f"{gm.generation})", path=self._root)
         records = self._delete_records(group_id)
         self._append(group_id, records, base_sequence=-1 if self.record_format == "3.x" else 0)
         return len(records)
@@ -614,7 +754,7 @@ class GroupMetadataManager:
         self._fresh(group_id)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
-                                       path=self.log_dir.root)
+                                       path=self._root)
         gm = self._groups[group_id]
         if gm is None:
             return GroupDescription(group_id, "Empty", "", None, 0, None, None, ())
@@ -623,6 +763,28 @@ class GroupMetadataManager:
             group_id, "Stable" if gm.members else "Empty", gm.protocol_type, gm.protocol,
             gm.generation, gm.leader, gm.current_state_timestamp,
             tuple(_describe_member(m, consumer) for m in gm.members))
+
+
+def committed_offsets(partition_dirs: Iterable[str | os.PathLike[str]], group_id: str
+                      ) -> dict[TopicPartition, int]:
+    """``group_id``'s committed offsets, read (read-only) from the given
+    ``__consumer_offsets-<n>`` partition directories; ``{}`` when the group has none.
+
+    Raises
+    ------
+    OffsetsTopicMetadataError
+        A record that does not decode.
+    """
+    logs: dict[int, Log] = {}
+    try:
+        for d in partition_dirs:
+            path = Path(d)
+            partition = int(path.name.rsplit("-", 1)[1])
+            logs[partition] = Log.open(path, read_only=True)
+        return GroupMetadataManager.over_logs(logs).fetch_offsets(group_id)
+    finally:
+        for log in logs.values():
+            log.close()
 
 
 def _describe_member(m: MemberMetadata, consumer: bool) -> MemberDescription:

@@ -26,9 +26,12 @@ leader_epoch=-1, metadata='', commit_timestamp=5, expire_timestamp=None, record_
 
 from __future__ import annotations
 
+import struct
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from typing import cast
 
+from ..decoders import message
 from ..decoders.offsets import CODEC, GROUP_METADATA_TYPE, OFFSET_COMMIT_TYPES
 
 __all__ = [
@@ -123,19 +126,24 @@ class GroupMetadataRecord:
     value: GroupMetadata | None
 
 
+@lru_cache(maxsize=1 << 16)
+def _offset_commit_key(group: str, topic: str, partition: int) -> bytes:
+    """Consumers commit the same partitions over and over: their keys are cached."""
+    return offset_commit_tombstone(group, topic, partition)[0]
+
+
 def offset_commit_record(group: str, topic: str, partition: int, om: OffsetAndMetadata
                          ) -> tuple[bytes, bytes]:
     """Key and value bytes of an offset commit, at the versions Kafka writes."""
     expire = om.expire_timestamp
     version = OFFSET_COMMIT_VALUE_VERSION if expire is None \
         else OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE
-    key, value = CODEC.encode(
-        OFFSET_COMMIT_KEY_TYPE, {"group": group, "topic": topic, "partition": partition},
-        {"offset": om.offset, "leaderEpoch": om.leader_epoch, "metadata": om.metadata,
-         "commitTimestamp": om.commit_timestamp,
-         "expireTimestamp": NO_TIMESTAMP if expire is None else expire},
-        version)
-    return key, cast(bytes, value)
+    value = CODEC.values[OFFSET_COMMIT_KEY_TYPE]
+    raw = struct.pack(">h", version) + message.write(
+        value, {"offset": om.offset, "leaderEpoch": om.leader_epoch, "metadata": om.metadata,
+                "commitTimestamp": om.commit_timestamp,
+                "expireTimestamp": NO_TIMESTAMP if expire is None else expire}, version)
+    return _offset_commit_key(group, topic, partition), raw
 
 
 def offset_commit_tombstone(group: str, topic: str, partition: int) -> tuple[bytes, None]:

@@ -34,10 +34,13 @@ def member_order(inp: AssignmentInput, members: list[str]) -> list[str]:
 
 
 def topic_map_order(inp: AssignmentInput) -> list[str]:
-    """The iteration order of the client's ``partitionsPerTopic`` ``HashMap`` (subscribed topics
-    with partitions, put in the order they first appear in the subscriptions)."""
-    first_seen = dict.fromkeys(t for m in inp.members for t in inp.topics[m] if t in inp.partitions)
-    return JavaHashMap.ordered(first_seen, string_hash)
+    """The iteration order of the client's ``partitionsPerTopic`` ``HashMap``: filled from the
+    ``allSubscribedTopics`` ``HashSet``, itself filled member by member in the subscriptions'
+    ``HashMap`` order (``AbstractPartitionAssignor.assign``)."""
+    members = JavaHashMap.ordered(inp.members, string_hash)
+    all_topics = JavaHashMap.ordered(
+        dict.fromkeys(t for m in members for t in inp.topics[m]), string_hash)
+    return JavaHashMap.ordered([t for t in all_topics if t in inp.partitions], string_hash)
 
 
 def assign_range(inp: AssignmentInput) -> dict[str, list[TopicPartition]]:

@@ -55,13 +55,16 @@ class StickyResult:
     the cooperative assignor then computes it from the owned partitions).
     """
 
-    __slots__ = ("assignment", "transferring", "max_generation")
+    __slots__ = ("assignment", "transferring", "max_generation", "owned")
 
     def __init__(self, assignment: dict[str, list[TopicPartition]],
-                 transferring: dict[TopicPartition, str] | None, max_generation: int) -> None:
+                 transferring: dict[TopicPartition, str] | None, max_generation: int,
+                 owned: dict[str, list[TopicPartition]] | None = None) -> None:
         self.assignment = assignment
         self.transferring = transferring
         self.max_generation = max_generation
+        #: the members' previous partitions as the assignor received them
+        self.owned = owned or {}
 
 
 def _tp_hash(tp: TopicPartition) -> int:
@@ -149,10 +152,34 @@ class _PartitionMovements:
         return reverse.first_key()           # HashSet.iterator().next()
 
 
+def member_partitions(inp: AssignmentInput, cooperative: bool) -> dict[str, list[TopicPartition]]:
+    """Each member's previous partitions as the assignor receives them (``memberData``).
+
+    ``sticky`` reads them from its user data, written by ``serializeTopicPartitionAssignment``
+    (grouped by topic with ``CollectionUtils.groupPartitionsByTopic``: topics in ``HashMap``
+    order); ``cooperative-sticky`` from the subscription's owned partitions, which
+    ``ConsumerProtocol.serializeSubscription`` sorts by topic and partition.
+    """
+    out: dict[str, list[TopicPartition]] = {}
+    for m in inp.members:
+        tps = inp.owned[m]
+        if cooperative:
+            out[m] = sorted(tps, key=lambda tp: (_topic_key(tp[0]), tp[1]))
+            continue
+        by_topic: dict[str, list[int]] = {}
+        for t, p in tps:
+            by_topic.setdefault(t, []).append(p)
+        topics = JavaHashMap.ordered(by_topic, string_hash, compute=True)
+        out[m] = [(t, p) for t in topics for p in by_topic[t]]
+    return out
+
+
 class _Prepared:
     """The result of ``allSubscriptionsEqual``."""
 
-    def __init__(self, inp: AssignmentInput) -> None:
+    def __init__(self, inp: AssignmentInput, member_data: dict[str, list[TopicPartition]]
+                 ) -> None:
+        self.member_data = member_data
         self.all_equal = True
         self.max_generation = DEFAULT_GENERATION
         self.owned: dict[str, list[TopicPartition]] = {}      # consumerToOwnedPartitions
@@ -161,7 +188,8 @@ class _Prepared:
         subscribed: set[str] = set()
         previous_owner: dict[TopicPartition, str] = {}
         gens = inp.generations
-        for consumer in inp.members:
+        # the consumer leader holds the subscriptions in a HashMap
+        for consumer in JavaHashMap.ordered(inp.members, string_hash):
             topics = inp.topics[consumer]
             if not subscribed:
                 subscribed.update(topics)
@@ -173,7 +201,7 @@ class _Prepared:
             self.max_generation = max(self.max_generation, member_generation)
             owned: list[TopicPartition] = []
             self.owned[consumer] = owned
-            for tp in inp.owned[consumer]:
+            for tp in member_data[consumer]:
                 if tp[0] not in all_topics:
                     continue
                 other = previous_owner.get(tp)
@@ -309,7 +337,8 @@ class _General:
         self.topic_consumers: dict[str, list[str]] = {t: [] for t in self.partitions}
         self.consumer_topics: dict[str, list[str]] = {}
         self.consumer_topic_sets: dict[str, set[str]] = {}
-        for consumer in inp.members:
+        self.members_in_map_order = JavaHashMap.ordered(inp.members, string_hash)
+        for consumer in self.members_in_map_order:
             topics = [t for t in inp.topics[consumer] if t in self.partitions]
             self.consumer_topics[consumer] = topics
             self.consumer_topic_sets[consumer] = set(topics)
@@ -353,12 +382,13 @@ class _General:
         """The previous owners from older generations (``prepopulateCurrentAssignments``)."""
         prev: dict[TopicPartition, tuple[str, int]] = {}
         max_gen = self.prep.max_generation
-        for consumer in self.inp.members:
+        for consumer in self.members_in_map_order:
             gen = self.inp.generations[consumer]
             if gen is not None and gen < max_gen:
-                self._update_prev(prev, self.inp.owned[consumer], consumer, gen)
+                self._update_prev(prev, self.prep.member_data[consumer], consumer, gen)
             elif gen is None and max_gen > DEFAULT_GENERATION:
-                self._update_prev(prev, self.inp.owned[consumer], consumer, DEFAULT_GENERATION)
+                self._update_prev(prev, self.prep.member_data[consumer], consumer,
+                                  DEFAULT_GENERATION)
         return prev
 
     @staticmethod
@@ -530,16 +560,19 @@ class _General:
         self.sorted_members.add(old)
 
 
-def _run(inp: AssignmentInput) -> StickyResult:
-    prep = _Prepared(inp)
+def _run(inp: AssignmentInput, cooperative: bool) -> StickyResult:
+    prep = _Prepared(inp, member_partitions(inp, cooperative))
     if not inp.members:
         return StickyResult({}, {}, prep.max_generation)
     if not inp.partitions:
-        return StickyResult({m: [] for m in inp.members}, {}, prep.max_generation)
+        return StickyResult({m: [] for m in inp.members}, {}, prep.max_generation,
+                            prep.member_data)
     if prep.all_equal:
-        return _constrained(inp, prep)
-    general = _General(inp, prep)
-    return StickyResult(general.build(), None, prep.max_generation)
+        result = _constrained(inp, prep)
+    else:
+        result = StickyResult(_General(inp, prep).build(), None, prep.max_generation)
+    result.owned = prep.member_data
+    return result
 
 
 def _in_member_order(inp: AssignmentInput, assignment: dict[str, list[TopicPartition]]
@@ -550,30 +583,31 @@ def _in_member_order(inp: AssignmentInput, assignment: dict[str, list[TopicParti
 def assign_sticky(inp: AssignmentInput) -> dict[str, list[TopicPartition]]:
     """``StickyAssignor``: the abstract sticky algorithm over the members' previous partitions
     (``owned``, the user data of Kafka's eager sticky assignor)."""
-    return _in_member_order(inp, _run(inp).assignment)
+    return _in_member_order(inp, _run(inp, False).assignment)
 
 
 def assign_cooperative_sticky(inp: AssignmentInput) -> dict[str, list[TopicPartition]]:
     """``CooperativeStickyAssignor``: the sticky result without the partitions that change owner
     in this rebalance (they are assigned after their previous owner revoked them)."""
-    result = _run(inp)
+    result = _run(inp, True)
     assignment = result.assignment
     transferring = result.transferring
     if transferring is None:
-        transferring = _transferring_ownership(inp, assignment)
+        transferring = _transferring_ownership(result.owned, assignment)
     for tp, consumer in transferring.items():
         _remove_first(assignment[consumer], tp)
     return _in_member_order(inp, assignment)
 
 
-def _transferring_ownership(inp: AssignmentInput, assignment: dict[str, list[TopicPartition]]
+def _transferring_ownership(owned_by: dict[str, list[TopicPartition]],
+                            assignment: dict[str, list[TopicPartition]]
                             ) -> dict[TopicPartition, str]:
     """``computePartitionsTransferringOwnership``: partitions newly assigned to one member that
     another member owned before."""
     added: dict[TopicPartition, str] = {}
     revoked: set[TopicPartition] = set()
     for consumer, tps in assignment.items():
-        owned = inp.owned.get(consumer, [])
+        owned = owned_by.get(consumer, [])
         owned_set = set(owned)
         for tp in tps:
             if tp not in owned_set:

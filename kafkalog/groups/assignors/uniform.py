@@ -105,7 +105,7 @@ def _homogeneous(inp: AssignmentInput) -> dict[str, dict[str, set[int]]]:
     keys = TopicKeys(inp)
     counts = _counts(inp)
     members = member_map_order(inp)
-    subscribed = JavaHashMap.copy_of(inp.topics[members[0]], keys.hash)
+    subscribed = JavaHashMap.copy_of_set(inp.topics[members[0]], keys.hash)
     if not subscribed:
         return {}
     subscribed_set = set(subscribed)
