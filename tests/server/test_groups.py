@@ -1,11 +1,14 @@
 """Consumer groups through ``kafkalog serve`` with real clients: three consumers of a 6-partition
 topic share it under each assignor the library offers; one leaves and the other two take its
-partitions; the offsets they commit are in ``__consumer_offsets`` (read back with
-``kafkalog.groups``) and survive a server restart (a new consumer resumes from them)."""
+partitions; the offsets they commit are in ``__consumer_offsets`` (shown by ``kafkalog groups
+describe``) and survive a server restart (a new consumer resumes from them)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import io
+import json
 import threading
 import time
 from collections.abc import Callable
@@ -15,6 +18,7 @@ from typing import Any
 import pytest
 
 from kafkalog import LogDir, Record
+from kafkalog.cli import main as cli_main
 from kafkalog.groups import GroupMetadataManager
 
 from .conftest import TEST_CONFIG, start_server
@@ -38,14 +42,27 @@ def fill(server: Any, per_partition: int, start: int = 0) -> None:
 
 
 def committed(log_dir: Path, group: str) -> dict[tuple[str, int], int]:
+    """The group's committed offsets as ``kafkalog groups describe --json`` prints them (the
+    server stopped), checked against the engine's GroupMetadataManager."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli_main(["groups", "describe", str(log_dir), "--group", group, "--json",
+                           "--offsets-topic-partitions",
+                           str(TEST_CONFIG.offsets_topic_num_partitions)])
+    assert status == 0
+    doc = json.loads(out.getvalue())
+    shown = {(p["topic"], p["partition"]): p["current_offset"] for p in doc["partitions"]
+             if p["current_offset"] is not None}
     with LogDir.open(log_dir, read_only=True) as d:
-        return GroupMetadataManager(d).fetch_offsets(group)
+        assert GroupMetadataManager(d).fetch_offsets(group) == shown
+    return shown
 
 
-def wait_until(cond: Callable[[], bool], what: str) -> None:
+def wait_until(cond: Callable[[], bool], what: str,
+               state: Callable[[], object] = lambda: "") -> None:
     deadline = time.monotonic() + DEADLINE_S
     while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        assert time.monotonic() < deadline, f"timed out waiting for {what} {state()}"
         time.sleep(0.05)
 
 
@@ -67,7 +84,11 @@ class Member:
 
     def _run(self) -> None:
         while not self.stop.is_set():
-            self.values += self._poll(self.consumer)
+            try:
+                self.values += self._poll(self.consumer)
+            except Exception as e:  # noqa: BLE001 - kept for the failure message
+                self.errors.append(e)
+                time.sleep(0.1)
             self.assigned = self._assignment(self.consumer)
             if self.commit_now.is_set() and self.assigned:
                 try:
@@ -96,22 +117,28 @@ def run_scenario(server: Any, log_dir: Path, group: str,
     server.broker.create_topic(TOPIC, PARTITIONS)
     fill(server, 10)
     members = [member() for _ in range(3)]
+
+    def state() -> str:
+        return "; ".join(f"member {i}: assigned {sorted(m.assigned)}, {len(m.values)} records, "
+                         f"alive {m.thread.is_alive()}, errors {m.errors[-2:]}"
+                         for i, m in enumerate(members))
+
     try:
         wait_until(lambda: sorted(p for m in members for p in m.assigned) == list(range(6))
-                   and all(len(m.assigned) == 2 for m in members), "3 x 2 partitions")
+                   and all(len(m.assigned) == 2 for m in members), "3 x 2 partitions", state)
         # at least once: a record may come twice around a rebalance, none may be missing
         def seen() -> set[bytes]:
             return {v for m in members for v in list(m.values)}
 
-        wait_until(lambda: len(seen()) == 60, "the 60 records")
+        wait_until(lambda: len(seen()) == 60, "the 60 records", state)
         for m in members:
             m.commit()
         members[0].leave()
         rest = members[1:]
         wait_until(lambda: sorted(p for m in rest for p in m.assigned) == list(range(6)),
-                   "the two others to take every partition")
+                   "the two others to take every partition", state)
         fill(server, 2, start=10)
-        wait_until(lambda: len(seen()) == 72, "the 12 new records")
+        wait_until(lambda: len(seen()) == 72, "the 12 new records", state)
         assert seen() == {b"%d-%d" % (p, i) for p in range(6) for i in range(12)}
         for m in rest:
             m.commit()
@@ -297,8 +324,13 @@ def test_groups_are_described_and_listed(server, log_dir):
     (fut,) = admin.delete_consumer_groups(["described"]).values()
     fut.result(30)
     server.stop()
-    assert committed(log_dir, "described") == {}
-    assert TEST_CONFIG.offsets_topic_num_partitions == 4
+    with LogDir.open(log_dir, read_only=True) as d:
+        assert not GroupMetadataManager(d).has_group("described")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli_main(["groups", "describe", str(log_dir), "--group", "described",
+                         "--offsets-topic-partitions", "4"]) == 1
+    assert "does not exist" in err.getvalue()
 
 
 def test_offsets_sent_to_a_transaction_follow_its_outcome(server, log_dir):
