@@ -5,10 +5,13 @@ client) produce into and consume from a ``log.dirs`` tree through it. One node l
 partition with one replica; no replication, no claim to be a cluster. Needs the ``server`` extra
 (``pip install 'kafkalog[server]'``: ``kio``, Kafka's message schemas as Python dataclasses).
 
-Modules: :mod:`.protocol` (framing, kio (de)serialization), :mod:`.connection` (one client
-socket), :mod:`.broker` (shared state), :mod:`.api` (the API table), :mod:`.handlers` (one module
-per API family), :mod:`.producer_ids`, :mod:`.txn_coordinator`, :mod:`.server` (``KafkaServer``,
-``serve``), :mod:`.command` (the CLI).
+Modules: :mod:`.protocol` (framing, kio (de)serialization, :func:`~.protocol.build`),
+:mod:`.bounds` (length checks kio needs before parsing), :mod:`.errors` (``ProtocolError``),
+:mod:`.connection` (one client socket), :mod:`.broker` (shared state: log dir, topic ids, leader
+epochs, fetch wake-ups), :mod:`.api` (the API table), :mod:`.handlers` (one module per API
+family), :mod:`.producer_ids` (durable producer id blocks), :mod:`.txn_coordinator` (transactions
+in ``__transaction_state``), :mod:`.group_service` (drives :mod:`kafkalog.groups`' coordinator),
+:mod:`.server` (``KafkaServer``, ``serve``), :mod:`.command` (the CLI).
 
 Example
 -------

@@ -26,6 +26,10 @@ from .conftest import TEST_CONFIG, start_server
 TOPIC = "orders"
 PARTITIONS = 6
 DEADLINE_S = 60
+#: session timeout of the test consumers: generous, because the clients share one Python process
+#: (and its GIL) with the server: a starved heartbeat thread must not get a member expelled
+#: again and again. A leaving member sends LeaveGroup, so no test waits for a session to expire.
+SESSION_MS = 20000
 
 
 def fill(server: Any, per_partition: int, start: int = 0) -> None:
@@ -103,7 +107,9 @@ class Member:
     def commit(self) -> None:
         self.committed.clear()
         self.commit_now.set()
-        wait_until(self.committed.is_set, f"a commit (errors: {self.errors[-3:]})")
+        wait_until(self.committed.is_set, "a commit",
+                   lambda: f"(assigned {sorted(self.assigned)}, {len(self.values)} records, "
+                           f"alive {self.thread.is_alive()}, errors {self.errors[-3:]})")
 
     def leave(self) -> None:
         self.stop.set()
@@ -161,7 +167,7 @@ def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
         c = ck.Consumer({"bootstrap.servers": address, "group.id": group,
                          "auto.offset.reset": "earliest", "enable.auto.commit": False,
                          "partition.assignment.strategy": strategy,
-                         "session.timeout.ms": 6000, "heartbeat.interval.ms": 200})
+                         "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200})
         c.subscribe([TOPIC])
         return c
 
@@ -199,7 +205,7 @@ def kp_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
         c = kafka.KafkaConsumer(bootstrap_servers=address, group_id=group,
                                 auto_offset_reset="earliest", enable_auto_commit=False,
                                 partition_assignment_strategy=[assignor],
-                                session_timeout_ms=6000, heartbeat_interval_ms=200)
+                                session_timeout_ms=SESSION_MS, heartbeat_interval_ms=200)
         # kafka-python may join before its first metadata answer for the subscription (the
         # leader then assigns nothing and waits for a metadata refresh to rejoin): ask first
         c.partitions_for_topic(TOPIC)
@@ -247,7 +253,7 @@ def aio_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
             c = aiokafka.AIOKafkaConsumer(
                 bootstrap_servers=address, group_id=group, auto_offset_reset="earliest",
                 enable_auto_commit=False, partition_assignment_strategy=[assignor],
-                session_timeout_ms=6000, heartbeat_interval_ms=200)
+                session_timeout_ms=SESSION_MS, heartbeat_interval_ms=200)
             await c.start()
             c.subscribe([TOPIC])
             try:
