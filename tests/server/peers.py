@@ -72,3 +72,9 @@ def assert_idempotent_batches(log_dir: Path, topic: str, partitions: int, count:
             total += b.record_count
     assert len(pids) == 1
     assert total == count
+
+
+def stored_count(server: object, topic: str, partitions: int = PARTITIONS) -> int:
+    """Records in the topic's logs (offsets assigned by the server)."""
+    broker = server.broker  # type: ignore[attr-defined]
+    return sum(broker.log(topic, p).log_end_offset for p in range(partitions))

@@ -5,6 +5,7 @@ broker are consumed through the server as they are stored."""
 from __future__ import annotations
 
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -28,9 +29,11 @@ def ck_consume_all(address: str, topic: str, partitions: int) -> dict[int, list]
     c.assign([ck.TopicPartition(topic, p, ck.OFFSET_BEGINNING) for p in range(partitions)])
     got: dict[int, list] = {p: [] for p in range(partitions)}
     eof: set[int] = set()
+    deadline = time.monotonic() + 60
     try:
         while len(eof) < partitions:
-            for m in c.consume(500, 5.0):
+            assert time.monotonic() < deadline, f"partitions at their end: {sorted(eof)}"
+            for m in c.consume(500, 0.2):
                 if m.error():
                     assert m.error().code() == ck.KafkaError._PARTITION_EOF, m.error()
                     eof.add(m.partition())
