@@ -25,7 +25,18 @@ True
 
 from __future__ import annotations
 
-from .broker import ServerConfig
-from .server import KafkaServer, serve
+import importlib
+from typing import Any
 
 __all__ = ["KafkaServer", "ServerConfig", "serve"]
+
+# imported on first use: ``kafkalog.server.command`` must load (and say what to install) when
+# the server extra (kio) is missing
+_LAZY = {"KafkaServer": ".server", "serve": ".server", "ServerConfig": ".broker"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(module, __name__), name)

@@ -89,3 +89,17 @@ def test_serve_command_reports_a_locked_directory(tmp_path, capsys):
 def test_serve_command_usage_errors():
     assert serve_main(["--port", "x"]) == 2
     assert serve_main([]) == 2
+
+
+def test_the_engine_and_the_cli_load_without_the_server_extra(tmp_path):
+    """Without kio: ``import kafkalog`` and its CLI work; ``kafkalog serve`` says what to
+    install (exit 1) instead of a traceback."""
+    code = ("import sys; sys.modules['kio'] = None\n"
+            "import kafkalog, kafkalog.log, kafkalog.log_dir\n"
+            "from kafkalog.cli import main\n"
+            f"raise SystemExit(main(['serve', {str(tmp_path / 'd')!r}, '--port', '0']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "pip install 'kafkalog[server]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
