@@ -6,7 +6,8 @@ partition with one replica; no replication, no claim to be a cluster. Needs the 
 (``pip install 'kafkalog[server]'``: ``kio``, Kafka's message schemas as Python dataclasses).
 
 Modules: :mod:`.protocol` (framing, kio (de)serialization, :func:`~.protocol.build`),
-:mod:`.bounds` (length checks kio needs before parsing), :mod:`.errors` (``ProtocolError``),
+:mod:`.schema` (kio message fields), :mod:`.bounds` (length checks kio needs before parsing),
+:mod:`.errors` (``ProtocolError``),
 :mod:`.connection` (one client socket), :mod:`.broker` (shared state: log dir, topic ids, leader
 epochs, fetch wake-ups), :mod:`.api` (the API table), :mod:`.handlers` (one module per API
 family), :mod:`.producer_ids` (durable producer id blocks), :mod:`.txn_coordinator` (transactions

@@ -28,14 +28,11 @@ kafkalog.server.errors.ProtocolError: position 16: array of 4294967294 elements 
 
 from __future__ import annotations
 
-import dataclasses
 import functools
 import struct
-import types
-import typing
-from typing import Any, NamedTuple
 
 from .errors import ProtocolError
+from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
 
 __all__ = ["check_frame"]
 
@@ -45,45 +42,12 @@ _FIXED = {"int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint16": 2, "uint32": 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 
-_PRIM, _PRIM_ARRAY, _ENTITY, _ENTITY_ARRAY = range(4)
-
-
-class _Field(NamedTuple):
-    name: str
-    kind: int
-    entity: Any
-    kafka_type: str | None
-    optional: bool
-    tag: int | None
-
-
-def _strip(t: Any) -> tuple[Any, bool]:
-    if typing.get_origin(t) in (types.UnionType, typing.Union):
-        args = [a for a in typing.get_args(t) if a is not type(None)]
-        return args[0], len(args) != len(typing.get_args(t))
-    return t, False
-
-
 @functools.cache
-def _fields(cls: type) -> tuple[tuple[_Field, ...], dict[int, _Field]]:
-    plain, tagged = [], {}
-    for f in dataclasses.fields(cls):
-        t, optional = _strip(f.type)
-        if typing.get_origin(t) is tuple:
-            inner, _ = _strip(typing.get_args(t)[0])
-            kind = _ENTITY_ARRAY if dataclasses.is_dataclass(inner) else _PRIM_ARRAY
-            entity = inner if kind == _ENTITY_ARRAY else None
-        elif dataclasses.is_dataclass(t):
-            kind, entity = _ENTITY, t
-        else:
-            kind, entity = _PRIM, None
-        tag = f.metadata.get("tag")
-        field = _Field(f.name, kind, entity, f.metadata.get("kafka_type"), optional, tag)
-        if tag is None:
-            plain.append(field)
-        else:
-            tagged[int(tag)] = field
-    return tuple(plain), tagged
+def _fields(cls: type) -> tuple[tuple[FieldPlan, ...], dict[int, FieldPlan]]:
+    """The untagged fields in wire order, and the tagged ones by tag."""
+    plans = field_plans(cls)
+    return (tuple(p for p in plans if p.tag is None),
+            {p.tag: p for p in plans if p.tag is not None})
 
 
 class _Walker:
@@ -137,12 +101,12 @@ class _Walker:
             raise self.fail(pos, f"negative length {n}")
         return self.need(pos, max(n, 0), end)
 
-    def field(self, f: _Field, pos: int, end: int, flexible: bool, header: bool) -> int:
-        if f.kind == _PRIM:
+    def field(self, f: FieldPlan, pos: int, end: int, flexible: bool, header: bool) -> int:
+        if f.kind == PRIMITIVE:
             if header and f.name == "client_id":  # always a legacy nullable string
                 return self.primitive("string", pos, end, False)
             return self.primitive(f.kafka_type, pos, end, flexible)
-        if f.kind == _ENTITY:
+        if f.kind == ENTITY:
             if f.optional and f.tag is None:  # KIP-893 nullable struct: int8 marker
                 self.need(pos, 1, end)
                 if self.buf[pos] == 0xFF:
@@ -155,7 +119,7 @@ class _Walker:
         if count > end - pos:
             raise self.fail(pos, f"array of {count} elements in {end - pos} bytes")
         for _ in range(max(count, 0)):
-            if f.kind == _PRIM_ARRAY:
+            if f.kind == PRIMITIVE_ARRAY:
                 pos = self.primitive(f.kafka_type, pos, end, flexible)
             else:
                 pos = self.entity(f.entity, pos, end)

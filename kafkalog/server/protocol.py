@@ -29,13 +29,10 @@ Example
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
 import functools
 import io
 import struct
-import types
-import typing
 import uuid
 from collections.abc import Mapping
 from typing import Any, NamedTuple
@@ -50,6 +47,7 @@ from kio.serial import entity_reader, entity_writer
 
 from .bounds import check_frame
 from .errors import ProtocolError
+from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, field_plans
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -154,46 +152,6 @@ def response_class(api_key: int, api_version: int) -> type:
 
 # -- building kio dataclasses from plain values -----------------------------------------------
 
-_ENTITY, _ENTITY_LIST, _PRIMITIVE, _PRIMITIVE_LIST = range(4)
-
-
-class _FieldPlan(NamedTuple):
-    name: str
-    kind: int
-    entity: type | None  # the nested dataclass for entity kinds
-    kafka_type: str | None
-    optional: bool
-    has_default: bool
-
-
-def _strip_optional(t: Any) -> tuple[Any, bool]:
-    if typing.get_origin(t) in (types.UnionType, typing.Union):
-        args = [a for a in typing.get_args(t) if a is not type(None)]
-        return args[0], len(args) != len(typing.get_args(t))
-    return t, False
-
-
-@functools.cache
-def _plan(cls: type) -> tuple[_FieldPlan, ...]:
-    plans = []
-    for f in dataclasses.fields(cls):
-        t, optional = _strip_optional(f.type)
-        if typing.get_origin(t) is tuple:
-            inner = typing.get_args(t)[0]
-            inner, _ = _strip_optional(inner)
-            kind = _ENTITY_LIST if dataclasses.is_dataclass(inner) else _PRIMITIVE_LIST
-            entity = inner if kind == _ENTITY_LIST else None
-        elif dataclasses.is_dataclass(t):
-            kind, entity = _ENTITY, t
-        else:
-            kind, entity = _PRIMITIVE, None
-        has_default = (f.default is not dataclasses.MISSING
-                       or f.default_factory is not dataclasses.MISSING)
-        plans.append(_FieldPlan(f.name, kind, entity, f.metadata.get("kafka_type"), optional,
-                                has_default))
-    return tuple(plans)
-
-
 def _primitive(value: Any, kafka_type: str | None, optional: bool) -> Any:
     if value is None:
         return None
@@ -233,7 +191,7 @@ def build(cls: type, values: Mapping[str, Any] | Any) -> Any:
     if isinstance(values, cls):
         return values
     kwargs = {}
-    for p in _plan(cls):
+    for p in field_plans(cls):
         if p.name not in values:
             if p.has_default:
                 continue
@@ -242,13 +200,13 @@ def build(cls: type, values: Mapping[str, Any] | Any) -> Any:
                 continue
             raise TypeError(f"{cls.__qualname__} v{cls.__version__}: field {p.name!r} missing")
         v = values[p.name]
-        if p.kind == _PRIMITIVE:
+        if p.kind == PRIMITIVE:
             if v is None and not p.optional and p.kafka_type == "string":
                 v = ""  # Kafka's writers: a nullable-in-later-versions string as ""
             v = _primitive(v, p.kafka_type, p.optional)
-        elif p.kind == _PRIMITIVE_LIST:
+        elif p.kind == PRIMITIVE_ARRAY:
             v = None if v is None else tuple(_primitive(x, p.kafka_type, False) for x in v)
-        elif p.kind == _ENTITY:
+        elif p.kind == ENTITY:
             v = None if v is None else build(p.entity, v)  # type: ignore[arg-type]
         else:
             v = None if v is None else tuple(build(p.entity, x) for x in v)  # type: ignore[arg-type]
