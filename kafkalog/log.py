@@ -14,11 +14,17 @@ Concurrency contract
 * **Readers never see torn batches.** Each segment publishes its committed size only after the
   bytes of an append are written; reads are bounded by the committed size they saw (and the log
   end offset only moves after that). Readers in other threads read without locks. Readers in
-  other processes open the directory with ``read_only=True``: they see what the file length
-  shows, and the scan stops at a partial trailing batch; call :meth:`Log.refresh` to see newer
-  appends. (With ``preallocate=True`` a reader in another process can meet a batch whose header
-  landed before its body; :meth:`records`/:meth:`read_table` check CRCs and raise rather than
-  return such bytes.)
+  other processes open the directory with ``read_only=True``: they read with ``pread`` only,
+  never through a mapping (the writer cuts files in place: index trims at every roll, a
+  ``preallocate`` trim, ``truncate_to``, recovery; a mapped page past the new end would kill
+  the reader with SIGBUS), and their view ends at the last whole batch of the last segment
+  (a batch being written and a preallocated zero tail are not data yet); call
+  :meth:`Log.refresh` to see newer appends. When the writer deletes or cuts a segment under
+  such a reader's view, :meth:`records`/:meth:`read_table` raise
+  :class:`OffsetOutOfRangeError` instead of mixing old and new states (offsets twice or
+  skipped): refresh and read again. (With ``preallocate=True`` a reader in another process can
+  meet a batch whose header landed before its body; CRCs are checked and such bytes raise
+  rather than being returned.)
 * **Retention under a reader.** Deleted segments are renamed ``.deleted`` and stay readable
   until ``file_delete_delay_ms`` has passed (removal happens on a later call of
   :meth:`enforce_retention`, :meth:`append` or :meth:`close`). A read that loses the race gets
@@ -874,7 +880,11 @@ class Log:
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
         if tx is not None:
             end_offset = tx.end_offset
+        prev = None
         for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
+            if prev is not None and prev is not seg:
+                prev.check_view()  # read-only: a segment changed under us ends the read
+            prev = seg
             try:
                 for batch in iter_batches(chunk, path=seg.log_path):
                     if batch.last_offset < start:
@@ -888,6 +898,8 @@ class Log:
                             yield r
             except CorruptRecordError as e:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
+        if prev is not None:
+            prev.check_view()
 
     def read_table(self, start_offset: int | None = None, end_offset: int | None = None,
                    *, columns: Sequence[str] | None = None,
@@ -922,6 +934,7 @@ class Log:
                     raise e.with_location(path=seg.log_path, position_base=p0) from None
                 if tx is not None:
                     tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
+            seg.check_view()  # read-only: a segment changed under us ends the read
             table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
             if tx is not None:
                 table = tx.filter_table(table, cols.offsets)
@@ -1220,7 +1233,7 @@ class Log:
                 seg.refresh_size()
         if len(self._segments):
             self._log_start_offset = max(self._log_start_offset, self._segments.first.base_offset)
-            self._log_end_offset = self._segments.active.read_next_offset()
+            self._log_end_offset = self._segments.active.settle_read_only_tail()
 
     # -- transactions (issue 7) ----------------------------------------------------------------
 

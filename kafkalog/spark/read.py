@@ -1,8 +1,9 @@
 """Executor side: read the chunks of one task into ``pyarrow.RecordBatch``es.
 
-Per chunk the ``.log`` is mapped read-only *here* (mmaps are never pickled), its batch headers
-are scanned once (:func:`kafkalog.native.scan.scan_entries`, no record bytes touched), and only
-the batches that can hold wanted rows are handed to the columnar decoder
+Per chunk the chunk's ``.log`` bytes are copied *here* with ``pread`` (never mapped: a writer in
+another process may cut the file while a task reads it; see :mod:`kafkalog.file_copy`), its batch
+headers are scanned once (:func:`kafkalog.native.scan.scan_entries`, no record bytes touched),
+and only the batches that can hold wanted rows are handed to the columnar decoder
 (:func:`kafkalog.records.columnar.decode_columns`):
 
 * control batches never (their records never become rows);
@@ -37,9 +38,9 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.errors import CorruptRecordError, KafkaLogError
+from kafkalog.file_copy import FileCopy
 
 from .arrow import columns_to_batch
-from .layout import map_log
 from .planning import Chunk
 
 __all__ = ["ReadSettings", "ReadStats", "read_chunks"]
@@ -235,7 +236,10 @@ class _ChunkReader:
 
         chunk = self.chunk
         try:
-            m, buf = map_log(chunk.log_path)
+            # a private copy of the chunk's bytes, never a mapping: the writer may cut the file
+            # (roll trim with preallocate, truncate_to, recovery) while the task reads it, and
+            # the Arrow batches handed to Spark point into these bytes
+            copy = FileCopy(chunk.log_path)
         except FileNotFoundError:
             err = KafkaLogError(
                 "segment deleted before it could be read (retention?); offsets "
@@ -245,8 +249,21 @@ class _ChunkReader:
             self.stats.missing_segments_skipped += 1
             return
         self.stats.chunks += 1
+        buf = None
         try:
-            end = min(chunk.end_pos, buf.shape[0])
+            copy.ensure(chunk.start_pos, chunk.end_pos)
+            if copy.size < chunk.end_pos:
+                # cut since planning (truncate_to or recovery by its writer): the planned
+                # batches past the new end are gone
+                self._fail_or_skip(KafkaLogError(
+                    f"segment shrank to {copy.size} bytes since planning (truncated by its "
+                    f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
+                    f"{chunk.topic}-{chunk.partition} stored past it are lost",
+                    path=chunk.log_path, position=copy.size))
+                self.stats.missing_segments_skipped += 1
+            buf = copy.buf
+            file_end = copy.size
+            end = min(chunk.end_pos, file_end)
             pos = chunk.start_pos
             while pos < end:
                 scan = scan_entries(buf, pos, end, max_entries=1 << 16)
@@ -264,7 +281,7 @@ class _ChunkReader:
                     continue
                 if reason == STOP_END or stop >= end:
                     break
-                if reason == STOP_PARTIAL and end >= buf.shape[0]:
+                if reason == STOP_PARTIAL and end >= file_end:
                     break  # torn tail of an active segment: not (yet) data
                 # planning already ended the range before a zero-filled preallocated tail, so
                 # anything else that stops the walk inside the range is corruption
@@ -279,11 +296,7 @@ class _ChunkReader:
                 pos = skipped_to
         finally:
             del buf
-            if m is not None:
-                try:
-                    m.close()
-                except BufferError:
-                    pass  # Arrow batches still reference the mapping; freed with them
+            copy.close()  # Arrow batches still referencing the bytes keep them alive
 
 
 def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,

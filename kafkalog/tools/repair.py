@@ -146,12 +146,21 @@ class PartitionRepair:
 
 
 def _scan_file(path: Path) -> tuple[dict, Any]:
-    """Native header scan of a whole ``.log`` and the buffer (caller deletes the buffer)."""
-    from ..native import scan as ns
-    from .dump import _MappedFile
+    """Native header scan of a whole ``.log`` and its bytes (the caller closes the copy).
 
-    mf = _MappedFile(str(path))
-    return ns.scan_entries(mf.buf), mf
+    A private copy (:class:`~kafkalog.file_copy.FileCopy`), never a mapping: an in-place repair
+    holds the directory lock, but a copy's source may be a live directory.
+    """
+    from ..file_copy import FileCopy
+    from ..native import scan as ns
+
+    mf = FileCopy(path)
+    try:
+        mf.ensure(0, mf.size)
+        return ns.scan_entries(mf.buf[: mf.size]), mf
+    except BaseException:
+        mf.close()
+        raise
 
 
 def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair, int]:
