@@ -78,6 +78,7 @@ from .errors import (
     ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
+    InvalidRequestError,
     KafkaLogError,
     LogClosedError,
     OffsetOutOfRangeError,
@@ -85,7 +86,7 @@ from .errors import (
 )
 from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
-from .lock import DirectoryLock
+from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
 from .records.crc import crc32c
 from .retention import (
@@ -219,6 +220,7 @@ class Log:
         recovery_point: int | None = None,
         log_start_offset: int | None = None,
         rng: random.Random | None = None,
+        lock: DirectoryLock | None = None,
     ) -> Log:
         """Open the partition directory ``path``, creating it if needed, recovering if needed.
 
@@ -240,6 +242,10 @@ class Log:
             Hints from the log-dir root files; override what a standalone directory holds.
         rng:
             Source of the per-segment roll jitter (seed it for reproducible rolls).
+        lock:
+            The directory's lock, already held by the caller (``kafkalog repair --in-place``
+            holds it across its read-only plan and the recovery); the log uses it instead of
+            taking its own and does not release it on :meth:`close`.
 
         Raises
         ------
@@ -269,7 +275,14 @@ class Log:
             directory.mkdir(parents=True, exist_ok=True)
         elif not directory.is_dir():
             raise FileNotFoundError(f"{directory}: no such partition directory")
-        lock = None if read_only else DirectoryLock.acquire(directory)
+        if lock is not None:
+            if (read_only or not lock.held or lock.path.name != LOCK_FILE_NAME
+                    or not _same_file(lock.path.parent, directory)):
+                raise InvalidRequestError(
+                    f"lock {lock!r} is not a held lock of this directory", path=directory)
+            lock = None  # the caller's: neither released on failure nor on close
+        else:
+            lock = None if read_only else DirectoryLock.acquire(directory)
         try:
             marker = directory / files.CLEAN_SHUTDOWN_FILE
             saved_rp, saved_lso = (None, None)
@@ -1288,6 +1301,13 @@ class Log:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 #: batch header fields an append stamps: (low, high) of their int16/int32/int64 slots
