@@ -322,6 +322,8 @@ class Log:
             log._offsets_written = (saved_rp, saved_lso)
         if not read_only and standalone:
             log._write_offsets()
+        if read_only:
+            log.refresh()  # the loader's listing and sizes, checked to be one state (see refresh)
         return log
 
     # -- properties --------------------------------------------------------------------------
@@ -852,6 +854,9 @@ class Log:
         for seg in segs:
             first = seg.translate_offset(start, seg.lookup_position(start))
             if first is None:
+                # read-only: a segment of the view emptied or deleted by the writer must not
+                # be skipped silently (the next one may be newer or older than it)
+                seg.check_view()
                 continue
             e = seg.translate_offset(end, seg.lookup_position(end), None)
             if e is None:
@@ -1224,29 +1229,48 @@ class Log:
     # -- read-only refresh ---------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read-only logs: pick up segments and bytes appended by the writing process."""
+        """Read-only logs: pick up segments and bytes appended by the writing process.
+
+        The new view is consistent: after the sizes are taken, every segment of the view is
+        checked to still be the file at its name and not shorter
+        (:meth:`LogSegment.is_current`), and the refresh starts over without the ones that are
+        not. It relies on the writer's order in :meth:`truncate_to` and retention: segments
+        leave their name (renamed ``.deleted``) *before* the segment holding the new end is cut,
+        so a size taken after a cut comes with a listing that no longer has what was cut away.
+        """
         self._check_open()
         if not self._read_only:
             return
-        bases = sorted(
-            files.offset_from_filename(p.name) for p in self._dir.iterdir()
-            if files.is_log_file(p.name))
-        for b in bases:
-            if b not in self._segments:
-                try:
-                    self._segments.add(LogSegment.open(self._dir, b, self._config, self._clock,
-                                                       read_only=True))
-                except FileNotFoundError:
-                    continue
-        for seg in list(self._segments):
-            if seg.base_offset not in bases:
+        for _ in range(_REFRESH_ATTEMPTS):
+            bases = sorted(
+                files.offset_from_filename(p.name) for p in self._dir.iterdir()
+                if files.is_log_file(p.name))
+            for b in bases:
+                if b not in self._segments:
+                    try:
+                        self._segments.add(LogSegment.open(self._dir, b, self._config,
+                                                           self._clock, read_only=True))
+                    except FileNotFoundError:
+                        continue
+            for seg in list(self._segments):
+                if seg.base_offset not in bases:
+                    self._segments.remove(seg.base_offset)
+                    seg.close_handlers()
+                else:
+                    seg.refresh_size()
+            if len(self._segments):
+                self._log_start_offset = max(self._log_start_offset,
+                                             self._segments.first.base_offset)
+                self._log_end_offset = self._segments.active.settle_read_only_tail()
+            stale = [seg for seg in self._segments if not seg.is_current()]
+            if not stale:
+                return
+            for seg in stale:  # replaced or cut meanwhile: reopened by name next round
                 self._segments.remove(seg.base_offset)
                 seg.close_handlers()
-            else:
-                seg.refresh_size()
-        if len(self._segments):
-            self._log_start_offset = max(self._log_start_offset, self._segments.first.base_offset)
-            self._log_end_offset = self._segments.active.settle_read_only_tail()
+        raise OffsetOutOfRangeError(
+            f"the writing process kept changing the directory during {_REFRESH_ATTEMPTS} "
+            "refresh attempts; try again", path=self._dir)
 
     # -- transactions (issue 7) ----------------------------------------------------------------
 
@@ -1301,6 +1325,9 @@ class Log:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+#: read-only refresh: rounds before giving up on a directory that keeps changing
+_REFRESH_ATTEMPTS = 8
 
 
 def _same_file(a: Path, b: Path) -> bool:

@@ -654,24 +654,32 @@ class LogSegment:
     def check_view(self) -> None:
         """Read-only segments, after a read: raise :class:`OffsetOutOfRangeError` when the
         writing process deleted this segment (retention, or ``truncate_to`` removing the
-        segments above its new end) or cut it below the committed size this reader uses.
+        segments above its new end: renamed ``.deleted``, then unlinked) or cut it below the
+        committed size this reader uses (:meth:`is_current`).
 
         Bytes read before that moment are an older state of the log; what a caller read from
         *earlier* segments may already be the newer state, and the two must not be mixed (a
         reader would see offsets twice or skip some), so the read stops here and the caller
         refreshes. One ``fstat``.
         """
-        if not self._read_only:
-            return
-        fd = self._fd
-        try:
-            st = os.fstat(fd) if fd >= 0 else None
-        except OSError:
-            st = None
-        if st is None or st.st_nlink == 0 or st.st_size < self._size:
+        if self._read_only and not self.is_current():
             raise OffsetOutOfRangeError(
                 "segment deleted or truncated under the reader by the writing process (since "
                 "the last refresh()); refresh() and read again", path=self.log_path)
+
+    def is_current(self) -> bool:
+        """Read-only segments: the descriptor still reads the file at :attr:`log_path` (not
+        renamed ``.deleted``, unlinked or replaced) and that file is not shorter than the
+        committed size. One ``fstat`` and one ``stat``."""
+        fd = self._fd
+        if fd < 0:
+            return False
+        try:
+            st = os.fstat(fd)
+            cur = os.stat(self.log_path)
+        except OSError:
+            return False
+        return (st.st_ino, st.st_dev) == (cur.st_ino, cur.st_dev) and st.st_size >= self._size
 
     def _changed_under_reader(self, position: int) -> OffsetOutOfRangeError:
         """The error of a read-only reader whose view of this segment is stale (see
@@ -989,7 +997,7 @@ class LogSegment:
         already ``segment.bytes`` long whose unwritten part is zeros. Neither is data yet: the
         reader's view ends before it, as the writer's committed size does, so reads of that view
         never meet it (and a read that does meet non-batch bytes inside the view knows the file
-        changed under it, see :meth:`iter_chunks`). Called for the last segment at open and
+        changed under it, see :meth:`iter_chunks`). Called for the last segment at open and by
         :meth:`Log.refresh`.
         """
         start = self.lookup_position(2**63 - 1) if self._size else 0

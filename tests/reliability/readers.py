@@ -331,6 +331,207 @@ def reader_main(kind: str, directory: str, seed: int, deadline: float, out: str)
     Path(out).write_text(json.dumps(tally.to_json()))
 
 
+# -- deterministic: each reader entry point, its file cut in the middle of its work ------------
+
+
+def _build_segment(directory: Path, seed: int) -> Any:
+    """One partition with a rolled segment and an active one whose preallocated indexes (1 MiB)
+    and ``.log`` (preallocate) are still full size: the files a roll or ``truncate_to`` cuts."""
+    from kafkalog.config import LogConfig
+    from kafkalog.log import Log
+
+    cfg = LogConfig(segment_bytes=400_000, index_interval_bytes=256,
+                    segment_index_bytes=1 << 20, preallocate=True)
+    log = Log.open(directory, cfg)
+    o = 0
+    while len(log.segments) < 2 or log.segments[-1].size < 150_000:
+        batch = [expected_record(seed, i) for i in range(o, o + 20)]
+        log.append(batch, compression="none")
+        o += 20
+    log.flush()
+    return log  # left open: its active segment keeps the untrimmed files
+
+
+def _cut(path: Path, size: int) -> None:
+    """What the writer does to a file (``ftruncate`` in place)."""
+    fd = os.open(path, os.O_RDWR)
+    try:
+        os.ftruncate(fd, size)
+    finally:
+        os.close(fd)
+
+
+SHRINK_SCENARIOS = (
+    "index lookups after a roll trim",
+    "dump-segments .index after a roll trim",
+    "dump-segments .log cut mid-dump",
+    "iter_batches(path) cut mid-iteration",
+    "Spark read of a chunk cut mid-read",
+    "Log.open(read_only=True) under truncate_to",
+)
+
+
+def run_shrink(workdir: Path, seed: int = 0) -> dict:
+    """Every :data:`SHRINK_SCENARIOS` entry in its own child process: ``{name: outcome}`` where
+    the outcome is ``ok``, the documented error the reader raised, or ``killed by SIGBUS``
+    (what a reader mapping the file gets)."""
+    out: dict[str, str] = {}
+    first = 0
+    while first < len(SHRINK_SCENARIOS):
+        # one child runs the scenarios from ``first`` on, printing each outcome as it ends;
+        # a child killed by a signal is replaced by one starting after the scenario it died in
+        d = workdir / f"shrink-{first}"
+        d.mkdir(parents=True)
+        p = subprocess.run([sys.executable, "-m", "tests.reliability.readers", "shrink", str(d),
+                            str(seed), str(first)], cwd=REPO, env=_child_env(),
+                           capture_output=True, text=True, check=False)
+        for line in p.stdout.splitlines():
+            if line.startswith("{"):
+                out.update(json.loads(line))
+        done = sum(1 for name in SHRINK_SCENARIOS[first:] if name in out)
+        if p.returncode == 0:
+            break
+        died = SHRINK_SCENARIOS[first + done]
+        out[died] = (f"killed by {signal.Signals(-p.returncode).name}" if p.returncode < 0
+                     else f"exit {p.returncode}: {p.stderr[-800:]}")
+        first += done + 1
+    return out
+
+
+def shrink_under_readers(workdir: Path, seed: int = 0, first: int = 0) -> dict:
+    """Open each reader, let it start, cut its files as a roll / ``truncate_to`` would, let it
+    go on (in this process: see :func:`run_shrink`), from scenario ``first`` on. The outcome of
+    each scenario (``ok``, or the documented error it raised) is printed as a JSON line and
+    returned; a failed record check raises."""
+    import numpy as np
+
+    from kafkalog import files
+    from kafkalog.errors import KafkaLogError
+    from kafkalog.index.offset_index import OffsetIndex
+    from kafkalog.index.time_index import TimeIndex
+    from kafkalog.log import Log
+    from kafkalog.records.batch import iter_batches
+    from kafkalog.spark.arrow import arrow_schema
+    from kafkalog.spark.layout import describe_partition
+    from kafkalog.spark.planning import Chunk
+    from kafkalog.spark.read import ReadSettings, read_chunks
+    from kafkalog.spark.schema import default_columns
+    from kafkalog.tools import dump as d
+
+    out: dict[str, str] = {}
+    n = 0
+
+    def fresh() -> tuple[Path, Any, int]:
+        nonlocal n
+        n += 1
+        directory = workdir / f"cut{n}-0"
+        log = _build_segment(directory, seed)
+        return directory, log, log.segments[-1].base_offset
+
+    def run(name: str, fn: Any) -> None:
+        try:
+            fn()
+            out[name] = "ok"
+        except (KafkaLogError, d.DumpAbort) as e:
+            out[name] = f"{type(e).__name__}"
+        print(json.dumps({name: out[name]}), flush=True)  # for run_shrink, before the next
+
+    def index_lookups() -> None:
+        directory, log, base = fresh()
+        idx = OffsetIndex(files.offset_index_file(directory, base), base, writable=False)
+        tidx = TimeIndex(files.time_index_file(directory, base), base, writable=False)
+        entries = log.segments[-1].offset_index.entries
+        log.segments[-1].on_become_inactive()  # the roll's trim (writer side)
+        assert os.path.getsize(idx.path) == 8 * entries
+        idx.entries_array()["position"].astype(np.int64).sum()  # every slot of the old length
+        idx.lookup(2**40)
+        tidx.entries_array()["timestamp"].astype(np.int64).sum()
+        idx.close()
+        tidx.close()
+        log.close()
+
+    def dump_index() -> None:
+        directory, log, base = fresh()
+        it = d.dump_file(str(files.offset_index_file(directory, base)), d.DumpOptions())
+        while not isinstance(next(it), d.IndexEntryItem):
+            pass  # files open, first entry checked against the .log
+        log.segments[-1].on_become_inactive()
+        _cut(files.log_file(directory, base), 100)  # and the .log, as truncate_to would
+        for _ in it:
+            pass
+        log.close()
+
+    def dump_log() -> None:
+        directory, log, base = fresh()
+        opts = d.DumpOptions(print_data_log=True, deep_iteration=True, keep_raw=True)
+        it = d.dump_file(str(files.log_file(directory, base)), opts)
+        for _ in range(3):
+            next(it)
+        _cut(files.log_file(directory, base), 4096)
+        for item in it:
+            if isinstance(item, d.RecordItem):
+                want = expected_record(seed, item.offset)
+                assert (item.key, item.value) == (want.key, want.value), item.offset
+        log.close()
+
+    def batches_from_path() -> None:
+        directory, log, _ = fresh()
+        first = log.segments[0].base_offset  # rolled: whole batches to its end
+        it = iter_batches(str(files.log_file(directory, first)))
+        next(it)
+        _cut(files.log_file(directory, first), 4096)
+        for b in it:
+            for r in b:
+                assert r.value == expected_record(seed, r.offset).value
+        log.close()
+
+    def spark_read() -> None:
+        directory, log, base = fresh()
+        info = describe_partition("cut", 0, str(directory))
+        seg = info.segments[-1]
+        chunk = Chunk("cut", 0, seg.log_path, 0, seg.data_end, seg.base_offset,
+                      seg.next_offset, seg.next_offset - seg.base_offset)
+        cols = default_columns(False)
+        it = read_chunks([chunk], ReadSettings(columns=cols, fail_on_data_loss=False,
+                                               max_records_per_batch=40), arrow_schema(cols))
+        first = next(it)  # the chunk's file is open, a first Arrow batch handed out
+        _cut(files.log_file(directory, base), 4096)
+        for batch in [first, *it]:
+            for o, v in zip(batch.column("offset").to_pylist(),
+                            batch.column("value").to_pylist()):
+                assert v == expected_record(seed, o).value
+        log.close()
+
+    def log_read_only() -> None:
+        from kafkalog.errors import OffsetOutOfRangeError
+
+        directory, log, base = fresh()
+        reader = Log.open(directory, read_only=True)
+        start = reader.log_start_offset
+        log.truncate_to(base + 3)  # the writer cuts .log, indexes in place
+        try:
+            for attempt in range(2):
+                try:
+                    seen = [r.offset for r in reader.records(start)]
+                    table = reader.read_table(start)
+                    break
+                except OffsetOutOfRangeError:
+                    # the documented answer to a view the writer changed: refresh, read again
+                    assert attempt == 0
+                    reader.refresh()
+            assert seen == list(range(start, reader.log_end_offset)), (seen[-3:], reader)
+            assert table.column("offset").to_pylist() == seen
+        finally:
+            reader.close()
+            log.close()
+
+    fns = (index_lookups, dump_index, dump_log, batches_from_path, spark_read, log_read_only)
+    for i, (name, fn) in enumerate(zip(SHRINK_SCENARIOS, fns)):
+        if i >= first:
+            run(name, fn)
+    return out
+
+
 # -- the run -----------------------------------------------------------------------------------
 
 
@@ -439,6 +640,9 @@ if __name__ == "__main__":
                     sys.argv[6])
     elif len(sys.argv) == 7 and sys.argv[1] == "reader":
         reader_main(sys.argv[2], sys.argv[3], int(sys.argv[4]), float(sys.argv[5]), sys.argv[6])
+    elif len(sys.argv) == 5 and sys.argv[1] == "shrink":
+        shrink_under_readers(Path(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]))
     else:
         sys.exit("usage: python -m tests.reliability.readers writer DIR SEED ROUND SECONDS OUT\n"
-                 "       python -m tests.reliability.readers reader KIND DIR SEED DEADLINE OUT")
+                 "       python -m tests.reliability.readers reader KIND DIR SEED DEADLINE OUT\n"
+                 "       python -m tests.reliability.readers shrink DIR SEED FIRST_SCENARIO")
