@@ -21,10 +21,10 @@ preallocated, resized or trimmed, and it is **not mapped**: its bytes are read o
 ``pread``, into private memory (:func:`kafkalog.file_copy.read_file`). The writer trims the
 active segment's preallocated index at every roll; a mapping of it would fault (SIGBUS, the
 process dies) on the first page past the new end, while a copy only shows the index as it was
-when it was read (a rolled index is a few KiB; the active one is read whole, 1.3 ms for the
-default 10 MiB, where readers that stop at the zero tail use
-:func:`kafkalog.file_copy.read_preallocated`). Every whole slot of the copy is an entry, as Kafka
-counts them for an existing file. An empty file is an empty buffer.
+when it was read (a rolled index is read in well under a millisecond; the active segment's
+preallocated 10 MiB in a few, while readers that stop at the zero tail use
+:func:`kafkalog.file_copy.read_preallocated`, benchmarks/bench_index.py). Every whole slot of the
+copy is an entry, as Kafka counts them for an existing file. An empty file is an empty buffer.
 
 Searches go through :mod:`kafkalog.native.index_search` directly over the mapped bytes
 (``np.frombuffer(mmap, uint8)``, no copy, no byte swap), including Kafka's warm-section-first

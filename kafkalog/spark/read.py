@@ -226,19 +226,12 @@ class _ChunkReader:
             yield batch
 
     def read(self) -> Iterator[pa.RecordBatch]:
-        from kafkalog.native.scan import (
-            STOP_END,
-            STOP_LIMIT,
-            STOP_PARTIAL,
-            STOP_REASONS,
-            scan_entries,
-        )
+        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, STOP_REASONS
 
         chunk = self.chunk
         try:
             # a private copy of the chunk's bytes, never a mapping: the writer may cut the file
-            # (roll trim with preallocate, truncate_to, recovery) while the task reads it, and
-            # the Arrow batches handed to Spark point into these bytes
+            # (roll trim with preallocate, truncate_to, recovery) while the task reads it
             copy = FileCopy(chunk.log_path)
         except FileNotFoundError:
             err = KafkaLogError(
@@ -249,24 +242,15 @@ class _ChunkReader:
             self.stats.missing_segments_skipped += 1
             return
         self.stats.chunks += 1
-        buf = None
         try:
-            copy.ensure(chunk.start_pos, chunk.end_pos)
-            if copy.size < chunk.end_pos:
-                # cut since planning (truncate_to or recovery by its writer): the planned
-                # batches past the new end are gone
-                self._fail_or_skip(KafkaLogError(
-                    f"segment shrank to {copy.size} bytes since planning (truncated by its "
-                    f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
-                    f"{chunk.topic}-{chunk.partition} stored past it are lost",
-                    path=chunk.log_path, position=copy.size))
-                self.stats.missing_segments_skipped += 1
-            buf = copy.buf
-            file_end = copy.size
-            end = min(chunk.end_pos, file_end)
+            end = chunk.end_pos
             pos = chunk.start_pos
+            released = pos
             while pos < end:
-                scan = scan_entries(buf, pos, end, max_entries=1 << 16)
+                # the copy is filled a window ahead of the scan; decoded columns are new arrays
+                # (nothing yielded points into the copy), so what is behind is released
+                scan = copy.scan(pos, end, max_entries=1 << 16)
+                buf = copy.buf
                 n = scan["count"]
                 self.stats.batches_scanned += n
                 if n:
@@ -276,12 +260,25 @@ class _ChunkReader:
                                       self.settings.max_records_per_batch):
                         yield from self._decode(buf, scan, a, b)
                 stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
+                if stop - released > _RELEASE_EVERY:
+                    copy.release(stop)
+                    released = stop
                 if reason == STOP_LIMIT:
                     pos = stop
                     continue
+                if copy.size < end:
+                    # cut since planning (truncate_to or recovery by its writer): the planned
+                    # batches past the new end are gone
+                    self._fail_or_skip(KafkaLogError(
+                        f"segment shrank to {copy.size} bytes since planning (truncated by its "
+                        f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
+                        f"{chunk.topic}-{chunk.partition} stored past it are lost",
+                        path=chunk.log_path, position=copy.size))
+                    self.stats.missing_segments_skipped += 1
+                    break
                 if reason == STOP_END or stop >= end:
                     break
-                if reason == STOP_PARTIAL and end >= file_end:
+                if reason == STOP_PARTIAL and end >= copy.length:
                     break  # torn tail of an active segment: not (yet) data
                 # planning already ended the range before a zero-filled preallocated tail, so
                 # anything else that stops the walk inside the range is corruption
@@ -295,8 +292,11 @@ class _ChunkReader:
                 self.stats.corrupt_bytes_skipped += skipped_to - stop
                 pos = skipped_to
         finally:
-            del buf
-            copy.close()  # Arrow batches still referencing the bytes keep them alive
+            copy.close()
+
+
+#: bytes a task's copy of a chunk may hold behind its scan before they are released
+_RELEASE_EVERY = 8 * 1024 * 1024
 
 
 def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,
