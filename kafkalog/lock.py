@@ -43,7 +43,8 @@ from pathlib import Path
 
 from .errors import LogLockedError
 
-__all__ = ["DirectoryLock", "LOCK_FILE_NAME", "KAFKA_LOCK_FILE_NAME", "acquire_all"]
+__all__ = ["DirectoryLock", "LOCK_FILE_NAME", "KAFKA_LOCK_FILE_NAME", "acquire_all",
+           "lock_holder"]
 
 LOCK_FILE_NAME = ".kafkalog.lock"
 #: LogManager.LockFileName: a log dir root's lock (also kafkalog.files.LOCK_FILE)
@@ -174,6 +175,32 @@ def acquire_all(targets: Sequence[tuple[str | os.PathLike[str], str]]) -> list[D
         for lock in held.values():
             lock.release()
         raise
+
+
+def lock_holder(directory: str | os.PathLike[str], name: str = LOCK_FILE_NAME) -> int | None:
+    """The pid holding ``<directory>/<name>`` (our ``flock`` or Kafka's ``fcntl`` lock), or None
+    when nobody does or it cannot be told (no ``/proc/locks``: not Linux).
+
+    Looks the lock file's inode up in ``/proc/locks`` without touching the lock itself, so a
+    reader asking never delays or refuses a writer (readers take no lock). Informative only:
+    the answer may be stale by the time it is used.
+    """
+    try:
+        st = os.stat(Path(directory) / name)
+        with open("/proc/locks") as f:
+            table = f.read()
+    except OSError:
+        return None
+    key = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
+    for line in table.splitlines():
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 27162 fe:00:2176579 0 EOF" ("->" marks a waiter)
+        if len(parts) >= 6 and parts[1] != "->" and parts[5] == key and parts[3] == "WRITE":
+            try:
+                return int(parts[4])
+            except ValueError:
+                return None
+    return None
 
 
 #: (device, inode) of the log dir ``.lock`` files whose record lock this process holds
