@@ -210,10 +210,10 @@ def bench_scan(tmp: Path, n: int, repeat: int) -> list[dict]:
     return rows
 
 
-def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
-    d = tmp / "recover"
+def _one_segment(d: Path, size: int) -> Path:
+    """A log of one segment of ~``size`` bytes of ~16 KiB batches; its ``.log``."""
     shutil.rmtree(d, ignore_errors=True)
-    data, views = _batches(16 * MIB)
+    data, _ = _batches(16 * MIB)
     with Log.open(d, LogConfig(segment_bytes=2 * GIB - 1), clock=SystemClock()) as log:
         written = 0
         base = 0
@@ -227,6 +227,12 @@ def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
             base += int(sc["last_offsets"][-1]) + 1
             written += len(buf)
     [seg] = sorted(d.glob("*.log"))
+    return seg
+
+
+def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
+    d = tmp / "recover"
+    seg = _one_segment(d, size)
     actual = seg.stat().st_size
 
     def crash() -> None:
@@ -327,19 +333,7 @@ def bench_file_copy(tmp: Path, size: int, repeat: int) -> list[dict]:
     from kafkalog.file_copy import FileCopy
 
     d = tmp / "copy"
-    shutil.rmtree(d, ignore_errors=True)
-    data, _ = _batches(16 * MIB)
-    with Log.open(d, LogConfig(segment_bytes=2 * GIB - 1), clock=SystemClock()) as log:
-        written, base = 0, 0
-        while written < size:
-            buf = bytearray(data)
-            sc = scan_entries(np.frombuffer(buf, np.uint8))
-            for p, b in zip(sc["positions"].tolist(), sc["base_offsets"].tolist()):
-                buf[p:p + 8] = (b + base).to_bytes(8, "big")
-            log.append_batches(bytes(buf))
-            base += int(sc["last_offsets"][-1]) + 1
-            written += len(buf)
-    [seg] = sorted(d.glob("*.log"))
+    seg = _one_segment(d, size)
     actual = seg.stat().st_size
 
     def crc_all(buf: np.ndarray, sc: dict) -> None:

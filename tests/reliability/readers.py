@@ -47,7 +47,6 @@ import contextlib
 import json
 import os
 import random
-import re
 import signal
 import subprocess
 import sys
@@ -58,6 +57,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from tests.reliability.concurrency import Stats
 from tests.reliability.crash import CODECS, REPO, T0, expected_record
 
 TOPIC_DIR = "live-0"  # <topic>-<partition>: the Spark source discovers it by name
@@ -136,30 +136,13 @@ def writer_main(directory: str, seed: int, round_no: int, seconds: float, out: s
 # -- readers -----------------------------------------------------------------------------------
 
 
-class Tally:
-    """Counts and violations of one reader process (violations grouped by kind)."""
+class Tally(Stats):
+    """:class:`tests.reliability.concurrency.Stats` (what ``reader_ops`` reports to), written
+    out as JSON by a reader process."""
 
-    def __init__(self) -> None:
-        self.c: Counter = Counter()
-        self.kinds: Counter = Counter()
-        self.examples: list[str] = []
-        self.lock = threading.Lock()
-
-    def add(self, key: str, n: int = 1) -> None:
-        with self.lock:
-            self.c[key] += n
-
-    def violation(self, msg: str) -> None:
-        kind = re.sub(r"\d+", "N", msg.split("\n")[0])[:160]
-        with self.lock:
-            if kind not in self.kinds and len(self.examples) < 20:
-                self.examples.append(msg)
-            self.kinds[kind] += 1
-            self.c["violations"] += 1
-
-    # concurrency.reader_ops speaks to a Stats object: the same three methods
     def to_json(self) -> dict:
-        return {"counts": dict(self.c), "kinds": dict(self.kinds), "violations": self.examples}
+        return {"counts": dict(self.c), "kinds": dict(self.kinds),
+                "violations": self.violations}
 
 
 def _check_record(seed: int, offset: int, key: Any, value: Any, timestamp: int | None,
