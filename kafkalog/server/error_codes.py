@@ -18,6 +18,7 @@ from ..errors import (
     ConfigError,
     CorruptRecordError,
     InvalidRecordError,
+    InvalidTopicError,
     LogClosedError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
@@ -34,6 +35,7 @@ __all__ = ["error_code_for", "ErrorCode"]
 
 _CODES: dict[type[BaseException], ErrorCode] = {
     UnknownTopicOrPartitionError: ErrorCode.unknown_topic_or_partition,
+    InvalidTopicError: ErrorCode.invalid_topic_exception,
     TopicExistsError: ErrorCode.topic_already_exists,
     OffsetOutOfRangeError: ErrorCode.offset_out_of_range,
     # Kafka: RecordTooLargeException (a batch above max.message.bytes) -> MESSAGE_TOO_LARGE
