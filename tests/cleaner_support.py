@@ -6,6 +6,7 @@ Keys and values are decimal strings of ints, as in Kafka's tests (``key(7) == b"
 
 from __future__ import annotations
 
+import random
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
@@ -25,6 +26,8 @@ TOMBSTONE_RETENTION_MS = 86400000
 LARGE_TIMESTAMP = 2**63 - 1 - TOMBSTONE_RETENTION_MS - 1
 LONG_MAX = 2**63 - 1
 T0 = 1_700_000_000_000
+#: delete.retention.ms of build_compacted_log
+RETENTION_SHORT = 1000
 
 #: LogCleanerTest's logConfig: 1 KiB segments and indexes, compacted
 BASE_CONFIG = {"segment.bytes": "1024", "segment.index.bytes": "1024",
@@ -165,3 +168,43 @@ def fake_map(keys_to_offsets: dict[int, int], slots: int = 100_000) -> SkimpyOff
     for k, off in keys_to_offsets.items():
         m.put(key(k), off)
     return m
+
+
+def build_compacted_log(directory: Path) -> tuple[Log, ManualClock]:
+    """A log cleaned twice: records removed (gaps), tombstones kept (horizon) and removed,
+    aborted transactions gone, an idempotent producer's emptied last batch, codecs mixed."""
+    clock = ManualClock(T0)
+    cfg = LogConfig(cleanup_policy="compact", segment_bytes=900, index_interval_bytes=60,
+                    delete_retention_ms=RETENTION_SHORT)
+    log = Log.open(directory, cfg, clock=clock)
+    rng = random.Random(7)
+    seq = 0
+    for i in range(260):
+        ts = T0 + 10 * i
+        clock.set(ts)
+        codec = rng.choice(["none", "none", "gzip", "lz4", "zstd", "snappy"])
+        recs = [Record(b"k%d" % rng.randrange(25),
+                       None if rng.random() < 0.1 else b"v%d" % i, ts + j,
+                       (("h", b"x"),) if j == 1 else ())
+                for j in range(rng.randint(1, 4))]
+        op = rng.random()
+        if op < 0.1:
+            pid = 1000 + i
+            log.append(recs, producer_id=pid, producer_epoch=0, base_sequence=0,
+                       transactional=True, compression=codec)
+            if rng.random() < 0.5:
+                log.abort_transaction(pid, 0)
+            else:
+                log.commit_transaction(pid, 0)
+        elif op < 0.2:
+            log.append(recs, producer_id=7, producer_epoch=0, base_sequence=seq,
+                       compression=codec)
+            seq += len(recs)
+        else:
+            log.append(recs, compression=codec)
+        if i in (150, 259):
+            log.roll()
+            log.clean()
+    clock.advance(RETENTION_SHORT)
+    log.clean(first_dirty_offset=0)  # past the first horizons
+    return log, clock
