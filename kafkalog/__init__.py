@@ -24,6 +24,7 @@ from .errors import (
     InvalidRecordError,
     InvalidRequestError,
     KafkaLogError,
+    LogCleaningAbortedError,
     LogClosedError,
     LogLockedError,
     OffsetOutOfRangeError,
@@ -80,6 +81,10 @@ _LAZY = {
     "TransactionCoordinatorFencedError": "kafkalog.producer_state",
     "Scheduler": "kafkalog.scheduler",
     "LogDirScheduler": "kafkalog.scheduler",
+    "LogCleaner": "kafkalog.cleaner.log_cleaner",
+    "CleanerConfig": "kafkalog.cleaner.cleaner_config",
+    "Cleaner": "kafkalog.cleaner.cleaner",
+    "SkimpyOffsetMap": "kafkalog.cleaner.offset_map",
 }
 
 __all__ = [
@@ -100,6 +105,7 @@ __all__ = [
     "ConfigError",
     "LogLockedError",
     "LogClosedError",
+    "LogCleaningAbortedError",
     *_LAZY,
 ]
 

@@ -111,6 +111,9 @@ OFFSETS_FILE = ".kafkalog-offsets"
 #: a standalone log's cleaner checkpoint (Kafka's ``cleaner-offset-checkpoint`` format, one
 #: entry ``cleaner-offset 0 <first dirty offset>``), as OFFSETS_FILE stands in for root files
 CLEANER_OFFSETS_FILE = ".kafkalog-cleaner-offset-checkpoint"
+#: the cleaner Log.clean uses when given none (made on first use; one user at a time)
+_DEFAULT_CLEANER: Any = None
+_DEFAULT_CLEANER_LOCK = threading.Lock()
 #: a follower's fetch size (``replica.fetch.max.bytes``): how append_batches groups batches
 FOLLOWER_APPEND_BYTES = 1048576
 
@@ -206,7 +209,6 @@ class Log:
         # the abort event and wait for the lock (Kafka aborts a cleaning on truncation)
         self._clean_lock = threading.Lock()
         self._abort_cleaning = threading.Event()
-        self._cleaner: Any = None
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -1264,7 +1266,9 @@ class Log:
             start offset.
         cleaner:
             A :class:`~kafkalog.cleaner.cleaner.Cleaner` to use (its offset map is reused);
-            by default one sized by ``CleanerConfig()`` is made on first use and kept.
+            by default the process's one, sized by ``CleanerConfig()`` (a 128 MiB offset map,
+            Kafka's default), made on first use and shared by the logs that clean with it,
+            one at a time.
 
         Returns
         -------
@@ -1314,10 +1318,15 @@ class Log:
                     self._write_cleaner_checkpoint(first)
                 return CleanResult(first, first, None)
             if cleaner is None:
-                if self._cleaner is None:
-                    self._cleaner = Cleaner.from_config(CleanerConfig(), self._clock)
-                cleaner = self._cleaner
-            end, stats = cleaner.do_clean(ltc, now)
+                # one default cleaner per process, as a broker has one cleaner thread: its
+                # 128 MiB offset map is allocated once
+                with _DEFAULT_CLEANER_LOCK:
+                    global _DEFAULT_CLEANER
+                    if _DEFAULT_CLEANER is None:
+                        _DEFAULT_CLEANER = Cleaner.from_config(CleanerConfig(), SystemClock())
+                    end, stats = _DEFAULT_CLEANER.do_clean(ltc, now)
+            else:
+                end, stats = cleaner.do_clean(ltc, now)
             if first_dirty_offset is None:
                 self._write_cleaner_checkpoint(end)
             return CleanResult(first, end, stats)

@@ -14,6 +14,9 @@ keep every record (a control batch), keep none (``discardBatchRecords``), or ski
 batch, or one the caller decodes itself: compressed and legacy data go through the same kernels
 on their decompressed bytes).
 
+``assemble_batches`` writes a window's output: batches kept whole copied, rebuilt ones given a
+new header (CRC left to the caller), emptied ones a bare header, others dropped.
+
 ``rewrite_records`` writes the kept records of one batch as ``MemoryRecordsBuilder`` writes
 them: attributes 0, the timestamp delta recomputed against the new base timestamp (the delete
 horizon, or the first kept record's timestamp), everything after the timestamp delta (offset
@@ -26,7 +29,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import inline, kernel
+from .bytes_be import write_i32, write_i64
 from .md5 import DIGEST_SIZE, SCRATCH_SIZE, md5_digest_into
 from .offset_map import ERR_CORRUPT, OK, map_get_digest
 from .varint import decode_varint, decode_varlong, encode_varint, encode_varlong, size_of_varlong
@@ -184,3 +188,95 @@ def rewrite_records(buf, rec_keep, rec_start, rec_end, rec_ts, first, count, new
     result[0] = w
     result[1] = max_ts
     return OK
+
+
+#: assemble_batches actions
+A_DROP = 0
+A_COPY = 1
+A_REBUILD = 2
+A_EMPTY = 3
+A_EXTERNAL = 4
+
+
+@inline
+def _put_i16(out, p, v):
+    x = np.int64(v) & 0xFFFF
+    out[p] = np.uint8((x >> 8) & 0xFF)
+    out[p + 1] = np.uint8(x & 0xFF)
+
+
+@inline
+def _header(out, w, size, base_offset, leader_epoch, attributes, last_delta, base_ts, max_ts,
+            producer_id, producer_epoch, base_sequence, count):
+    """A v2 batch header at ``out[w:]`` with a zero CRC (the caller fills it in)."""
+    write_i64(out, w, base_offset)
+    write_i32(out, w + 8, size - 12)
+    write_i32(out, w + 12, leader_epoch)
+    out[w + 16] = np.uint8(2)
+    write_i32(out, w + 17, 0)
+    _put_i16(out, w + 21, attributes)
+    write_i32(out, w + 23, last_delta)
+    write_i64(out, w + 27, base_ts)
+    write_i64(out, w + 35, max_ts)
+    write_i64(out, w + 43, producer_id)
+    _put_i16(out, w + 51, producer_epoch)
+    write_i32(out, w + 53, base_sequence)
+    write_i32(out, w + 57, count)
+
+
+@kernel
+def assemble_batches(src, positions, sizes, actions, first_record, counts, rec_keep,
+                     rec_start, rec_end, rec_ts, base_offsets, last_offsets, leader_epochs,
+                     attributes, base_timestamps, max_timestamps, max_from_records,
+                     producer_ids, producer_epochs, base_sequences, kept, side, side_pos,
+                     side_len, out, out_pos, out_len, out_max_ts):
+    """Write the output of every batch of a window, in order, into ``out``.
+
+    Per batch ``i`` (``actions[i]``): drop it; copy its bytes (``src[positions[i]:]``, a batch
+    kept whole); rebuild it (a 61-byte header with the given ``attributes``,
+    ``base_timestamps``, producer fields and ``kept`` count, ``lastOffsetDelta`` from its
+    offsets, ``maxTimestamp`` the largest kept record timestamp when ``max_from_records[i]``
+    else ``max_timestamps[i]``; then its kept records re-encoded by :func:`rewrite_records`);
+    write an empty header (no records, ``base = max = max_timestamps[i]``); or copy external
+    bytes (``side[side_pos[i]:]``, a batch the caller built: compressed or legacy). Rebuilt and
+    empty batches get a zero CRC: the caller computes it. ``out_pos``/``out_len`` get each
+    batch's place in ``out`` (length 0 when dropped), ``out_max_ts`` the maxTimestamp
+    written (rebuilt batches). Returns the bytes written, or -1 when a record does not parse.
+    """
+    n = positions.shape[0]
+    w = np.int64(0)
+    res = np.zeros(2, np.int64)
+    for i in range(n):
+        a = actions[i]
+        out_pos[i] = w
+        out_max_ts[i] = -1
+        if a == 1:
+            p = positions[i]
+            s = sizes[i]
+            out[w:w + s] = src[p:p + s]
+            w += s
+        elif a == 2:
+            rc = rewrite_records(src, rec_keep, rec_start, rec_end, rec_ts, first_record[i],
+                                 counts[i], base_timestamps[i], out, w + RECORDS_OFFSET, res)
+            if rc != OK:
+                return np.int64(-1)
+            mts = res[1] if max_from_records[i] else max_timestamps[i]
+            size = res[0] - w
+            _header(out, w, size, base_offsets[i], leader_epochs[i], attributes[i],
+                    last_offsets[i] - base_offsets[i], base_timestamps[i], mts,
+                    producer_ids[i], producer_epochs[i], base_sequences[i], kept[i])
+            out_max_ts[i] = mts
+            w = res[0]
+        elif a == 3:
+            _header(out, w, RECORDS_OFFSET, base_offsets[i], leader_epochs[i], attributes[i],
+                    last_offsets[i] - base_offsets[i], max_timestamps[i], max_timestamps[i],
+                    producer_ids[i], producer_epochs[i], base_sequences[i], 0)
+            out_max_ts[i] = max_timestamps[i]
+            w += RECORDS_OFFSET
+        elif a == 4:
+            p = side_pos[i]
+            s = side_len[i]
+            out[w:w + s] = side[p:p + s]
+            w += s
+        out_len[i] = w - out_pos[i]
+    return w

@@ -112,6 +112,8 @@ INT32_MAX = 2**31 - 1
 NO_TIMESTAMP = -1
 _CRC = struct.Struct(">I")
 _SCAN_PIECE = 65536  # entries per header scan of a segment while building the map
+#: bytes of a segment filtered per step (then cut in Kafka's read-buffer chunks)
+_WINDOW = 16 * 1024 * 1024
 
 
 class BatchRetention:
@@ -190,31 +192,100 @@ class _Filter:
     upper_bound_offset: int
 
 
-class _Chunk:
-    """What ``filterTo`` wrote for one read buffer: the bytes and ``FilterResult``'s fields."""
+class _Window:
+    """Per-batch results of one window of batches (``filterTo``'s work before chunking):
+    source position and size, deleted (``BatchRetention.DELETE``: no early return after it),
+    output place in ``out``, and ``FilterResult``'s metadata."""
 
-    __slots__ = ("out", "bytes_read", "messages_read", "messages_retained", "bytes_retained",
-                 "max_offset", "max_timestamp", "shallow_offset_of_max_timestamp")
+    __slots__ = ("in_pos", "in_size", "deleted", "out", "out_pos", "out_len", "max_ts",
+                 "shallow", "max_off", "messages_read", "messages_retained")
 
-    def __init__(self) -> None:
-        self.out = bytearray()
-        self.bytes_read = 0
-        self.messages_read = 0
-        self.messages_retained = 0
-        self.bytes_retained = 0
-        self.max_offset = -1
-        self.max_timestamp = NO_TIMESTAMP
-        self.shallow_offset_of_max_timestamp = -1
+    def __init__(self, in_pos: np.ndarray, in_size: np.ndarray, deleted: np.ndarray,
+                 out: np.ndarray, out_pos: np.ndarray, out_len: np.ndarray, max_ts: np.ndarray,
+                 shallow: np.ndarray, max_off: np.ndarray, messages_read: np.ndarray,
+                 messages_retained: np.ndarray) -> None:
+        self.in_pos, self.in_size, self.deleted = in_pos, in_size, deleted
+        self.out, self.out_pos, self.out_len = out, out_pos, out_len
+        self.max_ts, self.shallow, self.max_off = max_ts, shallow, max_off
+        self.messages_read, self.messages_retained = messages_read, messages_retained
 
-    def retained(self, max_timestamp: int, shallow: int, max_offset: int, messages: int,
-                 nbytes: int) -> None:
-        """``FilterResult.updateRetainedBatchMetadata``."""
-        if max_timestamp > self.max_timestamp:
-            self.max_timestamp = max_timestamp
-            self.shallow_offset_of_max_timestamp = shallow
-        self.max_offset = max(max_offset, self.max_offset)
-        self.messages_retained += messages
-        self.bytes_retained += nbytes
+
+class _Chunker:
+    """Kafka's read buffer over the stream of filtered batches (``cleanInto``'s loop).
+
+    A chunk is read at a position: the whole batches within ``capacity`` bytes of it; it is
+    cut short after a kept batch that makes its output exceed ``capacity`` (the write buffer
+    had to grow, KAFKA-5316). Its output is one ``dest.append(maxOffset, maxTimestamp,
+    shallowOffsetOfMaxTimestamp, bytes)``. A batch larger than the buffer grows it
+    (``growBuffersOrFail``) until the end of the segment.
+    """
+
+    def __init__(self, cleaner: Cleaner, dest: Any, source: Any, size: int,
+                 max_log_message_size: int) -> None:
+        self.cleaner, self.dest, self.source, self.size = cleaner, dest, source, size
+        self.max_log_message_size = max_log_message_size
+        self.open = False
+        self.start = 0
+        self._reset()
+
+    def _reset(self) -> None:
+        self.parts: list[Any] = []
+        self.out_bytes = 0
+        self.max_ts = NO_TIMESTAMP
+        self.shallow = -1
+        self.max_off = -1
+
+    def _emit(self) -> None:
+        if self.out_bytes:
+            data = self.parts[0] if len(self.parts) == 1 else b"".join(self.parts)
+            self.dest.append(self.max_off, self.max_ts, self.shallow, data)
+            self.cleaner.throttler.maybe_throttle(self.out_bytes)
+        self._reset()
+        self.open = False
+
+    def feed(self, sc: dict, w: _Window) -> None:
+        cleaner = self.cleaner
+        in_pos, in_size = w.in_pos.tolist(), w.in_size.tolist()
+        deleted, out_len = w.deleted.tolist(), w.out_len.tolist()
+        out_pos = w.out_pos.tolist()
+        max_ts, shallow, max_off = w.max_ts.tolist(), w.shallow.tolist(), w.max_off.tolist()
+        mv = memoryview(w.out)
+        run_start = run_end = -1  # a run of consecutive outputs of this window in the chunk
+        for i in range(len(in_pos)):
+            pos, size = in_pos[i], in_size[i]
+            if self.open and pos + size > self.start + cleaner._capacity:
+                if run_start >= 0:
+                    self.parts.append(mv[run_start:run_end])
+                    run_start = -1
+                self._emit()
+            if not self.open:
+                self.open = True
+                self.start = pos
+                while size > cleaner._capacity:
+                    cleaner._grow_buffers_or_fail(self.source, pos, self.size, size,
+                                                  self.max_log_message_size)
+            if deleted[i]:
+                continue  # filterTo: a deleted batch never ends a chunk early
+            n = out_len[i]
+            if n:
+                if run_start < 0:
+                    run_start = out_pos[i]
+                run_end = out_pos[i] + n
+                self.out_bytes += n
+                if max_ts[i] > self.max_ts:
+                    self.max_ts, self.shallow = max_ts[i], shallow[i]
+                self.max_off = max(self.max_off, max_off[i])
+            if self.out_bytes > cleaner._capacity:
+                if run_start >= 0:
+                    self.parts.append(mv[run_start:run_end])
+                    run_start = -1
+                self._emit()
+        if run_start >= 0:
+            self.parts.append(bytes(mv[run_start:run_end]))  # the window's buffer goes away
+
+    def finish(self) -> None:
+        self.parts = [bytes(p) if isinstance(p, memoryview) else p for p in self.parts]
+        self._emit()
 
 
 def _gather(buf: np.ndarray, positions: np.ndarray, offset: int, dtype: str) -> np.ndarray:
@@ -376,47 +447,61 @@ class Cleaner:
 
     def clean_into(self, log: Any, source: Any, dest: Any, offset_map: SkimpyOffsetMap,
                    flt: _Filter, max_log_message_size: int, stats: CleanerStats) -> None:
-        """Copy the batches of ``source`` worth keeping to ``dest``, one read buffer at a time
-        (Kafka's ``cleanInto``: each buffer's output is one ``dest.append``)."""
+        """Copy the batches of ``source`` worth keeping to ``dest`` (Kafka's ``cleanInto``).
+
+        Batches are filtered a window (:data:`_WINDOW`) at a time, in log order; their outputs
+        then go to ``dest`` grouped as Kafka's read buffer groups them (:class:`_Chunker`):
+        one ``dest.append`` per buffer of ``io_buffer_size`` bytes of whole source batches,
+        cut short when the output outgrows the buffer, the buffer grown for a larger batch. So
+        the cleaned segment's index entries fall where Kafka's fall.
+        """
         size = source.size
+        chunker = _Chunker(self, dest, source, size, max_log_message_size)
         position = 0
         with source.mapped(0, size) as view:
             buf = np.frombuffer(view, np.uint8) if len(view) else np.zeros(0, np.uint8)
             try:
                 while position < size:
                     self._check_done(log)
-                    end = min(position + self._capacity, size)
-                    sc = _scan.scan_entries(buf, position, end)
+                    sc = _scan.scan_entries(buf, position, min(position + _WINDOW, size))
                     if sc["count"] == 0:
-                        self._grow_buffers_or_fail(source, buf, position, size, sc,
-                                                   max_log_message_size)
-                        continue
-                    self.throttler.maybe_throttle(end - position)
-                    chunk = self._filter_to(view, buf, sc, offset_map, flt, stats)
-                    stats.read_messages(chunk.messages_read, chunk.bytes_read)
-                    stats.recopy_messages(chunk.messages_retained, chunk.bytes_retained)
-                    position += chunk.bytes_read
-                    if chunk.out:
-                        # the cleaned segment is only seen by others after replace_segments
-                        dest.append(chunk.max_offset, chunk.max_timestamp,
-                                    chunk.shallow_offset_of_max_timestamp, chunk.out)
-                        self.throttler.maybe_throttle(len(chunk.out))
+                        # one batch larger than the window: scan exactly it
+                        need = _batch_size_at(buf, position, size)
+                        if sc["stop_reason"] != _scan.STOP_PARTIAL or need is None \
+                                or position + need > size:
+                            raise CorruptRecordError(
+                                f"log segment may be corrupt: "
+                                f"{_scan.STOP_REASONS[sc['stop_reason']]} while cleaning",
+                                path=source.log_path, position=position)
+                        sc = _scan.scan_entries(buf, position, position + need)
+                        if sc["count"] == 0:
+                            raise CorruptRecordError(
+                                "log segment may be corrupt: no whole batch while cleaning",
+                                path=source.log_path, position=position)
+                    stop = int(sc["stop_position"])
+                    self.throttler.maybe_throttle(stop - position)
+                    window = self._filter_window(view, buf, sc, offset_map, flt, stats,
+                                                 source)
+                    stats.read_messages(int(window.messages_read.sum()),
+                                        int(sc["sizes"].sum()))
+                    stats.recopy_messages(int(window.messages_retained.sum()),
+                                          int(window.out_len.sum()))
+                    chunker.feed(sc, window)
+                    position = stop
+                    if sc["stop_reason"] not in (_scan.STOP_END, _scan.STOP_PARTIAL):
+                        raise CorruptRecordError(
+                            f"log segment may be corrupt: "
+                            f"{_scan.STOP_REASONS[sc['stop_reason']]} while cleaning",
+                            path=source.log_path, position=position)
+                chunker.finish()
             finally:
                 del buf
         self._capacity = self.io_buffer_size  # restoreBuffers
 
-    def _grow_buffers_or_fail(self, source: Any, buf: np.ndarray, position: int, size: int,
-                              sc: dict, max_log_message_size: int) -> None:
-        """Kafka's ``growBuffersOrFail``: no whole batch in the buffer."""
-        if sc["stop_reason"] != _scan.STOP_PARTIAL:
-            raise CorruptRecordError(
-                f"log segment may be corrupt: {_scan.STOP_REASONS[sc['stop_reason']]} while "
-                f"cleaning", path=source.log_path, position=position)
+    def _grow_buffers_or_fail(self, source: Any, position: int, size: int, next_size: int,
+                              max_log_message_size: int) -> None:
+        """Kafka's ``growBuffersOrFail``: the batch at ``position`` does not fit the buffer."""
         if self._capacity >= max_log_message_size:
-            if size - position < 12:
-                raise CorruptRecordError("could not determine next batch size while cleaning",
-                                         path=source.log_path, position=position)
-            next_size = int(buf[position + 8:position + 12].view(">i4")[0]) + 12
             if next_size <= self._capacity:
                 raise CorruptRecordError(
                     f"batch size {next_size} < buffer size {self._capacity}, but not processed",
@@ -476,12 +561,17 @@ class Cleaner:
             retention = BatchRetention.DELETE_EMPTY
         return retention, discard, can_discard and control
 
-    def _filter_to(self, view: Any, buf: np.ndarray, sc: dict, offset_map: SkimpyOffsetMap,
-                   flt: _Filter, stats: CleanerStats) -> _Chunk:
-        """``MemoryRecords.filterTo`` over the whole batches of one read buffer."""
+    def _filter_window(self, view: Any, buf: np.ndarray, sc: dict,
+                       offset_map: SkimpyOffsetMap, flt: _Filter, stats: CleanerStats,
+                       source: Any) -> _Window:
+        """``MemoryRecords.filterTo``'s per-batch work for the whole batches of ``sc``, in
+        order: what each batch becomes (dropped, kept whole, rebuilt, emptied) and its bytes."""
         n = int(sc["count"])
         positions, sizes = sc["positions"], sc["sizes"]
-        magics, attrs = sc["magics"], sc["attributes"]
+        magics, attrs = sc["magics"], sc["attributes"].astype(np.int64)
+        lasts, bases = sc["last_offsets"], sc["base_offsets"]
+        max_ts = sc["max_timestamps"]
+        counts = sc["record_counts"].astype(np.int64)
         v2 = magics == 2
         fields = {"producer_id": np.full(n, -1, np.int64),
                   "producer_epoch": np.full(n, -1, np.int64),
@@ -497,175 +587,218 @@ class Cleaner:
             has_h = v2 & ((attrs & DELETE_HORIZON_FLAG_MASK) != 0)
             fields["horizon"][has_h] = fields["base_timestamp"][has_h]
         codec = np.where(v2, attrs & 0x07, 0)
+        control = v2 & ((attrs & CONTROL_FLAG_MASK) != 0)
         special = (v2 & ((attrs & (CONTROL_FLAG_MASK | TRANSACTIONAL_FLAG_MASK)) != 0)) \
             | (fields["producer_id"] >= 0)
         # plain batches (no producer, no transaction): DELETE_EMPTY, or RETAIN_EMPTY when they
         # end the cleaning round; the others go through checkBatchRetention in log order
-        retention = np.where(sc["last_offsets"] + 1 == flt.upper_bound_offset,
+        retention = np.where(lasts + 1 == flt.upper_bound_offset,
                              BatchRetention.RETAIN_EMPTY, BatchRetention.DELETE_EMPTY)
         discard = np.zeros(n, bool)
         empty_txn_marker = np.zeros(n, bool)
 
         def control_type(i: int) -> str | None:
-            p, s = int(positions[i]), int(sizes[i])
-            return RecordBatch(view, p, s).control_type()
+            return RecordBatch(view, int(positions[i]), int(sizes[i])).control_type()
 
         for i in np.flatnonzero(special).tolist():
             retention[i], discard[i], empty_txn_marker[i] = self._batch_retention(
                 sc, fields, i, flt, control_type)
-        control = v2 & ((attrs & CONTROL_FLAG_MASK) != 0)
         horizon = fields["horizon"]
         retain_deletes = (horizon < 0) | (flt.current_time < horizon)
+        deleted = retention == BatchRetention.DELETE
         mode = np.where(discard, _rf.MODE_KEEP_NONE,
                         np.where(control, _rf.MODE_KEEP_ALL, _rf.MODE_FILTER))
-        mode[retention == BatchRetention.DELETE] = _rf.MODE_SKIP
-        # the kernel runs over the uncompressed v2 batches in place; compressed and legacy ones
-        # are handled one by one below
+        mode[deleted] = _rf.MODE_SKIP
+        # the kernels run over the uncompressed v2 batches in place; compressed and legacy ones
+        # are filtered one by one (decompressed) into the side buffer
         in_place = v2 & (codec == 0) & (mode != _rf.MODE_SKIP) & (mode != _rf.MODE_KEEP_NONE)
-        counts = sc["record_counts"].astype(np.int64)
-        log_append = np.where(v2 & ((attrs & TIMESTAMP_TYPE_MASK) != 0),
-                              sc["max_timestamps"], -1)
-        k_modes = np.where(in_place, mode, _rf.MODE_SKIP).astype(np.int64)
+        log_append = np.where(v2 & ((attrs & TIMESTAMP_TYPE_MASK) != 0), max_ts, -1)
         k_counts = np.where(in_place, counts, 0)
         first_record = np.zeros(n, np.int64)
         if n:
             first_record[1:] = np.cumsum(k_counts)[:-1]
-        total = int(k_counts.sum())
-        rec = _records_arrays(total)
+        rec = _records_arrays(int(k_counts.sum()))
         info = np.zeros((n, _rf.INFO_COLUMNS), np.int64)
         err = np.zeros(2, np.int64)
-        rc = _rf.filter_batches(buf, positions + RECORD_BATCH_OVERHEAD, positions + sizes, k_counts,
-                                sc["base_offsets"], fields["base_timestamp"], log_append,
-                                k_modes, retain_deletes.astype(np.uint8), first_record,
-                                offset_map.table, offset_map.slots, offset_map.state,
-                                offset_map.latest_offset, rec["keep"], rec["start"],
-                                rec["end"], rec["ts"], rec["offset"], info, err)
+        rc = _rf.filter_batches(buf, positions + RECORD_BATCH_OVERHEAD, positions + sizes,
+                                k_counts, bases, fields["base_timestamp"], log_append,
+                                np.where(in_place, mode, _rf.MODE_SKIP).astype(np.int64),
+                                retain_deletes.astype(np.uint8), first_record, offset_map.table,
+                                offset_map.slots, offset_map.state, offset_map.latest_offset,
+                                rec["keep"], rec["start"], rec["end"], rec["ts"], rec["offset"],
+                                info, err)
         if rc != _om.OK:
             raise CorruptRecordError("record does not parse while cleaning",
-                                     position=int(err[1]))
-        chunk = _Chunk()
-        capacity = self._capacity
-        for i in range(n):
-            size = int(sizes[i])
-            chunk.bytes_read += size
-            r = int(retention[i])
-            if r == BatchRetention.DELETE:
-                continue
-            pos = int(positions[i])
+                                     path=source.log_path, position=int(err[1]))
+        kept = info[:, _rf.I_KEPT]
+        read = np.where(mode == _rf.MODE_KEEP_NONE, counts, info[:, _rf.I_READ])
+        invalid = int(info[:, _rf.I_INVALID].sum())
+        # what becomes of each in-place batch (filterTo's tail)
+        need_horizon = v2 & ((info[:, _rf.I_TOMBSTONES] != 0) | empty_txn_marker) & (horizon < 0)
+        whole = (kept == counts) & (read == counts) & ~need_horizon
+        new_horizon = np.where(need_horizon,
+                               _wrap64(flt.current_time + flt.delete_retention_ms), horizon)
+        action = np.full(n, _rf.A_DROP, np.int64)
+        action[(kept > 0) & whole] = _rf.A_COPY
+        action[(kept > 0) & ~whole] = _rf.A_REBUILD
+        action[(kept == 0) & (retention == BatchRetention.RETAIN_EMPTY) & v2] = _rf.A_EMPTY
+        action[deleted] = _rf.A_DROP
+        lat = (attrs & TIMESTAMP_TYPE_MASK) != 0
+        base_ts = np.where(new_horizon >= 0, new_horizon, info[:, _rf.I_FIRST_KEPT_TS])
+        keep_attrs = attrs & (0x07 | TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
+                              | CONTROL_FLAG_MASK)
+        out_attrs = np.where(action == _rf.A_EMPTY,
+                             attrs & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
+                                      | CONTROL_FLAG_MASK),
+                             keep_attrs | np.where(new_horizon >= 0,
+                                                   DELETE_HORIZON_FLAG_MASK, 0))
+        max_off = np.where(action == _rf.A_REBUILD, info[:, _rf.I_MAX_KEPT_OFFSET], lasts)
+        # compressed and legacy batches: built here, copied by the kernel
+        side = bytearray()
+        side_pos = np.zeros(n, np.int64)
+        side_len = np.zeros(n, np.int64)
+        ext_meta: dict[int, tuple[int, int, int]] = {}
+        for i in np.flatnonzero(~in_place & ~deleted).tolist():
+            p, s = int(positions[i]), int(sizes[i])
             if not v2[i]:
-                self._filter_legacy(view, pos, size, r, offset_map, flt, stats, chunk)
-            elif in_place[i]:
-                self._write_v2(view, buf, sc, fields, i, int(mode[i]), r, bool(empty_txn_marker[i]),
-                               info[i], rec, int(first_record[i]), None, flt, stats, chunk)
+                built, meta, nread, nkept, bad = self._filter_legacy(
+                    view, p, s, offset_map, flt)
             elif mode[i] == _rf.MODE_KEEP_NONE:
-                chunk.messages_read += int(counts[i])
-                self._write_v2(view, buf, sc, fields, i, int(mode[i]), r,
-                               bool(empty_txn_marker[i]), np.zeros(_rf.INFO_COLUMNS, np.int64),
-                               rec, 0, None, flt, stats, chunk)
-            else:  # compressed: the same kernels over the decompressed records
-                area = np.frombuffer(records_bytes(view, pos, size), np.uint8)
-                one = _records_arrays(int(counts[i]))
-                one_info = np.zeros((1, _rf.INFO_COLUMNS), np.int64)
-                rc = _rf.filter_batches(area, np.zeros(1, np.int64),
-                                        np.array([area.shape[0]], np.int64),
-                                        counts[i:i + 1], sc["base_offsets"][i:i + 1],
-                                        fields["base_timestamp"][i:i + 1], log_append[i:i + 1],
-                                        np.array([mode[i]], np.int64),
-                                        retain_deletes[i:i + 1].astype(np.uint8),
-                                        np.zeros(1, np.int64), offset_map.table,
-                                        offset_map.slots, offset_map.state,
-                                        offset_map.latest_offset, one["keep"], one["start"],
-                                        one["end"], one["ts"], one["offset"], one_info, err)
-                if rc != _om.OK:
-                    raise CorruptRecordError("record does not parse while cleaning",
-                                             position=pos)
-                self._write_v2(view, buf, sc, fields, i, int(mode[i]), r,
-                               bool(empty_txn_marker[i]), one_info[0], one, 0, area, flt, stats,
-                               chunk)
-            if len(chunk.out) > capacity:
-                # the write buffer had to grow (KAFKA-5316): filterTo returns early
-                break
-        return chunk
+                read[i] = counts[i]
+                if retention[i] == BatchRetention.RETAIN_EMPTY:
+                    action[i] = _rf.A_EMPTY
+                    out_attrs[i] = attrs[i] & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
+                                               | CONTROL_FLAG_MASK)
+                continue
+            else:
+                built, meta, nread, nkept, bad = self._filter_compressed(
+                    view, sc, fields, i, int(mode[i]), int(retention[i]),
+                    bool(empty_txn_marker[i]), bool(retain_deletes[i]), offset_map, flt)
+            read[i] = nread
+            kept[i] = nkept
+            invalid += bad
+            if built is None:
+                action[i] = _rf.A_DROP
+            elif built is True:
+                action[i] = _rf.A_COPY
+            else:
+                action[i] = _rf.A_EXTERNAL
+                side_pos[i] = len(side)
+                side_len[i] = len(built)
+                side += built
+                ext_meta[i] = meta
+        if invalid:
+            stats.invalid_message(invalid)
+        # the output bytes of the window, one kernel call
+        out = np.empty(int(np.where(action == _rf.A_EMPTY, RECORD_BATCH_OVERHEAD,
+                                    np.where(action == _rf.A_DROP, 0, sizes)).sum()
+                           + 16 * int(k_counts.sum()) + len(side) + 16), np.uint8)
+        out_pos = np.zeros(n, np.int64)
+        out_len = np.zeros(n, np.int64)
+        out_max_ts = np.zeros(n, np.int64)
+        side_arr = np.frombuffer(side, np.uint8) if side else np.zeros(0, np.uint8)
+        total = _rf.assemble_batches(
+            buf, positions, sizes, action, first_record, k_counts, rec["keep"], rec["start"],
+            rec["end"], rec["ts"], bases, lasts, sc["leader_epochs"].astype(np.int64),
+            out_attrs, base_ts, max_ts, (~lat).astype(np.uint8), fields["producer_id"],
+            fields["producer_epoch"], fields["base_sequence"], kept, side_arr, side_pos,
+            side_len, out, out_pos, out_len, out_max_ts)
+        if total < 0:
+            raise CorruptRecordError("record does not parse while cleaning",
+                                     path=source.log_path)
+        # CRC-32C of the rebuilt and emptied batches (attributes .. end)
+        mv = memoryview(out)
+        for i in np.flatnonzero((action == _rf.A_REBUILD) | (action == _rf.A_EMPTY)).tolist():
+            p, s = int(out_pos[i]), int(out_len[i])
+            _CRC.pack_into(mv, p + 17, crc32c(mv[p + 21:p + s]))
+        # FilterResult's per-batch metadata (updateRetainedBatchMetadata)
+        b_ts = np.where(action == _rf.A_REBUILD, out_max_ts, max_ts)
+        b_shallow = np.where((action == _rf.A_REBUILD) & ~lat & (out_max_ts == NO_TIMESTAMP),
+                             -1, lasts)
+        for i, (m_ts, m_sh, m_off) in ext_meta.items():
+            b_ts[i], b_shallow[i], max_off[i] = m_ts, m_sh, m_off
+        return _Window(sc["positions"], sc["sizes"], deleted, out, out_pos, out_len, b_ts,
+                       b_shallow, max_off, read, np.where(action == _rf.A_DROP, 0, kept))
 
-    def _write_v2(self, view: Any, buf: np.ndarray, sc: dict, fields: dict, i: int, mode: int,
-                  retention: int, empty_txn_marker: bool, info: np.ndarray, rec: dict,
-                  first: int, area: np.ndarray | None, flt: _Filter, stats: CleanerStats,
-                  chunk: _Chunk) -> None:
-        """Write what is kept of v2 batch ``i`` (the tail of ``filterTo``'s batch loop)."""
+    def _filter_compressed(self, view: Any, sc: dict, fields: dict, i: int, mode: int,
+                           retention: int, empty_txn_marker: bool, retain_deletes: bool,
+                           offset_map: SkimpyOffsetMap, flt: _Filter
+                           ) -> tuple[Any, tuple[int, int, int], int, int, int]:
+        """A compressed v2 batch: the same kernels over its decompressed records; the kept
+        records recompressed with its codec (at the codec's default level, as Kafka's
+        ``Compression.of(type).build()``). Returns ``(bytes | True (kept whole) | None
+        (dropped), (max timestamp, shallow offset, max offset), read, kept, invalid)``."""
         pos, size = int(sc["positions"][i]), int(sc["sizes"][i])
         count = int(sc["record_counts"][i])
-        kept = int(info[_rf.I_KEPT])
-        chunk.messages_read += int(info[_rf.I_READ])
-        if info[_rf.I_INVALID]:
-            stats.invalid_message(int(info[_rf.I_INVALID]))
         attrs = int(sc["attributes"][i])
-        base = int(sc["base_offsets"][i])
-        last = int(sc["last_offsets"][i])
+        base, last = int(sc["base_offsets"][i]), int(sc["last_offsets"][i])
         max_ts = int(sc["max_timestamps"][i])
+        lat = bool(attrs & TIMESTAMP_TYPE_MASK)
+        area = np.frombuffer(records_bytes(view, pos, size), np.uint8)
+        rec = _records_arrays(count)
+        info = np.zeros((1, _rf.INFO_COLUMNS), np.int64)
+        err = np.zeros(2, np.int64)
+        rc = _rf.filter_batches(area, np.zeros(1, np.int64), np.array([area.shape[0]], np.int64),
+                                np.array([count], np.int64), np.array([base], np.int64),
+                                fields["base_timestamp"][i:i + 1],
+                                np.array([max_ts if lat else -1], np.int64),
+                                np.array([mode], np.int64),
+                                np.array([1 if retain_deletes else 0], np.uint8),
+                                np.zeros(1, np.int64), offset_map.table, offset_map.slots,
+                                offset_map.state, offset_map.latest_offset, rec["keep"],
+                                rec["start"], rec["end"], rec["ts"], rec["offset"], info, err)
+        if rc != _om.OK:
+            raise CorruptRecordError("record does not parse while cleaning", position=pos)
+        kept, read = int(info[0, _rf.I_KEPT]), int(info[0, _rf.I_READ])
+        invalid = int(info[0, _rf.I_INVALID])
         horizon = int(fields["horizon"][i])
-        if kept > 0:
-            need_horizon = (bool(info[_rf.I_TOMBSTONES]) or empty_txn_marker) and horizon < 0
-            if kept == count and int(info[_rf.I_READ]) == count and not need_horizon:
-                chunk.out += view[pos:pos + size]  # writeOriginalBatch
-                chunk.retained(max_ts, last, last, kept, size)
-                return
-            # Java long arithmetic: a horizon past Long.MAX_VALUE wraps negative, and a
-            # negative horizon is no horizon (MemoryRecordsBuilder.hasDeleteHorizonMs)
-            new_horizon = _wrap64(flt.current_time + flt.delete_retention_ms) if need_horizon \
-                else horizon
-            src = buf if area is None else area
-            log_append = bool(attrs & TIMESTAMP_TYPE_MASK)
-            base_ts = new_horizon if new_horizon >= 0 else int(info[_rf.I_FIRST_KEPT_TS])
-            out = np.empty(int((rec["end"][first:first + count] - rec["start"][first:first + count])
-                               .sum()) + 16 * count + 16, np.uint8)
-            res = np.zeros(2, np.int64)
-            _rf.rewrite_records(src, rec["keep"], rec["start"], rec["end"], rec["ts"], first,
-                                count, base_ts, out, 0, res)
-            records = memoryview(out)[:int(res[0])]
-            codec = attrs & 0x07
-            if codec:
-                records = memoryview(_compression.compress(codec, records, magic=2))
-            new_attrs = (attrs & (0x07 | TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
-                                  | CONTROL_FLAG_MASK))
-            if new_horizon >= 0:
-                new_attrs |= DELETE_HORIZON_FLAG_MASK
-            # MemoryRecordsBuilder: LogAppendTime batches keep the append time as max
-            header_max = max_ts if log_append else int(res[1])
-            total = RECORD_BATCH_OVERHEAD + len(records)
-            head = _header(base, total, int(sc["leader_epochs"][i]), new_attrs, last - base,
-                           base_ts, header_max, int(fields["producer_id"][i]),
-                           int(fields["producer_epoch"][i]), int(fields["base_sequence"][i]),
-                           kept, records)
-            chunk.out += head
-            chunk.out += records
-            # MemoryRecordsBuilder.info(): (maxTimestamp, lastOffset), or (-1, -1) without one
-            if log_append:
-                chunk.retained(max_ts, last, int(info[_rf.I_MAX_KEPT_OFFSET]), kept, total)
-            elif header_max == NO_TIMESTAMP:
-                chunk.retained(NO_TIMESTAMP, -1, int(info[_rf.I_MAX_KEPT_OFFSET]), kept, total)
-            else:
-                chunk.retained(header_max, last, int(info[_rf.I_MAX_KEPT_OFFSET]), kept, total)
-        elif retention == BatchRetention.RETAIN_EMPTY:
-            # DefaultRecordBatch.writeEmptyHeader: no records, no codec, no delete horizon
-            empty_attrs = attrs & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
-                                   | CONTROL_FLAG_MASK)
-            chunk.out += _header(base, RECORD_BATCH_OVERHEAD, int(sc["leader_epochs"][i]),
-                                 empty_attrs, last - base, max_ts, max_ts,
-                                 int(fields["producer_id"][i]),
-                                 int(fields["producer_epoch"][i]),
-                                 int(fields["base_sequence"][i]), 0, b"")
-            chunk.retained(max_ts, last, last, 0, RECORD_BATCH_OVERHEAD)
+        if kept == 0:
+            if retention == BatchRetention.RETAIN_EMPTY:
+                empty_attrs = attrs & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
+                                       | CONTROL_FLAG_MASK)
+                built = _header(base, RECORD_BATCH_OVERHEAD, int(sc["leader_epochs"][i]),
+                                empty_attrs, last - base, max_ts, max_ts,
+                                int(fields["producer_id"][i]), int(fields["producer_epoch"][i]),
+                                int(fields["base_sequence"][i]), 0, b"")
+                return built, (max_ts, last, last), read, 0, invalid
+            return None, (0, 0, 0), read, 0, invalid
+        need_horizon = (bool(info[0, _rf.I_TOMBSTONES]) or empty_txn_marker) and horizon < 0
+        if kept == count and read == count and not need_horizon:
+            return True, (max_ts, last, last), read, kept, invalid
+        new_horizon = _wrap64(flt.current_time + flt.delete_retention_ms) if need_horizon \
+            else horizon
+        base_ts = new_horizon if new_horizon >= 0 else int(info[0, _rf.I_FIRST_KEPT_TS])
+        out = np.empty(area.shape[0] + 16 * count + 16, np.uint8)
+        res = np.zeros(2, np.int64)
+        _rf.rewrite_records(area, rec["keep"], rec["start"], rec["end"], rec["ts"], 0, count,
+                            base_ts, out, 0, res)
+        records = _compression.compress(attrs & 0x07, memoryview(out)[:int(res[0])], magic=2)
+        new_attrs = attrs & (0x07 | TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
+                             | CONTROL_FLAG_MASK)
+        if new_horizon >= 0:
+            new_attrs |= DELETE_HORIZON_FLAG_MASK
+        header_max = max_ts if lat else int(res[1])
+        built = _header(base, RECORD_BATCH_OVERHEAD + len(records), int(sc["leader_epochs"][i]),
+                        new_attrs, last - base, base_ts, header_max,
+                        int(fields["producer_id"][i]), int(fields["producer_epoch"][i]),
+                        int(fields["base_sequence"][i]), kept, records) + records
+        max_kept = int(info[0, _rf.I_MAX_KEPT_OFFSET])
+        # MemoryRecordsBuilder.info(): (maxTimestamp, lastOffset), or (-1, -1) without one
+        if not lat and header_max == NO_TIMESTAMP:
+            return built, (NO_TIMESTAMP, -1, max_kept), read, kept, invalid
+        return built, (header_max, last, max_kept), read, kept, invalid
 
-    def _filter_legacy(self, view: Any, pos: int, size: int, retention: int,
-                       offset_map: SkimpyOffsetMap, flt: _Filter, stats: CleanerStats,
-                       chunk: _Chunk) -> None:
-        """A v0/v1 entry (a message, or a compressed wrapper of messages)."""
+    def _filter_legacy(self, view: Any, pos: int, size: int, offset_map: SkimpyOffsetMap,
+                       flt: _Filter) -> tuple[Any, tuple[int, int, int], int, int, int]:
+        """A v0/v1 entry (a message, or a compressed wrapper of messages); same return shape
+        as :meth:`_filter_compressed`."""
         from ..records.builder import encode_batch
 
         entry = next(iter_batches(view[pos:pos + size], validate=False))
         latest = offset_map.latest_offset
         kept = []
         read = 0
+        invalid = 0
         for r in entry:
             read += 1
             if r.offset > latest:
@@ -675,24 +808,21 @@ class Cleaner:
                 if r.offset >= found and (r.value is not None or flt.retain_legacy_deletes):
                     kept.append(r)
             else:
-                stats.invalid_message()
-        chunk.messages_read += read
+                invalid += 1
         if not kept:
-            return  # deviation: never an empty legacy batch (module docstring)
+            return None, (0, 0, 0), read, 0, invalid  # never an empty legacy batch (module doc)
         if len(kept) == read:
-            chunk.out += view[pos:pos + size]
-            chunk.retained(entry.max_timestamp, entry.last_offset, entry.last_offset, read, size)
-            return
+            return True, (entry.max_timestamp, entry.last_offset, entry.last_offset), read, \
+                read, invalid
         log_append = entry.timestamp_type == "LogAppendTime"
         data = encode_batch([(r.key, r.value, r.timestamp, (), r.offset) for r in kept],
                             magic=entry.magic, base_offset=kept[0].offset,
                             compression=entry.compression,
                             timestamp_type="log_append" if log_append else "create",
                             log_append_time=entry.max_timestamp if log_append else None)
-        chunk.out += data
         last = kept[-1].offset
         max_ts = entry.max_timestamp if log_append else max(r.timestamp for r in kept)
-        chunk.retained(max_ts, last if max_ts >= 0 else -1, last, len(kept), len(data))
+        return data, (max_ts, last if max_ts >= 0 else -1, last), read, len(kept), invalid
 
     # -- grouping --------------------------------------------------------------------------
 
@@ -865,6 +995,13 @@ class Cleaner:
                 offset_map.put(r.key, r.offset)
             stats.index_messages_read(1)
         return False
+
+
+def _batch_size_at(buf: np.ndarray, position: int, size: int) -> int | None:
+    """The whole size of the entry at ``position`` (12 + its size field), None when cut."""
+    if size - position < 12:
+        return None
+    return int(buf[position + 8:position + 12].view(">i4")[0]) + 12
 
 
 def _wrap64(v: int) -> int:

@@ -149,8 +149,9 @@ class SkimpyOffsetMap:
         self.state[_k.S_LAST_OFFSET] = offset
 
     def clear(self) -> None:
-        """Empty the map (Kafka zero-fills the buffer; a fresh zeroed table is the same)."""
-        self.table = np.zeros(self._slots * BYTES_PER_ENTRY, np.uint8)
+        """Empty the map: zero-fill the table (``Arrays.fill``, as Kafka does: the memory stays
+        mapped from one cleaning to the next) and reset the statistics."""
+        self.table.fill(0)
         self.state[:] = 0
         self.state[_k.S_LAST_OFFSET] = -1
 

@@ -105,3 +105,68 @@ def test_rewrite_is_what_the_builder_writes() -> None:
     expected = encode_batch(recs[1:], base_offset=5)[61:]
     assert bytes(out[:int(res[0])]) == expected
     assert int(res[1]) == 150
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(_ROWS, st.sampled_from([0, 1, 2, 3, 4]), st.integers(0, 0x7F),
+                          st.booleans(), st.integers(-1, 10**13)), min_size=1, max_size=4),
+       st.randoms(use_true_random=False))
+def test_assemble_matches_reference(batches: list, rnd) -> None:
+    src = bytearray()
+    positions, sizes, actions, counts, firsts = [], [], [], [], []
+    keep, start, end, ts = [], [], [], []
+    meta = []
+    side = bytearray()
+    side_pos, side_len = [], []
+    base = 0
+    for rows, action, attrs, from_records, stamp in batches:
+        data, recs = _batch(rows, base)
+        pos = len(src)
+        src += data
+        parsed = refmap.parse_records(data[61:], len(recs), base)
+        k = [rnd.random() < 0.6 for _ in recs]
+        if action == rf.A_REBUILD and not any(k):
+            k[0] = True
+        firsts.append(len(keep))
+        for r, kk, rr in zip(parsed, k, recs):
+            keep.append(1 if kk else 0)
+            start.append(pos + 61 + r["start"])
+            end.append(pos + 61 + r["end"])
+            ts.append(rr.timestamp)
+        ext = bytes(rnd.randbytes(rnd.randint(61, 90))) if action == rf.A_EXTERNAL else b""
+        side_pos.append(len(side))
+        side_len.append(len(ext))
+        side += ext
+        positions.append(pos)
+        sizes.append(len(data))
+        actions.append(action)
+        counts.append(len(recs))
+        meta.append((data, recs, k, attrs, from_records, stamp, ext, base))
+        base = recs[-1].offset + 1 + rnd.randint(0, 3)
+    n = len(batches)
+    arr = lambda xs: np.array(xs, np.int64)  # noqa: E731
+    last_offsets = arr([m[1][-1].offset for m in meta])
+    base_offsets = arr([m[7] for m in meta])
+    base_ts = arr([m[5] for m in meta])
+    max_ts = arr([m[5] + 7 for m in meta])
+    out = np.zeros(len(src) * 2 + len(side) + 16 * len(keep) + 200, np.uint8)
+    out_pos, out_len, out_max = (np.zeros(n, np.int64) for _ in range(3))
+    total = rf.assemble_batches(
+        np.frombuffer(bytes(src), np.uint8), arr(positions), arr(sizes), arr(actions),
+        arr(firsts), arr(counts), np.array(keep, np.uint8), arr(start), arr(end), arr(ts),
+        base_offsets, last_offsets, arr([3] * n), arr([m[3] for m in meta]), base_ts, max_ts,
+        np.array([1 if m[4] else 0 for m in meta], np.uint8), arr([7] * n), arr([1] * n),
+        arr([5] * n), arr([sum(m[2]) for m in meta]),
+        np.frombuffer(bytes(side), np.uint8) if side else np.zeros(0, np.uint8),
+        arr(side_pos), arr(side_len), out, out_pos, out_len, out_max)
+    expected = bytearray()
+    for i, (data, recs, k, attrs, from_records, stamp, ext, b) in enumerate(meta):
+        want, mts = ref.assemble_batch(actions[i], data, data[61:], len(recs), b,
+                                       recs[-1].offset, 3, attrs, stamp, stamp + 7,
+                                       from_records, 7, 1, 5, k,
+                                       [r.timestamp for r in recs], ext)
+        assert bytes(out[out_pos[i]:out_pos[i] + out_len[i]]) == want, i
+        if actions[i] in (rf.A_REBUILD, rf.A_EMPTY):
+            assert out_max[i] == mts
+        expected += want
+    assert total == len(expected) and bytes(out[:total]) == bytes(expected)

@@ -67,3 +67,41 @@ def rewrite_records(area: bytes, count: int, base_offset: int, keep: list[bool],
         n = encode_varint(head, 0, len(body))
         out += head[:n] + body
     return bytes(out), max_ts
+
+
+A_DROP, A_COPY, A_REBUILD, A_EMPTY, A_EXTERNAL = 0, 1, 2, 3, 4
+
+
+def batch_header(size: int, base_offset: int, leader_epoch: int, attributes: int,
+                 last_delta: int, base_ts: int, max_ts: int, producer_id: int,
+                 producer_epoch: int, base_sequence: int, count: int) -> bytes:
+    """DefaultRecordBatch.writeHeader with a zero CRC."""
+    import struct
+
+    return struct.pack(">qiibIhiqqqhii", base_offset, size - 12, leader_epoch, 2, 0,
+                       attributes, last_delta, base_ts, max_ts, producer_id, producer_epoch,
+                       base_sequence, count)
+
+
+def assemble_batch(action: int, src: bytes, area: bytes, count: int, base_offset: int,
+                   last_offset: int, leader_epoch: int, attributes: int, base_ts: int,
+                   max_ts: int, max_from_records: bool, producer_id: int, producer_epoch: int,
+                   base_sequence: int, keep: list[bool], stamps: list[int], side: bytes
+                   ) -> tuple[bytes, int]:
+    """The output of one batch (``src``: its bytes, ``area``: its records): bytes, and the
+    maxTimestamp written in its header (-1 when none is written)."""
+    if action == A_DROP:
+        return b"", -1
+    if action == A_COPY:
+        return src, -1
+    if action == A_EXTERNAL:
+        return side, -1
+    if action == A_EMPTY:
+        return batch_header(61, base_offset, leader_epoch, attributes,
+                            last_offset - base_offset, max_ts, max_ts, producer_id,
+                            producer_epoch, base_sequence, 0), max_ts
+    records, rec_max = rewrite_records(area, count, base_offset, keep, stamps, base_ts)
+    mts = rec_max if max_from_records else max_ts
+    return batch_header(61 + len(records), base_offset, leader_epoch, attributes,
+                        last_offset - base_offset, base_ts, mts, producer_id, producer_epoch,
+                        base_sequence, sum(keep)) + records, mts
