@@ -988,17 +988,7 @@ class LogSegment:
 
     def rename_suffix(self, suffix: str) -> None:
         """Add a state suffix (``.deleted``) to every file of the segment."""
-        self.deleted = suffix == files.DELETED_FILE_SUFFIX
-        for attr, idx in (("log_path", None), ("index_path", self._offset_index),
-                          ("time_index_path", self._time_index), ("txn_index_path", None)):
-            p: Path = getattr(self, attr)
-            target = p.with_name(p.name + suffix)
-            if p.exists():
-                if idx is not None:
-                    idx.rename_to(target)  # the mapping stays valid
-                else:
-                    os.replace(p, target)
-            setattr(self, attr, target)
+        self.change_file_suffixes("", suffix)
 
     def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
         """Kafka's ``changeFileSuffixes``: rename every existing file of the segment from

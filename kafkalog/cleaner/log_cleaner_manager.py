@@ -34,7 +34,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -369,33 +369,34 @@ class LogCleanerManager:
         """Save ``end_offset`` as the checkpoint and leave the in-progress state (an aborted
         cleaning becomes paused instead, without touching the checkpoint)."""
         with self._lock:
-            state = self._in_progress.get(tp)
-            if state is None:
-                raise RuntimeError(f"State for partition {tp[0]}-{tp[1]} should exist.")
-            if state == IN_PROGRESS:
-                self.update_checkpoints(data_dir, update=(tp, end_offset))
-                del self._in_progress[tp]
-            elif state == ABORTED:
-                self._in_progress[tp] = _paused(1)
-                self._paused_cond.notify_all()
-            else:
-                raise RuntimeError(f"In-progress partition {tp[0]}-{tp[1]} cannot be in "
-                                   f"{state.kind} state.")
+            self._leave_in_progress(
+                tp, lambda: self.update_checkpoints(data_dir, update=(tp, end_offset)))
 
     def done_deleting(self, tps: Iterable[TopicPartition]) -> None:
+        """Leave the in-progress state of ``tps`` after a retention pass (an aborted one
+        becomes paused)."""
         with self._lock:
             for tp in tps:
-                state = self._in_progress.get(tp)
-                if state is None:
-                    raise RuntimeError(f"State for partition {tp[0]}-{tp[1]} should exist.")
-                if state == IN_PROGRESS:
-                    del self._in_progress[tp]
-                elif state == ABORTED:
-                    self._in_progress[tp] = _paused(1)
-                    self._paused_cond.notify_all()
-                else:
-                    raise RuntimeError(f"In-progress partition {tp[0]}-{tp[1]} cannot be in "
-                                       f"{state.kind} state.")
+                self._leave_in_progress(tp)
+
+    def _leave_in_progress(self, tp: TopicPartition,
+                           on_done: Callable[[], None] | None = None) -> None:
+        """The transition Kafka's ``doneCleaning`` and ``doneDeleting`` share (lock held):
+        IN_PROGRESS ends (after ``on_done``), ABORTED becomes paused once; any other state is
+        a bug."""
+        state = self._in_progress.get(tp)
+        if state is None:
+            raise RuntimeError(f"State for partition {tp[0]}-{tp[1]} should exist.")
+        if state == IN_PROGRESS:
+            if on_done is not None:
+                on_done()
+            del self._in_progress[tp]
+        elif state == ABORTED:
+            self._in_progress[tp] = _paused(1)
+            self._paused_cond.notify_all()
+        else:
+            raise RuntimeError(f"In-progress partition {tp[0]}-{tp[1]} cannot be in "
+                               f"{state.kind} state.")
 
     # -- uncleanable partitions -----------------------------------------------------------------
 

@@ -496,44 +496,19 @@ def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -
         if not later.size and within.size:
             # the log cleaner's appends are keyed by the largest offset kept in the chunk
             # (FilterResult.maxOffset): inside a rebuilt batch whose last records went
-            rep.findings.append(
-                Finding(
-                    "index_cleaned_chunk",
-                    "info",
-                    f,
-                    "entry keyed by the largest offset kept in a cleaned chunk (cleaner rule)",
-                    position=i * 8,
-                    offset=off,
-                    expected=int(lasts[j]),
-                    found=off,
-                )
-            )
+            kind, severity, message = (
+                "index_cleaned_chunk", "info",
+                "entry keyed by the largest offset kept in a cleaned chunk (cleaner rule)")
         elif later.size:
-            rep.findings.append(
-                Finding(
-                    "index_multi_batch_append",
-                    "info",
-                    f,
-                    "entry keyed by the last offset of a multi-batch append (live append rule)",
-                    position=i * 8,
-                    offset=off,
-                    expected=int(lasts[j]),
-                    found=off,
-                )
-            )
+            kind, severity, message = (
+                "index_multi_batch_append", "info",
+                "entry keyed by the last offset of a multi-batch append (live append rule)")
         else:
-            rep.findings.append(
-                Finding(
-                    "index_offset_mismatch",
-                    "error",
-                    f,
-                    "index entry offset is not the last offset of the batch it points at",
-                    position=i * 8,
-                    offset=off,
-                    expected=int(lasts[j]),
-                    found=off,
-                )
-            )
+            kind, severity, message = (
+                "index_offset_mismatch", "error",
+                "index entry offset is not the last offset of the batch it points at")
+        rep.findings.append(Finding(kind, severity, f, message, position=i * 8, offset=off,
+                                    expected=int(lasts[j]), found=off))
 
 
 def _entries_before_zero_tail(
