@@ -238,6 +238,7 @@ class LogSegment:
         *,
         roll_jitter_ms: int = 0,
         read_only: bool = False,
+        file_suffix: str = "",
     ) -> None:
         self.directory = directory
         self.base_offset = int(base_offset)
@@ -247,10 +248,10 @@ class LogSegment:
         self._size = size
         self._read_only = read_only
         self.roll_jitter_ms = roll_jitter_ms
-        self.log_path = files.log_file(directory, base_offset)
-        self.index_path = files.offset_index_file(directory, base_offset)
-        self.time_index_path = files.time_index_file(directory, base_offset)
-        self.txn_index_path = files.transaction_index_file(directory, base_offset)
+        self.log_path = files.log_file(directory, base_offset, file_suffix)
+        self.index_path = files.offset_index_file(directory, base_offset, file_suffix)
+        self.time_index_path = files.time_index_file(directory, base_offset, file_suffix)
+        self.txn_index_path = files.transaction_index_file(directory, base_offset, file_suffix)
         self.created_ms = clock.milliseconds()
         self._rolling_based_timestamp: int | None = None
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
@@ -280,15 +281,18 @@ class LogSegment:
         roll_jitter_ms: int = 0,
         file_already_exists: bool = False,
         read_only: bool = False,
+        file_suffix: str = "",
     ) -> LogSegment:
         """Open (or create) the segment with ``base_offset`` in ``directory``.
 
         A new segment's ``.log`` is created empty, or at ``segment_bytes`` length with
         ``config.preallocate`` (the committed size is still 0). An existing segment's committed
-        size is the file length until recovery says otherwise.
+        size is the file length until recovery says otherwise. ``file_suffix`` (``.cleaned``,
+        ``.swap``) is appended to every file name, as Kafka's ``LogSegment.open`` does for the
+        log cleaner's segments.
         """
         directory = Path(directory)
-        path = files.log_file(directory, base_offset)
+        path = files.log_file(directory, base_offset, file_suffix)
         if read_only:
             fd = os.open(path, os.O_RDONLY)
             size = os.fstat(fd).st_size
@@ -301,7 +305,7 @@ class LogSegment:
             if config.preallocate:
                 os.ftruncate(fd, config.segment_bytes)
         seg = cls(directory, base_offset, config, clock, fd, size,
-                  roll_jitter_ms=roll_jitter_ms, read_only=read_only)
+                  roll_jitter_ms=roll_jitter_ms, read_only=read_only, file_suffix=file_suffix)
         if not read_only and not file_already_exists:
             # a new segment's indexes exist from the start (preallocated, trimmed on roll)
             seg.offset_index  # noqa: B018
@@ -755,7 +759,9 @@ class LogSegment:
                 ts = self._rolling_based_timestamp
             waited = (max_timestamp_in_messages - ts if ts is not None and ts >= 0
                       else now - self.created_ms)
-            if waited > cfg.segment_ms - self.roll_jitter_ms:
+            # Kafka's RollParams.maxSegmentMs: min(max.compaction.lag.ms, segment.ms) when
+            # compacted, so that a compacted log's records become cleanable in time
+            if waited > cfg.max_segment_ms - self.roll_jitter_ms:
                 return True
         oi = self._offset_index
         if oi is None:
@@ -775,6 +781,14 @@ class LogSegment:
         if ts is not None and ts >= 0:
             return message_timestamp - ts
         return now - self.created_ms
+
+    def first_batch_timestamp(self) -> int:
+        """Kafka's ``getFirstBatchTimestamp``: the first batch's max timestamp, or Long.MAX
+        when the segment is empty or it has none (the log cleaner's
+        ``max.compaction.lag.ms`` rule)."""
+        self._load_first_batch_timestamp()
+        ts = self._rolling_based_timestamp
+        return ts if ts is not None and ts >= 0 else 2**63 - 1
 
     def _load_first_batch_timestamp(self) -> None:
         if self._rolling_based_timestamp is None and self._size > 0:
@@ -1059,17 +1073,32 @@ class LogSegment:
 
     def rename_suffix(self, suffix: str) -> None:
         """Add a state suffix (``.deleted``) to every file of the segment."""
-        self.deleted = suffix == files.DELETED_FILE_SUFFIX
+        self.change_file_suffixes("", suffix)
+
+    def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
+        """Kafka's ``changeFileSuffixes``: rename every existing file of the segment from
+        ``old_suffix`` to ``new_suffix`` (``.log`` first, then the indexes, as Kafka does; each
+        rename is atomic, the set is not: the loader completes or discards a partial set)."""
         for attr, idx in (("log_path", None), ("index_path", self._offset_index),
                           ("time_index_path", self._time_index), ("txn_index_path", None)):
             p: Path = getattr(self, attr)
-            target = p.with_name(p.name + suffix)
+            name = p.name[: len(p.name) - len(old_suffix)] if old_suffix and \
+                p.name.endswith(old_suffix) else p.name
+            target = p.with_name(name + new_suffix)
             if p.exists():
                 if idx is not None:
                     idx.rename_to(target)  # the mapping stays valid
                 else:
                     os.replace(p, target)
             setattr(self, attr, target)
+        self.deleted = new_suffix == files.DELETED_FILE_SUFFIX
+
+    def set_last_modified(self, ms: int) -> None:
+        """Kafka's ``setLastModified``: the ``.log``, ``.index`` and ``.timeindex`` mtimes."""
+        ns = int(ms) * 1_000_000
+        for p in (self.log_path, self.index_path, self.time_index_path):
+            if p.exists():
+                os.utime(p, ns=(ns, ns))
 
     def delete(self) -> None:
         """Close and remove every file of the segment."""
