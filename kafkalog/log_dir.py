@@ -449,9 +449,26 @@ class LogDir:
         with self._lock:
             self._check_writable()
             parts = sorted(p for t, p in self._logs if t == topic)
-            if not parts:
-                raise UnknownTopicOrPartitionError(
-                    f"topic {topic!r} is not in this log dir", path=self.root)
+        if not parts:
+            raise UnknownTopicOrPartitionError(
+                f"topic {topic!r} is not in this log dir", path=self.root)
+        cleaner = self._cleaner
+        if cleaner is not None:
+            # asyncDelete: a cleaning in progress stops first (waited for outside our lock: the
+            # cleaner thread may need it to finish)
+            for p in parts:
+                cleaner.abort_and_pause_cleaning((topic, p))
+        try:
+            return self._delete_partitions(topic, parts, shutil.rmtree)
+        finally:
+            if cleaner is not None:
+                for p in parts:
+                    cleaner.update_checkpoints(self.root, partition_to_remove=(topic, p))
+                cleaner.resume_cleaning([(topic, p) for p in parts])
+
+    def _delete_partitions(self, topic: str, parts: list[int], rmtree: Any) -> list[int]:
+        with self._lock:
+            parts = [p for p in parts if (topic, p) in self._logs]
             renamed = []
             for p in parts:
                 log = self._logs.pop((topic, p))
@@ -465,7 +482,7 @@ class LogDir:
             _fsync_dir(self.root)
             self.checkpoint()
             for target in renamed:
-                shutil.rmtree(target, ignore_errors=True)
+                rmtree(target, ignore_errors=True)
             return parts
 
     def topic_id(self, topic: str) -> Uuid | None:

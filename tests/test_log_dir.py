@@ -528,3 +528,18 @@ def test_delete_topic_removes_its_partitions_and_entry(tmp_path):
         assert d.log("gone", 0).log_end_offset == 0
     with LogDir.open(root) as d:
         assert d.partitions() == [("gone", 0), ("kept", 0)]
+
+
+def test_delete_topic_of_a_compacted_topic_with_the_cleaner_running(tmp_path):
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("compacted", 1, {"cleanup.policy": "compact", "segment.bytes": "200"})
+        log = d.log("compacted", 0)
+        for i in range(30):
+            log.append([Record(b"k%d" % (i % 3), b"v%d" % i, 1700000000000 + i)])
+        if d.cleaner is not None:
+            d.cleaner.startup()
+        assert d.delete_topic("compacted") == [0]
+        assert d.partitions() == []
+    with LogDir.open(root) as d:
+        assert d.partitions() == []

@@ -26,11 +26,12 @@ TOPIC = 2
 BROKER = 4
 
 # DescribeConfigsResponse.ConfigType ids of the configs served
-_BOOLEAN, _STRING, _INT, _LONG, _LIST = 1, 2, 3, 5, 7
+_BOOLEAN, _STRING, _INT, _LONG, _DOUBLE, _LIST = 1, 2, 3, 5, 6, 7
 _TYPES = {
     "segment.bytes": _INT, "segment.index.bytes": _INT, "index.interval.bytes": _INT,
     "max.message.bytes": _INT, "preallocate": _BOOLEAN, "message.timestamp.type": _STRING,
-    "cleanup.policy": _LIST, "num.partitions": _INT, "node.id": _INT, "log.dirs": _STRING,
+    "cleanup.policy": _LIST, "min.cleanable.dirty.ratio": _DOUBLE, "num.partitions": _INT,
+    "node.id": _INT, "log.dirs": _STRING,
     "auto.create.topics.enable": _BOOLEAN, "offsets.topic.num.partitions": _INT,
     "transaction.state.log.num.partitions": _INT, "transaction.max.timeout.ms": _INT,
     "group.initial.rebalance.delay.ms": _INT, "group.min.session.timeout.ms": _INT,
