@@ -81,7 +81,7 @@ from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import DirectoryLock
 from .native import scan as native_scan
-from .records.crc import crc32c
+from .records.crc import _crc32c, crc32c
 from .retention import (
     log_start_offset_breached,
     retention_ms_breached,
@@ -501,10 +501,11 @@ class Log:
             if self._closed or self._read_only:
                 self._check_writable()
             now = self._clock.milliseconds()
-            self._maintenance(now)
+            if self._pending_deletes or now - self._last_flush_ms >= self._config.flush_ms:
+                self._maintenance(now)  # (its two conditions, tested here: per-append cost)
             if len(data) == 0:
                 return self._empty_info()
-            fast = self._append_one_v2_batch(data, now, ignore_record_size=True)
+            fast = self._append_one_v2_batch(data, now, True)
             if fast is not None:
                 return fast
             sc = self._scan_whole(data, "appended data")
@@ -550,18 +551,18 @@ class Log:
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
         view = memoryview(data)
-        if crc32c(view[21:]) != crc:
+        if _crc32c(view[21:]) != crc:
             return None  # the general path raises the precise error
         last = base + last_delta
         seg = self._segments.active
-        if seg.should_roll(max_timestamp_in_messages=max_ts, max_offset_in_messages=last,
-                           messages_size=n, now=now):
+        if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)
         shallow = last if max_ts >= 0 else -1
         # returns once the bytes are written; the committed size is published after that
         seg.append(last, max_ts, shallow, view)
         self._log_end_offset = last + 1
-        _producer_state.after_log_append(self, (), 0, n)
+        # after_log_append with no producer batches: only the end offset moves
+        self._producer_state.update_map_end_offset(last + 1)
         if epoch >= 0:
             # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
             # assign() is a no-op without I/O for the latest epoch
