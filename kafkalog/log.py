@@ -81,6 +81,7 @@ from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import DirectoryLock
 from .native import scan as native_scan
+from .records.compression import codec_id as _codec_id
 from .records.crc import _crc32c, crc32c
 from .retention import (
     log_start_offset_breached,
@@ -451,11 +452,22 @@ class Log:
                                             partition_leader_epoch=partition_leader_epoch,
                                             records_per_batch=records_per_batch)
             else:
+                from .records.builder import encode_batch, encode_records_v2
+
+                data = None
+                if isinstance(records, (list, tuple)):
+                    # the columnar row path, a missing timestamp written as now (None when a
+                    # record needs the per-record path below)
+                    data = encode_records_v2(
+                        records, now, base_offset=self._log_end_offset,
+                        codec=_codec_id(compression), log_append=False,
+                        producer_id=producer_id, producer_epoch=producer_epoch,
+                        base_sequence=base_sequence, transactional=transactional,
+                        partition_leader_epoch=partition_leader_epoch)
+            if not columnar and data is None:
                 recs = _as_records(records, now)
                 if not recs:
                     return self._empty_info()
-                from .records.builder import encode_batch
-
                 data = encode_batch(
                     recs, base_offset=self._log_end_offset, compression=compression,
                     producer_id=producer_id, producer_epoch=producer_epoch,
