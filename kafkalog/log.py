@@ -927,18 +927,24 @@ class Log:
         tables = []
         for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
             # one bulk read per segment over a mapping (the decoder copies keys and values
-            # out, so nothing returned points into it)
+            # out, so nothing returned points into it), decoded in chunks of whole batches:
+            # what a decode holds beyond its output (decompressed batches) stays one chunk's
+            parts = []
             with seg.mapped(p0, p1) as data:
-                try:
-                    cols = decode_columns(data, start_offset=start, end_offset=end)
-                except CorruptRecordError as e:
-                    raise e.with_location(path=seg.log_path, position_base=p0) from None
+                for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
+                    try:
+                        cols = decode_columns(data, start=a, end=b, start_offset=start,
+                                              end_offset=end)
+                    except CorruptRecordError as e:
+                        raise e.with_location(path=seg.log_path, position_base=p0) from None
+                    parts.append(cols)
                 if tx is not None:
                     tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
-            table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
-            if tx is not None:
-                table = tx.filter_table(table, cols.offsets)
-            tables.append(table)
+            for cols in parts:
+                table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+                if tx is not None:
+                    table = tx.filter_table(table, cols.offsets)
+                tables.append(table)
         if not tables:
             empty = RecordColumns.empty()
             return empty.to_arrow(columns) if columns is not None else empty.to_arrow()
@@ -1347,6 +1353,27 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
         ts = ts.cast(pa.timestamp("ms")).cast(pa.int64())
     filled = pc.fill_null(ts.cast(pa.int64()), now)
     return table.set_column(names.index("timestamp"), "timestamp", filled)
+
+
+#: bytes of a segment that ``Log.read_table`` decodes per ``decode_columns`` call
+READ_TABLE_CHUNK_BYTES = 64 * 1024 * 1024
+
+
+def _decode_chunks(data: Any, limit: int) -> list[tuple[int, int | None]]:
+    """Byte ranges of whole entries of ``data``, each about ``limit`` bytes (at least one
+    entry); the last runs to the end (None), so a partial or damaged tail is decoded, and
+    judged, exactly as a single call over all of ``data`` would."""
+    if len(data) <= limit:
+        return [(0, None)]
+    sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+    starts = sc["positions"][:sc["count"]]
+    bounds = [0]
+    next_cut = limit
+    for pos in starts.tolist():
+        if pos >= next_cut:
+            bounds.append(pos)
+            next_cut = pos + limit
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
 
 
 def _as_records(records: Iterable[Any], now: int) -> list[Any]:
