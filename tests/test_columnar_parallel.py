@@ -23,6 +23,9 @@ FIELDS = ("offsets", "timestamps", "timestamp_types", "key_data", "key_offsets",
 def _parallel_for_small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(columnar, "PARALLEL_MIN_BATCHES", 2)
+    # tiny decodes rarely overlap: no backing off to serial here
+    monkeypatch.setattr(columnar, "PARALLEL_BACKOFF_SECONDS", 0.0)
+    monkeypatch.setattr(columnar, "_serial_until", 0.0)
     monkeypatch.delenv("KAFKALOG_DECODE_THREADS", raising=False)
 
 
@@ -91,6 +94,19 @@ def test_damaged_input_raises_the_serial_first_error(monkeypatch: pytest.MonkeyP
     validate = data.draw(st.booleans())
     serial = _decode(bytes(damaged), 1, monkeypatch, validate=validate)
     _same(_decode(bytes(damaged), 3, monkeypatch, validate=validate), serial)
+
+
+def test_backoff_after_parts_that_did_not_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(columnar, "PARALLEL_BACKOFF_SECONDS", 60.0)
+    columnar._note_concurrency(cpu=1.9, wall=1.0, parts=2)  # side by side: stay parallel
+    assert columnar._serial_until == 0.0
+    columnar._note_concurrency(cpu=1.2, wall=1.0, parts=2)  # one core between them
+    assert columnar._serial_until > columnar.time.monotonic() + 50
+    calls = []
+    monkeypatch.setattr(columnar, "_decode_v2_parts", lambda *a: calls.append(a))
+    buf, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "none", 0)] * 6)
+    _decode(buf, 2, monkeypatch)
+    assert calls == []  # serial while backing off
 
 
 def test_parallel_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:

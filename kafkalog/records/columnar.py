@@ -33,6 +33,7 @@ from __future__ import annotations
 import mmap
 import os
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -581,7 +582,10 @@ def _decompress(codec: int, data: memoryview, max_size: int) -> bytes:
 # cursor runs through all batches (keys and values are appended), so batches cannot be decoded
 # independently inside one call, and decompression (most of the time of a compressed segment)
 # happens outside the kernels anyway. Errors: when anything fails in the parallel decode, the
-# serial decode runs instead and raises the same first error as always.
+# serial decode runs instead and raises the same first error as always. On a machine whose
+# other cores are busy the parts cannot run side by side and would only add the gap closing
+# (~20% on one core, measured): a decode whose parts got less than half a core each beyond the
+# first makes the next second's decodes serial (_note_concurrency).
 
 #: parallel decode only for runs with at least this many records-area bytes and batches
 PARALLEL_MIN_BYTES = 4 << 20
@@ -602,6 +606,21 @@ def decode_workers() -> int:
     except (AttributeError, OSError):  # not Linux
         cores = os.cpu_count() or 1
     return max(1, min(cores, 8))
+
+
+#: after a parallel decode whose parts did not run side by side (the other cores busy with
+#: other work: then the parts only add the cost of closing the gaps), decode serially for this
+#: long before trying again (seconds)
+PARALLEL_BACKOFF_SECONDS = 1.0
+_serial_until = 0.0
+
+
+def _note_concurrency(cpu: float, wall: float, parts: int) -> None:
+    """Back off to serial decodes when ``parts`` threads got less than half of the cores they
+    asked for beyond the first (CPU seconds of all parts over the wall time they took)."""
+    global _serial_until
+    if wall > 0 and cpu / wall < 1 + 0.5 * (parts - 1):
+        _serial_until = time.monotonic() + PARALLEL_BACKOFF_SECONDS
 
 
 def _forget_pool() -> None:
@@ -727,7 +746,7 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
                max_decompressed: int) -> RecordColumns:
     nb = run.shape[0]
     workers = min(decode_workers(), nb // max(PARALLEL_MIN_BATCHES // 2, 1))
-    if workers > 1:
+    if workers > 1 and time.monotonic() >= _serial_until:
         sizes = scan["sizes"][run]
         if int(sizes.sum()) >= PARALLEL_MIN_BYTES:
             try:
@@ -779,14 +798,16 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
     parts = list(zip(bounds[:-1], bounds[1:]))
     pool = _thread_pool(len(parts))
 
-    def prepare(part: tuple[int, int]) -> None:
+    def prepare(part: tuple[int, int]) -> float:
+        t0 = time.thread_time()
         j0, j1 = part
         if validate:
             _check_crcs(src, scan, run[j0:j1])
         r.decompress(j0, j1, max_decompressed)  # distinct batches per part: no sharing
+        return time.thread_time() - t0
 
-    for f in [pool.submit(prepare, p) for p in parts]:
-        f.result()
+    wall = time.perf_counter()
+    cpu = sum(f.result() for f in [pool.submit(prepare, p) for p in parts])
     r.check_counts_fit()
     cap, data_cap, outputs, _, header_pos, header_count = _allocate(r)
     # where each part starts writing: rows and bytes of the parts before it, bounded above
@@ -795,12 +816,18 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
     states = [np.array([int(row_base[i]), int(byte_base[i]), int(byte_base[i]), 0, 0, 0],
                        np.int64) for i in range(len(parts))]
 
-    def decode(i: int) -> list[tuple]:
+    def decode(i: int) -> tuple[list[tuple], float]:
+        t0 = time.thread_time()
         j0, j1 = parts[i]
-        return r.decode(j0, j1, lo, last, outputs, states[i], header_pos, header_count)
+        h = r.decode(j0, j1, lo, last, outputs, states[i], header_pos, header_count)
+        return h, time.thread_time() - t0
 
-    header_parts = [h for f in [pool.submit(decode, i) for i in range(len(parts))]
-                    for h in f.result()]
+    header_parts = []
+    for f in [pool.submit(decode, i) for i in range(len(parts))]:
+        h, t = f.result()
+        header_parts += h
+        cpu += t
+    _note_concurrency(cpu, time.perf_counter() - wall, len(parts))
     k = _close_gaps(outputs, states, row_base, byte_base, pool)
     return _columns(outputs, k, header_parts, header_count)
 
