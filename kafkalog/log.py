@@ -463,7 +463,7 @@ class Log:
                         codec=_codec_id(compression), log_append=False,
                         producer_id=producer_id, producer_epoch=producer_epoch,
                         base_sequence=base_sequence, transactional=transactional,
-                        partition_leader_epoch=partition_leader_epoch)
+                        partition_leader_epoch=partition_leader_epoch, as_numpy=True)
             if not columnar and data is None:
                 recs = _as_records(records, now)
                 if not recs:
@@ -473,10 +473,11 @@ class Log:
                     producer_id=producer_id, producer_epoch=producer_epoch,
                     base_sequence=base_sequence, transactional=transactional,
                     partition_leader_epoch=partition_leader_epoch)
-            if not data:
+            if len(data) == 0:
                 return self._empty_info()
             if not columnar and not self._config.log_append_time:
-                fast = self._append_one_v2_batch(data, now)
+                # one batch this call just encoded: its CRC is right by construction
+                fast = self._append_one_v2_batch(data, now, crc_checked=True)
                 if fast is not None:
                     return fast
             sc = self._scan_whole(data, "encoded records")
@@ -541,12 +542,13 @@ class Log:
                                      min(FOLLOWER_APPEND_BYTES, self._config.segment_bytes))
             return self._append_groups(data, sc, groups, -1, origin="replication")
 
-    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False
-                             ) -> LogAppendInfo | None:
+    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False,
+                             crc_checked: bool = False) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:
         per-call overhead is what limits small appends. None when ``data`` is anything else
         (the general path then checks it). ``ignore_record_size``: skip the
-        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``)."""
+        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``);
+        ``crc_checked``: ``data`` was just encoded by this log (its CRC is not computed again)."""
         # Per-call overhead is what limits 16 KiB appends (the pwrite and the CRC are the
         # floor): one struct read for the whole header, one CRC call over a memoryview, the
         # roll check and the segment append called directly, no numpy, no dicts.
@@ -563,7 +565,7 @@ class Log:
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
         view = memoryview(data)
-        if _crc32c(view[21:]) != crc:
+        if not crc_checked and _crc32c(view[21:]) != crc:
             return None  # the general path raises the precise error
         last = base + last_delta
         seg = self._segments.active

@@ -165,11 +165,13 @@ def encode_records_v2(
     control: bool = False,
     log_append_time: int | None = None,
     compression_level: int | None = None,
-) -> bytes | None:
+    as_numpy: bool = False,
+) -> bytes | np.ndarray | None:
     """One v2 batch of ``records`` through the columnar kernel, or None when the records need
     the per-record path (see above). A None timestamp is written as ``default_timestamp``
     (-1 for :func:`encode_batch`; the clock's now for ``Log.append``). Same bytes as
-    :func:`encode_batch`."""
+    :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them, without the
+    copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
     global _ONES
     flat = flatten_records(records, default_timestamp)
     if flat is None or flat[13] == 0:
@@ -228,6 +230,10 @@ def encode_records_v2(
                                 producer_epoch, base_sequence, n)
         mv = memoryview(out)
         _CRC.pack_into(out, 17, crc32c(mv[ATTRIBUTES_OFFSET:end]))
+        if as_numpy:
+            result = out[:end]
+            result.flags.writeable = False
+            return result
         return out[:end].tobytes()
     records_area = _compression.compress(codec, memoryview(out)[:end], magic=2,
                                          level=compression_level)
