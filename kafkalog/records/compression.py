@@ -404,65 +404,90 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
                 f"found 0x{data[pos]:02x})"
             )
     pos += 1
-    out: list[bytes] = []
+    # Blocks are decoded straight into this thread's reusable buffer (grown as needed), and
+    # the result is one copy of it. (A fresh max-block scratch per frame, 4 MiB zeroed for
+    # Kafka's default block size, plus a copy per block and a join cost ~20x the lz4 decoding
+    # of a 1,000-record batch, measured.)
+    acc = _lz4_buffer()
+    view = memoryview(acc)
     total = 0
-    scratch: bytearray | None = None
-    while True:
-        if n - pos < 4:
-            raise CorruptRecordError("truncated lz4 frame (expected a block size or end mark)")
-        (word,) = struct.unpack_from("<I", data, pos)
-        pos += 4
-        size = word & ~_LZ4_UNCOMPRESSED & 0xFFFFFFFF
-        if size == 0:
-            if content_checksum:
+    try:
+        while True:
+            if n - pos < 4:
+                raise CorruptRecordError(
+                    "truncated lz4 frame (expected a block size or end mark)")
+            (word,) = struct.unpack_from("<I", data, pos)
+            pos += 4
+            size = word & ~_LZ4_UNCOMPRESSED & 0xFFFFFFFF
+            if size == 0:
+                if content_checksum:
+                    if n - pos < 4:
+                        raise CorruptRecordError("truncated lz4 frame (content checksum)")
+                    (stored,) = struct.unpack_from("<I", data, pos)
+                    computed = xxh32(view[:total])
+                    if stored != computed:
+                        raise CorruptRecordError(
+                            f"lz4 content checksum mismatch (stored {stored}, computed "
+                            f"{computed})"
+                        )
+                return bytes(view[:total])
+            if size > max_block:
+                raise CorruptRecordError(
+                    f"lz4 block size {size} exceeds the frame's maximum block size {max_block}"
+                )
+            if n - pos < size:
+                raise CorruptRecordError(
+                    f"truncated lz4 block (expected {size} bytes, found {n - pos})"
+                )
+            block = data[pos : pos + size]
+            pos += size
+            if block_checksum:
                 if n - pos < 4:
-                    raise CorruptRecordError("truncated lz4 frame (content checksum)")
+                    raise CorruptRecordError("truncated lz4 frame (block checksum)")
                 (stored,) = struct.unpack_from("<I", data, pos)
-                computed = xxh32(b"".join(out))
+                pos += 4
+                computed = xxh32(block)
                 if stored != computed:
                     raise CorruptRecordError(
-                        f"lz4 content checksum mismatch (stored {stored}, computed {computed})"
+                        f"lz4 block checksum mismatch (stored {stored}, computed {computed})"
                     )
-            return b"".join(out)
-        if size > max_block:
-            raise CorruptRecordError(
-                f"lz4 block size {size} exceeds the frame's maximum block size {max_block}"
-            )
-        if n - pos < size:
-            raise CorruptRecordError(
-                f"truncated lz4 block (expected {size} bytes, found {n - pos})"
-            )
-        block = data[pos : pos + size]
-        pos += size
-        if block_checksum:
-            if n - pos < 4:
-                raise CorruptRecordError("truncated lz4 frame (block checksum)")
-            (stored,) = struct.unpack_from("<I", data, pos)
-            pos += 4
-            computed = xxh32(block)
-            if stored != computed:
-                raise CorruptRecordError(
-                    f"lz4 block checksum mismatch (stored {stored}, computed {computed})"
+            if len(acc) < total + max_block:
+                view.release()
+                acc.extend(bytes(total + max_block - len(acc)))
+                view = memoryview(acc)
+            if word & _LZ4_UNCOMPRESSED:
+                got = size
+                view[total:total + size] = block
+            else:
+                try:
+                    # (cramjam's decompress_block(output_len=) pads to output_len; the _into
+                    # form returns the true decoded length; at most max_block bytes fit)
+                    got = cramjam.lz4.decompress_block_into(
+                        block, output=view[total:total + max_block])
+                except Exception as e:
+                    raise CorruptRecordError(f"corrupt lz4 block: {e}") from e
+            total += got
+            if total > max_size:
+                raise RecordTooLargeError(
+                    f"lz4 data decompresses to more than {max_size} bytes "
+                    f"(limit max_decompressed_bytes={max_size})"
                 )
-        if word & _LZ4_UNCOMPRESSED:
-            plain = bytes(block)
-        else:
-            if scratch is None:
-                scratch = bytearray(max_block)
-            try:
-                # (cramjam's decompress_block(output_len=) pads to output_len; the _into form
-                # returns the true decoded length)
-                got = cramjam.lz4.decompress_block_into(block, output=scratch)
-            except Exception as e:
-                raise CorruptRecordError(f"corrupt lz4 block: {e}") from e
-            plain = bytes(scratch[:got])
-        total += len(plain)
-        if total > max_size:
-            raise RecordTooLargeError(
-                f"lz4 data decompresses to more than {max_size} bytes "
-                f"(limit max_decompressed_bytes={max_size})"
-            )
-        out.append(plain)
+    finally:
+        view.release()
+        if len(acc) > _LZ4_KEEP_BYTES:  # do not keep a huge buffer per thread
+            _lz4_local.buf = None
+
+
+_lz4_local = threading.local()
+#: largest lz4 output buffer a thread keeps between frames
+_LZ4_KEEP_BYTES = 16 * 1024 * 1024
+
+
+def _lz4_buffer() -> bytearray:
+    buf = getattr(_lz4_local, "buf", None)
+    if buf is None:
+        buf = _lz4_local.buf = bytearray()
+    return buf
 
 
 # ---------------------------------------------------------------------------------------------
