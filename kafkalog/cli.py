@@ -190,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("demo_args", nargs=argparse.REMAINDER)
     cs = sub.add_parser(
         "cluster-state",
-        help="Print a KRaft cluster's state in ZooKeeper's znode layout, as JSON.",
+        help="A cluster's metadata (KRaft log dir or --zookeeper) as znodes; --what-if elections.",
         add_help=False,
     )
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
@@ -367,9 +367,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # the demo's own argparse (--help, usage errors)
             return e.code if isinstance(e.code, int) else EXIT_USAGE
     if argv[:1] == ["cluster-state"]:
-        from .cluster import cluster_state
+        from .cluster import command
 
-        return cluster_state.main(argv[1:])
+        return command.main(argv[1:])
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -1084,6 +1084,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--deep", action="store_true", help="also decode every record (decompressing batches)"
     )
     p.add_argument("--show-info", action="store_true", help="list info findings too")
+    p.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]",
+                   help="also cross-check against a ZooKeeper-mode cluster (topic ids, leader "
+                   "epochs, replica placement; see kafkalog.tools.verify_zookeeper)")
+    p.add_argument("--broker-id", type=int, metavar="ID",
+                   help="this broker's id for --zookeeper (default: meta.properties)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1092,6 +1097,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"kafkalog verify: error: {raw} is not a directory\n")
             return 2
     report = verify_paths(args.dirs, deep=args.deep)
+    if getattr(args, "zookeeper", None):
+        from .verify_zookeeper import cross_check_zookeeper
+
+        report.log_dir_findings.extend(
+            cross_check_zookeeper(args.dirs, args.zookeeper, broker_id=args.broker_id))
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:
