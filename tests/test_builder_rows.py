@@ -24,6 +24,12 @@ try:
 except ImportError:  # pragma: no cover - the extension is optional
     _rows = None
 
+@pytest.fixture(autouse=True)
+def _row_path_for_any_size(monkeypatch: pytest.MonkeyPatch) -> None:
+    # small batches go through the per-record path by design: take the row path for all here
+    monkeypatch.setattr(builder, "ROW_KERNEL_MIN_RECORDS", 1)
+
+
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 BYTES = st.one_of(st.none(), st.binary(max_size=40))
@@ -151,6 +157,15 @@ def test_record_constructor_same_as_new(args: tuple, kwargs: dict) -> None:
         r = a[1]
         assert type(r) is Record and type(r.headers) is tuple
         assert pickle.loads(pickle.dumps(r)) == r
+
+
+def test_small_batches_take_the_per_record_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(builder, "ROW_KERNEL_MIN_RECORDS", 8)
+    recs = [Record(b"k", b"v", i) for i in range(7)]
+    assert builder.encode_records_v2(recs, -1, base_offset=0, codec=0, log_append=False) is None
+    recs.append(Record(b"k", b"v", 7))
+    data = builder.encode_records_v2(recs, -1, base_offset=0, codec=0, log_append=False)
+    assert data == reference.encode_batch(recs)
 
 
 def test_fast_constructor_is_active_when_built() -> None:
