@@ -55,6 +55,21 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 # (its twin and reference). Records the flattening does not take (explicit offsets, bytearray
 # keys, other sequences...) and batch options it does not cover go through the per-record path.
 
+def _batch_attributes(codec: int, log_append: bool, transactional: bool, control: bool,
+                      delete_horizon: bool) -> int:
+    """The v2 batch attributes (spec §1.2: codec bits 0-2, then bits 3-6)."""
+    attributes = codec
+    if log_append:
+        attributes |= TIMESTAMP_TYPE_MASK
+    if transactional:
+        attributes |= TRANSACTIONAL_FLAG_MASK
+    if control:
+        attributes |= CONTROL_FLAG_MASK
+    if delete_horizon:
+        attributes |= DELETE_HORIZON_FLAG_MASK
+    return attributes
+
+
 def _flatten_py(records: Any, default_timestamp: int) -> tuple | None:
     """Python twin of ``native/_rows.c`` ``flatten``: the records' fields as flat buffers, or
     None when a record needs the per-record path (see the C source for the rules)."""
@@ -221,13 +236,7 @@ def encode_records_v2(
     end = int(end)
     if log_append:
         max_ts = time.time_ns() // 1_000_000 if log_append_time is None else log_append_time
-    attributes = codec
-    if log_append:
-        attributes |= TIMESTAMP_TYPE_MASK
-    if transactional:
-        attributes |= TRANSACTIONAL_FLAG_MASK
-    if control:
-        attributes |= CONTROL_FLAG_MASK
+    attributes = _batch_attributes(codec, log_append, transactional, control, False)
     base_timestamp = int(timestamps[0])
     if codec == 0:
         HEADER_STRUCT.pack_into(out, 0, base_offset, end - LOG_OVERHEAD, partition_leader_epoch,
@@ -496,15 +505,8 @@ def encode_batch(
     if cid:
         records_area = _compression.compress(cid, records_area, magic=2, level=compression_level)
 
-    attributes = cid
-    if log_append:
-        attributes |= TIMESTAMP_TYPE_MASK
-    if transactional:
-        attributes |= TRANSACTIONAL_FLAG_MASK
-    if control:
-        attributes |= CONTROL_FLAG_MASK
-    if delete_horizon_ms is not None:
-        attributes |= DELETE_HORIZON_FLAG_MASK
+    attributes = _batch_attributes(cid, log_append, transactional, control,
+                                   delete_horizon_ms is not None)
     if last_offset_delta is None:
         last_offset_delta = rows[-1][0] if rows else 0
     size = RECORD_BATCH_OVERHEAD + len(records_area)
