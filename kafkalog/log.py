@@ -576,7 +576,8 @@ class Log:
         seg.append(last, max_ts, shallow, view)
         self._log_end_offset = last + 1
         # after_log_append with no producer batches: only the end offset moves
-        self._producer_state.update_map_end_offset(last + 1)
+        # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)
+        self._producer_state.map_end_offset = last + 1
         if epoch >= 0:
             # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
             # assign() is a no-op without I/O for the latest epoch
