@@ -28,6 +28,7 @@
 
 static PyObject *empty_tuple;
 static PyObject *field_names[5];
+static PyObject *record_class; /* the class the constructor was installed on (a reference) */
 
 /* -- Record construction ------------------------------------------------------------------- */
 
@@ -83,7 +84,8 @@ record_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *v[5] = {NULL, NULL, Py_None, empty_tuple, Py_None};
     int given[5] = {0, 0, 0, 0, 0};
-    if (nargs > 5)
+    /* a subclass that inherited this slot (Python versions differ) has its own __new__ */
+    if (nargs > 5 || type != record_class)
         return slow_call(type, args, nargs, kwnames);
     for (Py_ssize_t i = 0; i < nargs; i++) {
         v[i] = args[i];
@@ -133,6 +135,13 @@ install_record_constructor(PyObject *module, PyObject *cls)
         PyErr_SetString(PyExc_TypeError, "expected a tuple subclass");
         return NULL;
     }
+    if (record_class != NULL && record_class != cls) {
+        PyErr_SetString(PyExc_RuntimeError, "the constructor is installed on another class");
+        return NULL;
+    }
+    Py_INCREF(cls);
+    Py_XDECREF(record_class);
+    record_class = cls;
     ((PyTypeObject *)cls)->tp_vectorcall = record_vectorcall;
     Py_RETURN_NONE;
 }
