@@ -524,6 +524,55 @@ def _zstd_dctx() -> Any:
     return dctx
 
 
+_ZSTD_MAGIC = 0xFD2FB528
+
+
+def _zstd_output_bound(data: memoryview) -> int | None:
+    """Upper bound of the decompressed size of ``data`` read from its frame and block headers
+    (RFC 8878 §3.1.1: a raw or RLE block regenerates its Block_Size bytes, a compressed one at
+    most 128 KiB), or None unless ``data`` is whole standard zstd frames end to end (then the
+    stepwise decompression decides, and raises, as before)."""
+    n = len(data)
+    pos = 0
+    bound = 0
+    while pos < n:
+        if n - pos < 5 or struct.unpack_from("<I", data, pos)[0] != _ZSTD_MAGIC:
+            return None
+        fhd = data[pos + 4]
+        if fhd & 0x08:  # reserved bit
+            return None
+        single_segment = fhd & 0x20
+        fcs_size = (0, 2, 4, 8)[fhd >> 6] or (1 if single_segment else 0)
+        pos += 5 + (0 if single_segment else 1) + (0, 1, 2, 4)[fhd & 0x03] + fcs_size
+        while True:
+            if n - pos < 3:
+                return None
+            header = data[pos] | data[pos + 1] << 8 | data[pos + 2] << 16
+            pos += 3
+            kind = (header >> 1) & 0x03
+            size = header >> 3
+            if kind == 0:  # raw
+                bound += size
+                pos += size
+            elif kind == 1:  # RLE: one byte, repeated
+                bound += size
+                pos += 1
+            elif kind == 2:  # compressed
+                bound += _ZSTD_BLOCK_MAX
+                pos += size
+            else:
+                return None
+            if pos > n:
+                return None
+            if header & 1:  # last block
+                break
+        if fhd & 0x04:  # content checksum
+            pos += 4
+        if pos > n:
+            return None
+    return bound
+
+
 def _zstd_decompress(data: memoryview, max_size: int) -> bytes:
     if len(data) == 0:
         raise CorruptRecordError("empty zstd data (expected a zstd frame)")
@@ -543,6 +592,10 @@ def _zstd_decompress(data: memoryview, max_size: int) -> bytes:
     total = 0
     pos = 0
     n = len(data)
+    # whole frames at once when their block headers bound the output within max_size (the
+    # usual batch: one call instead of one per few KiB of input)
+    bound = _zstd_output_bound(data)
+    at_once = bound is not None and bound <= max_size
     try:
         while pos < n:  # one iteration per frame (zstd-jni reads concatenated frames)
             dobj = dctx.decompressobj()
@@ -550,7 +603,7 @@ def _zstd_decompress(data: memoryview, max_size: int) -> bytes:
                 # Feed input in steps small enough that even all-RLE blocks (a few input bytes
                 # each, 128 KiB out) cannot overshoot the remaining budget by much.
                 budget = max_size - total
-                step = max(1024, min(1 << 20, (budget // _ZSTD_BLOCK_MAX) * 3))
+                step = n if at_once else max(1024, min(1 << 20, (budget // _ZSTD_BLOCK_MAX) * 3))
                 piece = data[pos : pos + step]
                 if not piece:
                     raise CorruptRecordError(
