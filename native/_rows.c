@@ -162,7 +162,8 @@ header_parts(PyObject *h, const char **key, Py_ssize_t *klen, PyObject **value)
     } else {
         return 0;
     }
-    if (!PyUnicode_Check(k) || (val != Py_None && !PyBytes_Check(val)))
+    /* exactly str: a subclass may override encode(), which the per-record path calls */
+    if (!PyUnicode_CheckExact(k) || (val != Py_None && !PyBytes_Check(val)))
         return 0;
     *key = PyUnicode_AsUTF8AndSize(k, klen);
     if (*key == NULL) { /* lone surrogates: str.encode raises in the Python path */

@@ -114,8 +114,8 @@ def _flatten_py(records: Any, default_timestamp: int) -> tuple | None:
                 if not isinstance(h, (tuple, list)) or len(h) != 2:
                     return None
                 hk, hv = h[0], h[1]
-                if not isinstance(hk, str) or not (hv is None or isinstance(hv, bytes)):
-                    return None
+                if type(hk) is not str or not (hv is None or isinstance(hv, bytes)):
+                    return None  # (a str subclass may override encode())
                 try:
                     kb = hk.encode("utf-8")
                 except UnicodeEncodeError:
