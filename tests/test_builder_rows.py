@@ -168,6 +168,21 @@ def test_small_batches_take_the_per_record_path(monkeypatch: pytest.MonkeyPatch)
     assert data == reference.encode_batch(recs)
 
 
+@pytest.mark.skipif(not FAST_CONSTRUCTOR, reason="the C constructor is not active")
+def test_atomic_records_are_not_tracked_by_the_gc() -> None:
+    import gc
+
+    assert not gc.is_tracked(Record(b"k", b"v", 1))
+    assert not gc.is_tracked(Record(None, None, None, (), 5))
+    assert gc.is_tracked(Record(b"k", [b"a list"]))  # could be in a cycle: tracked
+    assert gc.is_tracked(Record(b"k", b"v", 1, [("h", b"x")]))
+    cycle: list = []
+    r = Record(b"k", cycle)
+    cycle.append(r)
+    del r, cycle
+    assert gc.collect() >= 2  # the cycle through a tracked record is still collected
+
+
 def test_fast_constructor_is_active_when_built() -> None:
     wanted = _rows is not None and not os.environ.get("KAFKALOG_NO_EXTENSIONS")
     assert FAST_CONSTRUCTOR == wanted
