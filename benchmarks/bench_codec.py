@@ -178,9 +178,10 @@ def _peer_encode(builder: type, codec_id: int, rows: list[tuple]) -> Callable[[]
     return run
 
 
-# the same headers object on both sides (a tuple: Record stores headers as a tuple; a list
-# would be copied into one per record)
+# the same headers, prepared once, in each side's own type: Record stores headers as a tuple
+# (a list is copied into one per record); aiokafka's append takes only a list
 HEADERS = (("trace-id", b"0123456789abcdef"), ("source", b"bench"))
+HEADERS_LIST = list(HEADERS)
 ROW_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
@@ -217,7 +218,7 @@ def _peer_rows(builder: type, keys: list, values: list, stamps: list, codec_id: 
                headers: bool) -> Callable[[], int]:
     def run() -> int:
         total = 0
-        hs = HEADERS if headers else ()
+        hs = HEADERS_LIST if headers else []
         for s in range(0, len(keys), PER_BATCH):
             e = s + PER_BATCH
             b = builder(2, codec_id, False, -1, -1, -1, 1 << 30)
