@@ -9,6 +9,8 @@ Subcommands
     Read-only checks of partition directories or a whole ``log.dirs`` tree.
 ``repair``
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
+``groups``
+    Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -203,6 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
+    gp = sub.add_parser(
+        "groups",
+        help="Consumer groups of a log.dirs tree (kafka-consumer-groups.sh, offline).",
+        add_help=False,
+    )
+    gp.add_argument("groups_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -393,6 +401,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cluster import command
 
         return command.main(argv[1:])
+    if argv[:1] == ["groups"]:
+        from .groups import command as groups_command
+
+        return groups_command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -407,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, groups, demo)\n"
         )
         return EXIT_USAGE
     try:
