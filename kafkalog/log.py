@@ -90,7 +90,8 @@ from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
-from .records.crc import crc32c
+from .records.compression import codec_id as _codec_id
+from .records.crc import _crc32c, crc32c
 from .retention import (
     log_start_offset_breached,
     retention_ms_breached,
@@ -486,22 +487,36 @@ class Log:
                                             partition_leader_epoch=partition_leader_epoch,
                                             records_per_batch=records_per_batch)
             else:
+                from .records.builder import encode_batch, encode_records_v2
+
+                data = None
+                if isinstance(records, (list, tuple)):
+                    if self._config.compact:
+                        _reject_keyless(records, False, self._dir)
+                    # the columnar row path, a missing timestamp written as now (None when a
+                    # record needs the per-record path below)
+                    data = encode_records_v2(
+                        records, now, base_offset=self._log_end_offset,
+                        codec=_codec_id(compression), log_append=False,
+                        producer_id=producer_id, producer_epoch=producer_epoch,
+                        base_sequence=base_sequence, transactional=transactional,
+                        partition_leader_epoch=partition_leader_epoch, as_numpy=True)
+            if not columnar and data is None:
                 recs = _as_records(records, now)
                 if not recs:
                     return self._empty_info()
                 if self._config.compact:
                     _reject_keyless(recs, False, self._dir)
-                from .records.builder import encode_batch
-
                 data = encode_batch(
                     recs, base_offset=self._log_end_offset, compression=compression,
                     producer_id=producer_id, producer_epoch=producer_epoch,
                     base_sequence=base_sequence, transactional=transactional,
                     partition_leader_epoch=partition_leader_epoch)
-            if not data:
+            if len(data) == 0:
                 return self._empty_info()
             if not columnar and not self._config.log_append_time:
-                fast = self._append_one_v2_batch(data, now)
+                # one batch this call just encoded: its CRC is right by construction
+                fast = self._append_one_v2_batch(data, now, crc_checked=True)
                 if fast is not None:
                     return fast
             sc = self._scan_whole(data, "encoded records")
@@ -538,10 +553,11 @@ class Log:
             if self._closed or self._read_only:
                 self._check_writable()
             now = self._clock.milliseconds()
-            self._maintenance(now)
+            if self._pending_deletes or now - self._last_flush_ms >= self._config.flush_ms:
+                self._maintenance(now)  # (its two conditions, tested here: per-append cost)
             if len(data) == 0:
                 return self._empty_info()
-            fast = self._append_one_v2_batch(data, now, ignore_record_size=True)
+            fast = self._append_one_v2_batch(data, now, True)
             if fast is not None:
                 return fast
             sc = self._scan_whole(data, "appended data")
@@ -605,19 +621,21 @@ class Log:
                                             config=self._config,
                                             partition_leader_epoch=partition_leader_epoch)
             if v.log_append_time < 0:
-                fast = self._append_one_v2_batch(v.data, now)
+                # the validator checked the CRC (and recomputed it after any header change)
+                fast = self._append_one_v2_batch(v.data, now, crc_checked=True)
                 if fast is not None:
                     return fast
             sc = self._scan_whole(v.data, "produced records")
             self._check_sizes(sc, per_append=True)
             return self._append_groups(v.data, sc, [(0, 1)], v.log_append_time)
 
-    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False
-                             ) -> LogAppendInfo | None:
+    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False,
+                             crc_checked: bool = False) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:
         per-call overhead is what limits small appends. None when ``data`` is anything else
         (the general path then checks it). ``ignore_record_size``: skip the
-        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``)."""
+        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``);
+        ``crc_checked``: ``data`` was just encoded by this log (its CRC is not computed again)."""
         # Per-call overhead is what limits 16 KiB appends (the pwrite and the CRC are the
         # floor): one struct read for the whole header, one CRC call over a memoryview, the
         # roll check and the segment append called directly, no numpy, no dicts.
@@ -634,18 +652,19 @@ class Log:
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
         view = memoryview(data)
-        if crc32c(view[21:]) != crc:
+        if not crc_checked and _crc32c(view[21:]) != crc:
             return None  # the general path raises the precise error
         last = base + last_delta
         seg = self._segments.active
-        if seg.should_roll(max_timestamp_in_messages=max_ts, max_offset_in_messages=last,
-                           messages_size=n, now=now):
+        if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)
         shallow = last if max_ts >= 0 else -1
         # returns once the bytes are written; the committed size is published after that
         seg.append(last, max_ts, shallow, view)
         self._log_end_offset = last + 1
-        _producer_state.after_log_append(self, (), 0, n)
+        # after_log_append with no producer batches: only the end offset moves
+        # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)
+        self._producer_state.map_end_offset = last + 1
         if epoch >= 0:
             # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
             # assign() is a no-op without I/O for the latest epoch
@@ -1007,19 +1026,25 @@ class Log:
         tables = []
         for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
             # one bulk read per segment over a mapping (the decoder copies keys and values
-            # out, so nothing returned points into it)
+            # out, so nothing returned points into it), decoded in chunks of whole batches:
+            # what a decode holds beyond its output (decompressed batches) stays one chunk's
+            parts = []
             with seg.mapped(p0, p1) as data:
-                try:
-                    cols = decode_columns(data, start_offset=start, end_offset=end)
-                except CorruptRecordError as e:
-                    raise e.with_location(path=seg.log_path, position_base=p0) from None
+                for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
+                    try:
+                        cols = decode_columns(data, start=a, end=b, start_offset=start,
+                                              end_offset=end)
+                    except CorruptRecordError as e:
+                        raise e.with_location(path=seg.log_path, position_base=p0) from None
+                    parts.append(cols)
                 if tx is not None:
                     tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
             seg.check_view()  # read-only: a segment changed under us ends the read
-            table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
-            if tx is not None:
-                table = tx.filter_table(table, cols.offsets)
-            tables.append(table)
+            for cols in parts:
+                table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+                if tx is not None:
+                    table = tx.filter_table(table, cols.offsets)
+                tables.append(table)
         if not tables:
             empty = RecordColumns.empty()
             return empty.to_arrow(columns) if columns is not None else empty.to_arrow()
@@ -1682,6 +1707,27 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
         ts = ts.cast(pa.timestamp("ms")).cast(pa.int64())
     filled = pc.fill_null(ts.cast(pa.int64()), now)
     return table.set_column(names.index("timestamp"), "timestamp", filled)
+
+
+#: bytes of a segment that ``Log.read_table`` decodes per ``decode_columns`` call
+READ_TABLE_CHUNK_BYTES = 64 * 1024 * 1024
+
+
+def _decode_chunks(data: Any, limit: int) -> list[tuple[int, int | None]]:
+    """Byte ranges of whole entries of ``data``, each about ``limit`` bytes (at least one
+    entry); the last runs to the end (None), so a partial or damaged tail is decoded, and
+    judged, exactly as a single call over all of ``data`` would."""
+    if len(data) <= limit:
+        return [(0, None)]
+    sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+    starts = sc["positions"][:sc["count"]]
+    bounds = [0]
+    next_cut = limit
+    for pos in starts.tolist():
+        if pos >= next_cut:
+            bounds.append(pos)
+            next_cut = pos + limit
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
 
 
 def _as_records(records: Iterable[Any], now: int) -> list[Any]:
