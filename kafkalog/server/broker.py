@@ -139,8 +139,9 @@ class Broker:
         self.groups: Any = None
         #: called after a topic is created or deleted (the group coordinator's metadata)
         self.topic_listeners: list[Any] = []
-        #: api name -> [requests, nanoseconds spent handling them] (Kafka's RequestsPerSec and
-        #: LocalTimeMs request metrics, summed; read by operators and the benchmarks)
+        #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in
+        #: them] (Kafka's RequestsPerSec and LocalTimeMs request metrics, summed; read by
+        #: operators and the benchmarks; a long-polling fetch's wait counts in the wall clock)
         self.request_metrics: dict[str, list[int]] = {}
         for topic, partition in log_dir.partitions():
             # a single-replica leader's high watermark is its log end offset

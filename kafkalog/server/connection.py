@@ -124,6 +124,7 @@ class Connection:
                          api_versions_body(ErrorCode.unsupported_version))
             return encode_response(_API_VERSIONS, 0, correlation_id, body)
         t0 = time.perf_counter_ns()
+        c0 = time.thread_time_ns()
         header, request = decode_request(frame, key, version)
         ctx = RequestContext(self.broker, key, version, correlation_id,
                              getattr(header, "client_id", None), self.peer)
@@ -132,7 +133,8 @@ class Connection:
             key, version, correlation_id, build(response_class(key, version), result))
         m = self.broker.request_metrics.get(api.name)
         if m is None:
-            m = self.broker.request_metrics[api.name] = [0, 0]
+            m = self.broker.request_metrics[api.name] = [0, 0, 0]
         m[0] += 1
         m[1] += time.perf_counter_ns() - t0
+        m[2] += time.thread_time_ns() - c0
         return out
