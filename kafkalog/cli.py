@@ -11,6 +11,8 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
+``serve``
+    Serve a log directory to Kafka clients (``kafkalog.server.command``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -211,6 +213,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     gp.add_argument("groups_args", nargs=argparse.REMAINDER)
+    sv = sub.add_parser("serve", help="Serve a log directory over the Kafka protocol.",
+                        add_help=False)
+    sv.add_argument("serve_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -405,6 +410,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .groups import command as groups_command
 
         return groups_command.main(argv[1:])
+    if argv[:1] == ["serve"]:
+        from .server import command
+
+        return command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -419,7 +428,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, groups, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, groups, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

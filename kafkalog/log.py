@@ -581,6 +581,54 @@ class Log:
                                      min(FOLLOWER_APPEND_BYTES, self._config.segment_bytes))
             return self._append_groups(data, sc, groups, -1, origin="replication")
 
+    def append_as_leader(self, records: bytes | bytearray | memoryview, *,
+                         partition_leader_epoch: int = -1) -> LogAppendInfo:
+        """Append one producer's encoded v2 batch as a partition leader (Kafka's
+        ``UnifiedLog.appendAsLeader``): validated and given offsets from the log end offset by
+        :func:`kafkalog.log_validator.validate_and_assign_offsets` (the record bytes are
+        written as they came), then checked by the producer state as a client append
+        (idempotent retries return the original offsets with ``duplicate=True``; sequence and
+        epoch errors raise).
+
+        Raises
+        ------
+        CorruptRecordError, InvalidRecordError
+            See :func:`~kafkalog.log_validator.validate_and_assign_offsets`.
+        RecordBatchTooLargeError
+            A batch above ``max_message_bytes``; nothing is written.
+        ProducerStateError
+            ``OutOfOrderSequenceError``, ``InvalidProducerEpochError``,
+            ``InvalidTxnStateError`` (kafkalog.producer_state).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record, encode_batch
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"x", 1)])
+        ...     info = log.append_as_leader(encode_batch([Record(None, b"y", 2)]))
+        ...     info.first_offset, [r.value for r in log.records()]
+        (1, [b'x', b'y'])
+        """
+        from .log_validator import validate_and_assign_offsets
+
+        _check_header_args(partition_leader_epoch=partition_leader_epoch)
+        with self._write_lock:
+            self._check_writable()
+            now = self._clock.milliseconds()
+            self._maintenance(now)
+            v = validate_and_assign_offsets(records, base_offset=self._log_end_offset, now=now,
+                                            config=self._config,
+                                            partition_leader_epoch=partition_leader_epoch)
+            if v.log_append_time < 0:
+                # the validator checked the CRC (and recomputed it after any header change)
+                fast = self._append_one_v2_batch(v.data, now, crc_checked=True)
+                if fast is not None:
+                    return fast
+            sc = self._scan_whole(v.data, "produced records")
+            self._check_sizes(sc, per_append=True)
+            return self._append_groups(v.data, sc, [(0, 1)], v.log_append_time)
+
     def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False,
                              crc_checked: bool = False) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:

@@ -432,6 +432,59 @@ class LogDir:
             _fsync_dir(self.root)
             return topic_id
 
+    def delete_topic(self, topic: str) -> list[int]:
+        """Delete every partition of ``topic`` (Kafka's ``LogManager.asyncDelete``): each log is
+        closed, its directory renamed ``<topic>-<p>.<uuid>-delete`` (a crash from here on leaves
+        a directory that :meth:`open` skips, as a broker does) and removed; the topic's entry
+        leaves :data:`TOPICS_FILE` and the root checkpoints are rewritten. Returns the
+        partitions deleted.
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            No partition of ``topic`` is held here.
+        """
+        import shutil
+
+        with self._lock:
+            self._check_writable()
+            parts = sorted(p for t, p in self._logs if t == topic)
+        if not parts:
+            raise UnknownTopicOrPartitionError(
+                f"topic {topic!r} is not in this log dir", path=self.root)
+        cleaner = self._cleaner
+        if cleaner is not None:
+            # asyncDelete: a cleaning in progress stops first (waited for outside our lock: the
+            # cleaner thread may need it to finish)
+            for p in parts:
+                cleaner.abort_and_pause_cleaning((topic, p))
+        try:
+            return self._delete_partitions(topic, parts, shutil.rmtree)
+        finally:
+            if cleaner is not None:
+                for p in parts:
+                    cleaner.update_checkpoints(self.root, partition_to_remove=(topic, p))
+                cleaner.resume_cleaning([(topic, p) for p in parts])
+
+    def _delete_partitions(self, topic: str, parts: list[int], rmtree: Any) -> list[int]:
+        with self._lock:
+            parts = [p for p in parts if (topic, p) in self._logs]
+            renamed = []
+            for p in parts:
+                log = self._logs.pop((topic, p))
+                self._high_watermarks.pop((topic, p), None)
+                log.close()
+                target = self.root / files.log_delete_dir_name(topic, p)
+                log.directory.rename(target)
+                renamed.append(target)
+            if self._topics.pop(topic, None) is not None:
+                self._write_topics_file()
+            _fsync_dir(self.root)
+            self.checkpoint()
+            for target in renamed:
+                rmtree(target, ignore_errors=True)
+            return parts
+
     def topic_id(self, topic: str) -> Uuid | None:
         """The topic's Kafka Uuid: ours, else the first ``partition.metadata`` found."""
         entry = self._topics.get(topic)

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.retention": 3,
     "kafkalog.producer_state": 3,
     "kafkalog.transactions": 3,
+    "kafkalog.log_validator": 3,
     "kafkalog.loader": 4,
     # log compaction: the config and the offset map sit low, the core (Cleaner, the manager's
     # rules) under the log (Log.clean calls it), the LogCleaner over a LogDir's logs

@@ -510,3 +510,36 @@ def test_clean_shutdown_marker_of_any_kafka_version(tmp_path: Path, content: byt
         assert d.clean_shutdown and d.broker_epoch == epoch and count_recovery == []
     assert json.loads((root / files.CLEAN_SHUTDOWN_FILE).read_text()) == {
         "version": 0, "brokerEpoch": epoch}
+
+
+def test_delete_topic_removes_its_partitions_and_entry(tmp_path):
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("gone", 2)
+        d.create_topic("kept", 1)
+        d.log("gone", 1).append([Record(b"k", b"v", 1)])
+        assert d.delete_topic("gone") == [0, 1]
+        assert d.partitions() == [("kept", 0)]
+        assert not any(p.name.startswith("gone") for p in root.iterdir())
+        assert "gone" not in json.loads((root / TOPICS_FILE).read_text())["topics"]
+        with pytest.raises(UnknownTopicOrPartitionError):
+            d.delete_topic("gone")
+        d.create_topic("gone", 1)  # the name is free again, with a new id
+        assert d.log("gone", 0).log_end_offset == 0
+    with LogDir.open(root) as d:
+        assert d.partitions() == [("gone", 0), ("kept", 0)]
+
+
+def test_delete_topic_of_a_compacted_topic_with_the_cleaner_running(tmp_path):
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("compacted", 1, {"cleanup.policy": "compact", "segment.bytes": "200"})
+        log = d.log("compacted", 0)
+        for i in range(30):
+            log.append([Record(b"k%d" % (i % 3), b"v%d" % i, 1700000000000 + i)])
+        if d.cleaner is not None:
+            d.cleaner.startup()
+        assert d.delete_topic("compacted") == [0]
+        assert d.partitions() == []
+    with LogDir.open(root) as d:
+        assert d.partitions() == []

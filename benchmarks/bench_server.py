@@ -1,0 +1,292 @@
+"""``kafkalog serve`` benchmarks: real clients through the server vs the engine, same run.
+
+Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means the server is faster than the
+baseline, so the issue's target "the server adds no more than 2x over the engine" is
+ratio >= 0.5):
+
+* ``produce.<client>.<size>``: records/s produced by confluent-kafka (librdkafka) or aiokafka
+  into a fresh server on 127.0.0.1 (one topic, one partition, acks=1, ``linger.ms`` 5, no
+  compression, batches as the client makes them: librdkafka's and aiokafka's defaults), from the
+  first send to the last acknowledgement. Records: a 16-byte key and a random value of 100 B or
+  1 KiB. Baseline: the engine's own append of the same records, ``Log.append`` of ``Record``
+  lists cut into the batch size the client made (read back from the server's log).
+* ``produce.<client>.<size>.server_side``: the same records over the CPU time the server's loop
+  thread spent handling the produce requests (``Broker.request_metrics``: parse, validate,
+  append with its ``pwrite``, encode the answer), i.e. without the client's own cost, the
+  network, and the time the thread waited for a core while the client (same process) ran: what
+  the server adds. The baseline ``Log.append`` runs alone, so the same measure applies.
+* ``consume.<client>.<size>``: records/s the client reads back from offset 0 (confluent:
+  ``Consumer.consume`` in 1,000-message calls; aiokafka: ``getmany``), timed from the first
+  message received (the clients' start-up, a second or so, is left out). Baseline: the engine's
+  ``Log.records`` over the same log (one ``Record`` per record, as a client gets one message
+  object per record); the note also gives ``Log.read_table`` (columnar).
+* ``latency.produce.acks=<1|-1>.p50`` / ``.p99``: confluent-kafka, one 100 B record at a time
+  (produce, then flush: the full round trip), seconds; baseline: ``Log.append`` of one record.
+
+Run: ``python benchmarks/bench_server.py [--quick]`` (quick: 20,000 records of 100 B and
+10,000 of 1 KiB, 500 latency samples; full: 200,000, 100,000 and 3,000).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from kafkalog import Log, Record, iter_batches
+from kafkalog.server import KafkaServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_codec import format_rows  # noqa: E402
+
+TOPIC = "bench"
+
+
+def make_records(n: int, size: int, seed: int = 1) -> list[tuple[bytes, bytes]]:
+    rng = random.Random(seed)
+    pool = rng.randbytes(size * 64)
+    return [(b"key-%012d" % i, pool[(i % 63) * size:(i % 63) * size + size]) for i in range(n)]
+
+
+def _row(name: str, value: float, unit: str, baseline: float | None, note: str,
+         time_like: bool = False) -> dict:
+    ratio = None
+    if baseline:
+        ratio = baseline / value if time_like else value / baseline
+    return {"name": name, "value": value, "unit": unit, "baseline": baseline, "ratio": ratio,
+            "note": note}
+
+
+def _server(tmp: Path) -> KafkaServer:
+    root = Path(tempfile.mkdtemp(dir=tmp))
+    server = KafkaServer(root, "127.0.0.1", 0).start()
+    server.broker.create_topic(TOPIC, 1)
+    return server
+
+
+def _batch_counts(server: KafkaServer) -> list[int]:
+    log = server.broker.log(TOPIC, 0)
+    return [b.record_count for b in iter_batches(log.read(0, 1 << 40))]
+
+
+def engine_append(tmp: Path, records: list[tuple[bytes, bytes]], counts: list[int]) -> float:
+    """records/s of Log.append with the clients' batch sizes."""
+    now = int(time.time() * 1000)
+    recs = [Record(k, v, now) for k, v in records]
+    path = Path(tempfile.mkdtemp(dir=tmp)) / f"{TOPIC}-0"
+    with Log.open(path) as log:
+        i = 0
+        t0 = time.perf_counter()
+        for c in counts:
+            log.append(recs[i:i + c])
+            i += c
+        elapsed = time.perf_counter() - t0
+    shutil.rmtree(path.parent, ignore_errors=True)
+    return len(records) / elapsed
+
+
+def engine_read(server: KafkaServer) -> tuple[float, float]:
+    """records/s of Log.records and Log.read_table over the server's log (stopped)."""
+    path = Path(server.broker.log_dir.root) / f"{TOPIC}-0"
+    with Log.open(path, read_only=True) as log:
+        t0 = time.perf_counter()
+        n = sum(1 for _ in log.records())
+        t1 = time.perf_counter()
+        rows = log.read_table().num_rows
+        t2 = time.perf_counter()
+    assert n == rows
+    return n / (t1 - t0), n / (t2 - t1)
+
+
+# -- confluent-kafka ---------------------------------------------------------------------------
+
+
+def confluent_produce(address: str, records: list[tuple[bytes, bytes]], acks: str = "1"
+                      ) -> float:
+    import confluent_kafka as ck
+
+    p = ck.Producer({"bootstrap.servers": address, "acks": acks, "linger.ms": 5})
+    p.list_topics(TOPIC, timeout=10)  # metadata before the clock starts
+    t0 = time.perf_counter()
+    for k, v in records:
+        while True:
+            try:
+                p.produce(TOPIC, key=k, value=v, partition=0)
+                break
+            except BufferError:
+                p.poll(0.01)
+    assert p.flush(120) == 0
+    return len(records) / (time.perf_counter() - t0)
+
+
+def confluent_consume(address: str, n: int) -> float:
+    import confluent_kafka as ck
+
+    c = ck.Consumer({"bootstrap.servers": address, "group.id": "bench",
+                     "enable.auto.commit": False})
+    c.assign([ck.TopicPartition(TOPIC, 0, ck.OFFSET_BEGINNING)])
+    got = 0
+    t0 = 0.0
+    while got < n:
+        msgs = c.consume(1000, 5.0)
+        if not msgs:
+            raise RuntimeError(f"consumer stalled at {got} of {n}")
+        if not got:  # the clock starts at the first message: client start-up excluded
+            t0 = time.perf_counter()
+            first = len(msgs)
+        got += len(msgs)
+    elapsed = time.perf_counter() - t0
+    c.close()
+    return (n - first) / elapsed
+
+
+def confluent_latency(address: str, samples: int, acks: str) -> list[float]:
+    import confluent_kafka as ck
+
+    p = ck.Producer({"bootstrap.servers": address, "acks": acks, "linger.ms": 0})
+    p.list_topics(TOPIC, timeout=10)
+    value = b"x" * 100
+    out = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        p.produce(TOPIC, value=value, partition=0)
+        p.flush(30)
+        out.append(time.perf_counter() - t0)
+    return out
+
+
+# -- aiokafka ----------------------------------------------------------------------------------
+
+
+def aiokafka_produce(address: str, records: list[tuple[bytes, bytes]]) -> float:
+    from aiokafka import AIOKafkaProducer
+
+    async def run() -> float:
+        p = AIOKafkaProducer(bootstrap_servers=address, acks=1, linger_ms=5)
+        await p.start()
+        await p.partitions_for(TOPIC)
+        t0 = time.perf_counter()
+        futures = [await p.send(TOPIC, key=k, value=v, partition=0) for k, v in records]
+        await asyncio.gather(*futures)
+        elapsed = time.perf_counter() - t0
+        await p.stop()
+        return len(records) / elapsed
+
+    return asyncio.run(run())
+
+
+def aiokafka_consume(address: str, n: int) -> float:
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    async def run() -> float:
+        c = AIOKafkaConsumer(bootstrap_servers=address, enable_auto_commit=False)
+        await c.start()
+        c.assign([TopicPartition(TOPIC, 0)])
+        await c.seek_to_beginning()
+        got = first = 0
+        t0 = 0.0
+        while got < n:
+            batch = await c.getmany(timeout_ms=5000, max_records=10000)
+            if not batch:
+                raise RuntimeError(f"consumer stalled at {got} of {n}")
+            if not got:  # the clock starts at the first message: client start-up excluded
+                t0 = time.perf_counter()
+                first = sum(len(m) for m in batch.values())
+            got += sum(len(m) for m in batch.values())
+        elapsed = time.perf_counter() - t0
+        await c.stop()
+        return (n - first) / elapsed
+
+    return asyncio.run(run())
+
+
+# -- rows --------------------------------------------------------------------------------------
+
+
+def bench_throughput(tmp: Path, client: str, size: int, n: int) -> list[dict]:
+    records = make_records(n, size)
+    server = _server(tmp)
+    try:
+        produce = confluent_produce if client == "confluent" else aiokafka_produce
+        consume = confluent_consume if client == "confluent" else aiokafka_consume
+        produced = produce(server.address, records)
+        handled = server.broker.request_metrics["Produce"][2] / 1e9  # the loop thread's CPU
+        consumed = consume(server.address, n)
+        counts = _batch_counts(server)
+    finally:
+        server.stop()
+    read_records, read_table = engine_read(server)
+    appended = engine_append(tmp, records, counts)
+    label = f"{size}B" if size < 1024 else f"{size // 1024}KiB"
+    batch = f"{n} records of 16 B key + {size} B value, {len(counts)} batches " \
+        f"(~{n // max(len(counts), 1)} records each, as the client made them)"
+    return [
+        _row(f"produce.{client}.{label}", produced, "records/s", appended,
+             f"{batch}; baseline Log.append of the same batches"),
+        _row(f"produce.{client}.{label}.server_side", n / handled, "records/s", appended,
+             f"the same run, records / CPU time of the server's loop thread handling the "
+             f"produce requests (parse, validate, append, answer; {len(counts)} requests)"),
+        _row(f"consume.{client}.{label}", consumed, "records/s", read_records,
+             f"{batch}; baseline Log.records; Log.read_table {read_table:,.0f} records/s"),
+    ]
+
+
+def _percentile(values: list[float], q: float) -> float:
+    s = sorted(values)
+    return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
+
+
+def bench_latency(tmp: Path, samples: int) -> list[dict]:
+    rows = []
+    path = Path(tempfile.mkdtemp(dir=tmp)) / f"{TOPIC}-0"
+    engine = []
+    with Log.open(path) as log:
+        rec = [Record(None, b"x" * 100, int(time.time() * 1000))]
+        for _ in range(samples):
+            t0 = time.perf_counter()
+            log.append(rec)
+            engine.append(time.perf_counter() - t0)
+    for acks in ("1", "-1"):
+        server = _server(tmp)
+        try:
+            confluent_latency(server.address, 20, acks)  # connections and metadata warm
+            lat = confluent_latency(server.address, samples, acks)
+        finally:
+            server.stop()
+        for q in (0.5, 0.99):
+            rows.append(_row(f"latency.produce.acks={acks}.p{int(q * 100)}",
+                             _percentile(lat, q), "s", _percentile(engine, q),
+                             f"confluent-kafka, {samples} sequential 100 B records (produce + "
+                             f"flush); baseline Log.append of one record", time_like=True))
+    return rows
+
+
+def run(quick: bool = False) -> list[dict]:
+    tmp = Path(tempfile.mkdtemp(prefix="kafkalog-bench-server-", dir=os.environ.get("TMPDIR")))
+    try:
+        rows = []
+        for client in ("confluent", "aiokafka"):
+            rows += bench_throughput(tmp, client, 100, 20_000 if quick else 200_000)
+            rows += bench_throughput(tmp, client, 1024, 10_000 if quick else 100_000)
+        rows += bench_latency(tmp, 500 if quick else 3000)
+        return rows
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="smaller inputs")
+    args = parser.parse_args(argv)
+    print(format_rows(run(quick=args.quick)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,241 @@
+"""Kafka's ``LogValidator`` for a leader append: check one producer's batch, assign its offsets.
+
+What a partition leader does with the records of one partition of a produce request before they
+reach the log (storage/src/main/java/org/apache/kafka/storage/internals/log/LogValidator.java and
+``UnifiedLog.analyzeAndValidateRecords``, Kafka 3.9), for the only format produce v3+ carries,
+one v2 record batch:
+
+* **Shape.** Exactly one whole batch (``getFirstBatchAndMaybeValidateNoMoreBatches``: "Compressed
+  outer record has more than one batch"), magic 2 (``ProduceRequest.validateRecords``), a valid
+  CRC-32C (``ensureValid``).
+* **Batch** (``validateBatch``): ``lastOffsetDelta + 1`` equals the record count and both are > 0;
+  no control batch from a client; a producer id comes with a base sequence >= 0.
+* **Records** (``validateRecord``): every record parses (decompressed for compressed batches, as
+  Kafka's ``skipKeyValueIterator`` does); a compacted topic refuses a null key.
+* **Offsets and header** (``assignOffsetsNonCompressed`` / the in-place branch of
+  ``validateMessagesAndAssignOffsetsCompressed``): the base offset becomes the log end offset, the
+  partition leader epoch the leader's, and the max timestamp is set as ``setMaxTimestamp`` sets it
+  (``LogAppendTime``: the timestamp-type bit and now; ``CreateTime``: the largest record
+  timestamp), with the CRC recomputed only when the attributes or max timestamp change. Base
+  offset and leader epoch lie outside the CRC, so the record bytes are never re-encoded.
+
+Deliberate deviation: Kafka rebuilds (re-encodes) a compressed batch whose records' offset deltas
+are not ``0, 1, 2, ...`` (old clients wrote wrong inner offsets for v1 messages); no v2 client
+does that, and this engine never re-encodes a producer's records, so such a batch is refused with
+:class:`InvalidRecordError`. The timestamp bounds (``message.timestamp.before/after.max.ms``) are
+Kafka's defaults (unbounded) and not checked.
+
+Threads: pure functions over a private copy of the bytes.
+
+Example
+-------
+>>> from kafkalog.config import LogConfig
+>>> from kafkalog.records.builder import encode_batch
+>>> from kafkalog.records.record import Record
+>>> raw = encode_batch([Record(None, b"a", 5), Record(None, b"b", 7)])   # base offset 0
+>>> v = validate_and_assign_offsets(raw, base_offset=100, now=9, config=LogConfig())
+>>> v.record_count, v.max_timestamp, v.log_append_time, int.from_bytes(v.data[:8], "big")
+(2, 7, -1, 100)
+"""
+
+from __future__ import annotations
+
+import struct
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from .config import LogConfig
+from .errors import CorruptRecordError, InvalidRecordError, KafkaLogError
+from .native import records_decode as _rd
+from .records.batch import (
+    ATTRIBUTES_OFFSET,
+    COMPRESSION_CODEC_MASK,
+    CONTROL_FLAG_MASK,
+    CRC_OFFSET,
+    HEADER_STRUCT,
+    LOG_OVERHEAD,
+    MAGIC_VALUE_V2,
+    MAX_TIMESTAMP_OFFSET,
+    NO_TIMESTAMP,
+    PARTITION_LEADER_EPOCH_OFFSET,
+    RECORD_BATCH_OVERHEAD,
+    TIMESTAMP_TYPE_MASK,
+)
+from .records.columnar import MIN_RECORD_SIZE
+from .records.compression import DEFAULT_MAX_DECOMPRESSED, decompress
+from .records.crc import crc32c
+
+__all__ = ["ValidatedBatch", "validate_and_assign_offsets"]
+
+_I16 = struct.Struct(">h")
+_I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
+_U32 = struct.Struct(">I")
+
+
+class ValidatedBatch(NamedTuple):
+    """A producer's batch ready to be written at ``base_offset``.
+
+    Attributes
+    ----------
+    data:
+        The batch bytes with base offset, partition leader epoch and max timestamp assigned.
+    record_count:
+        Records in the batch.
+    max_timestamp:
+        The batch's max timestamp as written (``now`` with ``LogAppendTime``).
+    log_append_time:
+        ``now`` when the topic uses ``LogAppendTime``, else -1 (Kafka's produce response field).
+    """
+
+    data: bytearray
+    record_count: int
+    max_timestamp: int
+    log_append_time: int
+
+
+def validate_and_assign_offsets(
+    records: bytes | bytearray | memoryview,
+    *,
+    base_offset: int,
+    now: int,
+    config: LogConfig,
+    partition_leader_epoch: int = -1,
+) -> ValidatedBatch:
+    """Validate one producer's v2 batch and assign offsets from ``base_offset``.
+
+    Parameters
+    ----------
+    records:
+        The ``records`` field of one partition of a produce request.
+    base_offset:
+        The offset of the first record (the log end offset).
+    now:
+        The broker's time in ms (``LogAppendTime``).
+    config:
+        The topic's config (``message_timestamp_type``, ``cleanup_policy``).
+    partition_leader_epoch:
+        Stamped into the batch header.
+
+    Raises
+    ------
+    CorruptRecordError
+        Cut bytes, a CRC mismatch, records that do not parse or do not match the count.
+    InvalidRecordError
+        A batch Kafka refuses as invalid: more than one batch, magic below 2, a control batch,
+        inconsistent offset deltas, a producer id without sequence, a null key on a compacted
+        topic.
+    """
+    n = len(records)
+    if n == 0:
+        raise InvalidRecordError("produced records rejected: record batch has no batches at all",
+                                 position=0)
+    if n < RECORD_BATCH_OVERHEAD:
+        raise CorruptRecordError(
+            f"produced records rejected: {n} bytes is shorter than a v2 batch header "
+            f"(expected >= {RECORD_BATCH_OVERHEAD})", position=0)
+    (_base, length, _epoch, magic, crc, attrs, last_delta, base_ts, max_ts, producer_id,
+     _producer_epoch, base_sequence, count) = HEADER_STRUCT.unpack_from(records)
+    if magic != MAGIC_VALUE_V2:
+        raise InvalidRecordError(
+            f"produced records rejected: produce requests (v3+) may only carry record batches "
+            f"with magic 2 (expected 2, found {magic})", position=16)
+    size = length + LOG_OVERHEAD
+    if size < RECORD_BATCH_OVERHEAD or size > n:
+        raise CorruptRecordError(
+            f"produced records rejected: batch length does not match the bytes sent (expected "
+            f"{RECORD_BATCH_OVERHEAD}..{n} bytes, found {size})", position=LOG_OVERHEAD - 4)
+    if size < n:
+        raise InvalidRecordError(
+            f"produced records rejected: compressed outer record has more than one batch "
+            f"(expected {size} bytes, found {n})", position=size)
+    data = bytearray(records)
+    view = memoryview(data)
+    computed = crc32c(view[ATTRIBUTES_OFFSET:])
+    if computed != crc:
+        raise CorruptRecordError(
+            f"produced records rejected: record batch is corrupt (stored crc = {crc}, computed "
+            f"crc = {computed})", position=0)
+    if last_delta < 0 or count <= 0 or last_delta + 1 != count:
+        raise InvalidRecordError(
+            f"produced records rejected: inconsistent batch offset range (expected "
+            f"lastOffsetDelta + 1 == record count > 0, found lastOffsetDelta {last_delta}, "
+            f"count {count})", position=0)
+    if attrs & CONTROL_FLAG_MASK:
+        raise InvalidRecordError(
+            "produced records rejected: clients are not allowed to write control records",
+            position=0)
+    if producer_id >= 0 and base_sequence < 0:
+        raise InvalidRecordError(
+            f"produced records rejected: invalid sequence number {base_sequence} in record "
+            f"batch with producerId {producer_id}", position=0)
+
+    log_append = config.message_timestamp_type == "LogAppendTime"
+    timestamps, key_valid = _check_records(view, count, attrs, base_ts, max_ts)
+    if "compact" in config.cleanup_policy and not bool(np.all(key_valid)):
+        raise InvalidRecordError(
+            "produced records rejected: compacted topic cannot accept message without key",
+            position=0)
+
+    if log_append:
+        new_attrs, new_max = attrs | TIMESTAMP_TYPE_MASK, now
+    else:
+        new_attrs = attrs & ~TIMESTAMP_TYPE_MASK
+        new_max = int(timestamps.max()) if count else NO_TIMESTAMP
+    if (new_attrs, new_max) != (attrs, max_ts):  # DefaultRecordBatch.setMaxTimestamp
+        _I16.pack_into(data, ATTRIBUTES_OFFSET, new_attrs)
+        _I64.pack_into(data, MAX_TIMESTAMP_OFFSET, new_max)
+        _U32.pack_into(data, CRC_OFFSET, crc32c(view[ATTRIBUTES_OFFSET:]))
+    _I64.pack_into(data, 0, base_offset)
+    _I32.pack_into(data, PARTITION_LEADER_EPOCH_OFFSET, partition_leader_epoch)
+    del view
+    return ValidatedBatch(data, count, new_max, now if log_append else -1)
+
+
+def _check_records(view: memoryview, count: int, attrs: int, base_ts: int, max_ts: int
+                   ) -> tuple[np.ndarray, np.ndarray]:
+    """Parse every record of the batch (decompressed first when compressed), as Kafka's record
+    iterator does: ``(timestamps, key present)`` per record. The record offsets are checked
+    to be the deltas 0, 1, 2, ... One call of the columnar decoder's kernel
+    (:func:`kafkalog.native.records_decode.decode_records`, the one ``decode_columns`` uses)
+    on this batch alone: a producer's batch is small, and the per-call setup of
+    ``decode_columns`` would cost more than the parse."""
+    codec = attrs & COMPRESSION_CODEC_MASK
+    area: Any = view[RECORD_BATCH_OVERHEAD:]
+    if codec:
+        try:
+            area = decompress(codec, area, magic=2, max_size=DEFAULT_MAX_DECOMPRESSED)
+        except KafkaLogError as e:
+            raise CorruptRecordError(f"produced records rejected: codec id {codec}: {e.message}",
+                                     position=RECORD_BATCH_OVERHEAD) from None
+    buf = np.frombuffer(area, np.uint8)
+    buf.flags.writeable = False  # the kernel's compiled (read-only input) signature
+    size = buf.shape[0]
+    if count * MIN_RECORD_SIZE > size:
+        raise CorruptRecordError(
+            f"produced records rejected: recordsCount {count} cannot fit in a {size}-byte "
+            f"records area", position=RECORD_BATCH_OVERHEAD)
+    one = np.ones(1, np.int64)
+    off_t = np.int32 if size < 2**31 else np.int64
+    offsets = np.empty(count, np.int64)
+    timestamps = np.empty(count, np.int64)
+    key_valid = np.empty(count, bool)
+    k, err, _, err_pos = _rd.decode_records(
+        buf, np.zeros(1, np.int64), one * size, np.zeros(1, np.int64), one * base_ts,
+        np.array([1 if attrs & TIMESTAMP_TYPE_MASK else 0], np.int8), one * max_ts,
+        one * count, np.int64(0), np.int64(count), offsets, timestamps,
+        np.empty(count, np.int32), np.empty(count + 1, off_t), np.empty(size, np.uint8),
+        key_valid, np.empty(count + 1, off_t), np.empty(size, np.uint8),
+        np.empty(count, bool), np.empty(count, np.int64), np.empty(count, np.int32),
+        np.zeros(6, np.int64))
+    if err != _rd.ERR_OK:
+        msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
+        where = (f"at byte {int(err_pos)} of the decompressed records" if codec
+                 else f"at byte {RECORD_BATCH_OVERHEAD + int(err_pos)} of the batch")
+        raise CorruptRecordError(f"produced records rejected: {msg} ({where})", position=0)
+    if k != count or not np.array_equal(offsets, np.arange(count, dtype=np.int64)):
+        raise InvalidRecordError(
+            "produced records rejected: record offset deltas are not 0, 1, 2, ... (a v2 "
+            "producer writes them so; Kafka would rebuild the batch)", position=0)
+    return timestamps, key_valid

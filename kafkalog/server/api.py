@@ -1,0 +1,75 @@
+"""The table of APIs the server answers, and what a handler receives.
+
+Each handler module registers its API with :func:`register`: the API key, Kafka's name, and the
+versions served (Kafka 3.9's ``validVersions`` of the request schema, within what ``kio`` has
+schemas for; each module states where its range comes from). ``ApiVersions`` answers from this
+table, and the connection refuses any other version.
+
+A handler is ``async def handle(ctx, request) -> Mapping | None``: ``request`` is kio's request
+dataclass of the negotiated version; the result is the response as plain values for
+:func:`kafkalog.server.protocol.build` (None: no response, as for produce with ``acks=0``).
+
+Threads: the table is filled at import and read-only afterwards.
+
+Example
+-------
+>>> import kafkalog.server.handlers  # registers every API
+>>> APIS[18].name, APIS[18].min_version
+('ApiVersions', 0)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+__all__ = ["Api", "RequestContext", "APIS", "register", "Handler"]
+
+
+@dataclasses.dataclass
+class RequestContext:
+    """What a handler knows about the request besides its body."""
+
+    #: the broker (kafkalog.server.broker.Broker)
+    broker: Any
+    api_key: int
+    api_version: int
+    correlation_id: int
+    client_id: str | None
+    #: "host:port" of the client, for log lines
+    peer: str
+
+
+Handler = Callable[[RequestContext, Any], Awaitable[Mapping[str, Any] | None]]
+
+
+@dataclasses.dataclass(frozen=True)
+class Api:
+    """One API the server answers."""
+
+    key: int
+    name: str
+    min_version: int
+    max_version: int
+    handle: Handler
+
+    def supports(self, version: int) -> bool:
+        return self.min_version <= version <= self.max_version
+
+
+#: api key -> Api, filled by the handler modules (import kafkalog.server.handlers)
+APIS: dict[int, Api] = {}
+
+
+def register(key: int, name: str, min_version: int, max_version: int
+             ) -> Callable[[Handler], Handler]:
+    """Decorator: serve API ``key`` at ``min_version..max_version`` with the function."""
+
+    def deco(fn: Handler) -> Handler:
+        if key in APIS:
+            raise ValueError(f"api key {key} registered twice")
+        APIS[key] = Api(key, name, min_version, max_version, fn)
+        return fn
+
+    return deco

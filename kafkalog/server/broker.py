@@ -1,0 +1,292 @@
+"""The one broker behind ``kafkalog serve``: a log dir, its topics, and what handlers share.
+
+A :class:`Broker` is what Kafka's ``KafkaApis`` reaches through ``ReplicaManager``,
+``MetadataCache`` and the coordinators, for a single node that leads every partition it holds:
+
+* **Partitions.** Every partition of the :class:`~kafkalog.log_dir.LogDir` is led by this node
+  with one replica (itself) in sync: the high watermark is the log end offset (a single-replica
+  leader commits each append at once), so a ``replication-offset-checkpoint`` left by a broker is
+  dropped at start. The leader epoch of a partition is the latest epoch of its
+  ``leader-epoch-checkpoint`` (0 when it has none); it is stamped into every batch produced.
+* **Topic ids.** Topics created here (and by a broker) have a Kafka ``Uuid`` in
+  ``partition.metadata``; a topic without one (a directory written by the embedded engine) gets a
+  stable id derived from its name (UUID v5), kept in memory only, so nothing is written into the
+  directory just by serving it.
+* **Internal topics** (``__consumer_offsets``, ``__transaction_state``) are created on first use
+  with Kafka's defaults (50 partitions, ``cleanup.policy=compact``, 100 MiB segments).
+* **Waiting fetches.** A long-polling fetch waits on :meth:`wait_for_change` until an append or
+  a transaction marker touches one of its partitions (Kafka's ``DelayedFetch`` purgatory keyed by
+  partition).
+
+Threads: every method runs on the server's event loop thread; nothing here is thread-safe.
+
+Example
+-------
+>>> import tempfile
+>>> from kafkalog.log_dir import LogDir
+>>> b = Broker(LogDir.open(tempfile.mkdtemp()), ServerConfig())
+>>> b.create_topic("t", 2), b.leader_epoch("t", 0)
+(None, 0)
+>>> b.close()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+import uuid
+from collections.abc import Iterable
+from typing import Any
+
+from ..checkpoint import Uuid
+from ..clock import Clock, SystemClock
+from ..log import Log
+from ..log_dir import LogDir, validate_topic_name
+from .protocol import ErrorCode
+
+__all__ = [
+    "ServerConfig",
+    "Broker",
+    "OFFSETS_TOPIC",
+    "TRANSACTION_STATE_TOPIC",
+    "INTERNAL_TOPICS",
+]
+
+logger = logging.getLogger(__name__)
+
+OFFSETS_TOPIC = "__consumer_offsets"
+TRANSACTION_STATE_TOPIC = "__transaction_state"
+INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC})
+#: namespace of the ids derived for topics that have none (stable across restarts)
+_TOPIC_ID_NAMESPACE = uuid.UUID("6b61666b-616c-6f67-2d74-6f7069632d69")
+
+
+@dataclasses.dataclass(frozen=True)
+class ServerConfig:
+    """Broker settings, with Kafka's names and defaults (server.properties) unless noted.
+
+    Attributes
+    ----------
+    node_id:
+        ``node.id``: this broker's id in metadata responses.
+    advertised_host, advertised_port:
+        What metadata tells clients to connect to (None: the bound address).
+    num_partitions:
+        ``num.partitions`` of auto-created topics (and CreateTopics with -1).
+    auto_create_topics_enable:
+        ``auto.create.topics.enable``: a Metadata request may create a topic.
+    offsets_topic_num_partitions, transaction_state_num_partitions:
+        ``offsets.topic.num.partitions``, ``transaction.state.log.num.partitions`` (50).
+    internal_topic_segment_bytes:
+        ``offsets.topic.segment.bytes`` / ``transaction.state.log.segment.bytes`` (100 MiB).
+    transaction_max_timeout_ms:
+        ``transaction.max.timeout.ms`` (15 minutes).
+    transaction_abort_timed_out_interval_ms:
+        ``transaction.abort.timed.out.transaction.cleanup.interval.ms`` (10 s).
+    group_initial_rebalance_delay_ms:
+        ``group.initial.rebalance.delay.ms`` (3 s).
+    group_min_session_timeout_ms, group_max_session_timeout_ms:
+        ``group.min.session.timeout.ms`` (6 s), ``group.max.session.timeout.ms`` (30 min).
+    max_request_bytes:
+        ``socket.request.max.bytes`` (100 MiB): a larger frame closes its connection.
+    """
+
+    node_id: int = 1
+    advertised_host: str | None = None
+    advertised_port: int | None = None
+    num_partitions: int = 1
+    auto_create_topics_enable: bool = True
+    offsets_topic_num_partitions: int = 50
+    transaction_state_num_partitions: int = 50
+    internal_topic_segment_bytes: int = 104857600
+    transaction_max_timeout_ms: int = 900000
+    transaction_abort_timed_out_interval_ms: int = 10000
+    group_initial_rebalance_delay_ms: int = 3000
+    group_min_session_timeout_ms: int = 6000
+    group_max_session_timeout_ms: int = 1800000
+    max_request_bytes: int = 104857600
+
+
+class Broker:
+    """The state request handlers share (see the module docstring).
+
+    Parameters
+    ----------
+    log_dir:
+        The open log directory served (closed by :meth:`close`).
+    config:
+        Broker settings.
+    clock:
+        Time source (the engine's clock protocol).
+    """
+
+    def __init__(self, log_dir: LogDir, config: ServerConfig, *,
+                 clock: Clock | None = None) -> None:
+        self.log_dir = log_dir
+        self.config = config
+        self.clock = clock if clock is not None else SystemClock()
+        self.host = config.advertised_host or "127.0.0.1"
+        self.port = config.advertised_port or 9092
+        meta = log_dir.meta
+        self.cluster_id = meta.cluster_id if meta is not None else None
+        self._topic_ids: dict[str, Uuid] = {}
+        self._topics_by_id: dict[bytes, str] = {}
+        self._epochs: dict[tuple[str, int], int] = {}
+        self._waiters: dict[tuple[str, int], set[asyncio.Event]] = {}
+        #: set by the server: the transaction and group coordinators
+        self.transactions: Any = None
+        self.groups: Any = None
+        #: called after a topic is created or deleted (the group coordinator's metadata)
+        self.topic_listeners: list[Any] = []
+        #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in
+        #: them] (Kafka's RequestsPerSec and LocalTimeMs request metrics, summed; read by
+        #: operators and the benchmarks; a long-polling fetch's wait counts in the wall clock)
+        self.request_metrics: dict[str, list[int]] = {}
+        for topic, partition in log_dir.partitions():
+            # a single-replica leader's high watermark is its log end offset
+            log_dir.set_high_watermark(topic, partition, None)
+
+    # -- topics --------------------------------------------------------------------------------
+
+    def topics(self) -> list[str]:
+        """Topics held, sorted."""
+        return self.log_dir.topics()
+
+    def partitions_of(self, topic: str) -> list[int]:
+        """Partition numbers of ``topic`` (empty when unknown)."""
+        return [p for t, p in self.log_dir.partitions() if t == topic]
+
+    def log(self, topic: str, partition: int) -> Log:
+        """The partition's log.
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            Not held here.
+        """
+        return self.log_dir.log(topic, partition)
+
+    def topic_id(self, topic: str) -> Uuid:
+        """The topic's Kafka id (derived from the name when the directory has none)."""
+        tid = self._topic_ids.get(topic)
+        if tid is None:
+            tid = self.log_dir.topic_id(topic)
+            if tid is None:
+                tid = Uuid.from_bytes(uuid.uuid5(_TOPIC_ID_NAMESPACE, topic).bytes)
+            self._topic_ids[topic] = tid
+            self._topics_by_id[tid.to_bytes()] = topic
+        return tid
+
+    def topic_by_id(self, topic_id: Any) -> str | None:
+        """The topic named by ``topic_id`` (a ``uuid.UUID``, ``Uuid`` or 16 bytes), or None."""
+        raw = topic_id.bytes if isinstance(topic_id, uuid.UUID) else (
+            topic_id.to_bytes() if hasattr(topic_id, "to_bytes") else bytes(topic_id))
+        found = self._topics_by_id.get(raw)
+        if found is None:
+            for t in self.topics():
+                if self.topic_id(t).to_bytes() == raw:
+                    return t
+        return found
+
+    def create_topic(self, topic: str, partitions: int,
+                     config: dict[str, str] | None = None) -> None:
+        """Create ``topic`` (see :meth:`LogDir.create_topic`, which raises the errors)."""
+        validate_topic_name(topic)
+        self.log_dir.create_topic(topic, partitions, config or None)
+        for p in range(partitions):
+            self.log_dir.set_high_watermark(topic, p, None)
+        for listener in self.topic_listeners:
+            listener()
+
+    def delete_topic(self, topic: str) -> None:
+        """Delete ``topic`` and wake the fetches waiting on it."""
+        parts = self.log_dir.delete_topic(topic)
+        tid = self._topic_ids.pop(topic, None)
+        if tid is not None:
+            self._topics_by_id.pop(tid.to_bytes(), None)
+        for p in parts:
+            self._epochs.pop((topic, p), None)
+            self.notify((topic, p))
+        for listener in self.topic_listeners:
+            listener()
+
+    def ensure_internal_topic(self, topic: str) -> None:
+        """Create ``__consumer_offsets`` / ``__transaction_state`` if absent (Kafka creates them
+        on the first FindCoordinator / InitProducerId that needs them)."""
+        if self.partitions_of(topic):
+            return
+        if topic == OFFSETS_TOPIC and self.groups is not None:
+            _ = self.groups.coordinator  # its GroupMetadataManager creates the topic
+            return
+        n = (self.config.offsets_topic_num_partitions if topic == OFFSETS_TOPIC
+             else self.config.transaction_state_num_partitions)
+        logger.info("creating internal topic %s with %d partitions", topic, n)
+        self.create_topic(topic, n, {
+            "cleanup.policy": "compact",
+            "segment.bytes": str(self.config.internal_topic_segment_bytes)})
+
+    # -- leadership ----------------------------------------------------------------------------
+
+    def leader_epoch(self, topic: str, partition: int) -> int:
+        """This leader's epoch for the partition: the latest in its leader-epoch cache, else 0."""
+        tp = (topic, partition)
+        epoch = self._epochs.get(tp)
+        if epoch is None:
+            entries = self.log(topic, partition).leader_epoch_entries
+            epoch = entries[-1][0] if entries else 0
+            self._epochs[tp] = epoch
+        return epoch
+
+    def check_leader_epoch(self, topic: str, partition: int, requested: int) -> int:
+        """Kafka's ``Partition.checkCurrentLeaderEpoch``: the error code for a request that
+        names the leader epoch it expects (-1: none named, no check)."""
+        if requested < 0:
+            return ErrorCode.none
+        epoch = self.leader_epoch(topic, partition)
+        if requested > epoch:
+            return ErrorCode.unknown_leader_epoch
+        if requested < epoch:
+            return ErrorCode.fenced_leader_epoch
+        return ErrorCode.none
+
+    def high_watermark(self, topic: str, partition: int) -> int:
+        """The partition's high watermark (its log end offset, see the module docstring)."""
+        return self.log_dir.high_watermark(topic, partition)
+
+    # -- waiting for data ------------------------------------------------------------------------
+
+    def notify(self, tp: tuple[str, int]) -> None:
+        """Wake the fetches waiting on ``tp`` (after an append, a marker or a deletion)."""
+        waiters = self._waiters.get(tp)
+        if waiters:
+            for ev in waiters:
+                ev.set()
+
+    async def wait_for_change(self, tps: Iterable[tuple[str, int]], timeout_s: float) -> bool:
+        """Wait until :meth:`notify` of one of ``tps`` or ``timeout_s``; True when notified."""
+        ev = asyncio.Event()
+        keys = list(tps)
+        for tp in keys:
+            self._waiters.setdefault(tp, set()).add(ev)
+        try:
+            async with asyncio.timeout(timeout_s):  # not wait_for: see GroupService.run_timers
+                await ev.wait()
+            return True
+        except TimeoutError:
+            return False
+        finally:
+            for tp in keys:
+                s = self._waiters.get(tp)
+                if s is not None:
+                    s.discard(ev)
+                    if not s:
+                        del self._waiters[tp]
+
+    # -- lifecycle -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the log dir: every log flushed and closed, checkpoints and the clean-shutdown
+        marker written."""
+        self.log_dir.close()
+

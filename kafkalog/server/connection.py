@@ -1,0 +1,140 @@
+"""One client connection: size-prefixed frames in, responses out in request order.
+
+Kafka's ``SocketServer.Processor`` mutes a connection while one of its requests is in flight
+(``selector.mute`` after a receive, unmute after the response is sent), so requests a client
+pipelines are processed one at a time and answered in the order sent. :class:`Connection` does
+the same with one asyncio task: read a frame, handle it (a long-polling fetch awaits here), write
+the response, read the next frame. Produce with ``acks=0`` gets no response, as on a broker.
+
+Bad input closes only the connection that sent it, with one warning line naming the peer and
+what was wrong (Kafka's ``InvalidRequestException`` handling in ``processCompletedReceives``):
+a size prefix below 0 or above ``socket.request.max.bytes``, a frame cut before its end, a header
+or body that does not parse. A request for an API this server does not serve, or at a version
+it does not serve, is answered instead (the issue's rule: never a dropped connection for a
+well-formed frame): with the ApiVersions v0 response Kafka sends for an unsupported ApiVersions
+request (RequestContext.isUnsupportedApiVersionsRequest): error ``UNSUPPORTED_VERSION`` (35) and
+the versions served, under the request's correlation id. (Kafka itself closes the connection for
+other APIs: SocketServer.parseRequestHeader throws InvalidRequestException.)
+
+Threads: runs on the server's event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from . import handlers  # noqa: F401 - registers every API
+from .api import APIS, RequestContext
+from .handlers.api_versions import api_versions_body
+from .protocol import (
+    ErrorCode,
+    ProtocolError,
+    build,
+    decode_request,
+    encode_response,
+    peek_header,
+    response_class,
+)
+
+__all__ = ["Connection"]
+
+logger = logging.getLogger("kafkalog.server")
+
+_API_VERSIONS = 18
+
+
+class Connection:
+    """Serve one client connection until it closes (see the module docstring).
+
+    Parameters
+    ----------
+    broker:
+        The :class:`~kafkalog.server.broker.Broker`.
+    reader, writer:
+        The asyncio streams of the accepted socket.
+    """
+
+    def __init__(self, broker: Any, reader: asyncio.StreamReader,
+                 writer: asyncio.StreamWriter) -> None:
+        self.broker = broker
+        self.reader = reader
+        self.writer = writer
+        peer = writer.get_extra_info("peername")
+        self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        self.requests = 0
+
+    async def run(self) -> None:
+        """Read, handle and answer requests until the client closes or sends a bad frame."""
+        limit = self.broker.config.max_request_bytes
+        try:
+            while True:
+                try:
+                    head = await self.reader.readexactly(4)
+                except asyncio.IncompleteReadError as e:
+                    if e.partial:
+                        logger.warning("%s: closing connection: frame cut in its size prefix "
+                                       "(%d of 4 bytes)", self.peer, len(e.partial))
+                    return
+                size = int.from_bytes(head, "big", signed=True)
+                if size < 0 or size > limit:
+                    logger.warning("%s: closing connection: request size %d out of range "
+                                   "(expected 0..%d, socket.request.max.bytes)", self.peer, size,
+                                   limit)
+                    return
+                try:
+                    frame = await self.reader.readexactly(size)
+                except asyncio.IncompleteReadError as e:
+                    logger.warning("%s: closing connection: frame cut mid-way (expected %d "
+                                   "bytes, found %d)", self.peer, size, len(e.partial))
+                    return
+                response = await self.handle_frame(frame)
+                self.requests += 1
+                if response is not None:
+                    self.writer.write(response)
+                    await self.writer.drain()
+        except ProtocolError as e:
+            logger.warning("%s: closing connection: %s", self.peer, e)
+        except (ConnectionError, asyncio.IncompleteReadError):
+            pass
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            logger.exception("%s: closing connection after an unexpected error", self.peer)
+        finally:
+            self.writer.close()
+
+    async def handle_frame(self, frame: bytes) -> bytes | None:
+        """The response frame for one request frame (None: no response).
+
+        Raises
+        ------
+        ProtocolError
+            A header or body that does not parse.
+        """
+        key, version, correlation_id = peek_header(frame)
+        api = APIS.get(key)
+        if api is None or not api.supports(version):
+            if key != _API_VERSIONS:
+                logger.info("%s: unsupported api key %d version %d: answering "
+                            "UNSUPPORTED_VERSION", self.peer, key, version)
+            body = build(response_class(_API_VERSIONS, 0),
+                         api_versions_body(ErrorCode.unsupported_version))
+            return encode_response(_API_VERSIONS, 0, correlation_id, body)
+        t0 = time.perf_counter_ns()
+        c0 = time.thread_time_ns()
+        header, request = decode_request(frame, key, version)
+        ctx = RequestContext(self.broker, key, version, correlation_id,
+                             getattr(header, "client_id", None), self.peer)
+        result = await api.handle(ctx, request)
+        out = None if result is None else encode_response(
+            key, version, correlation_id, build(response_class(key, version), result))
+        m = self.broker.request_metrics.get(api.name)
+        if m is None:
+            m = self.broker.request_metrics[api.name] = [0, 0, 0]
+        m[0] += 1
+        m[1] += time.perf_counter_ns() - t0
+        m[2] += time.thread_time_ns() - c0
+        return out

@@ -1,0 +1,18 @@
+"""Request handlers, one module per API family; importing this package registers them all in
+:data:`kafkalog.server.api.APIS`."""
+
+from __future__ import annotations
+
+from . import (  # noqa: F401 - imported for their registrations
+    api_versions,
+    configs,
+    fetch,
+    find_coordinator,
+    groups,
+    list_offsets,
+    metadata,
+    offsets_for_leader_epoch,
+    produce,
+    topics,
+    transactions,
+)

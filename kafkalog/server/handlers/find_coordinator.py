@@ -1,0 +1,64 @@
+"""FindCoordinator (key 10): this node coordinates every group and transactional id.
+
+Kafka's ``KafkaApis.handleFindCoordinatorRequest`` (3.9): key type 0 (group) or 1
+(transaction), one key (v0-3) or a batch (v4+); the internal topic of the coordinator is created
+when missing (``__consumer_offsets`` / ``__transaction_state``, as Kafka's
+``AutoTopicCreationManager`` does on this request), and the answer is the leader of the key's
+partition: this node. A transactional id must not be empty (``INVALID_REQUEST``); an unknown key
+type is ``INVALID_REQUEST``; a group key while no group coordinator runs answers
+``COORDINATOR_NOT_AVAILABLE``.
+
+Versions 0-5 (Kafka 3.9: 0-6; v6 adds share groups).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..api import RequestContext, register
+from ..broker import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
+from ..protocol import ErrorCode
+
+__all__ = ["handle"]
+
+GROUP = 0
+TRANSACTION = 1
+
+
+def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str | None]:
+    broker = ctx.broker
+    if key_type == GROUP:
+        if broker.groups is None:
+            return ErrorCode.coordinator_not_available, "no group coordinator"
+        broker.ensure_internal_topic(OFFSETS_TOPIC)
+        return ErrorCode.none, None
+    if key_type == TRANSACTION:
+        if not key:
+            return ErrorCode.invalid_request, "transactional id must not be empty"
+        if broker.transactions is None:
+            return ErrorCode.coordinator_not_available, "no transaction coordinator"
+        broker.ensure_internal_topic(TRANSACTION_STATE_TOPIC)
+        return ErrorCode.none, None
+    return ErrorCode.invalid_request, f"unknown coordinator key type {key_type}"
+
+
+@register(10, "FindCoordinator", 0, 5)
+async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    broker = ctx.broker
+    node, host, port = broker.config.node_id, broker.host, broker.port
+    key_type = getattr(request, "key_type", GROUP)
+    if ctx.api_version >= 4:
+        coordinators = []
+        for key in request.coordinator_keys:
+            code, message = _find(ctx, key, key_type)
+            ok = code == ErrorCode.none
+            coordinators.append({"key": key, "node_id": node if ok else -1,
+                                 "host": host if ok else "", "port": port if ok else -1,
+                                 "error_code": code, "error_message": message})
+        return {"throttle_time": 0, "coordinators": coordinators}
+    code, message = _find(ctx, request.key, key_type)
+    ok = code == ErrorCode.none
+    return {"throttle_time": 0, "error_code": code, "error_message": message,
+            "node_id": node if ok else -1, "host": host if ok else "",
+            "port": port if ok else -1}

@@ -1,0 +1,299 @@
+"""``KafkaServer``: a Kafka wire-protocol endpoint over one log directory.
+
+The server opens the directory as a :class:`~kafkalog.log_dir.LogDir`, listens on ``host:port``
+(loopback unless another address is asked for), and serves each accepted socket with a
+:class:`~kafkalog.server.connection.Connection` on one asyncio event loop. Every engine call
+happens on that loop's thread, so requests never race on a log: each request is handled whole
+before the next one starts, except while a fetch long-polls (it then awaits, holding nothing).
+
+Two ways to run it:
+
+* :meth:`KafkaServer.start` / :meth:`KafkaServer.stop`: the loop runs in a background thread
+  (tests, embedding); ``start`` returns once the socket listens (``port=0`` picks a free port,
+  read back from :attr:`KafkaServer.port`) and raises what opening the directory raised.
+* :func:`serve` (``kafkalog serve``): the loop runs in the calling (main) thread until SIGINT or
+  SIGTERM.
+
+The log dir's maintenance thread (:class:`kafkalog.scheduler.LogDirScheduler`: retention,
+flushes and checkpoints on Kafka's ``LogManager`` intervals) runs beside the loop, as a broker's
+``KafkaScheduler`` runs beside its request handlers.
+
+Shutdown (Kafka's ``BrokerServer.shutdown`` order): stop accepting, close every connection, stop
+the coordinators' timers, then close the log dir (every log flushed and closed, checkpoints and
+``.kafka_cleanshutdown`` written), so the next open, here or by a broker, needs no recovery.
+
+Example
+-------
+>>> import tempfile
+>>> with KafkaServer(tempfile.mkdtemp(), port=0) as server:   # started, stopped on exit
+...     server.port > 0
+True
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import threading
+from typing import Any
+
+from ..clock import Clock
+from ..config import LogConfig
+from ..log_dir import LogDir
+from .broker import Broker, ServerConfig
+from .connection import Connection
+from .group_service import GroupService
+from .txn_coordinator import TransactionCoordinator
+
+__all__ = ["KafkaServer", "serve"]
+
+logger = logging.getLogger("kafkalog.server")
+
+_WILDCARDS = ("", "0.0.0.0", "::")
+
+
+class KafkaServer:
+    """A single-node Kafka endpoint over ``log_dir`` (see the module docstring).
+
+    Parameters
+    ----------
+    log_dir:
+        The log directory (created if absent), or an open writable ``LogDir`` (closed on stop).
+    host, port:
+        Address to bind; ``port=0`` picks a free port.
+    node_id:
+        ``node.id`` (also written to a new ``meta.properties``).
+    config:
+        Broker settings; ``node_id`` overrides its ``node_id``.
+    log_config:
+        Topic defaults for the log dir (a ``LogConfig`` or Kafka property names).
+    clock:
+        Time source for the engine and the coordinators.
+    """
+
+    def __init__(self, log_dir: str | os.PathLike[str] | LogDir, host: str = "127.0.0.1",
+                 port: int = 9092, *, node_id: int | None = None,
+                 config: ServerConfig | None = None,
+                 log_config: LogConfig | dict[str, Any] | None = None,
+                 clock: Clock | None = None) -> None:
+        cfg = config if config is not None else ServerConfig()
+        if node_id is not None:
+            import dataclasses
+
+            cfg = dataclasses.replace(cfg, node_id=node_id)
+        self.config = cfg
+        self.host = host
+        self.port = port
+        self._log_dir_arg = log_dir
+        self._log_config = log_config
+        self._clock = clock
+        self.broker: Broker | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
+        self._stopping: asyncio.Event | None = None
+        self._connections: set[asyncio.Task[None]] = set()
+        self._error: BaseException | None = None
+        self._stopped = threading.Event()
+
+    # -- public API ------------------------------------------------------------------------------
+
+    @property
+    def address(self) -> str:
+        """``host:port`` to give clients as ``bootstrap.servers``."""
+        return f"{self.broker.host if self.broker else self.host}:{self.port}"
+
+    def start(self) -> KafkaServer:
+        """Open the directory and serve in a background thread; returns once listening.
+
+        Raises
+        ------
+        LogLockedError
+            Another writer holds the log dir.
+        OSError
+            The address cannot be bound.
+        """
+        if self._thread is not None:
+            raise RuntimeError("server already started")
+        ready = threading.Event()
+        self._thread = threading.Thread(target=self._thread_main, args=(ready,),
+                                        name=f"kafkalog-serve-{self.port}", daemon=True)
+        self._thread.start()
+        ready.wait()
+        if self._error is not None:
+            self._thread.join()
+            err, self._error = self._error, None
+            self._thread = None
+            raise err
+        return self
+
+    def stop(self, timeout: float | None = 60.0) -> None:
+        """Stop serving and close the log dir cleanly (idempotent)."""
+        loop, thread = self._loop, self._thread
+        if loop is None or thread is None:
+            return
+        if self._stopping is not None:
+            loop.call_soon_threadsafe(self._stopping.set)
+        thread.join(timeout)
+        if thread.is_alive():
+            logger.error("kafkalog server did not stop within %s s", timeout)
+            return
+        self._thread = None
+
+    def call(self, fn: Any, *args: Any, timeout: float | None = 60.0) -> Any:
+        """Run ``fn(*args)`` on the server's loop thread and return its result: the safe way
+        for another thread to touch the broker while the server runs (appends that must wake
+        waiting fetches, topic changes)."""
+        loop = self._loop
+        if loop is None or self._thread is None:
+            raise RuntimeError("server not started")
+
+        async def run() -> Any:
+            return fn(*args)
+
+        return asyncio.run_coroutine_threadsafe(run(), loop).result(timeout)
+
+    def serve_forever(self) -> None:
+        """Serve in the calling thread until SIGINT/SIGTERM (main thread) or :meth:`stop`."""
+        asyncio.run(self._main(None, install_signals=threading.current_thread()
+                               is threading.main_thread()))
+
+    def __enter__(self) -> KafkaServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- the loop ------------------------------------------------------------------------------
+
+    def _thread_main(self, ready: threading.Event) -> None:
+        try:
+            asyncio.run(self._main(ready, install_signals=False))
+        except BaseException as e:  # noqa: BLE001 - handed to start()
+            if not ready.is_set():
+                self._error = e
+            else:
+                logger.exception("server loop failed")
+        finally:
+            ready.set()
+
+    def _open_broker(self) -> Broker:
+        arg = self._log_dir_arg
+        if isinstance(arg, LogDir):
+            log_dir = arg
+        else:
+            log_dir = LogDir.open(arg, self._log_config, clock=self._clock,
+                                  node_id=self.config.node_id)
+        try:
+            _warm_up()
+            broker = Broker(log_dir, self.config, clock=self._clock)
+            broker.transactions = TransactionCoordinator(broker)
+            broker.groups = GroupService(broker)
+            broker.topic_listeners.append(broker.groups.topics_changed)
+            broker.transactions.offsets_marker_hook = broker.groups.offsets_marker_written
+            # LogManager's periodic work: retention, flushes, checkpoints (Kafka's intervals)
+            log_dir.start_maintenance()
+            return broker
+        except BaseException:
+            log_dir.close()
+            raise
+
+    async def _main(self, ready: threading.Event | None, *, install_signals: bool) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._stopping = asyncio.Event()
+        broker = self._open_broker()
+        self.broker = broker
+        try:
+            server = await asyncio.start_server(self._on_client, self.host, self.port,
+                                                reuse_address=True)
+        except BaseException:
+            broker.close()
+            raise
+        sock = server.sockets[0]
+        self.port = sock.getsockname()[1]
+        broker.host = self.config.advertised_host or (
+            socket.getfqdn() if self.host in _WILDCARDS else self.host)
+        broker.port = self.config.advertised_port or self.port
+        background = [asyncio.create_task(t) for t in _background_tasks(broker)]
+        if install_signals:
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                self._loop.add_signal_handler(sig, self._stopping.set)
+        logger.info("kafkalog serving %s on %s:%d (node %d)", broker.log_dir.root, self.host,
+                    self.port, self.config.node_id)
+        if ready is not None:
+            ready.set()
+        try:
+            await self._stopping.wait()
+        finally:
+            logger.info("kafkalog shutting down")
+            server.close()
+            for t in background:
+                t.cancel()
+            # connections accepted while shutting down add themselves: cancel until none is left
+            while self._connections:
+                tasks = list(self._connections)
+                for t in tasks:
+                    t.cancel()
+                await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.gather(*background, return_exceptions=True)
+            try:
+                await asyncio.wait_for(server.wait_closed(), 5)
+            except asyncio.TimeoutError:
+                logger.warning("connections still open after shutdown; closing the log dir")
+            for component in (broker.groups, broker.transactions):
+                if component is not None and hasattr(component, "shutdown"):
+                    component.shutdown()
+            broker.close()
+            self._stopped.set()
+
+    async def _on_client(self, reader: asyncio.StreamReader,
+                         writer: asyncio.StreamWriter) -> None:
+        sock = writer.get_extra_info("socket")
+        if sock is not None:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections.add(task)
+        try:
+            await Connection(self.broker, reader, writer).run()
+        except asyncio.CancelledError:
+            # shutdown cancels connections; asyncio's stream callback would log a cancelled
+            # client task as an error, so the task ends normally
+            pass
+        finally:
+            self._connections.discard(task)
+
+
+def _warm_up() -> None:
+    """Load the numba kernels a produce and a fetch use (from numba's cache: ~0.4 s) before
+    the first client waits on them."""
+    from ..config import LogConfig
+    from ..log_validator import validate_and_assign_offsets
+    from ..records.builder import encode_batch
+    from ..records.record import Record
+
+    validate_and_assign_offsets(encode_batch([Record(b"k", b"v", 0, headers=[("h", b"")])]),
+                                base_offset=0, now=0, config=LogConfig())
+
+
+def _background_tasks(broker: Broker) -> list[Any]:
+    """The coordinators' timer loops (each component may offer ``run_timers()``)."""
+    out = []
+    for component in (broker.transactions, broker.groups):
+        if component is not None and hasattr(component, "run_timers"):
+            out.append(component.run_timers())
+    return out
+
+
+def serve(log_dir: str | os.PathLike[str], host: str = "127.0.0.1", port: int = 9092, *,
+          node_id: int = 1, **kwargs: Any) -> None:
+    """Serve ``log_dir`` on ``host:port`` until SIGINT/SIGTERM; the directory is closed cleanly
+    (clean-shutdown marker written) before returning.
+
+    Example
+    -------
+    >>> serve("/var/lib/kafka-logs", "127.0.0.1", 9092)  # doctest: +SKIP
+    """
+    KafkaServer(log_dir, host, port, node_id=node_id, **kwargs).serve_forever()

@@ -1,0 +1,120 @@
+"""librdkafka (confluent-kafka) against ``kafkalog serve``: every codec with headers, the
+idempotent producer, committed and aborted transactions read with read_committed."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kafkalog import Log
+
+from .peers import (
+    CODECS,
+    N_RECORDS,
+    PARTITIONS,
+    assert_idempotent_batches,
+    assert_same,
+    by_partition,
+    make_records,
+    normalize,
+    stored_count,
+)
+
+ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+from confluent_kafka.admin import AdminClient, NewTopic  # noqa: E402
+
+
+def create_topic(address: str, name: str, partitions: int = PARTITIONS) -> None:
+    admin = AdminClient({"bootstrap.servers": address})
+    for f in admin.create_topics([NewTopic(name, partitions, 1)]).values():
+        f.result(30)
+
+
+def produce(address: str, topic: str, records: list, **conf: object) -> None:
+    errors: list = []
+    p = ck.Producer({"bootstrap.servers": address, "linger.ms": 5, **conf})
+    for i, (k, v, h) in enumerate(records):
+        while True:
+            try:
+                p.produce(topic, key=k, value=v, headers=h, partition=i % PARTITIONS,
+                          on_delivery=lambda err, msg: err and errors.append(err))
+                break
+            except BufferError:
+                p.poll(0.1)
+        p.poll(0)
+    assert p.flush(60) == 0
+    assert errors == []
+
+
+def consume(address: str, topic: str, count: int, partitions: int = PARTITIONS,
+            isolation: str = "read_uncommitted") -> dict[int, list]:
+    c = ck.Consumer({"bootstrap.servers": address, "group.id": "reader",
+                     "enable.auto.commit": False, "isolation.level": isolation,
+                     "enable.partition.eof": True})
+    c.assign([ck.TopicPartition(topic, p, ck.OFFSET_BEGINNING) for p in range(partitions)])
+    got: dict[int, list] = {p: [] for p in range(partitions)}
+    eof: set[int] = set()
+    deadline = time.monotonic() + 60
+    try:
+        while (sum(map(len, got.values())) < count or len(eof) < partitions) \
+                and time.monotonic() < deadline:
+            for m in c.consume(1000, 0.5):
+                if m.error():
+                    if m.error().code() == ck.KafkaError._PARTITION_EOF:
+                        eof.add(m.partition())
+                        continue
+                    raise AssertionError(m.error())
+                eof.discard(m.partition())
+                got[m.partition()].append(normalize(m.key(), m.value(), m.headers()))
+    finally:
+        c.close()
+    return got
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_every_codec_with_headers_round_trips(server, codec):
+    create_topic(server.address, "t")
+    records = make_records(seed=CODECS.index(codec))
+    produce(server.address, "t", records, **{"compression.type": codec})
+    assert_same(by_partition(records), consume(server.address, "t", N_RECORDS))
+    assert stored_count(server, "t") == N_RECORDS  # nothing written twice
+
+
+def test_idempotent_producer(server, log_dir):
+    create_topic(server.address, "idem")
+    records = make_records(3000, seed=7)
+    produce(server.address, "idem", records, **{"enable.idempotence": True,
+                                                "compression.type": "lz4"})
+    assert_same(by_partition(records), consume(server.address, "idem", 3000))
+    server.stop()
+    assert_idempotent_batches(log_dir, "idem", PARTITIONS, 3000)
+
+
+def test_transactions_committed_and_aborted(server, log_dir):
+    create_topic(server.address, "tx", 1)
+    p = ck.Producer({"bootstrap.servers": server.address, "transactional.id": "ck-tx"})
+    p.init_transactions(30)
+    p.begin_transaction()
+    for i in range(5):
+        p.produce("tx", value=b"committed-%d" % i, partition=0)
+    p.commit_transaction(30)
+    p.begin_transaction()
+    for i in range(5):
+        p.produce("tx", value=b"aborted-%d" % i, partition=0)
+    p.flush(30)
+    p.abort_transaction(30)
+    p.begin_transaction()
+    p.produce("tx", value=b"committed-last", partition=0)
+    p.commit_transaction(30)
+    committed = consume(server.address, "tx", 6, 1, "read_committed")[0]
+    assert [v for _, v, _ in committed] == [b"committed-%d" % i for i in range(5)] + [
+        b"committed-last"]
+    everything = consume(server.address, "tx", 11, 1, "read_uncommitted")[0]
+    assert len(everything) == 11
+    server.stop()
+    with Log.open(log_dir / "tx-0", read_only=True) as log:
+        markers = [r for r in log.records(include_control=True) if r.key and len(r.key) == 4]
+        assert len(markers) == 3  # commit, abort, commit control records
+        assert [r.value for r in log.records(isolation="read_committed")] == \
+            [v for _, v, _ in committed]

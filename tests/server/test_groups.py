@@ -1,0 +1,379 @@
+"""Consumer groups through ``kafkalog serve`` with real clients: three consumers of a 6-partition
+topic share it under each assignor the library offers; one leaves and the other two take its
+partitions; the offsets they commit are in ``__consumer_offsets`` (shown by ``kafkalog groups
+describe``) and survive a server restart (a new consumer resumes from them)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import io
+import json
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkalog import LogDir, Record
+from kafkalog.cli import main as cli_main
+from kafkalog.groups import GroupMetadataManager
+
+from .conftest import TEST_CONFIG, start_server
+
+TOPIC = "orders"
+PARTITIONS = 6
+DEADLINE_S = 60
+#: session timeout of the test consumers: generous, because the clients share one Python process
+#: (and its GIL) with the server: a starved heartbeat thread must not get a member expelled
+#: again and again. A leaving member sends LeaveGroup, so no test waits for a session to expire.
+SESSION_MS = 20000
+
+
+def fill(server: Any, per_partition: int, start: int = 0) -> None:
+    """Append through the server's loop (waiting fetches are woken there)."""
+
+    def append() -> None:
+        for p in range(PARTITIONS):
+            server.broker.log(TOPIC, p).append(
+                [Record(None, b"%d-%d" % (p, start + i), int(time.time() * 1000))
+                 for i in range(per_partition)])
+            server.broker.notify((TOPIC, p))
+
+    server.call(append)
+
+
+def committed(log_dir: Path, group: str) -> dict[tuple[str, int], int]:
+    """The group's committed offsets as ``kafkalog groups describe --json`` prints them (the
+    server stopped), checked against the engine's GroupMetadataManager."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli_main(["groups", "describe", str(log_dir), "--group", group, "--json",
+                           "--offsets-topic-partitions",
+                           str(TEST_CONFIG.offsets_topic_num_partitions)])
+    assert status == 0
+    doc = json.loads(out.getvalue())
+    shown = {(p["topic"], p["partition"]): p["current_offset"] for p in doc["partitions"]
+             if p["current_offset"] is not None}
+    with LogDir.open(log_dir, read_only=True) as d:
+        assert GroupMetadataManager(d).fetch_offsets(group) == shown
+    return shown
+
+
+def wait_until(cond: Callable[[], bool], what: str,
+               state: Callable[[], object] = lambda: "") -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what} {state()}"
+        time.sleep(0.05)
+
+
+class Member:
+    """One consumer polled in its own thread (sync clients)."""
+
+    def __init__(self, make: Callable[[], Any], poll: Callable[[Any], list[bytes]],
+                 assignment: Callable[[Any], set[int]], commit: Callable[[Any], None]) -> None:
+        self.consumer = make()
+        self._poll, self._assignment, self._commit = poll, assignment, commit
+        self.values: list[bytes] = []
+        self.assigned: set[int] = set()
+        self.errors: list[BaseException] = []
+        self.stop = threading.Event()
+        self.commit_now = threading.Event()
+        self.committed = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                self.values += self._poll(self.consumer)
+            except Exception as e:  # noqa: BLE001 - kept for the failure message
+                self.errors.append(e)
+                time.sleep(0.1)
+            self.assigned = self._assignment(self.consumer)
+            if self.commit_now.is_set() and self.assigned:
+                try:
+                    self._commit(self.consumer)
+                except Exception as e:  # noqa: BLE001 - a commit during a rebalance: retry
+                    self.errors.append(e)
+                    continue
+                self.commit_now.clear()
+                self.committed.set()
+        self.consumer.close()
+
+    def commit(self) -> None:
+        self.committed.clear()
+        self.commit_now.set()
+        wait_until(self.committed.is_set, "a commit",
+                   lambda: f"(assigned {sorted(self.assigned)}, {len(self.values)} records, "
+                           f"alive {self.thread.is_alive()}, errors {self.errors[-3:]})")
+
+    def leave(self) -> None:
+        self.stop.set()
+        self.thread.join(30)
+
+
+def run_scenario(server: Any, log_dir: Path, group: str,
+                 member: Callable[[], Member]) -> None:
+    """Three members share the topic, all records read, commit; one leaves, the others take
+    its partitions and read what follows; offsets are in __consumer_offsets."""
+    server.broker.create_topic(TOPIC, PARTITIONS)
+    fill(server, 10)
+    members = [member() for _ in range(3)]
+
+    def state() -> str:
+        return "; ".join(f"member {i}: assigned {sorted(m.assigned)}, {len(m.values)} records, "
+                         f"alive {m.thread.is_alive()}, errors {m.errors[-2:]}"
+                         for i, m in enumerate(members))
+
+    try:
+        wait_until(lambda: sorted(p for m in members for p in m.assigned) == list(range(6))
+                   and all(len(m.assigned) == 2 for m in members), "3 x 2 partitions", state)
+        # at least once: a record may come twice around a rebalance, none may be missing
+        def seen() -> set[bytes]:
+            return {v for m in members for v in list(m.values)}
+
+        wait_until(lambda: len(seen()) == 60, "the 60 records", state)
+        for m in members:
+            m.commit()
+        members[0].leave()
+        rest = members[1:]
+        wait_until(lambda: sorted(p for m in rest for p in m.assigned) == list(range(6)),
+                   "the two others to take every partition", state)
+        fill(server, 2, start=10)
+        wait_until(lambda: len(seen()) == 72, "the 12 new records", state)
+        assert seen() == {b"%d-%d" % (p, i) for p in range(6) for i in range(12)}
+        for m in rest:
+            m.commit()
+    finally:
+        for m in members:
+            m.leave()
+    server.stop()
+    assert committed(log_dir, group) == {(TOPIC, p): 12 for p in range(6)}
+
+
+# -- confluent-kafka ---------------------------------------------------------------------------
+
+
+ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+import confluent_kafka.admin  # noqa: E402,F401 - ck.admin
+
+
+def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
+    def make() -> Any:
+        c = ck.Consumer({"bootstrap.servers": address, "group.id": group,
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                         "partition.assignment.strategy": strategy,
+                         "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200})
+        c.subscribe([TOPIC])
+        return c
+
+    def poll(c: Any) -> list[bytes]:
+        m = c.poll(0.05)
+        return [m.value()] if m is not None and not m.error() else []
+
+    return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
+                          lambda c: c.commit(asynchronous=False))
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "cooperative-sticky"])
+def test_confluent_kafka_group(server, log_dir, strategy):
+    group = f"ck-{strategy}"
+    run_scenario(server, log_dir, group, ck_member(server.address, group, strategy))
+
+
+# -- kafka-python ------------------------------------------------------------------------------
+
+
+kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
+
+
+def kp_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
+    from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
+    from kafka.coordinator.assignors.range import RangePartitionAssignor
+    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+
+    assignor = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+                "sticky": StickyPartitionAssignor,
+                "cooperative-sticky": CooperativeStickyAssignor}[strategy]
+
+    def make() -> Any:
+        c = kafka.KafkaConsumer(bootstrap_servers=address, group_id=group,
+                                auto_offset_reset="earliest", enable_auto_commit=False,
+                                partition_assignment_strategy=[assignor],
+                                session_timeout_ms=SESSION_MS, heartbeat_interval_ms=200)
+        # kafka-python may join before its first metadata answer for the subscription (the
+        # leader then assigns nothing and waits for a metadata refresh to rejoin): ask first
+        c.partitions_for_topic(TOPIC)
+        c.subscribe([TOPIC])
+        return c
+
+    def poll(c: Any) -> list[bytes]:
+        return [m.value for msgs in c.poll(timeout_ms=50).values() for m in msgs]
+
+    return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
+                          lambda c: c.commit())
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky", "cooperative-sticky"])
+def test_kafka_python_group(server, log_dir, strategy):
+    group = f"kp-{strategy}"
+    run_scenario(server, log_dir, group, kp_member(server.address, group, strategy))
+
+
+# -- aiokafka ----------------------------------------------------------------------------------
+
+
+aiokafka = pytest.importorskip("aiokafka", reason="aiokafka is not installed")
+
+
+def aio_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
+    """An aiokafka consumer on its own event loop in the member's thread."""
+    from aiokafka.coordinator.assignors.range import RangePartitionAssignor
+    from aiokafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+    from aiokafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
+
+    assignor = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
+                "sticky": StickyPartitionAssignor}[strategy]
+
+    class AioMember(Member):
+        def __init__(self) -> None:
+            self.values, self.assigned, self.errors = [], set(), []
+            self.stop, self.commit_now = threading.Event(), threading.Event()
+            self.committed = threading.Event()
+            self.thread = threading.Thread(target=lambda: asyncio.run(self._main()),
+                                           daemon=True)
+            self.thread.start()
+
+        async def _main(self) -> None:
+            c = aiokafka.AIOKafkaConsumer(
+                bootstrap_servers=address, group_id=group, auto_offset_reset="earliest",
+                enable_auto_commit=False, partition_assignment_strategy=[assignor],
+                session_timeout_ms=SESSION_MS, heartbeat_interval_ms=200)
+            await c.start()
+            c.subscribe([TOPIC])
+            try:
+                while not self.stop.is_set():
+                    batch = await c.getmany(timeout_ms=50)
+                    self.values += [m.value for msgs in batch.values() for m in msgs]
+                    self.assigned = {tp.partition for tp in c.assignment()}
+                    if self.commit_now.is_set() and self.assigned:
+                        try:
+                            await c.commit()
+                        except Exception as e:  # noqa: BLE001 - during a rebalance: retry
+                            self.errors.append(e)
+                            continue
+                        self.commit_now.clear()
+                        self.committed.set()
+            finally:
+                await c.stop()
+
+    return AioMember
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky"])
+def test_aiokafka_group(server, log_dir, strategy):
+    group = f"aio-{strategy}"
+    run_scenario(server, log_dir, group, aio_member(server.address, group, strategy))
+
+
+# -- restart -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("client", ["confluent", "kafka-python", "aiokafka"])
+def test_committed_offsets_survive_a_restart(log_dir, client):
+    group = f"restart-{client}"
+    server = start_server(log_dir)
+    make = {"confluent": ck_member, "kafka-python": kp_member, "aiokafka": aio_member}[client]
+    run_scenario(server, log_dir, group, make(server.address, group, "range"))
+    server = start_server(log_dir)
+    try:
+        fill(server, 1, start=12)  # one new record per partition after the committed offsets
+        m = make(server.address, group, "range")()
+        try:
+            wait_until(lambda: len(m.values) == 6, "the 6 records after the committed offsets")
+            time.sleep(0.5)  # nothing older than the committed offsets arrives
+            assert sorted(m.values) == sorted(b"%d-12" % p for p in range(6))
+        finally:
+            m.leave()
+    finally:
+        server.stop()
+
+
+def test_groups_are_described_and_listed(server, log_dir):
+    admin_mod = pytest.importorskip("confluent_kafka.admin")
+    server.broker.create_topic(TOPIC, PARTITIONS)
+    fill(server, 1)
+    m = ck_member(server.address, "described", "range")()
+    try:
+        wait_until(lambda: len(m.assigned) == 6 and len(m.values) == 6, "the 6 records")
+        m.commit()
+        admin = admin_mod.AdminClient({"bootstrap.servers": server.address})
+        listed = admin.list_consumer_groups().result(30)
+        assert "described" in {g.group_id for g in listed.valid}
+        (desc,) = admin.describe_consumer_groups(["described"]).values()
+        d = desc.result(30)
+        assert str(d.state).endswith("STABLE") and len(d.members) == 1
+        assert {tp.partition for tp in d.members[0].assignment.topic_partitions} == set(
+            range(6))
+        offsets = admin.list_consumer_group_offsets(
+            [ck.ConsumerGroupTopicPartitions("described")])["described"].result(30)
+        assert {tp.partition: tp.offset for tp in offsets.topic_partitions} == {
+            p: 1 for p in range(6)}
+    finally:
+        m.leave()
+    admin = admin_mod.AdminClient({"bootstrap.servers": server.address})
+    (fut,) = admin.delete_consumer_groups(["described"]).values()
+    fut.result(30)
+    server.stop()
+    with LogDir.open(log_dir, read_only=True) as d:
+        assert not GroupMetadataManager(d).has_group("described")
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert cli_main(["groups", "describe", str(log_dir), "--group", "described",
+                         "--offsets-topic-partitions", "4"]) == 1
+    assert "does not exist" in err.getvalue()
+
+
+def test_offsets_sent_to_a_transaction_follow_its_outcome(server, log_dir):
+    """TxnOffsetCommit through AddOffsetsToTxn: committed with the transaction's COMMIT, dropped
+    with its ABORT (librdkafka's send_offsets_to_transaction)."""
+    server.broker.create_topic(TOPIC, 1)
+    server.broker.create_topic("out", 1)
+    fill_one = [Record(None, b"in-%d" % i, int(time.time() * 1000)) for i in range(4)]
+    server.call(lambda: server.broker.log(TOPIC, 0).append(fill_one))
+    consumer = ck.Consumer({"bootstrap.servers": server.address, "group.id": "eos",
+                            "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                            "isolation.level": "read_committed"})
+    consumer.subscribe([TOPIC])
+    producer = ck.Producer({"bootstrap.servers": server.address, "transactional.id": "eos-tx"})
+    producer.init_transactions(30)
+    try:
+        got: list[Any] = []
+        deadline = time.monotonic() + DEADLINE_S
+        while len(got) < 4:
+            assert time.monotonic() < deadline
+            m = consumer.poll(0.2)
+            if m is not None and not m.error():
+                got.append(m)
+        for outcome, upto in (("commit", 2), ("abort", 4)):
+            producer.begin_transaction()
+            producer.produce("out", got[upto - 1].value(), partition=0)
+            producer.send_offsets_to_transaction(
+                [ck.TopicPartition(TOPIC, 0, upto)], consumer.consumer_group_metadata(), 30)
+            if outcome == "commit":
+                producer.commit_transaction(30)
+            else:
+                producer.abort_transaction(30)
+    finally:
+        consumer.close()
+    admin = ck.admin.AdminClient({"bootstrap.servers": server.address})
+    offsets = admin.list_consumer_group_offsets(
+        [ck.ConsumerGroupTopicPartitions("eos")])["eos"].result(30)
+    assert [(tp.partition, tp.offset) for tp in offsets.topic_partitions] == [(0, 2)]
+    server.stop()
+    assert committed(log_dir, "eos") == {(TOPIC, 0): 2}

@@ -1,0 +1,362 @@
+"""Raw requests (encoded by kio) against each handler: the answers and error codes Kafka gives,
+pipelining, long polling. Real server, real socket."""
+
+from __future__ import annotations
+
+import struct
+import threading
+import time
+
+import pytest
+
+from kafkalog import Record, encode_batch
+from kafkalog.server.broker import OFFSETS_TOPIC
+from kafkalog.server.protocol import ErrorCode as E
+
+from .wire import WireClient
+
+META = {"allow_auto_topic_creation": False, "include_topic_authorized_operations": False}
+
+
+@pytest.fixture
+def wire(server):
+    with WireClient(server.address) as c:
+        yield c
+
+
+def produce_req(topic: str, records: bytes | None, acks: int = -1, partition: int = 0,
+                txn: str | None = None) -> dict:
+    return {"transactional_id": txn, "acks": acks, "timeout": 30000, "topic_data": [
+        {"name": topic, "partition_data": [{"index": partition, "records": records}]}]}
+
+
+def fetch_req(topic: str, offset: int, *, wait: int = 0, min_bytes: int = 1,
+              isolation: int = 0, partition_max: int = 1 << 20, epoch: int = -1,
+              max_bytes: int = 1 << 20, session_id: int = 0) -> dict:
+    return {"replica_id": -1, "max_wait": wait, "min_bytes": min_bytes, "max_bytes": max_bytes,
+            "isolation_level": isolation, "session_id": session_id, "session_epoch": -1,
+            "topics": [{"topic": topic, "partitions": [
+                {"partition": 0, "current_leader_epoch": epoch, "fetch_offset": offset,
+                 "last_fetched_epoch": -1, "log_start_offset": -1,
+                 "partition_max_bytes": partition_max}]}],
+            "forgotten_topics_data": [], "rack_id": ""}
+
+
+def part(resp):
+    """The only partition of a fetch/produce/list-offsets response."""
+    t = resp.responses[0] if hasattr(resp, "responses") else resp.topics[0]
+    parts = getattr(t, "partitions", None) or getattr(t, "partition_responses", None)
+    return parts[0]
+
+
+# -- metadata ----------------------------------------------------------------------------------
+
+
+def test_metadata_topics_auto_creation_and_ids(server, wire):
+    server.broker.create_topic("known", 2)
+    m = wire.request(3, 12, {"topics": None, **META})
+    assert [t.name for t in m.topics] == ["known"] and m.controller_id == 1
+    assert m.cluster_id == server.broker.cluster_id
+    (t,) = m.topics
+    assert [(p.partition_index, p.leader_id, p.leader_epoch, p.replica_nodes, p.isr_nodes)
+            for p in t.partitions] == [(0, 1, 0, (1,), (1,)), (1, 1, 0, (1,), (1,))]
+    m = wire.request(3, 12, {"topics": [{"name": "nope", "topic_id": None},
+                                        {"name": "bad name", "topic_id": None}], **META})
+    assert [t.error_code for t in m.topics] == [E.unknown_topic_or_partition,
+                                                E.invalid_topic_exception]
+    m = wire.request(3, 12, {"topics": [{"name": "auto", "topic_id": None}],
+                             "allow_auto_topic_creation": True,
+                             "include_topic_authorized_operations": True})
+    assert m.topics[0].error_code == E.none and len(m.topics[0].partitions) == 1
+    assert m.topics[0].topic_authorized_operations > 0
+    m = wire.request(3, 12, {"topics": [{"name": None, "topic_id": t.topic_id},
+                                        {"name": None, "topic_id": __import__("uuid").uuid4()}],
+                             **META})
+    assert m.topics[0].name == "known" and m.topics[1].error_code == E.unknown_topic_id
+    m = wire.request(3, 0, {"topics": []})  # v0: an empty list means every topic
+    assert sorted(t.name for t in m.topics) == ["auto", "known"]
+
+
+# -- produce -----------------------------------------------------------------------------------
+
+
+def test_produce_errors_per_partition(server, wire):
+    server.broker.create_topic("t", 1)
+    good = encode_batch([Record(b"k", b"v", 1)])
+    r = part(wire.request(0, 9, produce_req("t", good)))
+    assert (r.error_code, r.base_offset) == (E.none, 0)
+    assert part(wire.request(0, 9, produce_req("t", good, acks=2))).error_code == \
+        E.invalid_required_acks
+    assert part(wire.request(0, 9, produce_req("missing", good))).error_code == \
+        E.unknown_topic_or_partition
+    server.broker.ensure_internal_topic(OFFSETS_TOPIC)
+    assert part(wire.request(0, 9, produce_req(OFFSETS_TOPIC, good))).error_code == \
+        E.invalid_topic_exception
+    corrupt = good[:-1] + bytes([good[-1] ^ 1])
+    r = part(wire.request(0, 9, produce_req("t", corrupt)))
+    assert r.error_code == E.corrupt_message and "crc" in r.error_message
+    assert part(wire.request(0, 9, produce_req("t", good + good))).error_code == \
+        E.invalid_record
+    txn = encode_batch([Record(None, b"t", 1)], producer_id=5, producer_epoch=0,
+                       base_sequence=0, transactional=True)
+    assert part(wire.request(0, 9, produce_req("t", txn))).error_code == \
+        E.transactional_id_authorization_failed
+    assert part(wire.request(0, 9, produce_req("t", txn, txn="who"))).error_code in (
+        E.invalid_producer_id_mapping, E.invalid_txn_state)
+    assert server.broker.log("t", 0).log_end_offset == 1
+
+
+def test_acks_zero_gets_no_response_and_pipelined_requests_answer_in_order(server, wire):
+    server.broker.create_topic("t", 1)
+    frames = [wire.encode(0, 9, produce_req("t", encode_batch([Record(None, b"x", 1)]),
+                                            acks=0), correlation_id=1000)]
+    for i in range(30):
+        frames.append(wire.encode(18, 3, {"client_software_name": "p",
+                                          "client_software_version": "1"},
+                                  correlation_id=i) if i % 3 == 0 else
+                      wire.encode(1, 12, fetch_req("t", 0), correlation_id=i) if i % 3 == 1
+                      else wire.encode(3, 12, {"topics": None, **META}, correlation_id=i))
+    wire.send_raw(b"".join(frames))
+    got = [struct.unpack_from(">i", wire.read_frame())[0] for _ in range(30)]
+    assert got == list(range(30))  # no answer to the acks=0 produce, the others in order
+    assert server.broker.log("t", 0).log_end_offset == 1
+
+
+# -- fetch -------------------------------------------------------------------------------------
+
+
+def test_fetch_long_poll_wakes_on_append(server, wire):
+    server.broker.create_topic("t", 1)
+    answer = {}
+
+    def fetch() -> None:
+        with WireClient(server.address) as c:
+            answer["r"] = c.request(1, 12, fetch_req("t", 0, wait=30000, min_bytes=1))
+
+    t = threading.Thread(target=fetch)
+    t.start()
+    wire.request(3, 12, {"topics": None, **META})  # let the fetch arrive first
+    wire.request(0, 9, produce_req("t", encode_batch([Record(None, b"late", 1)])))
+    t.join(30)
+    assert not t.is_alive()
+    r = part(answer["r"])
+    assert r.error_code == E.none and r.high_watermark == 1 and b"late" in r.records
+
+
+def test_fetch_bytes_are_the_stored_bytes(server, wire):
+    server.broker.create_topic("t", 1)
+    log = server.broker.log("t", 0)
+    for i in range(3):
+        log.append([Record(None, b"%d" % i * 1000, 1)], compression="gzip")
+    r = part(wire.request(1, 12, fetch_req("t", 1)))
+    assert r.records == log.read(1, 1 << 20)
+    # a partition limit below the first batch still returns that batch whole (KIP-74)
+    small = part(wire.request(1, 12, fetch_req("t", 0, partition_max=10)))
+    assert small.records == log.read(0, 10) and len(small.records) > 10
+
+
+def test_fetch_errors(server, wire):
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(None, b"x", 1)])
+    assert part(wire.request(1, 12, fetch_req("t", 5))).error_code == E.offset_out_of_range
+    assert part(wire.request(1, 12, fetch_req("t", 0, epoch=3))).error_code == \
+        E.unknown_leader_epoch
+    assert part(wire.request(1, 12, fetch_req("nope", 0))).error_code == \
+        E.unknown_topic_or_partition
+    assert wire.request(1, 12, fetch_req("t", 0, session_id=9)).error_code == \
+        E.fetch_session_id_not_found
+    import uuid
+
+    req = fetch_req("t", 0)
+    req["topics"] = [{"topic_id": uuid.uuid4(), "partitions": req["topics"][0]["partitions"]}]
+    assert part(wire.request(1, 13, req)).error_code == E.unknown_topic_id
+    req["topics"][0]["topic_id"] = server.broker.topic_id("t")
+    r = part(wire.request(1, 13, req))
+    assert r.error_code == E.none and b"x" in r.records
+
+
+def test_fetch_read_committed_stops_at_the_lso_and_lists_aborted(server, wire):
+    server.broker.create_topic("t", 1)
+    log = server.broker.log("t", 0)
+    now = int(time.time() * 1000)  # record times near the markers': no time-based roll
+    log.append([Record(None, b"a", now)], producer_id=7, producer_epoch=0, base_sequence=0,
+               transactional=True)
+    log.abort_transaction(7, 0)
+    log.append([Record(None, b"open", now)], producer_id=8, producer_epoch=0, base_sequence=0,
+               transactional=True)
+    log.append([Record(None, b"after", now)])
+    assert len(log.segments) == 1
+    r = part(wire.request(1, 12, fetch_req("t", 0, isolation=1)))
+    assert r.last_stable_offset == 2 and r.high_watermark == 4
+    assert [(a.producer_id, a.first_offset) for a in r.aborted_transactions] == [(7, 0)]
+    assert b"open" not in r.records and b"a" in r.records
+    u = part(wire.request(1, 12, fetch_req("t", 0, isolation=0)))
+    assert b"after" in u.records and u.aborted_transactions is None
+
+
+# -- list offsets, leader epochs ------------------------------------------------------------
+
+
+def lo_req(topic: str, ts: int, isolation: int = 0, epoch: int = -1) -> dict:
+    return {"replica_id": -1, "isolation_level": isolation, "topics": [
+        {"name": topic, "partitions": [{"partition_index": 0, "current_leader_epoch": epoch,
+                                        "timestamp": ts}]}]}
+
+
+def test_list_offsets(server, wire):
+    server.broker.create_topic("t", 1)
+    log = server.broker.log("t", 0)
+    log.append([Record(None, b"a", 100), Record(None, b"b", 300), Record(None, b"c", 200)])
+
+    def ask(ts, **kw):
+        p = part(wire.request(2, 9, lo_req("t", ts, **kw)))
+        return p.error_code, p.offset, p.timestamp
+
+    assert ask(-2) == (E.none, 0, -1)
+    assert ask(-1) == (E.none, 3, -1)
+    assert ask(-3) == (E.none, 1, 300)
+    assert ask(150) == (E.none, 1, 300)
+    assert ask(301) == (E.none, -1, -1)
+    assert ask(0, epoch=5)[0] == E.unknown_leader_epoch
+    log.append([Record(None, b"t", 400)], producer_id=3, producer_epoch=0, base_sequence=0,
+               transactional=True)
+    assert ask(-1, isolation=1) == (E.none, 3, -1)  # the last stable offset
+    assert ask(-1, isolation=0) == (E.none, 4, -1)
+    assert ask(400, isolation=1) == (E.none, -1, -1)  # not below the LSO
+
+
+def test_offset_for_leader_epoch(server, wire):
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(None, b"a", 1)] * 3)
+    req = {"replica_id": -1, "topics": [{"topic": "t", "partitions": [
+        {"partition": 0, "current_leader_epoch": -1, "leader_epoch": 0}]}]}
+    r = wire.request(23, 4, req).topics[0].partitions[0]
+    assert (r.error_code, r.leader_epoch, r.end_offset) == (E.none, 0, 3)
+    req["topics"][0]["partitions"][0]["leader_epoch"] = 7
+    r = wire.request(23, 4, req).topics[0].partitions[0]
+    assert (r.leader_epoch, r.end_offset) == (-1, -1)
+
+
+# -- topics, configs ----------------------------------------------------------------------------
+
+
+def ct(name: str, partitions: int = 1, rf: int = 1, configs: dict | None = None) -> dict:
+    return {"name": name, "num_partitions": partitions, "replication_factor": rf,
+            "assignments": [], "configs": [{"name": k, "value": v}
+                                           for k, v in (configs or {}).items()]}
+
+
+def test_create_topics_validation(server, wire):
+    server.broker.create_topic("exists", 1)
+    r = wire.request(19, 7, {"topics": [
+        ct("ok", 2, configs={"retention.ms": "1000"}), ct("exists"), ct("bad name"),
+        ct("dup"), ct("dup"), ct("zero", 0), ct("rf3", 1, 3),
+        ct("cfg", configs={"compression.type": "lz4"}),
+        ct("val", configs={"segment.bytes": "-5"})], "timeout": 1000, "validate_only": False})
+    codes = {t.name: t.error_code for t in r.topics}
+    assert codes == {"ok": E.none, "exists": E.topic_already_exists,
+                     "bad name": E.invalid_topic_exception, "dup": E.invalid_request,
+                     "zero": E.invalid_partitions, "rf3": E.invalid_replication_factor,
+                     "cfg": E.invalid_config, "val": E.invalid_config}
+    ok = r.topics[0]
+    assert ok.num_partitions == 2 and ok.topic_id is not None
+    assert {c.name: (c.value, c.config_source) for c in ok.configs}["retention.ms"] == (
+        "1000", 1)
+    assert server.broker.partitions_of("ok") == [0, 1]
+    r = wire.request(19, 7, {"topics": [ct("dry", 3)], "timeout": 1000,
+                             "validate_only": True})
+    assert r.topics[0].error_code == E.none and server.broker.partitions_of("dry") == []
+
+
+def test_delete_topics(server, wire, log_dir):
+    server.broker.create_topic("a", 2)
+    server.broker.create_topic("b", 1)
+    server.broker.ensure_internal_topic(OFFSETS_TOPIC)
+    tid = server.broker.topic_id("b")
+    r = wire.request(20, 6, {"topics": [{"name": "a", "topic_id": None},
+                                        {"name": None, "topic_id": tid},
+                                        {"name": "nope", "topic_id": None},
+                                        {"name": OFFSETS_TOPIC, "topic_id": None}],
+                             "timeout": 1000})
+    assert [r_.error_code for r_ in r.responses] == [
+        E.none, E.none, E.unknown_topic_or_partition, E.invalid_topic_exception]
+    assert server.broker.topics() == [OFFSETS_TOPIC]
+    assert not (log_dir / "a-0").exists() and not (log_dir / "b-0").exists()
+    r = wire.request(20, 1, {"topic_names": ["a"], "timeout": 1000})
+    assert r.responses[0].error_code == E.unknown_topic_or_partition
+
+
+def test_describe_configs(server, wire):
+    server.broker.create_topic("t", 1, {"retention.ms": "5000"})
+    r = wire.request(32, 4, {"resources": [
+        {"resource_type": 2, "resource_name": "t", "configuration_keys": None},
+        {"resource_type": 2, "resource_name": "t", "configuration_keys": ["segment.bytes"]},
+        {"resource_type": 2, "resource_name": "nope", "configuration_keys": None},
+        {"resource_type": 4, "resource_name": "1", "configuration_keys": None},
+        {"resource_type": 4, "resource_name": "7", "configuration_keys": None}],
+        "include_synonyms": True, "include_documentation": False})
+    full, one, missing, broker, other = r.results
+    by_name = {c.name: c for c in full.configs}
+    assert by_name["retention.ms"].value == "5000" and by_name["retention.ms"].config_source == 1
+    assert by_name["segment.bytes"].config_source == 5 and by_name["segment.bytes"].config_type == 3
+    assert [c.name for c in one.configs] == ["segment.bytes"]
+    assert missing.error_code == E.unknown_topic_or_partition
+    assert {c.name: c.value for c in broker.configs}["node.id"] == "1"
+    assert other.error_code == E.invalid_request
+
+
+def test_find_coordinator(server, wire):
+    r = wire.request(10, 5, {"key_type": 1, "coordinator_keys": ["tx-a", ""]})
+    assert [(c.key, c.error_code, c.node_id, c.port) for c in r.coordinators] == [
+        ("tx-a", E.none, 1, server.port), ("", E.invalid_request, -1, -1)]
+    r = wire.request(10, 3, {"key": "tx", "key_type": 9})
+    assert r.error_code == E.invalid_request
+
+
+def test_fetch_diverging_epoch(server, wire):
+    server.broker.create_topic("t", 1)
+    log = server.broker.log("t", 0)
+    log.append([Record(None, b"a", 1)] * 3, partition_leader_epoch=0)
+    req = fetch_req("t", 3)
+    req["topics"][0]["partitions"][0]["last_fetched_epoch"] = 0
+    r = part(wire.request(1, 12, req))
+    assert r.error_code == E.none and r.diverging_epoch.epoch == -1  # histories agree
+    # a follower/consumer that saw epoch 0 up to offset 5: the leader's epoch 0 ended at 3
+    req["topics"][0]["partitions"][0]["fetch_offset"] = 5
+    r = part(wire.request(1, 12, req))
+    assert (r.diverging_epoch.epoch, r.diverging_epoch.end_offset) == (0, 3)
+    req["topics"][0]["partitions"][0].update(fetch_offset=1, last_fetched_epoch=7)
+    assert part(wire.request(1, 12, req)).error_code == E.offset_out_of_range
+
+
+@pytest.mark.parametrize("codec", [0, 1, 2, 3, 4])
+def test_stored_and_fetched_bytes_are_the_producers_bytes(server, wire, codec):
+    """A batch encoded by kafka-python (a peer encoder) is written and served as sent: only the
+    base offset and the partition leader epoch (outside the CRC) are assigned."""
+    records = pytest.importorskip("kafka.record.default_records")
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(None, b"first", int(time.time() * 1000))])
+    b = records.DefaultRecordBatchBuilder(magic=2, compression_type=codec, is_transactional=0,
+                                          producer_id=-1, producer_epoch=-1, base_sequence=-1,
+                                          batch_size=1 << 20)
+    now = int(time.time() * 1000)
+    for i in range(50):
+        b.append(i, timestamp=now + i, key=b"k%d" % i, value=b"value %d" % i * 20,
+                 headers=[("h", b"%d" % i)])
+    sent = bytes(b.build())
+    r = part(wire.request(0, 9, produce_req("t", sent)))
+    assert (r.error_code, r.base_offset) == (E.none, 1)
+    stored = server.broker.log("t", 0).read(1, 1 << 20)
+    fetched = part(wire.request(1, 12, fetch_req("t", 1))).records
+    assert stored == fetched
+    assert struct.unpack_from(">qii", stored) == (1, len(sent) - 12, 0)
+    assert stored[16:] == sent[16:]
+
+
+def test_describe_cluster_through_confluent_admin(server):
+    admin_mod = pytest.importorskip("confluent_kafka.admin")
+    admin = admin_mod.AdminClient({"bootstrap.servers": server.address})
+    desc = admin.describe_cluster(include_authorized_operations=True).result(30)
+    assert desc.cluster_id == server.broker.cluster_id
+    assert desc.controller.id == 1 and [n.port for n in desc.nodes] == [server.port]
+    assert desc.authorized_operations

@@ -1,0 +1,114 @@
+"""kafka-python against ``kafkalog serve``: every codec with headers, the idempotent producer,
+committed and aborted transactions read with read_committed."""
+
+from __future__ import annotations
+
+import pytest
+
+from kafkalog import Log
+
+from .peers import (
+    CODECS,
+    N_RECORDS,
+    PARTITIONS,
+    assert_idempotent_batches,
+    assert_same,
+    by_partition,
+    make_records,
+    normalize,
+    stored_count,
+)
+
+kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
+from kafka import KafkaAdminClient, KafkaConsumer, KafkaProducer, TopicPartition  # noqa: E402
+from kafka.admin import NewTopic  # noqa: E402
+
+
+def create_topic(address: str, name: str, partitions: int = PARTITIONS) -> None:
+    admin = KafkaAdminClient(bootstrap_servers=address)
+    try:
+        admin.create_topics([NewTopic(name, partitions, 1)])
+    finally:
+        admin.close()
+
+
+def produce(address: str, topic: str, records: list, **conf: object) -> None:
+    p = KafkaProducer(bootstrap_servers=address, linger_ms=5, **conf)
+    try:
+        futures = [p.send(topic, key=k, value=v, headers=h, partition=i % PARTITIONS)
+                   for i, (k, v, h) in enumerate(records)]
+        p.flush(60)
+        for f in futures:
+            f.get(30)
+    finally:
+        p.close()
+
+
+def consume(address: str, topic: str, count: int, partitions: int = PARTITIONS,
+            isolation: str = "read_uncommitted", *, until_idle: bool = False
+            ) -> dict[int, list]:
+    """Records per partition: the first ``count`` (or, ``until_idle``, all that come before 3 s
+    without a record, to see that nothing more arrives)."""
+    c = KafkaConsumer(bootstrap_servers=address, enable_auto_commit=False,
+                      isolation_level=isolation, auto_offset_reset="earliest",
+                      consumer_timeout_ms=3000 if until_idle else 30000)
+    got: dict[int, list] = {p: [] for p in range(partitions)}
+    n = 0
+    try:
+        c.assign([TopicPartition(topic, p) for p in range(partitions)])
+        for m in c:
+            got[m.partition].append(normalize(m.key, m.value, m.headers))
+            n += 1
+            if n == count and not until_idle:
+                break
+    finally:
+        c.close()
+    return got
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_every_codec_with_headers_round_trips(server, codec):
+    create_topic(server.address, "t")
+    records = make_records(seed=CODECS.index(codec))
+    conf = {} if codec == "none" else {"compression_type": codec}
+    produce(server.address, "t", records, enable_idempotence=False, **conf)
+    assert_same(by_partition(records), consume(server.address, "t", N_RECORDS))
+    assert stored_count(server, "t") == N_RECORDS  # nothing written twice
+
+
+def test_idempotent_producer(server, log_dir):
+    create_topic(server.address, "idem")
+    records = make_records(3000, seed=7)
+    produce(server.address, "idem", records, enable_idempotence=True, compression_type="zstd")
+    assert_same(by_partition(records), consume(server.address, "idem", 3000))
+    server.stop()
+    assert_idempotent_batches(log_dir, "idem", PARTITIONS, 3000)
+
+
+def test_transactions_committed_and_aborted(server, log_dir):
+    create_topic(server.address, "tx", 1)
+    p = KafkaProducer(bootstrap_servers=server.address, transactional_id="kp-tx")
+    try:
+        p.init_transactions()
+        p.begin_transaction()
+        for i in range(5):
+            p.send("tx", value=b"committed-%d" % i, partition=0)
+        p.commit_transaction()
+        p.begin_transaction()
+        for i in range(5):
+            p.send("tx", value=b"aborted-%d" % i, partition=0)
+        p.flush()
+        p.abort_transaction()
+        p.begin_transaction()
+        p.send("tx", value=b"committed-last", partition=0)
+        p.commit_transaction()
+    finally:
+        p.close()
+    committed = consume(server.address, "tx", 6, 1, "read_committed", until_idle=True)[0]
+    assert [v for _, v, _ in committed] == [b"committed-%d" % i for i in range(5)] + [
+        b"committed-last"]
+    assert len(consume(server.address, "tx", 11, 1, "read_uncommitted", until_idle=True)[0]) == 11
+    server.stop()
+    with Log.open(log_dir / "tx-0", read_only=True) as log:
+        assert [r.value for r in log.records(isolation="read_committed")] == \
+            [v for _, v, _ in committed]

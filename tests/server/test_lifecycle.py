@@ -1,0 +1,105 @@
+"""Start, stop, and the ``kafkalog serve`` command: a clean shutdown on SIGTERM/SIGINT closes
+every log with the clean-shutdown marker; a second server on a locked directory is refused."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+
+from kafkalog import LogDir, Record
+from kafkalog.errors import LogLockedError
+from kafkalog.server import KafkaServer
+from kafkalog.server.command import main as serve_main
+
+from .conftest import start_server
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_stop_closes_every_log_cleanly(log_dir):
+    server = start_server(log_dir)
+    server.broker.create_topic("t", 2)
+    server.broker.log("t", 1).append([Record(None, b"x", 1)])
+    assert not (log_dir / ".kafka_cleanshutdown").exists()
+    server.stop()
+    assert (log_dir / ".kafka_cleanshutdown").exists()
+    with LogDir.open(log_dir) as d:
+        assert d.clean_shutdown
+        assert d.log("t", 1).log_end_offset == 1
+        assert d.log("t", 1).loaded.recovered_segments == []
+
+
+def test_second_server_on_the_same_directory_is_refused(server, log_dir):
+    with pytest.raises(LogLockedError):
+        KafkaServer(log_dir, port=0).start()
+
+
+def test_binds_loopback_by_default(server):
+    assert server.host == "127.0.0.1"
+    assert server.address == f"127.0.0.1:{server.port}"
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_kafkalog_serve_shuts_down_cleanly_on_signal(tmp_path, sig):
+    port = free_port()
+    root = tmp_path / "logs"
+    proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "serve", str(root), "--port",
+                             str(port)], stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        import confluent_kafka as ck
+
+        p = ck.Producer({"bootstrap.servers": f"127.0.0.1:{port}"})
+        p.produce("auto-created", b"hello")
+        assert p.flush(30) == 0
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "shutting down" in err
+    assert (root / ".kafka_cleanshutdown").exists()
+    with LogDir.open(root) as d:
+        assert [r.value for r in d.log("auto-created", 0).records()] == [b"hello"]
+
+
+def test_serve_command_reports_a_locked_directory(tmp_path, capsys):
+    with LogDir.open(tmp_path / "d"):
+        assert serve_main([str(tmp_path / "d"), "--port", str(free_port())]) == 1
+    assert "locked" in capsys.readouterr().err
+
+
+def test_serve_command_usage_errors():
+    assert serve_main(["--port", "x"]) == 2
+    assert serve_main([]) == 2
+
+
+def test_the_engine_and_the_cli_load_without_the_server_extra(tmp_path):
+    """Without kio: ``import kafkalog`` and its CLI work; ``kafkalog serve`` says what to
+    install (exit 1) instead of a traceback."""
+    code = ("import sys; sys.modules['kio'] = None\n"
+            "import kafkalog, kafkalog.log, kafkalog.log_dir\n"
+            "from kafkalog.cli import main\n"
+            f"raise SystemExit(main(['serve', {str(tmp_path / 'd')!r}, '--port', '0']))\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1, proc.stderr
+    assert "pip install 'kafkalog[server]'" in proc.stderr
+    assert "Traceback" not in proc.stderr
