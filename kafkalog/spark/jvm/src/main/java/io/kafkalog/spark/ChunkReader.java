@@ -1,0 +1,226 @@
+package io.kafkalog.spark;
+
+import java.io.IOException;
+import java.nio.file.NoSuchFileException;
+import java.util.Arrays;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Read the batches of one {@link Chunk} into {@link ColumnBatchBuilder}s: the port of Python's
+ * {@code read._ChunkReader}, with the same selection, checks and failOnDataLoss behaviour.
+ *
+ * <p>Batch headers are walked from {@code startPos} ({@link EntryScanner}); only batches that can
+ * hold wanted rows are decoded: not control batches, not batches entirely outside
+ * {@code [startOffset, endOffset)} or (with {@code offset IN (...)}) holding none of the wanted
+ * offsets, not batches whose maxTimestamp is below a pushed {@code timestamp >=} bound, and with
+ * {@code read_committed} not the transactional batches of a producer inside one of its aborted
+ * transactions ({@code .txnindex}, collected at planning).
+ *
+ * <p>Corruption: with failOnDataLoss=true the first bad batch throws, naming the {@code .log}
+ * and byte position. With false, a batch with a bad CRC or bad records is skipped whole; a bad
+ * batch header (size or magic) skips to the next {@code .index} position; a segment deleted since
+ * planning is skipped. Skips are counted ({@code metricsDir}) and logged.
+ */
+final class ChunkReader implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger("kafkalog.spark");
+
+  private final Chunk chunk;
+  private final ReadSettings settings;
+  private final ReadStats stats;
+  private final Codecs codecs;
+  private final RecordBatchDecoder v2;
+  private final LegacyDecoder legacy;
+  private final DecodedRecords recs = new DecodedRecords();
+  private final LogEntry entry = new LogEntry();
+  private SegmentFile file;
+  private long pos;
+  private long end;
+  private boolean done;
+  private int next;
+
+  ChunkReader(Chunk chunk, ReadSettings settings, ReadStats stats, Codecs codecs,
+      RecordBatchDecoder v2, LegacyDecoder legacy) {
+    this.chunk = chunk;
+    this.settings = settings;
+    this.stats = stats;
+    this.codecs = codecs;
+    this.v2 = v2;
+    this.legacy = legacy;
+    try {
+      file = new SegmentFile(chunk.logPath, 8 << 20);
+    } catch (NoSuchFileException e) {
+      failOrSkip(new KafkaLogException("segment deleted before it could be read (retention?); "
+          + "offsets [" + chunk.startOffset + ", " + chunk.endOffset + ") of " + chunk.topic + "-"
+          + chunk.partition + " are lost", chunk.logPath, null, null));
+      stats.missingSegmentsSkipped++;
+      done = true;
+      return;
+    } catch (IOException e) {
+      throw new KafkaLogException("cannot open segment: " + e, chunk.logPath, null, null);
+    }
+    stats.chunks++;
+    pos = chunk.startPos;
+    end = Math.min(chunk.endPos, file.size);
+  }
+
+  private void failOrSkip(KafkaLogException err) {
+    if (settings.failOnDataLoss) {
+      throw err;
+    }
+    LOG.warn("kafkalog: skipping corrupt data (failOnDataLoss=false): {}", err.getMessage());
+  }
+
+  /** Whether a scanned batch can hold wanted rows (Python's {@code read._select}). */
+  private boolean select(LogEntry e) {
+    boolean v2batch = e.isV2();
+    if (e.lastOffset < chunk.startOffset) {
+      return false;
+    }
+    if (v2batch && e.baseOffset >= chunk.endOffset) {
+      return false;
+    }
+    if (e.isControl()) {
+      return false;
+    }
+    if (settings.timestampLoMs != null && e.maxTimestamp < settings.timestampLoMs) {
+      return false;
+    }
+    long[] in = settings.offsetIn;
+    if (in != null && v2batch) {
+      int lo = ByteUtils.searchLeft(in, in.length, e.baseOffset);
+      int hi = ByteUtils.searchRight(in, in.length, e.lastOffset);
+      if (hi <= lo) {
+        return false;
+      }
+    }
+    if (chunk.aborted.length > 0 && e.isTransactional()) {
+      for (long[] a : chunk.aborted) {
+        if (e.producerId == a[0] && e.baseOffset >= a[1] && e.lastOffset < a[2]) {
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  /** The first {@code .index} position past {@code after} (to resume after a corrupt header). */
+  private Long nextIndexPosition(long after) {
+    String name = chunk.logPath.substring(chunk.logPath.lastIndexOf('/') + 1);
+    Long base = LogLayout.offsetFromFilename(name);
+    if (base == null) {
+      return null;
+    }
+    String dir = chunk.logPath.substring(0, Math.max(0, chunk.logPath.lastIndexOf('/')));
+    byte[] b;
+    try {
+      b = java.nio.file.Files.readAllBytes(java.nio.file.Paths.get(
+          LogLayout.segmentFile(dir, base, ".index")));
+    } catch (IOException e) {
+      return null;
+    }
+    Long best = null;
+    for (int i = 0; i + 8 <= b.length; i += 8) {
+      long p = ByteUtils.readInt(b, i + 4);
+      if (p > after && (best == null || p < best)) {
+        best = p;
+      }
+    }
+    return best;
+  }
+
+  /** Decode the next selected entry into {@link #recs}; false at the end of the chunk. */
+  private boolean advance() {
+    while (pos < end) {
+      int r = EntryScanner.next(file, pos, end, entry);
+      if (r == EntryScanner.ENTRY) {
+        stats.batchesScanned++;
+        pos = entry.end();
+        if (!select(entry)) {
+          stats.batchesSkipped++;
+          continue;
+        }
+        int i = file.ensure(entry.position, entry.size);
+        try {
+          if (entry.isV2()) {
+            v2.decode(file.buf, i, entry, settings.checkCrcs, codecs, recs, chunk.logPath);
+          } else {
+            legacy.decode(file.buf, i, entry, settings.checkCrcs, codecs, recs, chunk.logPath);
+          }
+        } catch (KafkaLogException err) {
+          failOrSkip(err);
+          stats.corruptBatchesSkipped++;
+          stats.corruptBytesSkipped += entry.size;
+          continue;
+        }
+        stats.batchesDecoded++;
+        stats.bytesDecoded += entry.size;
+        next = 0;
+        return true;
+      }
+      if (r == EntryScanner.STOP_END || pos >= end) {
+        break;
+      }
+      if (r == EntryScanner.STOP_PARTIAL && end >= file.size) {
+        break; // torn tail of an active segment: not (yet) data
+      }
+      // planning ended the range before a zero-filled preallocated tail, so anything else that
+      // stops the walk inside the range is corruption
+      failOrSkip(new CorruptRecordException(EntryScanner.reason(r) + " in " + chunk.topic + "-"
+          + chunk.partition, chunk.logPath, pos, null));
+      Long resume = nextIndexPosition(pos);
+      long skippedTo = resume != null && resume < end ? resume : end;
+      stats.corruptBatchesSkipped++;
+      stats.corruptBytesSkipped += skippedTo - pos;
+      pos = skippedTo;
+    }
+    done = true;
+    recs.count = 0;
+    return false;
+  }
+
+  /**
+   * Add rows to {@code b} until it is full or the chunk ends. Returns false once the chunk has
+   * no more rows.
+   */
+  boolean fill(ColumnBatchBuilder b) {
+    long[] in = settings.offsetIn;
+    long[] ex = settings.offsetsExcluded;
+    long lo = chunk.startOffset;
+    long hi = chunk.endOffset;
+    while (!done) {
+      DecodedRecords d = recs;
+      long[] offsets = d.offsets;
+      while (next < d.count) {
+        int k = next++;
+        long o = offsets[k];
+        if (o < lo || o >= hi) {
+          continue;
+        }
+        if (in != null && Arrays.binarySearch(in, o) < 0) {
+          continue;
+        }
+        if (ex.length > 0 && Arrays.binarySearch(ex, o) >= 0) {
+          continue;
+        }
+        b.add(d, k);
+        stats.rows++;
+        if (b.full()) {
+          return true;
+        }
+      }
+      if (!advance()) {
+        return false;
+      }
+    }
+    return false;
+  }
+
+  @Override
+  public void close() {
+    if (file != null) {
+      file.close();
+      file = null;
+    }
+  }
+}
