@@ -2,12 +2,11 @@ package io.kafkalog.spark;
 
 import java.io.IOException;
 import java.nio.file.NoSuchFileException;
-import java.util.Arrays;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Read the batches of one {@link Chunk} into {@link ColumnBatchBuilder}s: the port of Python's
+ * Decode the batches of one {@link Chunk} into {@link ColumnBatchBuilder}s: the port of Python's
  * {@code read._ChunkReader}, with the same selection, checks and failOnDataLoss behaviour.
  *
  * <p>Batch headers are walked from {@code startPos} ({@link EntryScanner}); only batches that can
@@ -24,6 +23,8 @@ import org.slf4j.LoggerFactory;
  */
 final class ChunkReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger("kafkalog.spark");
+  /** {@code .log} bytes read ahead per {@code pread} (grown for a larger batch). */
+  static final int WINDOW_BYTES = 8 << 20;
 
   private final Chunk chunk;
   private final ReadSettings settings;
@@ -31,24 +32,24 @@ final class ChunkReader implements AutoCloseable {
   private final Codecs codecs;
   private final RecordBatchDecoder v2;
   private final LegacyDecoder legacy;
-  private final DecodedRecords recs = new DecodedRecords();
+  private final BufferPool pool;
   private final LogEntry entry = new LogEntry();
   private SegmentFile file;
   private long pos;
   private long end;
   private boolean done;
-  private int next;
 
   ChunkReader(Chunk chunk, ReadSettings settings, ReadStats stats, Codecs codecs,
-      RecordBatchDecoder v2, LegacyDecoder legacy) {
+      RecordBatchDecoder v2, LegacyDecoder legacy, BufferPool pool) {
     this.chunk = chunk;
     this.settings = settings;
     this.stats = stats;
     this.codecs = codecs;
     this.v2 = v2;
     this.legacy = legacy;
+    this.pool = pool;
     try {
-      file = new SegmentFile(chunk.logPath, 8 << 20);
+      file = new SegmentFile(chunk.logPath, WINDOW_BYTES, pool);
     } catch (NoSuchFileException e) {
       failOrSkip(new KafkaLogException("segment deleted before it could be read (retention?); "
           + "offsets [" + chunk.startOffset + ", " + chunk.endOffset + ") of " + chunk.topic + "-"
@@ -129,8 +130,11 @@ final class ChunkReader implements AutoCloseable {
     return best;
   }
 
-  /** Decode the next selected entry into {@link #recs}; false at the end of the chunk. */
-  private boolean advance() {
+  /**
+   * Decode the next selected entry into {@code out}; false at the end of the chunk. Arrays that
+   * the added rows point into are pinned until the batch has been consumed.
+   */
+  private boolean advance(ColumnBatchBuilder out) {
     while (pos < end) {
       int r = EntryScanner.next(file, pos, end, entry);
       if (r == EntryScanner.ENTRY) {
@@ -141,11 +145,12 @@ final class ChunkReader implements AutoCloseable {
           continue;
         }
         int i = file.ensure(entry.position, entry.size);
+        int mark = out.mark();
         try {
           if (entry.isV2()) {
-            v2.decode(file.buf, i, entry, settings.checkCrcs, codecs, recs, chunk.logPath);
+            v2.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
           } else {
-            legacy.decode(file.buf, i, entry, settings.checkCrcs, codecs, recs, chunk.logPath);
+            legacy.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
           }
         } catch (KafkaLogException err) {
           failOrSkip(err);
@@ -155,7 +160,15 @@ final class ChunkReader implements AutoCloseable {
         }
         stats.batchesDecoded++;
         stats.bytesDecoded += entry.size;
-        next = 0;
+        if (out.rows > mark) {
+          stats.rows += out.rows - mark;
+          if ((entry.attributes & LogEntry.ATTR_CODEC_MASK) != 0) {
+            pool.pin(codecs.out); // rows point into the decompressed bytes
+            codecs.out = null;
+          } else {
+            file.pinned = true; // rows point into the window
+          }
+        }
         return true;
       }
       if (r == EntryScanner.STOP_END || pos >= end) {
@@ -175,45 +188,30 @@ final class ChunkReader implements AutoCloseable {
       pos = skippedTo;
     }
     done = true;
-    recs.count = 0;
     return false;
   }
 
   /**
-   * Add rows to {@code b} until it is full or the chunk ends. Returns false once the chunk has
-   * no more rows.
+   * Decode whole entries into {@code b} until it holds at least {@code targetRows} rows or the
+   * chunk ends (an entry is never split across batches). Returns false once the chunk is done.
    */
-  boolean fill(ColumnBatchBuilder b) {
-    long[] in = settings.offsetIn;
-    long[] ex = settings.offsetsExcluded;
-    long lo = chunk.startOffset;
-    long hi = chunk.endOffset;
+  boolean fill(ColumnBatchBuilder b, int targetRows) {
     while (!done) {
-      DecodedRecords d = recs;
-      long[] offsets = d.offsets;
-      while (next < d.count) {
-        int k = next++;
-        long o = offsets[k];
-        if (o < lo || o >= hi) {
-          continue;
-        }
-        if (in != null && Arrays.binarySearch(in, o) < 0) {
-          continue;
-        }
-        if (ex.length > 0 && Arrays.binarySearch(ex, o) >= 0) {
-          continue;
-        }
-        b.add(d, k);
-        stats.rows++;
-        if (b.full()) {
-          return true;
-        }
+      if (b.rows >= targetRows) {
+        return true;
       }
-      if (!advance()) {
+      if (!advance(b)) {
         return false;
       }
     }
     return false;
+  }
+
+  /** The batch built so far has been consumed: the window may be overwritten again. */
+  void unpin() {
+    if (file != null) {
+      file.pinned = false;
+    }
   }
 
   @Override

@@ -22,7 +22,8 @@ import org.xerial.snappy.Snappy;
  * ({@code maxSize}, 256 MiB by default: {@link RecordTooLargeException} above it) and every
  * failure is a {@link CorruptRecordException} without a location (the caller adds the batch's).
  *
- * <p>One instance per reader (it keeps a zstd context and scratch buffers); not thread-safe.
+ * <p>One instance per reader (it keeps a zstd context; outputs come from the reader's
+ * {@link BufferPool}); not thread-safe.
  */
 final class Codecs implements AutoCloseable {
   static final int NONE = 0;
@@ -56,17 +57,23 @@ final class Codecs implements AutoCloseable {
   private static final XXHash32 XXH32 = XXHashFactory.fastestInstance().hash32();
 
   private final int maxSize;
+  private final BufferPool pool;
   private ZstdDecompressCtx zstd;
 
   /**
-   * The last output: {@code out[0..outLen)}. Reused by the next call (the reader copies a batch's
-   * rows out before it decompresses the next batch).
+   * The last output: {@code out[0..outLen)}, an array from the pool. The next call reuses it
+   * unless the caller took it (set {@code out = null} after pinning it: rows point into it).
    */
-  byte[] out = new byte[0];
+  byte[] out;
   int outLen;
 
-  Codecs(int maxSize) {
+  Codecs(int maxSize, BufferPool pool) {
     this.maxSize = maxSize;
+    this.pool = pool;
+  }
+
+  Codecs(int maxSize) {
+    this(maxSize, new BufferPool());
   }
 
   private static CorruptRecordException corrupt(String detail) {
@@ -104,16 +111,18 @@ final class Codecs implements AutoCloseable {
     }
     if (out.length < need) {
       long n = Math.max((long) need, Math.min((long) maxSize, (long) out.length * 2));
-      byte[] nb = new byte[(int) n];
+      byte[] nb = pool.take((int) n);
       System.arraycopy(out, 0, nb, 0, outLen);
+      pool.giveBack(out);
       out = nb;
     }
   }
 
   private void start(int guess) {
     int want = Math.max(64, Math.min(guess, maxSize));
-    if (out.length < want) {
-      out = new byte[want];
+    if (out == null || out.length < want) {
+      pool.giveBack(out);
+      out = pool.take(want);
     }
     outLen = 0;
   }
@@ -376,7 +385,8 @@ final class Codecs implements AutoCloseable {
         if (out.length >= maxSize) {
           throw tooLarge("zstd");
         }
-        out = new byte[(int) Math.min((long) maxSize, (long) out.length * 4)];
+        pool.giveBack(out);
+        out = pool.take((int) Math.min((long) maxSize, (long) out.length * 4));
         zstd.reset();
       } catch (RuntimeException e) {
         throw corrupt("corrupt zstd data: " + e.getMessage());

@@ -1,5 +1,6 @@
 package io.kafkalog.spark;
 
+import java.util.Arrays;
 import org.apache.spark.sql.execution.vectorized.ConstantColumnVector;
 import org.apache.spark.sql.execution.vectorized.OnHeapColumnVector;
 import org.apache.spark.sql.execution.vectorized.WritableColumnVector;
@@ -9,17 +10,21 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 import org.apache.spark.unsafe.types.UTF8String;
 
 /**
- * Build {@link ColumnarBatch}es of the projected Kafka columns from {@link DecodedRecords}
- * (the JVM twin of Python's {@code arrow.columns_to_batch}).
+ * The {@link RecordSink} of the read path: decoders write records straight into the
+ * {@link ColumnarBatch} of the projected Kafka columns (the JVM twin of Python's
+ * {@code arrow.columns_to_batch}), keeping only rows in the chunk's offset range and the pushed
+ * offset sets.
  *
- * <p>Vectors are Spark's own {@link OnHeapColumnVector} (as the Parquet reader's), reused across
- * batches; {@code topic} and {@code partition} are {@link ConstantColumnVector}s, so one batch
- * holds rows of one chunk (one topic-partition). Key and value bytes are copied out of the
- * {@code .log} window or decompressed buffer, which the reader may then reuse. Timestamps are the
- * record's epoch milliseconds x 1000 (Spark's microseconds, UTC instants whatever the session
- * time zone); {@code headers} is null, not empty, for a record without headers.
+ * <p>{@code key} and {@code value} are {@link BinarySliceVector}s pointing into the source arrays
+ * (no copy at decode time; measured faster than Spark's {@link OnHeapColumnVector}, whose
+ * per-value append dominated the decode profile); {@code offset}, {@code timestamp},
+ * {@code timestampType} and {@code headers} are {@link OnHeapColumnVector}s; {@code topic} and
+ * {@code partition} are {@link ConstantColumnVector}s, so one batch holds rows of one chunk.
+ * Timestamps are epoch milliseconds x 1000 (Spark's microseconds: UTC instants whatever the
+ * session time zone); {@code headers} is null, not empty, for a record without headers.
+ * Vectors are reused from batch to batch and grow to hold the largest Kafka batch.
  */
-final class ColumnBatchBuilder implements AutoCloseable {
+final class ColumnBatchBuilder implements RecordSink, AutoCloseable {
   private static final int KEY = 0;
   private static final int VALUE = 1;
   private static final int TOPIC = 2;
@@ -29,31 +34,36 @@ final class ColumnBatchBuilder implements AutoCloseable {
   private static final int TIMESTAMP_TYPE = 6;
   private static final int HEADERS = 7;
 
-  final int capacity;
-  private final ColumnVector[] vectors;
   private final ColumnarBatch batch;
-  private final boolean any;
-  private OnHeapColumnVector key;
-  private OnHeapColumnVector value;
+  private final OnHeapColumnVector[] onHeap;
+  private BinarySliceVector key;
+  private BinarySliceVector value;
   private OnHeapColumnVector offset;
   private OnHeapColumnVector timestamp;
   private OnHeapColumnVector timestampType;
   private OnHeapColumnVector headers;
   private ConstantColumnVector topic;
   private ConstantColumnVector partition;
+  private int capacity;
+  // row filter of the current chunk: [lo, hi), pushed IN set and NOT IN set (sorted)
+  private long lo;
+  private long hi;
+  private final long[] offsetIn;
+  private final long[] offsetsExcluded;
   int rows;
 
-  ColumnBatchBuilder(String[] columns, int capacity) {
+  ColumnBatchBuilder(String[] columns, int capacity, long[] offsetIn, long[] offsetsExcluded) {
     this.capacity = capacity;
-    vectors = new ColumnVector[columns.length];
+    this.offsetIn = offsetIn;
+    this.offsetsExcluded = offsetsExcluded == null ? new long[0] : offsetsExcluded;
+    ColumnVector[] vectors = new ColumnVector[columns.length];
     for (int c = 0; c < columns.length; c++) {
-      int kind = KafkaSchema.COLUMNS.indexOf(columns[c]);
-      switch (kind) {
+      switch (KafkaSchema.COLUMNS.indexOf(columns[c])) {
         case KEY:
-          vectors[c] = key = new OnHeapColumnVector(capacity, DataTypes.BinaryType);
+          vectors[c] = key = new BinarySliceVector(DataTypes.BinaryType, capacity);
           break;
         case VALUE:
-          vectors[c] = value = new OnHeapColumnVector(capacity, DataTypes.BinaryType);
+          vectors[c] = value = new BinarySliceVector(DataTypes.BinaryType, capacity);
           break;
         case TOPIC:
           vectors[c] = topic = new ConstantColumnVector(capacity, DataTypes.StringType);
@@ -77,20 +87,25 @@ final class ColumnBatchBuilder implements AutoCloseable {
           throw new IllegalArgumentException("unknown column " + columns[c]);
       }
     }
-    // count(*) projects no column: rows are still counted
-    any = columns.length > 0;
-    batch = new ColumnarBatch(vectors);
+    onHeap = Arrays.stream(new OnHeapColumnVector[] {offset, timestamp, timestampType, headers})
+        .filter(v -> v != null).toArray(OnHeapColumnVector[]::new);
+    batch = new ColumnarBatch(vectors); // no column (count(*)): rows are still counted
   }
 
-  /** Start a batch for rows of one topic-partition. */
-  void begin(String topicName, int partitionId) {
-    rows = 0;
-    for (OnHeapColumnVector v : new OnHeapColumnVector[] {key, value, offset, timestamp,
-        timestampType, headers}) {
-      if (v != null) {
-        v.reset();
-      }
+  /** Start a batch for rows of one chunk: one topic-partition, offsets in [lo, hi). */
+  void begin(String topicName, int partitionId, long startOffset, long endOffset) {
+    if (key != null) {
+      key.reset(rows);
     }
+    if (value != null) {
+      value.reset(rows);
+    }
+    for (OnHeapColumnVector v : onHeap) {
+      v.reset();
+    }
+    rows = 0;
+    lo = startOffset;
+    hi = endOffset;
     if (topic != null) {
       topic.setUtf8String(UTF8String.fromString(topicName));
     }
@@ -99,49 +114,66 @@ final class ColumnBatchBuilder implements AutoCloseable {
     }
   }
 
-  boolean full() {
-    return rows >= capacity;
+  @Override
+  public void reserve(int n) {
+    long need = (long) rows + n;
+    if (need > capacity) {
+      int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(need, capacity * 2L));
+      if (key != null) {
+        key.ensureCapacity(cap);
+      }
+      if (value != null) {
+        value.ensureCapacity(cap);
+      }
+      for (OnHeapColumnVector v : onHeap) {
+        v.reserve(cap);
+      }
+      capacity = cap;
+    }
   }
 
-  /** Append record {@code k} of {@code d}. */
-  void add(DecodedRecords d, int k) {
-    int r = rows++;
-    if (!any) {
+  @Override
+  public void add(byte[] src, long off, long ts, int tsType, int keyPos, int keyLen,
+      int valuePos, int valueLen, int headerPos, int headerCount) {
+    if (off < lo || off >= hi) {
       return;
     }
-    byte[] src = d.src;
+    if (offsetIn != null && Arrays.binarySearch(offsetIn, off) < 0) {
+      return;
+    }
+    if (offsetsExcluded.length > 0 && Arrays.binarySearch(offsetsExcluded, off) >= 0) {
+      return;
+    }
+    int r = rows++;
     if (key != null) {
-      int len = d.keyLen[k];
-      if (len < 0) {
+      if (keyLen < 0) {
         key.putNull(r);
       } else {
-        key.putByteArray(r, src, d.keyPos[k], len);
+        key.put(r, src, keyPos, keyLen);
       }
     }
     if (value != null) {
-      int len = d.valueLen[k];
-      if (len < 0) {
+      if (valueLen < 0) {
         value.putNull(r);
       } else {
-        value.putByteArray(r, src, d.valuePos[k], len);
+        value.put(r, src, valuePos, valueLen);
       }
     }
     if (offset != null) {
-      offset.putLong(r, d.offsets[k]);
+      offset.putLong(r, off);
     }
     if (timestamp != null) {
-      timestamp.putLong(r, d.timestamps[k] * 1000L);
+      timestamp.putLong(r, ts * 1000L);
     }
     if (timestampType != null) {
-      timestampType.putInt(r, d.timestampTypes[k]);
+      timestampType.putInt(r, tsType);
     }
     if (headers != null) {
-      addHeaders(d, k, r);
+      addHeaders(src, headerPos, headerCount, r);
     }
   }
 
-  private void addHeaders(DecodedRecords d, int k, int r) {
-    int n = d.headerCount[k];
+  private void addHeaders(byte[] s, int pos, int n, int r) {
     if (n == 0) {
       headers.putNull(r);
       return;
@@ -150,19 +182,18 @@ final class ColumnBatchBuilder implements AutoCloseable {
     WritableColumnVector keys = elems.getChild(0);
     WritableColumnVector values = elems.getChild(1);
     int first = elems.getElementsAppended();
-    byte[] s = d.src;
-    int p = d.headerPos[k];
-    // validated by the decoder: plain varint reads (Kafka's ByteUtils.readVarint)
+    int p = pos;
+    // validated by the decoder: Kafka's ByteUtils.readVarint without bound checks
     for (int h = 0; h < n; h++) {
-      int[] cur = {p};
-      int hk = varint(s, cur);
-      p = cur[0];
+      long kv = varint(s, p);
+      int hk = (int) kv;
+      p = (int) (kv >>> 32);
       elems.appendStruct(false);
       keys.appendByteArray(s, p, hk);
       p += hk;
-      cur[0] = p;
-      int hv = varint(s, cur);
-      p = cur[0];
+      long vv = varint(s, p);
+      int hv = (int) vv;
+      p = (int) (vv >>> 32);
       if (hv < 0) {
         values.appendNull();
       } else {
@@ -170,22 +201,42 @@ final class ColumnBatchBuilder implements AutoCloseable {
         p += hv;
       }
     }
+    headers.putNotNull(r);
     headers.putArray(r, first, n);
   }
 
-  private static int varint(byte[] s, int[] cur) {
-    int value = 0;
+  /** A zig-zag varint at {@code p}: the value in the low 32 bits, the next position above. */
+  private static long varint(byte[] s, int p) {
+    int v = 0;
     int shift = 0;
-    int p = cur[0];
     while (true) {
       int b = s[p++];
       if ((b & 0x80) == 0) {
-        value |= b << shift;
-        cur[0] = p;
-        return (value >>> 1) ^ -(value & 1);
+        v |= b << shift;
+        int value = (v >>> 1) ^ -(v & 1);
+        return ((long) p << 32) | (value & 0xFFFFFFFFL);
       }
-      value |= (b & 0x7f) << shift;
+      v |= (b & 0x7f) << shift;
       shift += 7;
+    }
+  }
+
+  @Override
+  public int mark() {
+    return rows;
+  }
+
+  @Override
+  public void rollback(int mark) {
+    if (mark == rows) {
+      return;
+    }
+    rows = mark;
+    if (key != null) {
+      key.recount(rows);
+    }
+    if (value != null) {
+      value.recount(rows);
     }
   }
 

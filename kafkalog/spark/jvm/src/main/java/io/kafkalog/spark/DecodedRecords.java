@@ -1,65 +1,70 @@
 package io.kafkalog.spark;
 
+import java.util.Arrays;
+
 /**
- * The records of one decoded entry (a v2 batch or a legacy message/wrapper): parallel arrays
- * pointing into {@link #src} (the {@code .log} window or the decompressed bytes). Every record of
- * the entry is validated before any is returned, so a corrupt batch is dropped whole, as the
- * Python reader drops it.
- *
- * <p>Lengths are -1 for a null key/value (spec 1.3). The arrays grow and are reused.
+ * Records of decoded entries as parallel arrays pointing into {@link #src} (the {@code .log}
+ * window or decompressed bytes of the last entry): the {@link RecordSink} planning uses (timestamp
+ * lookups, producer state) and the legacy decoder's staging area. Lengths are -1 for null.
  */
-final class DecodedRecords {
+final class DecodedRecords implements RecordSink {
   byte[] src;
   int count;
-  long[] offsets = new long[0];
-  long[] timestamps = new long[0];
-  int[] timestampTypes = new int[0];
-  int[] keyPos = new int[0];
-  int[] keyLen = new int[0];
-  int[] valuePos = new int[0];
-  int[] valueLen = new int[0];
-  /** Position of the first header's key length (only meaningful when {@code headerCount > 0}). */
-  int[] headerPos = new int[0];
-  int[] headerCount = new int[0];
+  long[] offsets = new long[16];
+  long[] timestamps = new long[16];
+  int[] timestampTypes = new int[16];
+  int[] keyPos = new int[16];
+  int[] keyLen = new int[16];
+  int[] valuePos = new int[16];
+  int[] valueLen = new int[16];
+  int[] headerPos = new int[16];
+  int[] headerCount = new int[16];
 
-  void reset(byte[] source, int capacity) {
-    src = source;
+  void clear() {
     count = 0;
-    if (offsets.length < capacity) {
-      int n = Math.max(capacity, Math.min(Integer.MAX_VALUE - 8, offsets.length * 2L > 0
-          ? (int) Math.min(Integer.MAX_VALUE - 8, offsets.length * 2L) : capacity));
-      offsets = grow(offsets, n);
-      timestamps = grow(timestamps, n);
-      timestampTypes = grow(timestampTypes, n);
-      keyPos = grow(keyPos, n);
-      keyLen = grow(keyLen, n);
-      valuePos = grow(valuePos, n);
-      valueLen = grow(valueLen, n);
-      headerPos = grow(headerPos, n);
-      headerCount = grow(headerCount, n);
+    src = null;
+  }
+
+  @Override
+  public void reserve(int n) {
+    long need = (long) count + n;
+    if (need > offsets.length) {
+      int cap = (int) Math.min(Integer.MAX_VALUE - 8, Math.max(need, offsets.length * 2L));
+      offsets = Arrays.copyOf(offsets, cap);
+      timestamps = Arrays.copyOf(timestamps, cap);
+      timestampTypes = Arrays.copyOf(timestampTypes, cap);
+      keyPos = Arrays.copyOf(keyPos, cap);
+      keyLen = Arrays.copyOf(keyLen, cap);
+      valuePos = Arrays.copyOf(valuePos, cap);
+      valueLen = Arrays.copyOf(valueLen, cap);
+      headerPos = Arrays.copyOf(headerPos, cap);
+      headerCount = Arrays.copyOf(headerCount, cap);
     }
   }
 
-  /** Room for one more record (legacy wrappers do not declare their count up front). */
-  void ensureRoom() {
-    if (count == offsets.length) {
-      byte[] s = src;
-      int c = count;
-      reset(s, Math.max(16, count * 2));
-      src = s;
-      count = c;
-    }
+  @Override
+  public void add(byte[] s, long offset, long timestamp, int timestampType, int kpos, int klen,
+      int vpos, int vlen, int hpos, int hcount) {
+    int k = count++;
+    src = s;
+    offsets[k] = offset;
+    timestamps[k] = timestamp;
+    timestampTypes[k] = timestampType;
+    keyPos[k] = kpos;
+    keyLen[k] = klen;
+    valuePos[k] = vpos;
+    valueLen[k] = vlen;
+    headerPos[k] = hpos;
+    headerCount[k] = hcount;
   }
 
-  private static long[] grow(long[] a, int n) {
-    long[] b = new long[n];
-    System.arraycopy(a, 0, b, 0, a.length);
-    return b;
+  @Override
+  public int mark() {
+    return count;
   }
 
-  private static int[] grow(int[] a, int n) {
-    int[] b = new int[n];
-    System.arraycopy(a, 0, b, 0, a.length);
-    return b;
+  @Override
+  public void rollback(int mark) {
+    count = mark;
   }
 }

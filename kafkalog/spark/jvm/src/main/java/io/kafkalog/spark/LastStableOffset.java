@@ -129,6 +129,7 @@ final class LastStableOffset {
             long pid = e.producerId;
             if (e.isControl()) {
               int bi = f.ensure(e.position, e.size);
+              recs.clear();
               decoder.decode(f.buf, bi, e, false, codecs, recs, seg.logPath);
               if (recs.count == 0 || !isEndTxnMarker(recs, seg.logPath, e.position)) {
                 continue; // an empty control batch (cleaned) or not a marker: no state change

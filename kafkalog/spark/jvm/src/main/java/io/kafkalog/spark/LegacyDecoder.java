@@ -19,7 +19,8 @@ import java.util.zip.CRC32;
  *   <li>timestamp type: -1 (NoTimestampType) for magic 0, else the wrapper's bit 3.
  * </ul>
  *
- * The port of Python's {@code records/legacy.py::LegacyEntry}, with its messages.
+ * The port of Python's {@code records/legacy.py::LegacyEntry}, with its messages. Records reach
+ * the {@link RecordSink} only once the whole entry is known to be valid.
  */
 final class LegacyDecoder {
   private static final int LOG_OVERHEAD = 12;
@@ -27,6 +28,8 @@ final class LegacyDecoder {
   private static final int RECORD_OVERHEAD_V1 = 22;
 
   private final CRC32 crc = new CRC32();
+  /** Inner messages of a wrapper, staged until the wrapper offset rule has been checked. */
+  private final DecodedRecords inner = new DecodedRecords();
 
   /** A message body that does not parse (Python's {@code _Malformed}). */
   private static final class Malformed extends Exception {
@@ -104,7 +107,7 @@ final class LegacyDecoder {
   }
 
   /** Decode the legacy entry {@code e} at {@code b[i .. i + e.size)} into {@code out}. */
-  void decode(byte[] b, int i, LogEntry e, boolean checkCrc, Codecs codecs, DecodedRecords out,
+  void decode(byte[] b, int i, LogEntry e, boolean checkCrc, Codecs codecs, RecordSink sink,
       String path) {
     long pos = e.position;
     long offset = e.baseOffset;
@@ -127,16 +130,9 @@ final class LegacyDecoder {
     int type = magic == 0 ? -1 : ((attributes & LogEntry.ATTR_LOG_APPEND_TIME) != 0 ? 1 : 0);
     int cid = attributes & LogEntry.ATTR_CODEC_MASK;
     if (cid == 0) {
-      out.reset(b, 1);
-      out.offsets[0] = offset;
-      out.timestamps[0] = magic == 0 ? -1 : mTimestamp;
-      out.timestampTypes[0] = type;
-      out.keyPos[0] = mKeyPos;
-      out.keyLen[0] = mKeyLen;
-      out.valuePos[0] = mValuePos;
-      out.valueLen[0] = mValueLen;
-      out.headerCount[0] = 0;
-      out.count = 1;
+      sink.reserve(1);
+      sink.add(b, offset, magic == 0 ? -1 : mTimestamp, type, mKeyPos, mKeyLen, mValuePos,
+          mValueLen, 0, 0);
       return;
     }
     if (cid > 3) {
@@ -156,7 +152,8 @@ final class LegacyDecoder {
     boolean logAppend = magic == 1 && (attributes & LogEntry.ATTR_LOG_APPEND_TIME) != 0;
     byte[] d = codecs.out;
     int n = codecs.outLen;
-    out.reset(d, 16);
+    DecodedRecords out = inner;
+    out.clear();
     int p = 0;
     while (n - p >= LOG_OVERHEAD) {
       long ioff = ByteUtils.readLong(d, p);
@@ -184,16 +181,8 @@ final class LegacyDecoder {
       if (mMagic == 1 && logAppend) {
         its = wrapperTs;
       }
-      out.ensureRoom();
-      int k = out.count++;
-      out.offsets[k] = ioff;
-      out.timestamps[k] = its;
-      out.timestampTypes[k] = type;
-      out.keyPos[k] = mKeyPos;
-      out.keyLen[k] = mKeyLen;
-      out.valuePos[k] = mValuePos;
-      out.valueLen[k] = mValueLen;
-      out.headerCount[k] = 0;
+      out.reserve(1);
+      out.add(d, ioff, its, type, mKeyPos, mKeyLen, mValuePos, mValueLen, 0, 0);
       p += LOG_OVERHEAD + isize;
     }
     if (out.count == 0) {
@@ -205,7 +194,6 @@ final class LegacyDecoder {
       long lastInner = out.offsets[out.count - 1];
       if (offset != 0) {
         if (offset < lastInner) {
-          out.count = 0;
           throw error("Found invalid wrapper offset in compressed v1 message set, wrapper offset '"
               + offset + "' is less than the last inner message offset '" + lastInner
               + "' and it is not zero.", path, pos);
@@ -213,8 +201,10 @@ final class LegacyDecoder {
         base = offset - lastInner;
       }
     }
+    sink.reserve(out.count);
     for (int k = 0; k < out.count; k++) {
-      out.offsets[k] = base + out.offsets[k];
+      sink.add(d, base + out.offsets[k], out.timestamps[k], out.timestampTypes[k], out.keyPos[k],
+          out.keyLen[k], out.valuePos[k], out.valueLen[k], 0, 0);
     }
   }
 }

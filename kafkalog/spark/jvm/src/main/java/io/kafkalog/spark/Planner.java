@@ -70,6 +70,7 @@ final class Planner {
           return Math.max(e.baseOffset, notBefore);
         }
         int i = f.ensure(e.position, e.size);
+        recs.clear();
         if (e.isV2()) {
           v2.decode(f.buf, i, e, true, codecs, recs, seg.logPath);
         } else {

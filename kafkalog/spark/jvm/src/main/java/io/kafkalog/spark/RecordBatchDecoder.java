@@ -3,7 +3,7 @@ package io.kafkalog.spark;
 import java.util.zip.CRC32C;
 
 /**
- * Decode one v2 record batch (spec 1.1-1.4) into {@link DecodedRecords}: CRC-32C check,
+ * Decode one v2 record batch (spec 1.1-1.4) into a {@link RecordSink}: CRC-32C check,
  * decompression, then every record validated as Kafka's {@code DefaultRecord.readFrom} /
  * {@code DefaultRecordBatch.RecordIterator} do.
  *
@@ -38,50 +38,75 @@ final class RecordBatchDecoder {
   static final String ERR_RECORDS_REMAINING =
       "bytes left in the records area after recordsCount records (incorrect declared batch size)";
 
-  /** A record-level failure (stackless: thrown only to unwind one batch). */
-  static final class RecordError extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    final String what;
-    final int at;
+  private final CRC32C crc = new CRC32C();
 
-    RecordError(String what, int at) {
-      super(what, null, false, false);
-      this.what = what;
-      this.at = at;
+  // Varints are read by static helpers on locals (no fields written in the record loop: measured
+  // ~2x faster than a cursor field). A result packs (next position << 32) | (value & 0xFFFFFFFF);
+  // errors are negative.
+  private static final long TRUNCATED = -1L;
+  private static final long BAD_VARINT = -2L;
+
+  /** Kafka's {@code ByteUtils.readVarint} at {@code p}, bounded by {@code end}. */
+  static long varint(byte[] s, int p, int end) {
+    if (p >= end) {
+      return TRUNCATED;
     }
+    int b = s[p];
+    if (b >= 0) {
+      return ((long) (p + 1) << 32) | (((b >>> 1) ^ -(b & 1)) & 0xFFFFFFFFL);
+    }
+    if (p + 1 < end) {
+      int b1 = s[p + 1];
+      if (b1 >= 0) { // two bytes: most record lengths, value lengths and deltas
+        int v = (b & 0x7f) | (b1 << 7);
+        return ((long) (p + 2) << 32) | (((v >>> 1) ^ -(v & 1)) & 0xFFFFFFFFL);
+      }
+    }
+    return varintSlow(s, p, end);
   }
 
-  private final CRC32C crc = new CRC32C();
-  private byte[] s;
-  private int p;
-
-  private int varint(int end, int recStart) {
+  private static long varintSlow(byte[] s, int p, int end) {
     int value = 0;
     int shift = 0;
     while (true) {
       if (p >= end) {
-        throw new RecordError(ERR_TRUNCATED, recStart);
+        return TRUNCATED;
       }
       int b = s[p++];
       if ((b & 0x80) == 0) {
         value |= b << shift;
-        return (value >>> 1) ^ -(value & 1);
+        return ((long) p << 32) | (((value >>> 1) ^ -(value & 1)) & 0xFFFFFFFFL);
       }
       value |= (b & 0x7f) << shift;
       shift += 7;
       if (shift > 28) {
-        throw new RecordError(ERR_BAD_VARINT, recStart);
+        return BAD_VARINT;
       }
     }
   }
 
-  private long varlong(int end, int recStart) {
-    long value = 0L;
+  /** Where Kafka's {@code ByteUtils.readVarlong} at {@code p} ends, or a negative error. */
+  static int varlongEnd(byte[] s, int p, int end) {
     int shift = 0;
     while (true) {
       if (p >= end) {
-        throw new RecordError(ERR_TRUNCATED, recStart);
+        return (int) TRUNCATED;
       }
+      if ((s[p++] & 0x80) == 0) {
+        return p;
+      }
+      shift += 7;
+      if (shift > 63) {
+        return (int) BAD_VARINT;
+      }
+    }
+  }
+
+  /** The value of a varlong known to be well formed. */
+  static long varlongValue(byte[] s, int p) {
+    long value = 0L;
+    int shift = 0;
+    while (true) {
       long b = s[p++];
       if ((b & 0x80) == 0) {
         value |= b << shift;
@@ -89,17 +114,18 @@ final class RecordBatchDecoder {
       }
       value |= (b & 0x7f) << shift;
       shift += 7;
-      if (shift > 63) {
-        throw new RecordError(ERR_BAD_VARINT, recStart);
-      }
     }
+  }
+
+  private static String message(long err) {
+    return err == BAD_VARINT ? ERR_BAD_VARINT : ERR_TRUNCATED;
   }
 
   /**
    * Decode the batch {@code e} whose bytes are {@code b[i .. i + e.size)} into {@code out}.
    * Errors are located in {@code path} at the batch (or, uncompressed, record) position.
    */
-  void decode(byte[] b, int i, LogEntry e, boolean checkCrc, Codecs codecs, DecodedRecords out,
+  void decode(byte[] b, int i, LogEntry e, boolean checkCrc, Codecs codecs, RecordSink out,
       String path) {
     long pos = e.position;
     long base = e.baseOffset;
@@ -148,96 +174,163 @@ final class RecordBatchDecoder {
     boolean logAppend = (e.attributes & LogEntry.ATTR_LOG_APPEND_TIME) != 0;
     long baseTs = ByteUtils.readLong(b, i + BASE_TIMESTAMP_OFFSET);
     long maxTs = e.maxTimestamp;
-    out.reset(src, count);
-    s = src;
-    p = start;
-    try {
-      for (int r = 0; r < count; r++) {
-        int recStart = p;
-        int length = varint(end, recStart);
-        if (length < 0) {
-          throw new RecordError(ERR_NEGATIVE_LENGTH, recStart);
-        }
-        if (length > end - p) {
-          throw new RecordError(ERR_TRUNCATED, recStart);
-        }
-        int bodyEnd = p + length;
-        if (p >= bodyEnd) {
-          throw new RecordError(ERR_TRUNCATED, recStart);
-        }
-        p += 1; // attributes: unused
-        long tsDelta = varlong(bodyEnd, recStart);
-        int offsetDelta = varint(bodyEnd, recStart);
-        int klen = varint(bodyEnd, recStart);
-        int kpos = p;
-        if (klen >= 0) {
-          if (klen > bodyEnd - p) {
-            throw new RecordError(ERR_TRUNCATED, recStart);
-          }
-          p += klen;
-        }
-        int vlen = varint(bodyEnd, recStart);
-        int vpos = p;
-        if (vlen >= 0) {
-          if (vlen > bodyEnd - p) {
-            throw new RecordError(ERR_TRUNCATED, recStart);
-          }
-          p += vlen;
-        }
-        int nh = varint(bodyEnd, recStart);
-        if (nh < 0) {
-          throw new RecordError(ERR_NEGATIVE_HEADER_COUNT, recStart);
-        }
-        int hpos = p;
-        for (int h = 0; h < nh; h++) {
-          int hk = varint(bodyEnd, recStart);
-          if (hk < 0) {
-            throw new RecordError(ERR_NEGATIVE_HEADER_KEY, recStart);
-          }
-          if (hk > bodyEnd - p) {
-            throw new RecordError(ERR_TRUNCATED, recStart);
-          }
-          p += hk;
-          int hv = varint(bodyEnd, recStart);
-          if (hv >= 0) {
-            if (hv > bodyEnd - p) {
-              throw new RecordError(ERR_TRUNCATED, recStart);
-            }
-            p += hv;
-          }
-        }
-        if (p != bodyEnd) {
-          throw new RecordError(ERR_RECORD_SIZE, recStart);
-        }
-        int k = out.count++;
-        out.offsets[k] = base + offsetDelta;
-        if (logAppend) {
-          out.timestamps[k] = maxTs;
-          out.timestampTypes[k] = 1;
-        } else {
-          out.timestamps[k] = baseTs + tsDelta;
-          out.timestampTypes[k] = 0;
-        }
-        out.keyPos[k] = kpos;
-        out.keyLen[k] = klen < 0 ? -1 : klen;
-        out.valuePos[k] = vpos;
-        out.valueLen[k] = vlen < 0 ? -1 : vlen;
-        out.headerPos[k] = hpos;
-        out.headerCount[k] = nh;
+    int mark = out.mark();
+    out.reserve(count);
+    String err = null;
+    int errAt = 0;
+    int p = start;
+    records:
+    for (int r = 0; r < count; r++) {
+      int recStart = p;
+      long x = varint(src, p, end);
+      if (x < 0) {
+        err = message(x);
+        errAt = recStart;
+        break;
       }
-      if (p != end) {
-        throw new RecordError(ERR_RECORDS_REMAINING, p);
+      int length = (int) x;
+      p = (int) (x >>> 32);
+      if (length < 0) {
+        err = ERR_NEGATIVE_LENGTH;
+        errAt = recStart;
+        break;
       }
-    } catch (RecordError x) {
-      out.count = 0;
+      if (length > end - p || length == 0) {
+        err = ERR_TRUNCATED;
+        errAt = recStart;
+        break;
+      }
+      int bodyEnd = p + length;
+      p += 1; // attributes: unused
+      long tsDelta;
+      x = varint(src, p, bodyEnd);
+      if (x >= 0 && (int) (x >>> 32) - p <= 2) { // one or two bytes: fits an int
+        tsDelta = (int) x;
+        p = (int) (x >>> 32);
+      } else {
+        int q = varlongEnd(src, p, bodyEnd);
+        if (q < 0) {
+          err = message(q);
+          errAt = recStart;
+          break;
+        }
+        tsDelta = varlongValue(src, p);
+        p = q;
+      }
+      x = varint(src, p, bodyEnd);
+      if (x < 0) {
+        err = message(x);
+        errAt = recStart;
+        break;
+      }
+      int offsetDelta = (int) x;
+      p = (int) (x >>> 32);
+      x = varint(src, p, bodyEnd);
+      if (x < 0) {
+        err = message(x);
+        errAt = recStart;
+        break;
+      }
+      int klen = (int) x;
+      p = (int) (x >>> 32);
+      int kpos = p;
+      if (klen >= 0) {
+        if (klen > bodyEnd - p) {
+          err = ERR_TRUNCATED;
+          errAt = recStart;
+          break;
+        }
+        p += klen;
+      }
+      x = varint(src, p, bodyEnd);
+      if (x < 0) {
+        err = message(x);
+        errAt = recStart;
+        break;
+      }
+      int vlen = (int) x;
+      p = (int) (x >>> 32);
+      int vpos = p;
+      if (vlen >= 0) {
+        if (vlen > bodyEnd - p) {
+          err = ERR_TRUNCATED;
+          errAt = recStart;
+          break;
+        }
+        p += vlen;
+      }
+      x = varint(src, p, bodyEnd);
+      if (x < 0) {
+        err = message(x);
+        errAt = recStart;
+        break;
+      }
+      int nh = (int) x;
+      p = (int) (x >>> 32);
+      if (nh < 0) {
+        err = ERR_NEGATIVE_HEADER_COUNT;
+        errAt = recStart;
+        break;
+      }
+      int hpos = p;
+      for (int h = 0; h < nh; h++) {
+        x = varint(src, p, bodyEnd);
+        if (x < 0) {
+          err = message(x);
+          errAt = recStart;
+          break records;
+        }
+        int hk = (int) x;
+        p = (int) (x >>> 32);
+        if (hk < 0) {
+          err = ERR_NEGATIVE_HEADER_KEY;
+          errAt = recStart;
+          break records;
+        }
+        if (hk > bodyEnd - p) {
+          err = ERR_TRUNCATED;
+          errAt = recStart;
+          break records;
+        }
+        p += hk;
+        x = varint(src, p, bodyEnd);
+        if (x < 0) {
+          err = message(x);
+          errAt = recStart;
+          break records;
+        }
+        int hv = (int) x;
+        p = (int) (x >>> 32);
+        if (hv >= 0) {
+          if (hv > bodyEnd - p) {
+            err = ERR_TRUNCATED;
+            errAt = recStart;
+            break records;
+          }
+          p += hv;
+        }
+      }
+      if (p != bodyEnd) {
+        err = ERR_RECORD_SIZE;
+        errAt = recStart;
+        break;
+      }
+      long offset = base + offsetDelta;
+      out.add(src, offset, logAppend ? maxTs : baseTs + tsDelta, logAppend ? 1 : 0, kpos,
+          klen < 0 ? -1 : klen, vpos, vlen < 0 ? -1 : vlen, hpos, nh);
+    }
+    if (err == null && p != end) {
+      err = ERR_RECORDS_REMAINING;
+      errAt = p;
+    }
+    if (err != null) {
+      out.rollback(mark);
       if (codec != 0) {
-        throw new CorruptRecordException(x.what + " (at byte " + x.at
+        throw new CorruptRecordException(err + " (at byte " + errAt
             + " of the decompressed records of the batch at this position)", path, pos, base);
       }
-      throw new CorruptRecordException(x.what + " (batch at position " + pos + ")", path,
-          pos + (x.at - i), base);
-    } finally {
-      s = null;
+      throw new CorruptRecordException(err + " (batch at position " + pos + ")", path,
+          pos + (errAt - i), base);
     }
   }
 }
