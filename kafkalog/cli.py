@@ -12,13 +12,15 @@ Subcommands
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
-Exit status: 0 when every file was read and is consistent, 1 when any file had corruption or a
-mismatch (or could not be read), 2 for usage errors. A bad file never stops the others.
+Exit status: ``dump-segments`` exits as Kafka's tool does: 1 where Kafka's tool throws (bad
+arguments, an unreadable or corrupt file: the run stops there, as Kafka's does), else 0, index
+mismatches and invalid batches included (they are printed, as Kafka prints them). ``verify``: 0
+without errors, 1 with errors, 2 for usage errors.
 
 Example
 -------
 >>> main(["dump-segments"])  # doctest: +SKIP
-2
+1
 """
 
 from __future__ import annotations
@@ -106,7 +108,7 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--max-bytes",
         type=_int_arg,
-        default=d.INT_MAX,
+        default=None,  # None: not given (2147483647); a release before 3.3 rejects the flag
         metavar="size",
         help="Limit the amount of total batches read in bytes avoiding reading the whole "
         ".log file(s). (default: 2147483647)",
@@ -147,11 +149,17 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
         help="If set, log data will be parsed as cluster metadata records.",
     )
     p.add_argument(
+        "--share-group-state-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as share group state data from the "
+        "__share_group_state topic.",
+    )
+    p.add_argument(
         "--kafka-version",
         default="4.0",
         metavar="VERSION",
-        help="Imitate this Kafka release's output: 2.0 ... 4.1, 3.3+, or trunk (the Java "
-        "rewrite). Default 4.0.",
+        help="Imitate this Kafka release's output: 0.11 ... 4.2, a patch release (2.0.1), or "
+        "trunk (the Java rewrite). Default 4.0.",
     )
     p.add_argument(
         "--format",
@@ -190,11 +198,15 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("demo_args", nargs=argparse.REMAINDER)
     cs = sub.add_parser(
         "cluster-state",
-        help="Print a KRaft cluster's state in ZooKeeper's znode layout, as JSON.",
+        help="A cluster's metadata (KRaft log dir or --zookeeper) as znodes; --what-if elections.",
         add_help=False,
     )
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
     return parser
+
+
+class _KafkaAbort(Exception):
+    """Kafka's tool would throw before reading any file (message: ``class: text``)."""
 
 
 def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
@@ -202,22 +214,33 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
         shape = d.parse_kafka_version(a.kafka_version)
     except ValueError as e:
         raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+    used = [
+        flag
+        for flag, given in (
+            ("skip-record-metadata", a.skip_record_metadata),
+            ("cluster-metadata-decoder", a.cluster_metadata_decoder),
+            ("max-bytes", a.max_bytes is not None),
+            ("share-group-state-decoder", a.share_group_state_decoder),
+        )
+        if given
+    ]
+    unknown = shape.unrecognized_option(used)
+    if unknown:
+        raise _KafkaAbort(unknown)
     structured = [
         k
         for k, flag in (
             ("offsets", a.offsets_decoder),
             ("transaction_log", a.transaction_log_decoder),
             ("cluster_metadata", a.cluster_metadata_decoder),
+            ("share_group_state", a.share_group_state_decoder),
         )
         if flag
     ]
     notices: list[str] = []
+    parser_error = None
     if structured:
-        parser: d.MessageParser = d.StructuredParser(
-            structured[0],
-            java_rewrite=shape.java_rewrite,
-            legacy_text=not shape.json_coordinator_decoders,
-        )
+        parser: d.MessageParser = d.StructuredParser(structured[0], shape=shape)
     else:
         names = []
         # Kafka builds the value decoder first, then the key decoder (notice order follows)
@@ -226,9 +249,13 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
                 name, deprecated_for = d.decoder_for_class(given or "string")
             except ValueError as e:
                 raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+            if given and parser_error is None:
+                parser_error = shape.missing_decoder_class(given)
             if deprecated_for and shape.deprecated_decoder_notice:
                 notices.append(f"{given} is deprecated. Please use {deprecated_for} instead")
             names.append(name)
+        if parser_error and shape.decoder_error_before_files:
+            raise _KafkaAbort(parser_error)
         parser = d.DecoderParser(
             key_decoder=names[1],
             value_decoder=names[0],
@@ -239,29 +266,18 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
     )
     return d.DumpOptions(
         print_data_log=print_data,
-        deep_iteration=bool(a.deep_iteration or print_data),
+        deep_iteration=bool(a.deep_iteration or (print_data and shape.print_implies_deep)),
         verify_index_only=a.verify_index_only,
         index_sanity_check=a.index_sanity_check,
         max_message_size=a.max_message_size,
-        max_bytes=a.max_bytes,
+        max_bytes=d.INT_MAX if a.max_bytes is None else a.max_bytes,
         skip_record_metadata=a.skip_record_metadata,
         parser=parser,
         shape=shape,
         decoder_notices=tuple(notices),
         keep_raw=a.format == "json",
+        parser_error=parser_error,
     )
-
-
-def _is_problem(item: Any) -> bool:
-    if type(item) is d.RecordItem:
-        return item.legacy_valid is False
-    if isinstance(item, (d.FileError, d.TrailingBytes)):
-        return True
-    if isinstance(item, d.BatchItem):
-        return not item.is_valid
-    if isinstance(item, d.RecordItem):
-        return item.legacy_valid is False
-    return False
 
 
 class _Progress:
@@ -317,7 +333,12 @@ def run_dump(
     stderr: IO[str] | None = None,
     progress: bool = False,
 ) -> int:
-    """Dump ``files`` in order, write Kafka's lines, then the summaries; return the exit status."""
+    """Dump ``files`` in order, write Kafka's lines, then the summaries; return the exit status.
+
+    Kafka's status: 1 where its tool throws (a :class:`~kafkalog.tools.dump.FileError` that
+    aborts), else 0. In text mode the run stops there, as Kafka's does (no further files, no
+    summaries); ``--format json`` (beyond Kafka) reads on and reports every file.
+    """
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     renderer: TextRenderer | JsonRenderer = (
@@ -328,25 +349,25 @@ def run_dump(
     streams = {"out": stdout, "err": stderr}
     with _Progress(progress) as bar:
         for path in files:
+            aborted = False
             for item in d.dump_file(path, opts, findings):
                 if isinstance(item, d.FileStart):
                     if item.kind in ("log", "checkpoint"):
                         bar.start(path)
                 elif isinstance(item, d.BatchItem):
                     bar.advance_to(item.position + item.size)
-                if _is_problem(item):
+                elif isinstance(item, d.FileError) and item.aborts:
                     status = EXIT_FINDINGS
+                    aborted = fmt == "text"
                 for stream, text in renderer.render(item):
                     streams[stream].write(text + "\n")
+            if aborted:
+                stdout.flush()
+                stderr.flush()
+                return status
         stdout.flush()
         for stream, text in renderer.summary(findings):
             streams[stream].write(text + "\n")
-    # non-consecutive offsets are normal after compaction and around transaction markers: Kafka
-    # lists them, but they are not corruption
-    if any(not isinstance(f, d.NonConsecutiveOffsets) for f in findings) or getattr(
-        opts.parser, "errors", 0
-    ):
-        status = EXIT_FINDINGS
     stdout.flush()
     stderr.flush()
     return status
@@ -367,15 +388,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         except SystemExit as e:  # the demo's own argparse (--help, usage errors)
             return e.code if isinstance(e.code, int) else EXIT_USAGE
     if argv[:1] == ["cluster-state"]:
-        from .cluster import cluster_state
+        from .cluster import command
 
-        return cluster_state.main(argv[1:])
+        return command.main(argv[1:])
     parser = build_parser()
+    # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
+    usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
     try:
         args = parser.parse_args(argv)
     except _UsageError as e:
         sys.stderr.write(str(e) + "\n")
-        return EXIT_USAGE
+        return usage_status
     except SystemExit as e:  # --help
         return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
     if args.command is None:
@@ -389,7 +412,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "dump-segments":
             _replace_unencodable(sys.stdout)
             _replace_unencodable(sys.stderr)
-            opts = _options_from_args(args, sys.stdout)
+            try:
+                opts = _options_from_args(args, sys.stdout)
+            except _KafkaAbort as e:
+                prefix = d.parse_kafka_version(args.kafka_version).exception_prefix
+                sys.stderr.write(f"{prefix}{e}\n")
+                return EXIT_FINDINGS
             files = java_split_commas(args.files)
             show = (not args.no_progress) and _isatty(sys.stderr)
             return run_dump(opts, files, fmt=args.format, progress=show)
@@ -403,7 +431,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return repair.run(args)
     except _UsageError as e:
         sys.stderr.write(str(e) + "\n")
-        return EXIT_USAGE
+        return usage_status
     except BrokenPipeError:  # `kafkalog dump-segments ... | head`
         try:
             sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - silence the interpreter's flush

@@ -21,6 +21,17 @@ def shared_fixture_path(*parts: str) -> Path:
     return p
 
 
+def scala213_jar() -> Path | None:
+    """Scala 2.13's library jar (pyspark ships one), to check JVM collection orders against a
+    JVM; None when pyspark is not installed."""
+    try:
+        import pyspark
+    except ImportError:
+        return None
+    jars = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-2.13*.jar"))
+    return jars[-1] if jars else None
+
+
 @pytest.fixture(scope="session")
 def shared_fixtures() -> Path:
     """The ../shared/fixtures directory (skips when absent)."""

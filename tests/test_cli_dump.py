@@ -28,7 +28,7 @@ from kafkalog.records.builder import encode_batch
 from kafkalog.records.legacy import encode_legacy
 from kafkalog.records.record import Record
 
-from .conftest import shared_fixture_path
+from .conftest import scala213_jar, shared_fixture_path
 
 GOLDEN = Path(__file__).parent / "golden"
 T = 1700000000000
@@ -128,6 +128,8 @@ def test_kafka_class_name_decoders_print_deprecation_notices(spec_dir, capsys):
         "kafka.serializer.StringDecoder",
         "--key-decoder-class",
         "kafka.serializer.StringDecoder",
+        "--kafka-version",
+        "3.9",
     )
     lines = out.splitlines()
     notice = (
@@ -146,6 +148,19 @@ def test_kafka_class_name_decoders_print_deprecation_notices(spec_dir, capsys):
         "org.apache.kafka.tools.api.StringDecoder",
     )
     assert "deprecated" not in out2 and rc2 == 0
+    # 4.0 removed kafka.serializer.* (Class.forName fails after the Dumping line, 2.2+); 3.7 did
+    # not have org.apache.kafka.tools.api.* yet; 2.1 built its decoders before any file
+    for version, cls, head in (
+        ("4.0", "kafka.serializer.StringDecoder", f"Dumping {SEG}\n"),
+        ("3.7", "org.apache.kafka.tools.api.StringDecoder", f"Dumping {SEG}\n"),
+        ("2.1", "org.apache.kafka.tools.api.StringDecoder", ""),
+    ):
+        rc3, out3, err3 = run(
+            capsys, "dump-segments", "--files", SEG, "--value-decoder-class", cls,
+            "--kafka-version", version,
+        )  # fmt: skip
+        assert out3 == head and rc3 == 1
+        assert err3 == f'Exception in thread "main" java.lang.ClassNotFoundException: {cls}\n'
 
 
 def test_int_decoder(spec_dir, capsys, tmp_path):
@@ -573,10 +588,10 @@ def test_index_mismatches_newest_first(tmp_path, monkeypatch, capsys):
     assert err == (
         f"Mismatches in :{p}\n  Index offset: 6, log offset: 7\n  Index offset: 2, log offset: 3\n"
     )
-    assert rc == 1
+    assert rc == 0  # Kafka prints its summaries and exits 0 (DumpLogSegments never exits 1 here)
     # the Java rewrite keys them in a reverse-ordered TreeMap: same order here
     rc, _, err2 = run(capsys, "dump-segments", "--files", p.name, "--kafka-version", "trunk")
-    assert err2 == err and rc == 1
+    assert err2 == err and rc == 0
 
 
 def test_time_index_errors(tmp_path, monkeypatch, capsys):
@@ -609,7 +624,7 @@ def test_time_index_errors(tmp_path, monkeypatch, capsys):
         "The following indexed offsets are not found in the log.\n"
         "Indexed offset: 13, found log offset: -1\n"
     )
-    assert rc == 1
+    assert rc == 0
 
 
 def test_index_sanity_check_failure(tmp_path, monkeypatch, capsys):
@@ -622,10 +637,16 @@ def test_index_sanity_check_failure(tmp_path, monkeypatch, capsys):
     rc, out, err = run(
         capsys, "dump-segments", "--files", f"{p.name},{t.name}", "--index-sanity-check"
     )
-    assert out == f"Dumping {p.name}\nDumping {t.name}\n"
+    # the exception ends Kafka's run: the second file is not read
+    assert out == f"Dumping {p.name}\n"
     assert err == (
         'Exception in thread "main" org.apache.kafka.common.errors.CorruptIndexException: '
         f"Index file {p} is corrupt, found 19 bytes which is neither positive nor a multiple of 8\n"
+    )
+    assert rc == 1
+    rc, out, err = run(capsys, "dump-segments", "--files", t.name, "--index-sanity-check")
+    assert out == f"Dumping {t.name}\n"
+    assert err == (
         'Exception in thread "main" org.apache.kafka.common.errors.CorruptIndexException: '
         f"Corrupt time index found, time index file ({t}) has non-zero size but the last "
         "timestamp is 4 which is less than the first timestamp 5\n"
@@ -653,7 +674,7 @@ def test_empty_index_and_missing_log(tmp_path, monkeypatch, capsys):
 
 
 # ------------------------------------------------------------------------------------------
-# Corrupt .log files: findings and Kafka's messages, never a traceback; other files go on
+# Corrupt .log files: Kafka's messages and exit status, never a traceback
 # ------------------------------------------------------------------------------------------
 
 
@@ -661,13 +682,16 @@ def test_zero_filled_tail_is_corrupt_size(spec_dir, capsys):
     (spec_dir / SEG).write_bytes(SPEC_LOG + b"\x00" * 64)
     rc, out, err = run(capsys, "dump-segments", "--files", f"{SEG},{SEG}")
     shallow = golden("spec_example/shallow.stdout")
-    assert out == shallow + shallow  # the second file is still dumped
+    assert out == shallow  # the exception ends the run, as Kafka's: no second file
     line = (
         'Exception in thread "main" org.apache.kafka.common.errors.CorruptRecordException: '
         f"Found record size 0 smaller than minimum record overhead (14) in file {SEG}.\n"
     )
-    assert err == line + line
+    assert err == line
     assert rc == 1
+    # --format json (beyond Kafka) reads on and reports every file
+    rc, out, _ = run(capsys, "dump-segments", "--files", f"{SEG},{SEG}", "--format", "json")
+    assert out.count('"type":"error"') == 2 and rc == 1
     rc, _, err = run(capsys, "dump-segments", "--files", SEG, "--kafka-version", "trunk")
     assert err == f"Found record size 0 smaller than minimum record overhead (14) in file {SEG}.\n"
 
@@ -679,7 +703,7 @@ def test_short_tail_is_invalid_bytes(spec_dir, capsys):
         out
         == golden("spec_example/shallow.stdout") + f"Found 17 invalid bytes at the end of {SEG}\n"
     )
-    assert err == "" and rc == 1
+    assert err == "" and rc == 0  # printed, not thrown
 
 
 def test_truncated_batch(spec_dir, capsys):
@@ -687,14 +711,23 @@ def test_truncated_batch(spec_dir, capsys):
     rc, out, err = run(capsys, "dump-segments", "--files", SEG, "--print-data-log")
     want = golden("spec_example/print_data_log.stdout").splitlines()[:-2]
     assert out.splitlines() == want + [f"Found 74 invalid bytes at the end of {SEG}"]
-    assert rc == 1
-    # --max-bytes suppresses the trailing-bytes line (3.4+) but not before 3.4
+    assert rc == 0
+    # --max-bytes (3.3+, DumpLogSegments.scala @3.3.0) suppresses the trailing-bytes line
     rc, out, _ = run(capsys, "dump-segments", "--files", SEG, "--max-bytes", "300")
     assert "invalid bytes" not in out
     rc, out, _ = run(
         capsys, "dump-segments", "--files", SEG, "--max-bytes", "300", "--kafka-version", "3.3"
     )
-    assert out.splitlines()[-1] == f"Found 74 invalid bytes at the end of {SEG}"
+    assert "invalid bytes" not in out and rc == 0
+    # 3.2 had no such option: joptsimple throws before any file
+    rc, out, err = run(
+        capsys, "dump-segments", "--files", SEG, "--max-bytes", "300", "--kafka-version", "3.2"
+    )
+    assert out == "" and rc == 1
+    assert err == (
+        'Exception in thread "main" joptsimple.UnrecognizedOptionException: '
+        "max-bytes is not a recognized option\n"
+    )
 
 
 def test_bit_flip_in_value(spec_dir, capsys):
@@ -706,7 +739,7 @@ def test_bit_flip_in_value(spec_dir, capsys):
     assert lines[2].endswith("crc: 3863061579 isvalid: false")
     assert lines[3].endswith("payload: iello")
     assert lines[4:] == golden("spec_example/print_data_log.stdout").splitlines()[4:]
-    assert rc == 1
+    assert rc == 0  # an invalid batch is printed (isvalid: false), not thrown
 
 
 def test_bit_flip_in_record_structure(spec_dir, capsys):
@@ -735,6 +768,10 @@ def test_bad_magic_and_bad_codec(tmp_path, monkeypatch, capsys):
     assert err.splitlines() == [
         'Exception in thread "main" org.apache.kafka.common.errors.CorruptRecordException: '
         "Invalid magic found in record: 7",
+    ]
+    assert rc == 1
+    rc, out, err = run(capsys, "dump-segments", "--files", f"b/{SEG}")
+    assert err.splitlines() == [
         'Exception in thread "main" java.lang.IllegalArgumentException: '
         "Unknown compression type id: 7",
     ]
@@ -749,7 +786,7 @@ def test_every_cut_gives_output_not_traceback(spec_dir, capsys, cut):
     whole = sum(1 for end in (73, 151, 230) if end <= cut)
     assert out.count("baseOffset: ") == whole
     trailing = cut - (0, 73, 151, 230)[whole]
-    assert rc == (1 if trailing else 0)
+    assert rc == 0  # a cut tail is "Found N invalid bytes", not an exception
     if trailing:
         assert out.endswith(f"Found {trailing} invalid bytes at the end of {SEG}\n")
 
@@ -812,7 +849,8 @@ def test_snapshot_corrupt(tmp_path, monkeypatch, capsys):
         "Snapshot failed schema validation: Error reading field 'producer_entries': "
         "Error reading field 'last_offset': java.nio.BufferUnderflowException",
     ]
-    assert out.count("Dumping") == 3 and rc == 1
+    # Kafka catches CorruptSnapshotException: each file is reported and the run exits 0
+    assert out.count("Dumping") == 3 and rc == 0
 
 
 def test_txn_index(tmp_path, monkeypatch, capsys):
@@ -838,10 +876,10 @@ def test_unknown_and_dotless_files(tmp_path, monkeypatch, capsys):
     rc, out, err = run(
         capsys, "dump-segments", "--files", f"{SEG}.deleted,leader-epoch-checkpoint,{SEG}"
     )
-    assert out.splitlines()[:3] == [
+    # the StringIndexOutOfBoundsException ends the run: the last file is not read
+    assert out.splitlines() == [
         f"Dumping {SEG}.deleted",
         "Dumping leader-epoch-checkpoint",
-        f"Dumping {SEG}",
     ]
     assert err.splitlines() == [
         f"Ignoring unknown file {SEG}.deleted",
@@ -918,20 +956,22 @@ def test_json_format(spec_dir, capsys, tmp_path):
 
 
 @pytest.mark.parametrize(
-    "argv",
+    "argv, status",
     [
-        [],
-        ["dump-segments"],
-        ["dump-segments", "--files", SEG, "--kafka-version", "1.1"],
-        ["dump-segments", "--files", SEG, "--max-bytes", "lots"],
-        ["dump-segments", "--files", SEG, "--key-decoder", "kafka.serializer.DefaultDecoder"],
-        ["dump-segments", "--files", SEG, "--format", "xml"],
-        ["no-such-command"],
+        ([], 2),
+        (["no-such-command"], 2),
+        # dump-segments: Kafka's tools exit 1 on bad arguments (printUsageAndExit)
+        (["dump-segments"], 1),
+        (["dump-segments", "--files", SEG, "--kafka-version", "0.10"], 1),
+        (["dump-segments", "--files", SEG, "--max-bytes", "lots"], 1),
+        (["dump-segments", "--files", SEG, "--key-decoder", "kafka.serializer.DefaultDecoder"], 1),
+        (["dump-segments", "--files", SEG, "--format", "xml"], 1),
+        (["dump-segments", "--files", SEG, "--skip-record-metadata", "--kafka-version", "2.7"], 1),
     ],
 )
-def test_usage_errors_exit_2(spec_dir, capsys, argv):
+def test_usage_errors(spec_dir, capsys, argv, status):
     rc, out, err = run(capsys, *argv)
-    assert rc == 2 and err and "Traceback" not in err
+    assert rc == status and err and "Traceback" not in err
 
 
 def test_help_exits_0(capsys):
@@ -959,7 +999,7 @@ def test_python_dash_m(spec_dir):
         cwd=spec_dir,
         timeout=120,
     )
-    assert p.returncode == 2
+    assert p.returncode == 1  # Kafka's tools exit 1 on missing arguments
 
 
 def test_progress_bar_does_not_change_output(spec_dir, capsys):
@@ -997,14 +1037,17 @@ def test_time_index_entry_inside_a_multi_record_batch(tmp_path, monkeypatch, cap
         "The following indexed offsets are not found in the log.\n"
         "Indexed offset: 101, found log offset: 102\n"
     )
-    assert rc == 1
+    assert rc == 0
 
 
 @pytest.mark.parametrize(
     "version, expected",
     [
         ("4.0", "controlType: LEADER_CHANGE(2)"),
-        ("2.7", "controlType: LEADER_CHANGE(2)"),
+        ("3.0", "controlType: LEADER_CHANGE(2)"),
+        # ControlRecordType.java @2.7.0: QUORUM_REASSIGNMENT(2), LEADER_CHANGE(3)
+        ("2.8", "controlType: QUORUM_REASSIGNMENT(2)"),
+        ("2.7", "controlType: QUORUM_REASSIGNMENT(2)"),
         ("2.6", "controlType: UNKNOWN(2)"),
     ],
 )
@@ -1019,17 +1062,8 @@ def test_control_type_names_per_version(tmp_path, monkeypatch, capsys, version, 
     assert out.splitlines()[3].endswith(expected)
 
 
-def _scala_jar() -> Path | None:
-    try:
-        import pyspark
-    except ImportError:
-        return None
-    jars = sorted((Path(pyspark.__file__).parent / "jars").glob("scala-library-2.13*.jar"))
-    return jars[-1] if jars else None
-
-
 @pytest.mark.skipif(
-    shutil.which("javac") is None or _scala_jar() is None,
+    shutil.which("javac") is None or scala213_jar() is None,
     reason="needs a JDK and Scala 2.13's library (pyspark ships it)",
 )
 @pytest.mark.parametrize("n", [3, 13])
@@ -1051,7 +1085,7 @@ def test_summary_file_order_matches_the_jvm_hash_maps(tmp_path, n):
         '  for (String k : j.keySet()) System.out.println("J" + k);\n'
         "} }\n"
     )
-    jar = str(_scala_jar())
+    jar = str(scala213_jar())
     subprocess.run(["javac", "-cp", jar, "-d", str(tmp_path), str(src)], check=True, timeout=120)
     keys = [f"/data/kafka-logs/topic-{i}/00000000000000000000.index" for i in range(n)]
     p = subprocess.run(
@@ -1082,7 +1116,7 @@ def test_summaries_of_several_files_in_hash_map_order(tmp_path, monkeypatch, cap
     abs_paths = [str(tmp_path / n) for n in names]
     assert sorted(heads) == sorted(abs_paths)
     assert heads == scala_hash_map_order(abs_paths)
-    assert err.count("  Index offset: 4, log offset: 5") == 4 and rc == 1
+    assert err.count("  Index offset: 4, log offset: 5") == 4 and rc == 0
 
 
 def _dump_text(tmp_path: Path, name: str, data: bytes, *args: str) -> tuple[int, str, str]:
@@ -1163,7 +1197,10 @@ def _txn_log_records() -> bytes:
 def test_transaction_log_decoder(tmp_path, monkeypatch, capsys):
     (tmp_path / SEG).write_bytes(_txn_log_records())
     monkeypatch.chdir(tmp_path)
-    rc, out, err = run(capsys, "dump-segments", "--files", SEG, "--transaction-log-decoder")
+    rc, out, err = run(
+        capsys, "dump-segments", "--files", SEG, "--transaction-log-decoder", "--kafka-version",
+        "4.1",
+    )  # fmt: skip
     recs = [ln for ln in out.splitlines() if ln.startswith("| ")]
     assert recs[0].endswith(
         ' key: {"type":"0","data":{"transactionalId":"tx-1"}} payload: {"version":"0","data":'
@@ -1176,22 +1213,25 @@ def test_transaction_log_decoder(tmp_path, monkeypatch, capsys):
     )
     # a key that does not decode: Kafka prints the error as the key, no payload
     assert " key: Error at offset 2, skipping. " in recs[2] and "payload" not in recs[2]
-    assert rc == 1 and err == ""
+    assert rc == 0 and err == ""
 
 
 def test_coordinator_decoder_missing_key_stops_the_file(tmp_path, monkeypatch, capsys):
     (tmp_path / SEG).write_bytes(encode_batch([Record(None, b"\x00\x01", T)]))
     monkeypatch.chdir(tmp_path)
     rc, out, err = run(capsys, "dump-segments", "--files", f"{SEG},{SEG}", "--offsets-decoder")
-    assert (
-        err.splitlines()
-        == [
-            'Exception in thread "main" java.lang.RuntimeException: Failed to decode message at '
-            "offset 0 using offset topic decoder (message had a missing key)"
-        ]
-        * 2
+    assert err.splitlines() == [
+        'Exception in thread "main" java.lang.RuntimeException: Failed to decode message at '
+        "offset 0 using offset topic decoder (message had a missing key)"
+    ]
+    assert out.count("Dumping") == 1 and rc == 1  # the exception ends the run
+    rc, _, err = run(
+        capsys, "dump-segments", "--files", SEG, "--offsets-decoder", "--kafka-version", "4.1"
     )
-    assert out.count("Dumping") == 2 and rc == 1
+    assert err == (
+        'Exception in thread "main" java.lang.RuntimeException: Failed to decode message at '
+        "offset 0 using the specified decoder (message had a missing key)\n"
+    )
     rc, _, err = run(
         capsys, "dump-segments", "--files", SEG, "--offsets-decoder", "--kafka-version", "3.7"
     )
@@ -1207,7 +1247,7 @@ def test_cluster_metadata_decoder_error_is_the_payload(tmp_path, monkeypatch, ca
     rc, out, err = run(capsys, "dump-segments", "--files", SEG, "--cluster-metadata-decoder")
     line = out.splitlines()[-1]
     assert " payload: Error at 0, skipping. " in line  # sic: no "offset" in this parser
-    assert rc == 1 and err == ""
+    assert rc == 0 and err == ""
 
 
 def test_legacy_text_offsets_decoder_before_3_8(monkeypatch, capsys):

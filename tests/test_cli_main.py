@@ -14,9 +14,12 @@ def test_cluster_state_subcommand_on_real_kraft_dir(capsys) -> None:
     root = shared_fixture_path("kafka-real", "LDI-POC")
     assert main(["cluster-state", str(root), "--compact"]) == 0
     znodes = json.loads(capsys.readouterr().out)
-    # node.id=1 in LDI-POC/meta.properties; TestTopicPatient-0 is a partition directory there
-    assert "/brokers/ids/1" in znodes
+    # node.id=1 in LDI-POC/meta.properties; TestTopicPatient-0 is a partition directory there.
+    # The log ends with broker 1 fenced (no /brokers/ids znode); before offset 4871 it was up.
+    assert "/brokers/ids/1" not in znodes
     assert znodes["/brokers/topics/TestTopicPatient"]["partitions"]["0"] == [1]
+    assert main(["cluster-state", str(root), "--compact", "--at-offset", "4871"]) == 0
+    assert "/brokers/ids/1" in json.loads(capsys.readouterr().out)
 
 
 def test_cluster_state_usage_error() -> None:

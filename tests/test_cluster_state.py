@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from kafkalog.cluster import cluster_state as cs
+from kafkalog.cluster import kraft
 from kafkalog.decoders import cluster_metadata as cm
 from kafkalog.decoders import offsets
 from kafkalog.records.batch import iter_batches
@@ -39,8 +40,13 @@ def test_ldi_brokers_and_cluster(ldi) -> None:
     root, z = ldi
     props = _props(root / "meta.properties")
     assert z["/cluster/id"] == {"version": "1", "id": props["cluster.id"]}
-    assert [k for k in z if k.startswith("/brokers/ids/")] == [f"/brokers/ids/{props['node.id']}"]
-    broker = z["/brokers/ids/1"]
+    # The broker shut down last (controlled shutdown at offset 4871, fenced at 4926): a fenced
+    # broker holds no ZooKeeper session, so /brokers/ids is empty at the end of the log...
+    assert [k for k in z if k.startswith("/brokers/ids/")] == []
+    # ...and lists it while it was up (the state before the controlled shutdown).
+    up = cs.ClusterState(kraft.read_log_dir(root, at_offset=4871)).znodes()
+    assert [k for k in up if k.startswith("/brokers/ids/")] == [f"/brokers/ids/{props['node.id']}"]
+    broker = up["/brokers/ids/1"]
     assert broker["endpoints"] == ["PLAINTEXT://kafka:9092"]
     assert (broker["host"], broker["port"], broker["version"]) == ("kafka", 9092, 5)
     assert broker["listener_security_protocol_map"] == {"PLAINTEXT": "PLAINTEXT"}
@@ -158,6 +164,12 @@ def test_synthetic_replay(tmp_path: Path) -> None:
              _broker(2, [_endpoint("SSL", "::1", 9093, 1)]),
              _broker(3, [_endpoint("P", "h3", 1, 0)]),
              _meta("UnregisterBrokerRecord", {"brokerId": 3, "brokerEpoch": 13}),
+             # brokers register fenced; 1 and 2 are unfenced (two record shapes), 4 stays
+             # fenced and so holds no /brokers/ids znode
+             _broker(4, [_endpoint("P", "h4", 1, 0)]),
+             _meta("UnfenceBrokerRecord", {"id": 1, "epoch": 11}),
+             _meta("BrokerRegistrationChangeRecord", {"brokerId": 2, "brokerEpoch": 12,
+                                                      "fenced": -1}),
              _meta("TopicRecord", {"name": "orders", "topicId": T1}),
              _partition(T1, 0, [1, 2], 1),
              _partition(T1, 1, [2, 1], 2),

@@ -16,7 +16,7 @@ from ..errors import CorruptRecordError
 from . import message
 from .message import MessageDecodeError
 
-__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec"]
+__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec", "decode_for_text"]
 
 
 class UnknownRecordTypeError(CorruptRecordError):
@@ -126,15 +126,29 @@ class CoordinatorCodec:
     def value_json(self, rec: dict[str, Any]) -> dict[str, Any]:
         return message.to_json(self.values[rec["type"]], rec["value"], rec["version"])
 
-    def format(self, rec: dict[str, Any], value_json: dict[str, Any] | None = None
-               ) -> tuple[str, str]:
+    def format(self, rec: dict[str, Any], value_json: dict[str, Any] | None = None, *,
+               value_label: str = "version") -> tuple[str, str]:
         """Kafka's DumpLogSegments strings: key ``{"type":"<t>","data":{…}}`` and payload
-        ``{"version":"<v>","data":{…}}`` or ``<DELETE>``."""
+        ``{"version":"<v>","data":{…}}`` or ``<DELETE>``. ``value_label`` names the payload's
+        version field (Kafka 4.0's share-group-state parser wrote ``"type"`` there)."""
         key_text = message.dumps({"type": str(rec["type"]), "data": self.key_json(rec)})
         if rec["value"] is None:
             return key_text, "<DELETE>"
         data = value_json if value_json is not None else self.value_json(rec)
-        return key_text, message.dumps({"version": str(rec["version"]), "data": data})
+        return key_text, message.dumps({value_label: str(rec["version"]), "data": data})
+
+
+def decode_for_text(codec: CoordinatorCodec, key: bytes | None, value: bytes | None, *,
+                    unknown_text: bool) -> dict[str, Any] | tuple[str, None]:
+    """Decode for the pre-JSON text formatters (``formatRecordKeyAndValue``): the record, or,
+    with ``unknown_text`` (Kafka 3.5+), the ``unknown::version=V`` key they printed for a record
+    type they did not know. Without it an unknown type raises (older releases threw)."""
+    try:
+        return codec.decode(key, value)
+    except UnknownRecordTypeError as e:
+        if unknown_text:
+            return f"unknown::version={e.record_type}", None
+        raise
 
 
 def format_error(exc: CorruptRecordError, offset: int) -> tuple[str, None]:

@@ -31,11 +31,12 @@ import struct
 from typing import Any
 
 from ..errors import CorruptRecordError
-from . import _schemas, message
+from . import _schemas, jvm_order, message
 from ._coordinator import (
     CoordinatorCodec,
     MissingKeyError,
     UnknownRecordTypeError,
+    decode_for_text,
     format_error,
 )
 
@@ -45,6 +46,8 @@ __all__ = [
     "encode_record",
     "format_for_dump",
     "format_legacy",
+    "format_text",
+    "TEXT_STYLES",
     "UnknownRecordTypeError",
     "MissingKeyError",
     "OFFSET_COMMIT_TYPES",
@@ -140,8 +143,12 @@ def encode_record(record_type: int, key: dict[str, Any], value: dict[str, Any] |
 
 
 # --------------------------------------------------------------------------------------------
-# The pre-JSON text of Kafka 2.x-3.x (GroupMetadataManager.formatRecordKeyAndValue)
+# The pre-JSON texts of Kafka 0.11-3.7
 # --------------------------------------------------------------------------------------------
+
+#: ``--offsets-decoder`` text styles (see :func:`format_text`).
+TEXT_STYLES = ("0.11", "1.0", "1.1", "2.4.1", "3.5")
+
 
 def _legacy_hex(raw: bytes) -> str:
     """Scala ``"%X".format(BigInt(1, bytes))``: upper-case hex without leading zeros."""
@@ -162,41 +169,121 @@ def _legacy_assignment(raw: bytes) -> tuple[list[str], bytes | None]:
     return parts, obj["userData"]
 
 
-def format_legacy(key: bytes | None, value: bytes | None) -> tuple[str, str]:
-    """``(key, payload)`` as Kafka 2.x-3.x printed them before the JSON decoder:
-    ``offset_commit::group=G,partition=T-P`` / ``offset=N[,metadata=M]`` and
-    ``group_metadata::group=G`` / ``{"protocolType":…,"protocol":…,"generationId":…,
-    "assignment":"{member=[t-0, t-1][:USERDATAHEX]}"}``, ``<DELETE>`` for tombstones.
+def _members_in_map_order(members: list[dict[str, Any]], scala: str) -> list[dict[str, Any]]:
+    """``group.allMemberMetadata``: the values of a Scala ``mutable.HashMap`` keyed by member id,
+    filled in record order (``GroupMetadata.add``), in that map's iteration order."""
+    by_id = {m["memberId"]: m for m in members}
+    order = jvm_order.scala_hash_map_order(
+        [m["memberId"] for m in members], scala, jvm_order.java_string_hash
+    )
+    return [by_id[k] for k in order]
 
-    Differences that cannot be reproduced: Kafka iterated group members in hash-map order;
-    they are printed here in record order. Errors raise (the old tool stopped on them).
+
+def _assignment_text(v: dict[str, Any], scala: str) -> str:
+    """The ``{member=[t-0, t-1][:USERDATA],...}`` string of the pre-JSON group metadata text."""
+    protocol_type = v["protocolType"] or ""
+    out = []
+    for m in _members_in_map_order(v["members"], scala):
+        if protocol_type == CONSUMER_PROTOCOL_TYPE:
+            parts, user_data = _legacy_assignment(m["assignment"])
+            text = f"{m['memberId']}=[{', '.join(parts)}]"  # java.util.List.toString
+            ud = _legacy_hex(user_data) if user_data is not None else ""
+            out.append(text + (f":{ud}" if ud else ""))
+        else:
+            out.append(f"{m['memberId']}={_legacy_hex(m['assignment'])}")
+    return "{" + ",".join(out) + "}"
+
+
+def _kafka_json_1_0(obj: dict[str, Any]) -> str:
+    """``kafka.utils.Json.encode`` of 1.0: strings in quotes *without escaping*, null as null."""
+
+    def enc(x: Any) -> str:
+        if x is None:
+            return "null"
+        if isinstance(x, bool):
+            return "true" if x else "false"
+        if isinstance(x, str):
+            return '"' + x + '"'
+        if isinstance(x, int):
+            return str(x)
+        return "{" + ",".join(f"{enc(k)}:{enc(w)}" for k, w in x.items()) + "}"
+
+    return enc(obj)
+
+
+def format_text(
+    key: bytes | None, value: bytes | None, *, style: str = "3.5", scala: str = "2.13"
+) -> tuple[str | None, str | None]:
+    """``(key, payload)`` as ``kafka-dump-log.sh --offsets-decoder`` printed them before 3.8.
+
+    ``style`` (``KafkaShape.offsets_decoder_style``):
+
+    * ``0.11`` (0.11.0.x, the tool's own ``OffsetsMessageParser``): ``offset::G:T:P`` /
+      ``O`` or ``O:METADATA``; ``metadata::G`` / ``PROTOCOLTYPE:PROTOCOL:GENERATION:{m=[t-0]}``;
+      a tombstone prints nothing (``(None, None)``);
+    * ``1.0`` (1.0.x) and ``1.1`` (1.1.0-2.4.0): group metadata as JSON, ``{"metadata":"G"}`` /
+      ``{"protocolType":...,"protocol":...,"generationId":...,"assignment":"{...}"}``
+      (``Json.encode`` did not escape strings in 1.0; Jackson from 1.1);
+    * ``2.4.1`` (2.4.1-3.4, ``GroupMetadataManager.formatRecordKeyAndValue``):
+      ``offset_commit::group=G,partition=T-P`` / ``offset=O[,metadata=M]``,
+      ``group_metadata::group=G`` / the JSON above, ``<DELETE>`` for tombstones;
+    * ``3.5`` (3.5-3.7): as 2.4.1, an unknown key gives ``unknown::version=V`` and no payload.
+
+    Members print in the iteration order of the Scala ``mutable.HashMap`` that held them
+    (``scala``: the Kafka build's Scala version, see :mod:`kafkalog.decoders.jvm_order`).
+
+    Raises :class:`MissingKeyError` (null key), :class:`UnknownRecordTypeError` (a record type
+    the style cannot print; the tool threw) and ``CorruptRecordError`` for bytes that do not
+    decode.
     """
+    if style not in TEXT_STYLES:
+        raise ValueError(f"unknown offsets text style {style!r}")
+    tool = style in ("0.11", "1.0", "1.1")
+    if tool and value is None:
+        return None, None  # `if (!record.hasValue) (None, None)` before the key is looked at
     if key is None:
         raise MissingKeyError("__consumer_offsets")
-    rec = CODEC.decode(key, value)
+    rec = decode_for_text(CODEC, key, value, unknown_text=style == "3.5")
+    if isinstance(rec, tuple):
+        return rec
+    if rec["type"] not in (*OFFSET_COMMIT_TYPES, GROUP_METADATA_TYPE):
+        if style == "3.5":
+            return f"unknown::version={rec['type']}", None
+        raise UnknownRecordTypeError(rec["type"])
     k, v = rec["key"], rec["value"]
     if rec["type"] in OFFSET_COMMIT_TYPES:
+        if tool:
+            key_text = f"offset::{k['group']}:{k['topic']}:{k['partition']}"
+            meta = v["metadata"]
+            return key_text, str(v["offset"]) + (f":{meta}" if meta else "")
         key_text = f"offset_commit::group={k['group']},partition={k['topic']}-{k['partition']}"
         if v is None:
             return key_text, "<DELETE>"
         meta = v["metadata"]
         return key_text, f"offset={v['offset']}" + (f",metadata={meta}" if meta else "")
-    if rec["type"] != GROUP_METADATA_TYPE:
-        raise CorruptRecordError("Failed to decode message using offset topic decoder "
-                                 "(message had an invalid key)")
-    key_text = f"group_metadata::group={k['group']}"
-    if v is None:
-        return key_text, "<DELETE>"
-    protocol_type = v["protocolType"] or ""
-    members = []
-    for m in v["members"]:
-        if protocol_type == CONSUMER_PROTOCOL_TYPE:
-            parts, user_data = _legacy_assignment(m["assignment"])
-            text = f"{m['memberId']}=[{', '.join(parts)}]"
-            ud = _legacy_hex(user_data) if user_data is not None else ""
-            members.append(text + (f":{ud}" if ud else ""))
-        else:
-            members.append(f"{m['memberId']}={_legacy_hex(m['assignment'])}")
-    return key_text, message.dumps({"protocolType": protocol_type, "protocol": v["protocol"],
-                                    "generationId": v["generation"],
-                                    "assignment": "{" + ",".join(members) + "}"})
+    group = k["group"]
+    if style == "0.11":
+        assignment = _assignment_text(v, scala)
+        protocol = "null" if v["protocol"] is None else v["protocol"]  # Scala's "$null"
+        return f"metadata::{group}", (
+            f"{v['protocolType'] or ''}:{protocol}:{v['generation']}:{assignment}"
+        )
+    if tool:
+        key_text = (_kafka_json_1_0 if style == "1.0" else message.dumps)({"metadata": group})
+    else:
+        key_text = f"group_metadata::group={group}"
+        if v is None:
+            return key_text, "<DELETE>"
+    payload = {
+        "protocolType": v["protocolType"] or "",
+        "protocol": v["protocol"],
+        "generationId": v["generation"],
+        "assignment": _assignment_text(v, scala),
+    }
+    return key_text, (_kafka_json_1_0 if style == "1.0" else message.dumps)(payload)
+
+
+def format_legacy(key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
+    """``(key, payload)`` as Kafka 3.5-3.7 printed them before the JSON decoder (the Scala 2.13
+    build): ``format_text(key, value, style="3.5")``."""
+    return format_text(key, value, style="3.5", scala="2.13")

@@ -5,7 +5,9 @@ The share coordinator keys records by ``int16 record type`` (0 ``ShareSnapshotKe
 ``ShareUpdateKey``: group id, topic id, partition) and stores ``int16 version`` + value
 (``ShareSnapshotValue``/``ShareUpdateValue``: epochs, start offset, state batches). The output
 shape is the coordinator one: key ``{"type":"<t>","data":{…}}``, payload
-``{"version":"<v>","data":{…}}`` or ``<DELETE>``. Kafka marks these schemas as still changing.
+``{"version":"<v>","data":{…}}`` or ``<DELETE>`` (4.1 onwards; 4.0 wrote ``{"type":"<v>",…}``
+for the payload too: ``DumpLogSegments.scala`` @4.0.0, ``ShareGroupStateMessageParser``'s
+``jsonString``). Kafka marks these schemas as still changing.
 
 Example
 -------
@@ -42,16 +44,20 @@ def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
     return CODEC.decode(key, value)
 
 
-def decode_record(key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
-    """``(key text, payload text)`` as Kafka's ``ShareGroupStateMessageParser``."""
-    return CODEC.format(CODEC.decode(key, value))
+def decode_record(key: bytes | None, value: bytes | None, *, value_label: str = "version"
+                  ) -> tuple[str | None, str | None]:
+    """``(key text, payload text)`` as Kafka's ``ShareGroupStateMessageParser``.
+
+    ``value_label``: ``"version"`` (4.1 onwards) or ``"type"`` (4.0, whose parser labelled the
+    value version as it did the key's record type)."""
+    return CODEC.format(CODEC.decode(key, value), value_label=value_label)
 
 
-def format_for_dump(key: bytes | None, value: bytes | None, offset: int
-                    ) -> tuple[str | None, str | None]:
+def format_for_dump(key: bytes | None, value: bytes | None, offset: int, *,
+                    value_label: str = "version") -> tuple[str | None, str | None]:
     """As :func:`decode_record`, but decode failures become Kafka's error key text."""
     try:
-        return decode_record(key, value)
+        return decode_record(key, value, value_label=value_label)
     except MissingKeyError:
         raise
     except CorruptRecordError as e:

@@ -6,15 +6,17 @@ shapes live in :mod:`kafkalog.tools.render`, the process plumbing in :mod:`kafka
 them is the one thing we do differently from ``DumpLogSegments.scala``, which mixes printing and
 checking (see shared/style.md).
 
-Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` (4.0 line) and, for
-``--kafka-version trunk``, the Java rewrite ``tools/.../DumpLogSegments.java``:
+Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` of the release
+``DumpOptions.shape`` names (0.11 ... 4.2, default 4.0; what changed when is
+:mod:`kafkalog.tools.kafka_versions`) and, for ``--kafka-version trunk``, the Java rewrite
+``tools/.../DumpLogSegments.java``:
 
 * dispatch on the text after the **last** ``.`` of the file name (spec §7.2);
 * a ``.log``/``.checkpoint`` is walked with Kafka's ``FileLogInputStream`` stop rule (the native
   entry scan in ``kafkalog.native.scan``): 17 or fewer bytes left, or an entry running past the
   end, stop quietly and the rest is reported as ``Found N invalid bytes``; a declared size below
-  14 (a zero-filled tail) is a ``CorruptRecordException`` in Kafka, which aborts the whole tool.
-  We report it as a :class:`FileError` and go on with the next file;
+  14 (a zero-filled tail) is a ``CorruptRecordException`` in Kafka, which aborts the whole tool:
+  it is a :class:`FileError`, the last item of the file (the CLI stops there, as Kafka does);
 * ``.index``/``.timeindex`` entries are checked against the ``.log`` of the same base offset and
   stop at the first entry ``i > 0`` whose offset equals the base offset (zero-filled tail).
 
@@ -45,12 +47,17 @@ import struct
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Protocol
 
 import numpy as np
 
 from ..errors import KafkaLogError
+from .kafka_versions import (  # the release table; re-exported here for callers of dump
+    DEFAULT_SHAPE,
+    KAFKA_VERSIONS,
+    KafkaShape,
+    parse_kafka_version,
+)
 
 __all__ = [
     "INT_MAX",
@@ -97,224 +104,8 @@ RELEASE_EVERY = 8 * 1024 * 1024  # drop pages already dumped from the resident s
 
 _V2_HEADER = struct.Struct(">qiibIhiqqqhii")  # DefaultRecordBatch header, 61 bytes
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
-_CONTROL_TYPES = {
-    0: "ABORT",
-    1: "COMMIT",
-    2: "LEADER_CHANGE",
-    3: "SNAPSHOT_HEADER",
-    4: "SNAPSHOT_FOOTER",
-    5: "KRAFT_VERSION",
-    6: "KRAFT_VOTERS",
-}
 _SNAPSHOT_NAME = re.compile(r"^(\d+)-(\d+)\.checkpoint$")
 BOOTSTRAP_FILE_NAME = "bootstrap.checkpoint"
-
-
-# --------------------------------------------------------------------------------------------
-# Kafka version shapes (spec §7.5)
-# --------------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class KafkaShape:
-    """Which Kafka release's DumpLogSegments to imitate (spec §7.5).
-
-    ``version`` is ``(major, minor)``; the Java rewrite (2026 trunk) is ``(99, 0)`` with
-    ``java_rewrite`` set. Properties answer one behavioural question each.
-    """
-
-    name: str
-    version: tuple[int, int]
-    java_rewrite: bool = False
-
-    def at_least(self, major: int, minor: int) -> bool:
-        return self.version >= (major, minor)
-
-    # -- .log header and batch line --
-    @cached_property
-    def log_header_label(self) -> str:
-        return "Log starting offset" if self.at_least(3, 3) else "Starting offset"
-
-    @cached_property
-    def reads_checkpoint_files(self) -> bool:
-        return self.at_least(3, 3)
-
-    @cached_property
-    def batch_and_records(self) -> bool:
-        """2.0-2.1 print batch lines (shallow) or record lines (deep), never both."""
-        return self.at_least(2, 2)
-
-    @cached_property
-    def has_is_control(self) -> bool:
-        return self.at_least(2, 2)
-
-    @cached_property
-    def has_delete_horizon(self) -> bool:
-        return self.at_least(3, 2)
-
-    @cached_property
-    def upper_case_codec(self) -> bool:
-        return not self.at_least(3, 0)
-
-    # -- record line --
-    @cached_property
-    def lower_case_sizes(self) -> bool:
-        """``keysize``/``valuesize`` before 3.0."""
-        return not self.at_least(3, 0)
-
-    @cached_property
-    def legacy_record_tail(self) -> str:
-        """Format of the legacy-record validity part: 'old' (<3.0), 'scala' (stray }), 'java'."""
-        if not self.at_least(3, 0):
-            return "old"
-        return "java" if self.java_rewrite else "scala"
-
-    @cached_property
-    def has_skip_record_metadata(self) -> bool:
-        return self.at_least(2, 8)
-
-    @cached_property
-    def has_cluster_metadata_decoder(self) -> bool:
-        return self.at_least(2, 8)
-
-    @cached_property
-    def has_max_bytes(self) -> bool:
-        return self.at_least(3, 4)
-
-    @cached_property
-    def control_type_since(self) -> dict[str, tuple[int, int]]:
-        """First release whose ControlRecordType (and dump) knows each control type.
-
-        LEADER_CHANGE came with KIP-595 (2.7), the snapshot markers with KIP-630 (3.0),
-        KRAFT_VERSION/KRAFT_VOTERS with KIP-853 (3.9); an older tool prints UNKNOWN(<id>).
-        """
-        return {
-            "LEADER_CHANGE": (2, 7),
-            "SNAPSHOT_HEADER": (3, 0),
-            "SNAPSHOT_FOOTER": (3, 0),
-            "KRAFT_VERSION": (3, 9),
-            "KRAFT_VOTERS": (3, 9),
-        }
-
-    @cached_property
-    def leader_change_json(self) -> bool:
-        return self.at_least(4, 1)
-
-    @cached_property
-    def tombstone_hides_key(self) -> bool:
-        """Before 2.8 the string decoder printed neither key nor payload for a null value."""
-        return not self.at_least(2, 8)
-
-    @cached_property
-    def pipe_prefix_when_metadata_skipped(self) -> bool:
-        """Java rewrite: ``| payload:`` even when the key is null and metadata is skipped."""
-        return self.java_rewrite
-
-    @cached_property
-    def json_coordinator_decoders(self) -> bool:
-        """3.8+ (KAFKA-16470) decode ``__consumer_offsets`` with the coordinator serde; before,
-        the text formatters of ``GroupMetadataManager``/``TransactionLog`` printed
-        ``offset_commit::group=...``. (3.8-3.9 printed the records' ``toString``: we print the
-        JSON of 4.0 there, a documented difference.)"""
-        return self.at_least(3, 8)
-
-    @cached_property
-    def deprecated_decoder_notice(self) -> bool:
-        """3.8-4.x Scala prints a stdout notice when a kafka.serializer.* class is named."""
-        return self.at_least(3, 8) and not self.java_rewrite
-
-    # -- index checks --
-    @cached_property
-    def index_checks_first_record(self) -> bool:
-        """<= 2.2 compared an index entry with the first *record* offset (KAFKA-7487)."""
-        return not self.at_least(2, 3)
-
-    @cached_property
-    def index_empty_line(self) -> bool:
-        return self.at_least(2, 3)
-
-    # -- snapshot line --
-    @cached_property
-    def snapshot_trailing_space(self) -> bool:
-        return not self.java_rewrite
-
-    @cached_property
-    def snapshot_optional_long(self) -> bool:
-        return self.at_least(3, 5)
-
-    @cached_property
-    def snapshot_last_timestamp(self) -> bool:
-        return self.at_least(3, 1)
-
-    # -- summaries --
-    @cached_property
-    def non_consecutive_from_minus_one(self) -> bool:
-        return self.java_rewrite
-
-    @cached_property
-    def sorted_unique_summaries(self) -> bool:
-        """Java rewrite keys index mismatches and non-consecutive pairs by offset (TreeMap)."""
-        return self.java_rewrite
-
-    @cached_property
-    def non_consecutive_colon(self) -> bool:
-        return not self.at_least(2, 3)
-
-    @cached_property
-    def exception_prefix(self) -> str:
-        """How an aborting exception's first stderr line starts."""
-        return "" if self.java_rewrite else 'Exception in thread "main" '
-
-
-KAFKA_VERSIONS = (
-    "2.0",
-    "2.1",
-    "2.2",
-    "2.3",
-    "2.4",
-    "2.5",
-    "2.6",
-    "2.7",
-    "2.8",
-    "3.0",
-    "3.1",
-    "3.2",
-    "3.3",
-    "3.4",
-    "3.5",
-    "3.6",
-    "3.7",
-    "3.8",
-    "3.9",
-    "4.0",
-    "4.1",
-    "trunk",
-)
-
-
-def parse_kafka_version(text: str) -> KafkaShape:
-    """Parse ``--kafka-version`` (``2.0`` ... ``4.1``, ``3.3+``, ``4.0.0``, ``trunk``).
-
-    >>> parse_kafka_version("3.3+").log_header_label
-    'Log starting offset'
-    >>> parse_kafka_version("2.7").upper_case_codec
-    True
-    """
-    t = text.strip().lower().rstrip("+")
-    if t in ("trunk", "java"):
-        return KafkaShape("trunk", (99, 0), java_rewrite=True)
-    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", t)
-    if not m:
-        raise ValueError(
-            f"unknown Kafka version {text!r} (expected one of {', '.join(KAFKA_VERSIONS)})"
-        )
-    ver = (int(m.group(1)), int(m.group(2)))
-    if ver < (2, 0) or ver > (4, 99):
-        raise ValueError(f"unsupported Kafka version {text!r} (2.0 to 4.x, or trunk)")
-    return KafkaShape(f"{ver[0]}.{ver[1]}", ver)
-
-
-DEFAULT_SHAPE = parse_kafka_version("4.0")
 
 
 # --------------------------------------------------------------------------------------------
@@ -432,54 +223,139 @@ class DecoderParser:
         return k, v
 
 
+_KAFKA_EXCEPTION = "org.apache.kafka.common.KafkaException"
+
+
+def _metadata_release_error(value: bytes | None, shape: KafkaShape) -> str | None:
+    """What the release's metadata serde threw for a record it cannot read at all: a frame
+    version it does not read (2.8 read only frame 0: ``Could not deserialize metadata record due
+    to unknown frame version N(only frame version 0 is supported)``), or a record type it did
+    not know (``Unknown metadata id N``; 3.0+ wraps it in a MetadataParseException, whose
+    message is the cause's ``toString``). None when the record reaches the decoder."""
+    if not value:
+        return None
+    from ..decoders.message import MessageDecodeError, _Reader
+
+    r = _Reader(bytes(value))
+    try:
+        frame = r.uvarint("frame version")
+        api_key = r.uvarint("type")
+    except MessageDecodeError:
+        return None  # the decoder reports it
+    if shape.metadata_frame_version == 0:
+        if frame != 0:
+            return (
+                f"Could not deserialize metadata record due to unknown frame version {frame}"
+                "(only frame version 0 is supported)"
+            )
+        if api_key not in shape.metadata_record_ids:
+            return f"Unknown metadata id {api_key}"
+        return None
+    if frame == 1 and api_key not in shape.metadata_record_ids:
+        return (
+            "org.apache.kafka.common.errors.UnsupportedVersionException: "
+            f"Unknown metadata id {api_key}"
+        )
+    return None
+
+
+def _unknown_key_abort(kind: str, record_type: int, shape: KafkaShape) -> DumpAbort:
+    """What a pre-3.5 text formatter threw for a key version it did not know.
+
+    ``__consumer_offsets``: ``GroupMetadataManager.schemaForKey`` (``Unknown offset schema
+    version N`` until 2.3, ``Unknown message key schema version N`` 2.4-2.7), then from 2.8
+    ``readMessageKey``'s ``IllegalStateException`` (``Unknown group metadata message version:
+    N``). ``__transaction_state``: ``Unknown transaction log message key schema version N``
+    until 2.7, ``Unknown version N from the transaction log message`` from 2.8.
+    """
+    if kind == "offsets":
+        if shape.at_least(2, 8):
+            return DumpAbort(
+                f"Unknown group metadata message version: {record_type}",
+                java_class="java.lang.IllegalStateException",
+            )
+        what = "message key" if shape.at_least(2, 4) else "offset"
+        return DumpAbort(
+            f"Unknown {what} schema version {record_type}", java_class=_KAFKA_EXCEPTION
+        )
+    if shape.at_least(2, 8):
+        return DumpAbort(
+            f"Unknown version {record_type} from the transaction log message",
+            java_class="java.lang.IllegalStateException",
+        )
+    return DumpAbort(
+        f"Unknown transaction log message key schema version {record_type}",
+        java_class=_KAFKA_EXCEPTION,
+    )
+
+
 @dataclass
 class StructuredParser:
-    """``--offsets-decoder`` / ``--transaction-log-decoder`` / ``--cluster-metadata-decoder``.
+    """``--offsets-decoder`` / ``--transaction-log-decoder`` / ``--cluster-metadata-decoder`` /
+    ``--share-group-state-decoder``, in the text of ``shape``'s release.
 
-    ``kind`` is ``offsets``, ``transaction_log`` or ``cluster_metadata``; the decoding and
-    Kafka's error texts are :mod:`kafkalog.decoders` (``format_for_dump``): coordinator
-    decoders print ``Error at offset O, skipping. msg`` as the key (no payload); the
-    cluster-metadata decoder prints ``Error at O, skipping. msg`` (sic) as the payload.
-    ``errors`` counts records that did not decode (the CLI exits 1 when it is not 0).
+    ``kind`` is ``offsets``, ``transaction_log``, ``cluster_metadata`` or ``share_group_state``;
+    the decoding and Kafka's texts are :mod:`kafkalog.decoders` (``format_for_dump`` for the
+    JSON parsers, ``format_text`` for the pre-JSON ones; see ``KafkaShape.*_decoder_style``).
+    The JSON coordinator parsers print ``Error at offset O, skipping. msg`` as the key (no
+    payload); the cluster-metadata parser prints ``Error at O, skipping. msg`` (sic) as the
+    payload; the pre-JSON formatters threw out of the tool (a :class:`DumpAbort`).
+    ``errors`` counts records that did not decode. ``shape`` defaults to the release implied by
+    the older flags: ``java_rewrite`` (trunk), ``legacy_text`` (3.7), else 4.0.
     """
 
     kind: str
     java_rewrite: bool = False
-    legacy_text: bool = False  # Kafka < 3.8: the pre-JSON text formatters
+    legacy_text: bool = False
     errors: int = 0
+    shape: KafkaShape | None = None
+
+    def __post_init__(self) -> None:
+        if self.shape is None:
+            version = "trunk" if self.java_rewrite else "3.7" if self.legacy_text else "4.0"
+            self.shape = parse_kafka_version(version)
+        self.java_rewrite = self.shape.java_rewrite
 
     def parse(
         self, key: bytes | None, value: bytes | None, offset: int
     ) -> tuple[str | None, str | None]:
         import importlib
 
+        shape = self.shape or DEFAULT_SHAPE  # always set by __post_init__
         mod = importlib.import_module(f"kafkalog.decoders.{self.kind}")
-        if self.legacy_text and self.kind != "cluster_metadata":
-            # GroupMetadataManager/TransactionLog.formatRecordKeyAndValue: any failure threw
-            # out of the tool
-            what = "offset topic" if self.kind == "offsets" else "transaction log"
-            if key is None:
-                raise DumpAbort(
-                    f"Failed to decode message using {what} decoder (message had a missing key)",
-                    java_class="org.apache.kafka.common.KafkaException",
-                )
-            try:
-                return mod.format_legacy(key, value)
-            except KafkaLogError as e:
-                raise DumpAbort(
-                    getattr(e, "kafka_message", None) or e.message,
-                    java_class="org.apache.kafka.common.KafkaException",
-                ) from e
         if self.kind == "cluster_metadata":
+            error = _metadata_release_error(value, shape)
+            if error is not None:
+                self.errors += 1
+                return None, f"Error at {offset}, skipping. {error}"
+            if value is not None and shape.metadata_frame_version == 0:
+                value = b"\x01" + bytes(value)[1:]  # a 2.8 frame: its body reads as frame 1's
             k, v = mod.format_for_dump(key, value, offset)
             if v is not None and v.startswith(f"Error at {offset}, skipping."):
                 self.errors += 1
             return k, v
+        style = (
+            shape.offsets_decoder_style
+            if self.kind == "offsets"
+            else shape.transaction_log_decoder_style
+            if self.kind == "transaction_log"
+            else "json"
+        )
+        if style != "json":
+            return self._text(mod, style, key, value)
+        kwargs = {}
+        if self.kind == "share_group_state" and shape.share_group_state_decoder_style == "4.0":
+            kwargs["value_label"] = "type"
         try:
-            k, v = mod.format_for_dump(key, value, offset)
+            k, v = mod.format_for_dump(key, value, offset, **kwargs)
         except KafkaLogError:
             # MissingKeyError: Kafka throws a RuntimeException out of the tool here.
-            what = "the specified decoder" if self.java_rewrite else "offset topic decoder"
+            if shape.java_rewrite or shape.at_least(4, 1):
+                what = "the specified decoder"
+            elif self.kind == "share_group_state":
+                what = "share group state topic decoder"
+            else:
+                what = "offset topic decoder"
             raise DumpAbort(
                 f"Failed to decode message at offset {offset} using {what} "
                 "(message had a missing key)"
@@ -491,6 +367,36 @@ class StructuredParser:
         ):
             self.errors += 1
         return k, v
+
+    def _text(
+        self, mod: Any, style: str, key: bytes | None, value: bytes | None
+    ) -> tuple[str | None, str | None]:
+        """The pre-JSON formatters (GroupMetadataManager / TransactionLog
+        ``formatRecordKeyAndValue`` and the tool's own parsers before 2.4.1): any failure threw
+        out of the tool."""
+        from ..decoders._coordinator import MissingKeyError, UnknownRecordTypeError
+
+        shape = self.shape or DEFAULT_SHAPE
+        scala = shape.scala_version or "2.13"
+        try:
+            return mod.format_text(key, value, style=style, scala=scala)
+        except MissingKeyError:
+            if self.kind == "offsets":
+                raise DumpAbort(
+                    "Failed to decode message using offset topic decoder (message had a "
+                    "missing key)",
+                    java_class=_KAFKA_EXCEPTION,
+                ) from None
+            # TransactionLog.readTxnRecordKey(record.key) on a null key
+            raise DumpAbort("", java_class="java.lang.NullPointerException") from None
+        except UnknownRecordTypeError as e:
+            raise _unknown_key_abort(self.kind, e.record_type, shape) from None
+        except KafkaLogError as e:
+            if type(e).__name__ == "TombstoneNullPointer":
+                raise DumpAbort("", java_class="java.lang.NullPointerException") from None
+            raise DumpAbort(
+                getattr(e, "kafka_message", None) or e.message, java_class=_KAFKA_EXCEPTION
+            ) from e
 
 
 # --------------------------------------------------------------------------------------------
@@ -517,6 +423,9 @@ class DumpOptions:
     shape: KafkaShape = DEFAULT_SHAPE
     decoder_notices: tuple[str, ...] = ()  # deprecation lines Kafka prints per .log file
     keep_raw: bool = False  # carry key/value/header bytes on RecordItem (for --format json)
+    # "java.lang.ClassNotFoundException: <class>": a decoder class the release did not ship;
+    # from 2.2 Kafka builds the parser per .log file, so each .log aborts after its Dumping line
+    parser_error: str | None = None
 
 
 @dataclass(slots=True)
@@ -691,6 +600,10 @@ class SnapshotEntryItem:
     last_offset: int | None = None
     offset_delta: int | None = None
     timestamp: int | None = None
+    # the entry's fields as stored (Kafka <= 2.4.0 kept batch metadata even for lastOffset < 0)
+    raw_last_sequence: int = -1
+    raw_last_offset: int = -1
+    raw_offset_delta: int = 0
 
 
 @dataclass(slots=True)
@@ -714,7 +627,8 @@ class Notice:
 
 @dataclass(slots=True)
 class FileError:
-    """Where Kafka would throw out of the tool. We report it and go on with the next file.
+    """Where Kafka would throw out of the tool (which then exits 1 without reading further files
+    or printing the summaries), or, with ``aborts`` False, an exception Kafka catches.
 
     ``java_class`` is the exception Kafka would throw, ``message`` its message: the renderer
     prints them the way the chosen Kafka version does. ``position``/``offset`` locate it.
@@ -725,6 +639,7 @@ class FileError:
     message: str
     position: int | None = None
     offset: int | None = None
+    aborts: bool = True  # False: Kafka catches it and goes on (CorruptSnapshotException)
 
 
 # Findings: what Kafka collects for the stderr summaries. ``abs_path`` is Kafka's key.
@@ -1165,9 +1080,8 @@ def control_info(key: bytes | None, value: bytes | None, shape: KafkaShape) -> C
             f"Invalid version found for control record: {version}. May indicate data corruption",
             java_class="org.apache.kafka.common.InvalidRecordException",
         )
-    name = _CONTROL_TYPES.get(type_id, "UNKNOWN")
-    if shape.control_type_since.get(name, (0, 0)) > shape.version:
-        name = "UNKNOWN"  # that Kafka's ControlRecordType did not know the id yet
+    # the release's ControlRecordType.fromTypeId (ids were renumbered in 3.0)
+    name = shape.control_types.get(type_id, "UNKNOWN")
     info = ControlInfo(type_id=type_id, type_name=name)
     if name in ("ABORT", "COMMIT"):
         v = value or b""
@@ -1185,9 +1099,7 @@ def control_info(key: bytes | None, value: bytes | None, shape: KafkaShape) -> C
                 java_class="org.apache.kafka.common.InvalidRecordException",
             )
         info.coordinator_epoch = epoch
-    elif name in ("SNAPSHOT_HEADER", "SNAPSHOT_FOOTER", "KRAFT_VERSION", "KRAFT_VOTERS") or (
-        name == "LEADER_CHANGE" and shape.leader_change_json
-    ):
+    elif name in shape.control_json_types:
         info.json = _control_json(name, value or b"")
     return info
 
@@ -1395,8 +1307,10 @@ def _fast_deep_ok(opts: DumpOptions) -> bool:
     decoders cannot fail. Everything else (structured decoders, int/long/json, 2.0-2.1 shapes,
     ``--skip-record-metadata``, ``--format json``) goes through :func:`_record_item`.
     """
-    if not opts.deep_iteration or opts.keep_raw or not opts.shape.batch_and_records:
+    if not opts.deep_iteration or opts.keep_raw:
         return False
+    if opts.shape.record_line_style not in ("2.2", "3.0", "java"):
+        return False  # 0.11-2.1 record-only lines, 2.8's batch fields: the RecordItem path
     if opts.skip_record_metadata and opts.shape.has_skip_record_metadata:
         return False
     if opts.print_data_log:
@@ -1644,10 +1558,11 @@ def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
         finally:
             index.close()
         abs_path = java_absolute_path(path)
+        stop_first = opts.shape.index_stop_before_check
         for i in range(n):
             offset = base + int(rel[i])
             position = int(positions[i])
-            if i > 0 and offset == base:
+            if stop_first and i > 0 and offset == base:
                 return  # zero-filled preallocated tail: what a crash leaves behind
             _slice_check(log_path, position, lf.size, opts.max_message_size)
             end = min(lf.size, position + opts.max_message_size)
@@ -1664,6 +1579,8 @@ def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
                 found = rec.offset
             if found != offset:
                 findings.append(IndexMismatch(abs_path, offset, found, position))
+            if not stop_first and i > 0 and offset == base:
+                return  # until 2.2 the zero entry was checked first, then stopped on
             if not opts.verify_index_only:
                 yield IndexEntryItem(path, i, offset, position)
 
@@ -1747,10 +1664,11 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
             n = len(timestamps)
             abs_path = java_absolute_path(path)
             prev_ts = -1
+            stop_first = opts.shape.index_stop_before_check
             for i in range(n):
                 ts = int(timestamps[i])
                 offset = base + int(rel[i])
-                if i > 0 and offset == base:
+                if stop_first and i > 0 and offset == base:
                     return
                 position = offset_index.lookup(offset).position if offset_index is not None else 0
                 _slice_check(log_path, position, lf.size)
@@ -1767,6 +1685,8 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
                         findings.append(TimeIndexMismatch(abs_path, ts, max_ts, offset))
                     if prev_ts >= ts:
                         findings.append(OutOfOrderTimestamp(abs_path, ts, prev_ts, offset))
+                    if not stop_first and i > 0 and offset == base:
+                        return  # until 2.2: stopped on only when the entry's batch matched
                 if not opts.verify_index_only:
                     yield TimeIndexEntryItem(path, i, ts, offset)
                 prev_ts = ts
@@ -1822,7 +1742,13 @@ def _decrement_sequence(sequence: int, decrement: int) -> int:
 
 
 class _SnapshotCorrupt(Exception):
-    pass
+    """A ``CorruptSnapshotException`` (1.0 onwards). ``kind`` (``schema``, ``version``, ``crc``)
+    and ``detail`` let 0.11, which threw other exceptions, be imitated too."""
+
+    def __init__(self, message: str, kind: str = "schema", detail: Any = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.detail = detail
 
 
 def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
@@ -1837,7 +1763,9 @@ def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
 
     def underflow(name: str, inner: str = "java.nio.BufferUnderflowException") -> _SnapshotCorrupt:
         return _SnapshotCorrupt(
-            f"Snapshot failed schema validation: Error reading field '{name}': {inner}"
+            f"Snapshot failed schema validation: Error reading field '{name}': {inner}",
+            "schema",
+            f"Error reading field '{name}': {inner}",
         )
 
     n = len(data)
@@ -1869,12 +1797,16 @@ def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
                 used += size
         entries.append(_SNAPSHOT_ENTRY.unpack_from(data, p))
     if version != 1:
-        raise _SnapshotCorrupt(f"Snapshot contained an unknown file version {version}")
+        raise _SnapshotCorrupt(
+            f"Snapshot contained an unknown file version {version}", "version", version
+        )
     computed = crc32c(memoryview(data)[6:])
     if crc != computed:
         raise _SnapshotCorrupt(
             f"Snapshot is corrupt (CRC is no longer valid). Stored crc: {crc}. "
-            f"Computed crc: {computed}"
+            f"Computed crc: {computed}",
+            "crc",
+            (crc, computed),
         )
     out = []
     for pid, epoch, last_seq, last_offset, delta, ts, coord, txn_first in entries:
@@ -1883,8 +1815,11 @@ def read_producer_snapshot(data: bytes) -> list[SnapshotEntryItem]:
             producer_id=pid,
             producer_epoch=epoch,
             coordinator_epoch=coord,
-            current_txn_first_offset=None if txn_first == -1 else txn_first,
+            current_txn_first_offset=None if txn_first < 0 else txn_first,
             last_timestamp=ts,
+            raw_last_sequence=last_seq,
+            raw_last_offset=last_offset,
+            raw_offset_delta=delta,
         )
         if last_offset >= 0:
             item.first_sequence = _decrement_sequence(last_seq, delta)
@@ -1907,9 +1842,33 @@ def _dump_snapshot(path: str, opts: DumpOptions, findings: list) -> Iterator[Ite
     try:
         entries = read_producer_snapshot(data)
     except _SnapshotCorrupt as e:
+        if opts.shape.snapshot_style == "0.11":
+            # 0.11 (ProducerStateManager.readSnapshot @0.11.0.0): the schema read and the version
+            # check threw other exceptions, out of the tool; only the CRC was a
+            # CorruptSnapshotException, with the file in its message
+            if e.kind == "schema":
+                raise DumpAbort(
+                    str(e.detail),
+                    java_class="org.apache.kafka.common.protocol.types.SchemaException",
+                ) from None
+            if e.kind == "version":
+                raise DumpAbort(
+                    f"Unhandled snapshot file version {e.detail}",
+                    java_class="java.lang.IllegalArgumentException",
+                ) from None
+            stored, computed = e.detail
+            message = (
+                f"Snapshot file '{path}' is corrupted (CRC is no longer valid). "
+                f"Stored crc: {stored}. Computed crc: {computed}"
+            )
+        else:
+            message = str(e)
         # Kafka catches CorruptSnapshotException: message on stderr, then the next file.
         yield FileError(
-            path, "org.apache.kafka.storage.internals.log.CorruptSnapshotException", str(e)
+            path,
+            "org.apache.kafka.storage.internals.log.CorruptSnapshotException",
+            message,
+            aborts=False,
         )
         return
     for item in entries:
@@ -1924,7 +1883,10 @@ def _dump_txn_index(path: str, opts: DumpOptions, findings: list) -> Iterator[It
         with open(path, "rb") as f:
             data = f.read()
     except FileNotFoundError:
-        raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
+        # TransactionIndex opens its channel only `if (file.exists)`; without one its iterator
+        # is empty (TransactionIndex.scala @0.11.0.0 ... TransactionIndex.java @3.9): nothing
+        # is printed
+        return
     # Parsed here rather than through kafkalog.index.txn_index.TransactionIndex because Kafka's
     # iterator is lazy: entries before a bad version are printed, then it throws (the index
     # class validates the whole file up front).
@@ -1988,6 +1950,9 @@ def dump_file(path: str, opts: DumpOptions, findings: list | None = None) -> Ite
         if kind in ("log", "checkpoint"):
             for n in opts.decoder_notices:
                 yield Notice(path, n)
+            if opts.parser_error:
+                cls, _, msg = opts.parser_error.partition(": ")
+                raise DumpAbort(msg, java_class=cls)
             yield from _dump_log(path, kind, opts, findings)
         elif kind == "index":
             yield from _dump_index(path, opts, findings)
@@ -1998,7 +1963,16 @@ def dump_file(path: str, opts: DumpOptions, findings: list | None = None) -> Ite
         elif kind == "txnindex":
             yield from _dump_txn_index(path, opts, findings)
     except DumpAbort as e:
-        yield FileError(path, e.java_class, e.message, position=getattr(e, "position", None))
+        java_class, message = e.java_class, e.message
+        if (
+            java_class == "java.nio.file.NoSuchFileException"
+            and kind != "snapshot"
+            and opts.shape.missing_file_is_file_not_found
+        ):
+            # FileRecords.open read through a FileInputStream until 2.0
+            java_class = "java.io.FileNotFoundException"
+            message = f"{message} (No such file or directory)"
+        yield FileError(path, java_class, message, position=getattr(e, "position", None))
     except KafkaLogError as e:
         yield FileError(
             path,

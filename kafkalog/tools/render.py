@@ -1,17 +1,17 @@
 """Renderers for :mod:`kafkalog.tools.dump` items: Kafka's text shapes per version, and JSON lines.
 
 :class:`TextRenderer` turns each item into the exact line(s) Kafka's DumpLogSegments prints for
-the selected :class:`~kafkalog.tools.dump.KafkaShape` (spec §7.3-7.5) and, at the end of the run,
-the stderr summaries. Sources followed: ``core/src/main/scala/kafka/tools/DumpLogSegments.scala``
-(4.0 line, the default), the Java rewrite ``tools/src/main/java/org/apache/kafka/tools/
-DumpLogSegments.java`` (``trunk``) and, for 2.2-2.7, the Scala file of that era.
+the selected :class:`~kafkalog.tools.kafka_versions.KafkaShape` (0.11 ... 4.2 and the Java
+rewrite; the release table and its sources are in :mod:`kafkalog.tools.kafka_versions`) and, at
+the end of the run, the stderr summaries.
 
 Summary ordering (what Kafka's collections do):
 
 * Scala keeps per-file lists in a ``mutable.Map`` (a hash map: iteration order is not insertion
   order) and *prepends* index mismatches and non-consecutive pairs, so they print newest first;
   time-index errors are appended (file order). Files come in the hash map's iteration order,
-  which we reproduce from ``String.hashCode`` of the absolute paths.
+  which we reproduce from ``String.hashCode`` of the absolute paths for the Scala version of the
+  release's build (:mod:`kafkalog.decoders.jvm_order`).
 * The Java rewrite keys mismatches by index offset in a reverse-ordered TreeMap and
   non-consecutive pairs by previous offset in a TreeMap (ascending), so duplicates collapse.
 
@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import Any
 
+from ..decoders.jvm_order import java_hash_map_order, java_string_hash, scala_hash_map_order
 from .dump import (
     DEFAULT_SHAPE,
     BatchItem,
@@ -55,15 +56,31 @@ from .dump import (
     TimeIndexMismatch,
     TrailingBytes,
     TxnEntryItem,
+    _decrement_sequence,
 )
 
-__all__ = ["TextRenderer", "JsonRenderer", "Line"]
+__all__ = [
+    "TextRenderer",
+    "JsonRenderer",
+    "Line",
+    "java_hash_map_order",
+    "java_string_hash",
+    "scala_hash_map_order",
+]
 
 Line = tuple[str, str]  # (stream "out" | "err", text without newline)
 
 
 def _b(v: bool) -> str:
     return "true" if v else "false"
+
+
+def _i32(x: int) -> int:
+    """Java int arithmetic (wraps)."""
+    x &= 0xFFFFFFFF
+    return x - (1 << 32) if x & 0x80000000 else x
+
+
 
 
 class TextRenderer:
@@ -81,6 +98,8 @@ class TextRenderer:
         self.shape = shape
         self.opts = opts or DumpOptions(shape=shape)
         self._batch: BatchItem | None = None  # the batch the next records belong to
+        self._first_record_of: BatchItem | None = None  # (2.8 lines of legacy entries)
+        self._first_record_offset = -1
 
     # -- items ------------------------------------------------------------------------------
 
@@ -152,10 +171,18 @@ class TextRenderer:
         return name.upper() if self.shape.upper_case_codec else name
 
     def batch_line(self, b: BatchItem) -> str:
+        """The batch line (``printBatchLevel`` from 2.2; the shallow-iteration line before).
+
+        Fields as each release printed them (``KafkaShape.has_count``, ``has_is_control``,
+        ``has_delete_horizon``, ``batch_line_layout``: until 2.1 ``isvalid`` came after the
+        timestamp, from 2.2 it ends the line).
+        """
         s = self.shape
         if b.magic >= 2:
-            parts = [
-                f"baseOffset: {b.base_offset} lastOffset: {b.last_offset} count: {b.count}",
+            parts = [f"baseOffset: {b.base_offset} lastOffset: {b.last_offset}"]
+            if s.has_count:
+                parts.append(f" count: {b.count}")
+            parts += [
                 f" baseSequence: {b.base_sequence} lastSequence: {b.last_sequence}",
                 f" producerId: {b.producer_id} producerEpoch: {b.producer_epoch}",
                 f" partitionLeaderEpoch: {b.partition_leader_epoch}",
@@ -173,11 +200,14 @@ class TextRenderer:
             head = "".join(parts)
         else:
             head = f"offset: {b.last_offset}"
-        return (
-            f"{head} position: {b.position} {b.timestamp_type}: {b.max_timestamp} size: {b.size}"
-            f" magic: {b.magic} compresscodec: {self._codec(b.compression)} crc: {b.crc}"
-            f" isvalid: {_b(b.is_valid)}"
+        ts = f" position: {b.position} {b.timestamp_type}: {b.max_timestamp}"
+        tail = (
+            f" size: {b.size} magic: {b.magic} compresscodec: {self._codec(b.compression)}"
+            f" crc: {b.crc}"
         )
+        if s.batch_line_layout == "0.11":
+            return f"{head}{ts} isvalid: {_b(b.is_valid)}{tail}"
+        return f"{head}{ts}{tail} isvalid: {_b(b.is_valid)}"
 
     def _control_text(self, c: ControlInfo) -> str:
         if c.type_name in ("ABORT", "COMMIT"):
@@ -194,19 +224,25 @@ class TextRenderer:
         return f" controlType: {c.type_name}({c.type_id})"
 
     def record_line(self, r: RecordItem) -> str:
+        """One record line (deep iteration) in the shape's ``record_line_style``."""
         s = self.shape
-        skip = self.opts.skip_record_metadata and s.has_skip_record_metadata
         if not s.batch_and_records:
-            return self._record_line_20(r)
+            return self._record_line_0_11(r)
+        skip = self.opts.skip_record_metadata and s.has_skip_record_metadata
         out = []
         if not skip:
-            sizes = (
-                "keysize: {} valuesize: {}" if s.lower_case_sizes else "keySize: {} valueSize: {}"
-            )
-            out.append(
-                f"| offset: {r.offset} {r.timestamp_type}: {r.timestamp} "
-                + sizes.format(r.key_size, r.value_size)
-            )
+            if s.record_line_style == "2.8":
+                out.append(self._record_head_2_8(r))
+            else:
+                sizes = (
+                    "keysize: {} valuesize: {}"
+                    if s.lower_case_sizes
+                    else "keySize: {} valueSize: {}"
+                )
+                out.append(
+                    f"| offset: {r.offset} {r.timestamp_type}: {r.timestamp} "
+                    + sizes.format(r.key_size, r.value_size)
+                )
             if r.magic >= 2:
                 out.append(f" sequence: {r.sequence} headerKeys: [{','.join(r.header_keys)}]")
             tail = s.legacy_record_tail
@@ -230,6 +266,38 @@ class TextRenderer:
             if r.payload_text is not None:
                 out.append(f"{payload_prefix}payload: {r.payload_text}")
         return "".join(out)
+
+    def _batch_base_offset(self, r: RecordItem) -> int:
+        """``batch.baseOffset``: a legacy entry's is its first record's offset
+        (``AbstractLegacyRecordBatch.baseOffset`` iterates to it)."""
+        b = self._batch
+        if b is None:
+            return r.offset
+        if b.magic >= 2:
+            return b.base_offset
+        if self._first_record_of is not b:
+            self._first_record_of = b
+            self._first_record_offset = r.offset
+        return self._first_record_offset
+
+    def _record_head_2_8(self, r: RecordItem) -> str:
+        """Kafka 2.8's record line (DumpLogSegments.scala @2.8.0, fixed in 3.0): record fields,
+        then the batch's, ``crc: null`` for v2 records (``DefaultRecord.checksumOrNull``),
+        ``isValid: true`` (``DefaultRecord.isValid``), ``compressType: NONE`` (the enum)."""
+        b = self._batch
+        valid = True if r.magic >= 2 else bool(r.legacy_valid)
+        crc = "null" if r.magic >= 2 else str(r.legacy_crc)
+        base = self._batch_base_offset(r)
+        if b is None:
+            return f"| offset: {r.offset} isValid: {_b(valid)} crc: {crc}"
+        return (
+            f"| offset: {r.offset} isValid: {_b(valid)} crc: {crc} keySize: {r.key_size}"
+            f" valueSize: {r.value_size} {r.timestamp_type}: {r.timestamp} baseOffset: {base}"
+            f" lastOffset: {b.last_offset} baseSequence: {b.base_sequence}"
+            f" lastSequence: {b.last_sequence} producerEpoch: {b.producer_epoch}"
+            f" partitionLeaderEpoch: {b.partition_leader_epoch} batchSize: {b.size}"
+            f" magic: {b.magic} compressType: {b.compression.upper()} position: {b.position}"
+        )
 
     def record_block_text(self, blk: RecordBlock) -> str:
         """The record lines of a :class:`RecordBlock`, joined by newlines (no final newline).
@@ -268,20 +336,29 @@ class TextRenderer:
         template = "\n".join([head + tail] * n)
         return template % tuple(chain.from_iterable(zip(*cols)))
 
-    def _record_line_20(self, r: RecordItem) -> str:
-        # 2.0-2.1 deep iteration: one self-contained line per record (no batch line).
-        # Shape reconstructed from the 2.0 source as remembered; not verified byte-exact.
+    def _record_line_0_11(self, r: RecordItem) -> str:
+        """0.11-2.1 deep iteration: one self-contained line per record, no batch line
+        (DumpLogSegments.scala @0.11.0.0 ... @2.1.0): ``isvalid`` is the record's
+        (``DefaultRecord.isValid`` is always true; a legacy record checks its own CRC),
+        ``position`` its batch's; ``producerEpoch`` from 0.11.0.2."""
         b = self._batch
-        valid = b.is_valid if b is not None else True
-        if r.legacy_valid is not None:
-            valid = r.legacy_valid
+        valid = True if r.magic >= 2 else bool(r.legacy_valid)
+        codec = self._codec(b.compression if b is not None else "none")
         out = [
             f"offset: {r.offset} position: {r.batch_position} {r.timestamp_type}: {r.timestamp}"
             f" isvalid: {_b(valid)} keysize: {r.key_size} valuesize: {r.value_size}"
-            f" magic: {r.magic} compresscodec: {self._codec(b.compression if b else 'none')}"
+            f" magic: {r.magic} compresscodec: {codec}"
         ]
         if r.magic >= 2:
-            out.append(f" sequence: {r.sequence} headerKeys: [{','.join(r.header_keys)}]")
+            pid = b.producer_id if b is not None else -1
+            out.append(f" producerId: {pid}")
+            if self.shape.record_has_producer_epoch:
+                out.append(f" producerEpoch: {b.producer_epoch if b is not None else -1}")
+            txn = b.is_transactional if b is not None else False
+            out.append(
+                f" sequence: {r.sequence} isTransactional: {_b(txn)}"
+                f" headerKeys: [{','.join(r.header_keys)}]"
+            )
         else:
             out.append(f" crc: {r.legacy_crc}")
         if r.control is not None:
@@ -294,6 +371,16 @@ class TextRenderer:
         return "".join(out)
 
     def snapshot_line(self, e: SnapshotEntryItem) -> str:
+        """One producer of a ``.snapshot`` (``dumpProducerIdSnapshot``), per ``snapshot_style``:
+
+        * 0.11: ``producerId: P producerEpoch: E lastSequence: S lastOffset: O offsetDelta: D
+          lastTimestamp: T coordinatorEpoch: C currentTxnFirstOffset: X``;
+        * 1.0.0-1.0.1: ``... currentTxnFirstOffset: X cachedMetadata: Queue(BatchMetadata(...))``;
+        * 1.0.2 onwards: ``... currentTxnFirstOffset: X `` then the batch metadata, which until
+          2.4.0 was kept even for ``lastOffset < 0`` (``readSnapshot``), with ``firstSequence =
+          lastSequence - offsetDelta`` until 2.1 (``decrementSequence`` from 2.2, wrapping);
+          ``lastTimestamp: T `` from 3.1; ``OptionalLong`` from 3.5.
+        """
         s = self.shape
         if s.snapshot_optional_long:
             txn = (
@@ -307,20 +394,40 @@ class TextRenderer:
                 if e.current_txn_first_offset is None
                 else f"Some({e.current_txn_first_offset})"
             )
-        line = (
-            f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch} "
-            f"coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: {txn}"
-        )
+        head = f"producerId: {e.producer_id} producerEpoch: {e.producer_epoch}"
+        if s.snapshot_style == "0.11":
+            return (
+                f"{head} lastSequence: {e.raw_last_sequence} lastOffset: {e.raw_last_offset}"
+                f" offsetDelta: {e.raw_offset_delta} lastTimestamp: {e.last_timestamp}"
+                f" coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: {txn}"
+            )
+        line = f"{head} coordinatorEpoch: {e.coordinator_epoch} currentTxnFirstOffset: {txn}"
+        # BatchMetadata(lastSeq, lastOffset, offsetDelta, timestamp) as readSnapshot built it
+        if s.at_least(2, 4, 1):
+            has_meta = e.raw_last_offset >= 0
+        else:
+            has_meta = True
+        if s.at_least(2, 2):
+            first_seq = _decrement_sequence(e.raw_last_sequence, e.raw_offset_delta)
+        else:
+            first_seq = _i32(e.raw_last_sequence - e.raw_offset_delta)
+        if s.snapshot_style == "1.0":
+            first_offset = e.raw_last_offset - e.raw_offset_delta
+            return (
+                f"{line} cachedMetadata: Queue(BatchMetadata(firstSeq={first_seq}, "
+                f"lastSeq={e.raw_last_sequence}, firstOffset={first_offset}, "
+                f"lastOffset={e.raw_last_offset}, timestamp={e.last_timestamp}))"
+            )
         if s.snapshot_last_timestamp:
             line += f" lastTimestamp: {e.last_timestamp}"
         if s.snapshot_trailing_space:
             line += " "
-        if e.last_offset is not None:
+        if has_meta:
             sep = "" if s.snapshot_trailing_space else " "
             line += (
-                f"{sep}firstSequence: {e.first_sequence} lastSequence: {e.last_sequence} "
-                f"lastOffset: {e.last_offset} offsetDelta: {e.offset_delta} "
-                f"timestamp: {e.timestamp}"
+                f"{sep}firstSequence: {first_seq} lastSequence: {e.raw_last_sequence} "
+                f"lastOffset: {e.raw_last_offset} offsetDelta: {e.raw_offset_delta} "
+                f"timestamp: {e.last_timestamp}"
             )
         return line
 
@@ -348,7 +455,7 @@ class TextRenderer:
             if s.java_rewrite:
                 order = java_hash_map_order(puts)
             else:
-                order = scala_hash_map_order(puts)
+                order = scala_hash_map_order(puts, s.scala_version or "2.13")
             return [(k, d[k]) for k in order]
 
         # Scala re-puts the list on every index mismatch / non-consecutive pair (prepend and
@@ -394,64 +501,6 @@ class TextRenderer:
                 pairs.reverse()
             lines += [("err", f"  {a} is followed by {b}") for a, b in pairs]
         return lines
-
-
-def java_string_hash(s: str) -> int:
-    """``String.hashCode()`` as a signed 32-bit int (over UTF-16 code units)."""
-    data = s.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h - (1 << 32) if h >= 1 << 31 else h
-
-
-def _spread(h: int) -> int:
-    # h ^ (h >>> 16) on a signed int: Scala 2.13 improveHash, Java HashMap.hash
-    u = h & 0xFFFFFFFF
-    u ^= u >> 16
-    return u - (1 << 32) if u >= 1 << 31 else u
-
-
-def scala_hash_map_order(puts: list[str]) -> list[str]:
-    """Iteration order of a Scala 2.13 ``mutable.HashMap`` after these ``put`` calls.
-
-    Capacity starts at 16 and doubles *before* a put when ``size + 1 >= 0.75 * capacity`` (even
-    for a key already present); iteration walks the buckets (``hash & (capacity - 1)``) in
-    order and each bucket's nodes in ascending (signed) improved-hash order, equal hashes in
-    insertion order.
-
-    >>> scala_hash_map_order(["b", "a"])
-    ['a', 'b']
-    """
-    cap, size = 16, 0
-    first_seen: dict[str, int] = {}
-    for k in puts:
-        if size + 1 >= int(cap * 0.75):
-            cap *= 2
-        if k not in first_seen:
-            first_seen[k] = len(first_seen)
-            size += 1
-    hashes = {k: _spread(java_string_hash(k)) for k in first_seen}
-    return sorted(first_seen, key=lambda k: (hashes[k] & (cap - 1), hashes[k], first_seen[k]))
-
-
-def java_hash_map_order(puts: list[str]) -> list[str]:
-    """Iteration order of a ``java.util.HashMap`` after inserting these keys.
-
-    Capacity 16, doubled after an insertion that takes the size past ``0.75 * capacity``;
-    iteration walks the buckets in order and each bucket in insertion order (resizes keep the
-    relative order). Buckets longer than 8 become trees (not modelled: that many files).
-    """
-    first_seen: dict[str, int] = {}
-    cap = 16
-    for k in puts:
-        if k not in first_seen:
-            first_seen[k] = len(first_seen)
-            if len(first_seen) > int(cap * 0.75):
-                cap *= 2
-    return sorted(
-        first_seen, key=lambda k: (_spread(java_string_hash(k)) & (cap - 1), first_seen[k])
-    )
 
 
 def _bytes_field(prefix: str, data: bytes | None, out: dict) -> None:

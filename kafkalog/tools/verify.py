@@ -7,10 +7,13 @@ what was expected and what was found) with a severity:
     Corruption or an inconsistency Kafka would act on (recovery truncates, rebuilds or deletes):
     batch CRC mismatch, offsets not increasing, torn or zero-filled ``.log`` tail, an index entry
     not pointing at a batch, a time-index entry disagreeing with the batch it names, an aborted
-    transaction missing from (or invented in) the ``.txnindex``, a checkpoint beyond the log end.
+    transaction missing from (or invented in) the ``.txnindex``, a recovery point or log start
+    offset beyond the log end.
 ``warning``
     Legal but suspicious states an operator wants to know about (a missing index Kafka will
-    rebuild, a zero-filled index tail in an inactive segment, a producer snapshot past the log end).
+    rebuild, a zero-filled index tail in an inactive segment, a producer snapshot past the log end,
+    a high watermark past the log end, a leader-epoch cache whose epochs disagree with the
+    batches in a way Kafka's own rules cannot produce).
 ``info``
     Normal facts that look odd (offset gaps from compaction, an index entry keyed by the last
     offset of a multi-batch append).
@@ -898,41 +901,105 @@ def _check_epochs(
                 )
             )
         prev = e
-    # the first offset of each partition leader epoch seen in v2 batches
-    first_of: dict[int, int] = {}
+    if any(f.check == "epoch_order" for f in rep.findings):
+        return  # the cache is not a sorted map: its epochs cannot be checked against the log
+    _check_epochs_against_log(f, entries, rep, scans)
+
+
+def _check_epochs_against_log(
+    f: str, entries: list, rep: PartitionReport, scans: list[_SegmentScan]
+) -> None:
+    """Warn where the leader-epoch cache disagrees with the epochs stamped on the batches, in a
+    way Kafka's own rules cannot produce.
+
+    ``LeaderEpochFileCache`` (storage/.../epoch/LeaderEpochFileCache.java) maps each offset to
+    the epoch of the last entry starting at or before it: that is what it answers followers
+    with (``endOffsetFor``), so every batch must carry the epoch its offsets map to. Kafka's rules
+    keep that true while they remove data or entries:
+
+    * ``assign(epoch, baseOffset)`` on every appended batch (leader and follower) and
+      ``assign(epoch, logEndOffset)`` when a replica becomes leader: an epoch starts at or
+      before its first batch, after every batch of an earlier epoch;
+    * the cleaner removes records and whole batches but never touches the cache: an epoch's
+      entry may start before its first *remaining* batch (a gap), which still maps right;
+    * ``truncateFromStart(logStartOffset)`` (DeleteRecords, retention, and again at load) drops
+      the entries below the new log start and moves the last of them to start there, possibly
+      inside a batch, and the checkpoint is flushed asynchronously, so the file may hold the old
+      or the new first entry; the batches below the log start (still in the first segment after
+      DeleteRecords) then lie below the first cached start or straddle it;
+    * ``truncateFromEnd`` (follower truncation, load) removes entries at or past the log end;
+      an entry at the log end is a leader that has not written yet.
+
+    So a batch of epoch E is consistent when the entry covering its last offset is E's and
+    begins at or before the batch (or it is the first entry, moved by the log start), or when the
+    batch lies entirely below the first cached start with an epoch no later than the first
+    entry's. Anything else is reported once per epoch: ``epoch_missing`` (E not in the cache),
+    ``epoch_start`` (E's entry starts after a batch of E, or a later epoch's entry starts at or
+    before the end of a batch of E).
+    """
+    # a sentinel entry (epoch -1) below every offset stands for "not covered by the cache"
+    starts = np.array([-1] + [e.start_offset for e in entries], np.int64)
+    epochs_cached = np.array([-1] + [e.epoch for e in entries], np.int64)
+    first_epoch = entries[0].epoch if entries else -1
+    start_of = {e.epoch: e.start_offset for e in entries}
+    reported: set[tuple[str, int]] = set()
+
+    def report(
+        check: str, epoch: int, offset: int, message: str, expected: Any, found: Any
+    ) -> None:
+        if (check, epoch) in reported:
+            return
+        reported.add((check, epoch))
+        rep.findings.append(
+            Finding(check, "warning", f, message, offset=offset, expected=expected, found=found)
+        )
+
     for s in scans:
-        v2 = s.magics == 2
-        for epoch, off in zip(s.leader_epochs[v2].tolist(), s.base_offsets[v2].tolist()):
-            if epoch >= 0 and epoch not in first_of:
-                first_of[epoch] = off
-    listed = {e.epoch: e.start_offset for e in entries}
-    log_start = rep.log_start_offset or 0
-    for epoch, off in first_of.items():
-        start = listed.get(epoch)
-        if start is None:
-            rep.findings.append(
-                Finding(
+        keep = (s.magics == 2) & (s.leader_epochs >= 0)
+        if not keep.any():
+            continue
+        bases = s.base_offsets[keep]
+        lasts = s.last_offsets[keep]
+        epochs = s.leader_epochs[keep].astype(np.int64)
+        # index of the entry covering each batch's last offset (0: the sentinel, none)
+        cover = np.searchsorted(starts, lasts, side="right") - 1
+        cached = epochs_cached[cover]
+        ok = (cover > 0) & (cached == epochs) & ((bases >= starts[cover]) | (cover == 1))
+        # entirely below the cache: deleted records, or a log start DeleteRecords moved
+        ok |= (cover == 0) & (epochs <= first_epoch)
+        for j in np.flatnonzero(~ok).tolist():
+            epoch, base, last = int(epochs[j]), int(bases[j]), int(lasts[j])
+            if epoch not in start_of:
+                report(
                     "epoch_missing",
-                    "warning",
-                    f,
+                    epoch,
+                    base,
                     "leader epoch seen in the log but not in the checkpoint",
-                    offset=off,
-                    expected=f"epoch {epoch} start {off}",
+                    expected=f"epoch {epoch} start <= {base}",
                     found=None,
                 )
-            )
-        elif start != off and start >= log_start:
-            rep.findings.append(
-                Finding(
+            elif start_of[epoch] > base:
+                report(
                     "epoch_start",
-                    "warning",
-                    f,
-                    "epoch start offset differs from its first batch",
-                    offset=off,
-                    expected=off,
-                    found=start,
+                    epoch,
+                    base,
+                    f"epoch start offset differs from its first batch: the checkpoint starts "
+                    f"epoch {epoch} at {start_of[epoch]}, after a batch of it at {base}",
+                    expected=f"<= {base}",
+                    found=start_of[epoch],
                 )
-            )
+            else:
+                later = int(cached[j])
+                report(
+                    "epoch_start",
+                    later,
+                    base,
+                    f"epoch start offset differs from the log: the checkpoint starts epoch "
+                    f"{later} at {start_of.get(later)}, before the end of a batch of epoch "
+                    f"{epoch} ({base}..{last})",
+                    expected=f"> {last}",
+                    found=start_of.get(later),
+                )
 
 
 def verify_log_dir(
@@ -949,15 +1016,20 @@ def verify_log_dir(
             MetaProperties.read(meta)
         except KafkaLogError as e:
             out.append(Finding("checkpoint_parse", "error", str(meta), e.message))
+    parsed: dict[str, list[tuple[str, int, int]]] = {}
     for name in _LOG_DIR_CHECKPOINTS:
         p = d / name
         if not p.exists():
             continue
         try:
-            entries = OffsetCheckpointFile(p).read_entries()
+            parsed[name] = OffsetCheckpointFile(p).read_entries()
         except KafkaLogError as e:
             out.append(Finding("checkpoint_parse", "error", str(p), e.message, position=e.position))
-            continue
+    recovery_points = {
+        f"{t}-{n}": off for t, n, off in parsed.get(files.RECOVERY_POINT_CHECKPOINT_FILE, [])
+    }
+    for name, entries in parsed.items():
+        p = d / name
         unknown = []
         for topic, part, off in entries:
             rep = partitions.get(f"{topic}-{part}")
@@ -967,22 +1039,45 @@ def verify_log_dir(
             leo, start = rep.log_end_offset, rep.log_start_offset
             if leo is None:
                 continue
-            if (
-                name
-                in (files.RECOVERY_POINT_CHECKPOINT_FILE, files.REPLICATION_OFFSET_CHECKPOINT_FILE)
-                and off > leo
-            ):
-                what = (
-                    "recovery point"
-                    if name == files.RECOVERY_POINT_CHECKPOINT_FILE
-                    else "high watermark"
-                )
+            if name == files.RECOVERY_POINT_CHECKPOINT_FILE and off > leo:
                 out.append(
                     Finding(
                         "checkpoint_beyond_end",
                         "error",
                         str(p),
-                        f"{topic}-{part}: {what} past the log end offset (flushed data is missing)",
+                        f"{topic}-{part}: recovery point {off} is past the log end offset {leo}: "
+                        f"offsets {leo}..{off - 1} were recorded as flushed but are not in the "
+                        "log (lost after the flush, or truncated after this checkpoint was "
+                        "written)",
+                        offset=off,
+                        expected=f"<= {leo}",
+                        found=off,
+                    )
+                )
+            elif name == files.REPLICATION_OFFSET_CHECKPOINT_FILE and off > leo:
+                # LogManager checkpoints the high watermark; LogLoader/Partition clamp it to the
+                # log end on load. A replica's unflushed tail is lost in a power failure by
+                # design (Kafka relies on replication, not fsync): only the recovery point says
+                # whether these offsets were ever flushed here.
+                rp = recovery_points.get(f"{topic}-{part}")
+                if rp is None:
+                    flushed = "; no recovery point says they were ever flushed here"
+                elif rp <= leo:
+                    flushed = (
+                        f"; the recovery point ({rp}) shows they were never flushed here "
+                        "(an unflushed tail lost in a crash: Kafka lowers the high watermark "
+                        "and fetches them again)"
+                    )
+                else:
+                    flushed = f"; the recovery point ({rp}) says some were flushed here"
+                out.append(
+                    Finding(
+                        "checkpoint_beyond_end",
+                        "warning",
+                        str(p),
+                        f"{topic}-{part}: high watermark {off} is past the log end offset {leo}: "
+                        f"offsets {leo}..{off - 1} were replicated but are not in this "
+                        f"replica's log{flushed}",
                         offset=off,
                         expected=f"<= {leo}",
                         found=off,
@@ -1084,6 +1179,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--deep", action="store_true", help="also decode every record (decompressing batches)"
     )
     p.add_argument("--show-info", action="store_true", help="list info findings too")
+    p.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]",
+                   help="also cross-check against a ZooKeeper-mode cluster (topic ids, leader "
+                   "epochs, replica placement; see kafkalog.tools.verify_zookeeper)")
+    p.add_argument("--broker-id", type=int, metavar="ID",
+                   help="this broker's id for --zookeeper (default: meta.properties)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1092,6 +1192,11 @@ def run(args: argparse.Namespace) -> int:
             sys.stderr.write(f"kafkalog verify: error: {raw} is not a directory\n")
             return 2
     report = verify_paths(args.dirs, deep=args.deep)
+    if getattr(args, "zookeeper", None):
+        from .verify_zookeeper import cross_check_zookeeper
+
+        report.log_dir_findings.extend(
+            cross_check_zookeeper(args.dirs, args.zookeeper, broker_id=args.broker_id))
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:
