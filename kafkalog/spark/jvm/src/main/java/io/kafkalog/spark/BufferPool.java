@@ -13,7 +13,7 @@ import java.util.List;
  * arrays rather than one per batch. Not thread-safe: one per reader.
  */
 final class BufferPool {
-  private static final int MAX_FREE = 16;
+  private static final int MAX_FREE = 64;
 
   private final List<byte[]> free = new ArrayList<>();
   private final List<byte[]> pinned = new ArrayList<>();

@@ -5,7 +5,7 @@ import org.apache.spark.sql.vectorized.ColumnarBatch;
 
 /**
  * The executor side of one task: its chunks, in order, as {@link ColumnarBatch}es of whole Kafka
- * batches, closed once they hold {@code columnarBatchRows} rows (default 4096, capped by
+ * batches, closed once they hold {@code columnarBatchRows} rows (default 16384, capped by
  * {@code maxRecordsPerBatch}): Python's {@code read.read_chunks}. A batch never spans two chunks
  * (its topic/partition columns are constants). The batch object is reused by the next call, as
  * Spark's Parquet reader does.

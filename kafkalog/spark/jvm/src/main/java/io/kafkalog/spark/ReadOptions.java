@@ -26,7 +26,7 @@ import java.util.regex.PatternSyntaxException;
  *
  * <p>Options only the JVM reader reads (ignored by the Python source): {@code columnarReads}
  * (default true: {@code ColumnarBatch}es; false: rows) and {@code columnarBatchRows} (rows per
- * {@code ColumnarBatch}, default 4096, capped by {@code maxRecordsPerBatch}).
+ * {@code ColumnarBatch}, default 16384, capped by {@code maxRecordsPerBatch}).
  *
  * <p>One difference by nature: {@code subscribePattern}/{@code topicPattern} is a Java regular
  * expression here (as in Spark's Kafka source) and a Python {@code re} one in the Python source;
@@ -40,7 +40,7 @@ final class ReadOptions implements Serializable {
 
   static final long DEFAULT_MAX_BYTES_PER_PARTITION = 128L * 1024 * 1024;
   static final int DEFAULT_MAX_RECORDS_PER_BATCH = 100_000;
-  static final int DEFAULT_COLUMNAR_BATCH_ROWS = 4096;
+  static final int DEFAULT_COLUMNAR_BATCH_ROWS = 16384;
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
