@@ -162,11 +162,21 @@ def both_fail(spark, path, options=None, *, schema=None) -> tuple[str, str]:
 # -- building the jar, the fallback, spark.jars ----------------------------------------------------
 
 
+def _need_jdk() -> None:
+    from kafkalog.spark.jvm import JvmUnavailableError, find_jdk_tool
+
+    try:
+        find_jdk_tool("javac")
+    except JvmUnavailableError as e:
+        pytest.skip(f"needs a JDK: {e.message}")
+
+
 def test_jar_path_builds_from_sources_into_a_cache(tmp_path, monkeypatch):
     import zipfile
 
     from kafkalog.spark import jvm
 
+    _need_jdk()
     monkeypatch.setenv("KAFKALOG_CACHE_DIR", str(tmp_path / "cache"))
     path = Path(jvm.jar_path())
     assert path.parent == tmp_path / "cache" and path.suffix == ".jar"
@@ -183,6 +193,7 @@ def test_jar_path_builds_from_sources_into_a_cache(tmp_path, monkeypatch):
 
 def test_concurrent_builds_publish_one_whole_jar(tmp_path):
     """Two processes building into one empty cache at once: both get the same complete jar."""
+    _need_jdk()
     env = dict(os.environ, KAFKALOG_CACHE_DIR=str(tmp_path / "cache"))
     cmd = [sys.executable, "-m", "kafkalog.spark.jvm"]
     procs = [subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, text=True) for _ in range(2)]
@@ -238,6 +249,7 @@ SPARK_JARS_SCRIPT = textwrap.dedent("""
 def test_spark_jars_at_start_serves_every_thread(tmp_path):
     """The documented configuration, in a fresh session: spark.jars from jar_path()."""
     pytest.importorskip("pyspark")
+    _need_jdk()
     simple_partition(tmp_path / "d", "t", 0, 25)
     script = tmp_path / "run.py"
     script.write_text(SPARK_JARS_SCRIPT)
