@@ -66,6 +66,12 @@ final class Codecs implements AutoCloseable {
    */
   byte[] out;
   int outLen;
+  /**
+   * The previous output size: the first guess for the next one. Batches of a segment have similar
+   * sizes, and a guess that is too small costs zstd a second decompression (frames written by
+   * Kafka's streaming compressor carry no content size) and lz4/snappy/gzip a copy.
+   */
+  private int lastOutLen;
 
   Codecs(int maxSize, BufferPool pool) {
     this.maxSize = maxSize;
@@ -87,6 +93,11 @@ final class Codecs implements AutoCloseable {
 
   /** Decompress {@code src[off..off+len)} into {@link #out}; {@code magic} matters for lz4. */
   void decompress(int codec, int magic, byte[] src, int off, int len) {
+    decompress0(codec, magic, src, off, len);
+    lastOutLen = outLen;
+  }
+
+  private void decompress0(int codec, int magic, byte[] src, int off, int len) {
     switch (codec) {
       case GZIP:
         gzip(src, off, len);
@@ -119,7 +130,8 @@ final class Codecs implements AutoCloseable {
   }
 
   private void start(int guess) {
-    int want = Math.max(64, Math.min(guess, maxSize));
+    long adaptive = (long) lastOutLen + (lastOutLen >> 3) + 64;
+    int want = (int) Math.max(64, Math.min(Math.max(guess, adaptive), maxSize));
     if (out == null || out.length < want) {
       pool.giveBack(out);
       out = pool.take(want);
