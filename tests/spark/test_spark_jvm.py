@@ -507,6 +507,10 @@ def test_writes_and_streams_are_handed_to_the_python_source(jvm_spark, logdir, t
     back = jvm_spark.read.format(JVM).load(str(out))
     assert _is_jvm_plan(back)
     assert sorted(r.offset for r in back.select("offset").collect()) == list(range(50))
+    src.coalesce(1).write.format(JVM).mode("append").save(str(out))
+    assert back.count() == 100
+    src.coalesce(1).write.format(JVM).mode("overwrite").save(str(out))  # TRUNCATE, delegated
+    assert back.count() == 50
     seen = []
     q = (jvm_spark.readStream.format(JVM).option("startingOffsets", "earliest").load(str(out))
          .writeStream.foreachBatch(lambda df, _: seen.append(df.count()))
