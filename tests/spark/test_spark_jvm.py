@@ -375,6 +375,9 @@ def test_errors_match(jvm_spark, logdir):
                 {"minPartitions": "0"}, {"subscribe": "a", "assign": '{"a": [0]}'}):
         assert both_fail(jvm_spark, str(logdir), bad)[0] == "Config"
     assert both_fail(jvm_spark, str(logdir), schema="offset long, nope int")[0] == "Config"
+    # an option only the Python source knows is refused, never silently ignored
+    with pytest.raises(Exception, match="startingOffsetsFromGroup is not supported by the JVM"):
+        jvm_spark.read.format(JVM).option("startingOffsetsFromGroup", "g").load(str(logdir))
 
 
 # -- corruption ------------------------------------------------------------------------------------

@@ -299,8 +299,20 @@ final class ReadOptions implements Serializable {
     return new ArrayList<>(new LinkedHashSet<>(paths));
   }
 
+  /**
+   * Options of the Python source that this reader does not implement: refused rather than
+   * ignored, so a query never reads other rows than the Python reader would.
+   */
+  static final String[] PYTHON_ONLY = {"startingOffsetsFromGroup"};
+
   /** Validate {@code options}; throw {@link ConfigException} naming the first bad option. */
   static ReadOptions parse(Map<String, String> options, boolean streaming) {
+    for (String n : PYTHON_ONLY) {
+      if (given(get(options, n))) {
+        throw new ConfigException("option " + n + " is not supported by the JVM reader; read "
+            + "with spark.read.format('kafkalog_python') (after kafkalog.spark.register(spark))");
+      }
+    }
     List<String> selectors = new ArrayList<>();
     for (String n : new String[] {"topics", "subscribe", "topicPattern", "subscribePattern",
         "assign"}) {
