@@ -9,6 +9,8 @@ Subcommands
     Read-only checks of partition directories or a whole ``log.dirs`` tree.
 ``repair``
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
+``groups``
+    Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -156,10 +158,11 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--kafka-version",
-        default="4.0",
+        default=None,
         metavar="VERSION",
         help="Imitate this Kafka release's output: 0.11 ... 4.2, a patch release (2.0.1), or "
-        "trunk (the Java rewrite). Default 4.0.",
+        "trunk (the Java rewrite). Default: the newest release line's output (4.1; 4.2 prints "
+        "the same).",
     )
     p.add_argument(
         "--format",
@@ -202,6 +205,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
+    gp = sub.add_parser(
+        "groups",
+        help="Consumer groups of a log.dirs tree (kafka-consumer-groups.sh, offline).",
+        add_help=False,
+    )
+    gp.add_argument("groups_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -211,7 +220,8 @@ class _KafkaAbort(Exception):
 
 def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
     try:
-        shape = d.parse_kafka_version(a.kafka_version)
+        version = a.kafka_version
+        shape = d.DEFAULT_SHAPE if version is None else d.parse_kafka_version(version)
     except ValueError as e:
         raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
     used = [
@@ -391,6 +401,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cluster import command
 
         return command.main(argv[1:])
+    if argv[:1] == ["groups"]:
+        from .groups import command as groups_command
+
+        return groups_command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -405,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, groups, demo)\n"
         )
         return EXIT_USAGE
     try:
@@ -415,7 +429,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             try:
                 opts = _options_from_args(args, sys.stdout)
             except _KafkaAbort as e:
-                prefix = d.parse_kafka_version(args.kafka_version).exception_prefix
+                prefix = (d.DEFAULT_SHAPE if args.kafka_version is None
+                          else d.parse_kafka_version(args.kafka_version)).exception_prefix
                 sys.stderr.write(f"{prefix}{e}\n")
                 return EXIT_FINDINGS
             files = java_split_commas(args.files)

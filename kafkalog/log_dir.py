@@ -71,7 +71,7 @@ from .checkpoint import (
 )
 from .clock import Clock, SystemClock
 from .config import LogConfig
-from .errors import CorruptCheckpointError, KafkaLogError
+from .errors import ConfigError, CorruptCheckpointError, KafkaLogError
 from .lock import DirectoryLock
 from .log import Log
 
@@ -88,6 +88,8 @@ METADATA_TOPIC = "__cluster_metadata"
 #: Kafka's ``Topic.MAX_NAME_LENGTH``
 MAX_TOPIC_NAME_LENGTH = 249
 _LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
+#: ``offsets.topic.num.partitions`` default (Kafka's GroupCoordinatorConfig)
+DEFAULT_OFFSETS_TOPIC_PARTITIONS = 50
 
 
 class TopicExistsError(KafkaLogError, ValueError):
@@ -171,6 +173,12 @@ class LogDir:
         self._scheduler: Any = None
         #: checkpoint entries of partitions found unreadable at open (kept for the operator)
         self.load_warnings: list[str] = []
+        #: ``offsets.topic.num.partitions``: how many ``__consumer_offsets`` partitions groups
+        #: hash over (Kafka's default 50)
+        self.offsets_topic_num_partitions = DEFAULT_OFFSETS_TOPIC_PARTITIONS
+        #: the group coordinator's broker settings given at open (``group.*``, ``offset.*``,
+        #: ``offsets.*`` names, as strings), read by :mod:`kafkalog.groups`
+        self.group_properties: dict[str, str] = {}
 
     # -- opening -------------------------------------------------------------------------------
 
@@ -195,7 +203,9 @@ class LogDir:
         config:
             Defaults for every topic: a ``LogConfig``, or Kafka property names (broker ``log.*``
             or topic names, as in ``server.properties``). Per-topic overrides come from
-            :meth:`create_topic` (persisted in :data:`TOPICS_FILE`).
+            :meth:`create_topic` (persisted in :data:`TOPICS_FILE`). The group coordinator's
+            names (``offsets.topic.num.partitions``, ``offsets.retention.minutes``, ``group.*``)
+            are kept in :attr:`group_properties` for :mod:`kafkalog.groups`.
         clock:
             Time source for every log (``ManualClock`` in tests).
         read_only:
@@ -221,6 +231,8 @@ class LogDir:
             base = config_to_properties(LogConfig.from_properties(config))
         self = cls(root, base, clock if clock is not None else SystemClock(),
                    read_only=read_only, broker_epoch=-1)
+        if config is not None and not isinstance(config, LogConfig):
+            self._set_group_properties(config)
         if read_only:
             if not root.is_dir():
                 raise FileNotFoundError(f"{root}: no such log directory")
@@ -233,6 +245,23 @@ class LogDir:
             self._release_all()
             raise
         return self
+
+    def _set_group_properties(self, config: Mapping[str, Any]) -> None:
+        """Keep the group coordinator's settings; validate ``offsets.topic.num.partitions``
+        (Kafka: an int >= 1)."""
+        self.group_properties = {
+            str(k): _format_value(v) for k, v in config.items()
+            if str(k).startswith(("group.", "offset.", "offsets.")) and v is not None}
+        raw = self.group_properties.get("offsets.topic.num.partitions", "").strip()
+        if raw:
+            try:
+                n = int(raw)
+            except ValueError:
+                n = 0
+            if n < 1 or n > (1 << 31) - 1:
+                raise ConfigError(f"offsets.topic.num.partitions: expected an integer >= 1, "
+                                  f"found {raw!r}")
+            self.offsets_topic_num_partitions = n
 
     def _load(self, node_id: int, cluster_id: str | None, broker_epoch: int | None) -> None:
         root = self.root
@@ -397,6 +426,12 @@ class LogDir:
                 if meta.exists():
                     return meta.read().topic_id
         return None
+
+    def declared_partitions(self, topic: str) -> int | None:
+        """The partition count :meth:`create_topic` gave ``topic`` (None for a topic written by
+        a broker: a log dir may hold only some of its partitions)."""
+        entry = self._topics.get(topic)
+        return None if entry is None else int(entry["partitions"])
 
     def topic_config(self, topic: str) -> LogConfig:
         """The effective config of ``topic``: the log dir's defaults with its overrides."""

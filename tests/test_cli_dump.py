@@ -515,6 +515,8 @@ def test_real_cluster_metadata_log_decodes(monkeypatch, capsys):
         "--files",
         "__cluster_metadata-0/00000000000000000000.log,bootstrap.checkpoint",
         "--cluster-metadata-decoder",
+        "--kafka-version",
+        "4.0",
     )
     lines = out.splitlines()
     assert "Error at" not in out
@@ -1219,7 +1221,10 @@ def test_transaction_log_decoder(tmp_path, monkeypatch, capsys):
 def test_coordinator_decoder_missing_key_stops_the_file(tmp_path, monkeypatch, capsys):
     (tmp_path / SEG).write_bytes(encode_batch([Record(None, b"\x00\x01", T)]))
     monkeypatch.chdir(tmp_path)
-    rc, out, err = run(capsys, "dump-segments", "--files", f"{SEG},{SEG}", "--offsets-decoder")
+    rc, out, err = run(
+        capsys, "dump-segments", "--files", f"{SEG},{SEG}", "--offsets-decoder",
+        "--kafka-version", "4.0",
+    )  # fmt: skip
     assert err.splitlines() == [
         'Exception in thread "main" java.lang.RuntimeException: Failed to decode message at '
         "offset 0 using offset topic decoder (message had a missing key)"
@@ -1271,3 +1276,22 @@ def test_legacy_text_offsets_decoder_before_3_8(monkeypatch, capsys):
 def test_version_flag(capsys):
     rc, out, _ = run(capsys, "dump-segments", "--version")
     assert rc == 0 and out.startswith("kafkalog ")
+
+
+def test_default_shape_is_the_newest_release_line(tmp_path, monkeypatch, capsys):
+    """Without --kafka-version the output is the newest release line's (4.1; 4.2 prints the
+    same): the transaction log decoder prints JSON (KAFKA-18207, 4.1), not 4.0's text."""
+    from kafkalog.tools.kafka_versions import DEFAULT_SHAPE
+
+    assert DEFAULT_SHAPE.name == "4.1"
+    monkeypatch.chdir(_ldi())
+    seg = "__cluster_metadata-0/00000000000000000000.log"
+    outs = {}
+    for extra in ((), ("--kafka-version", "4.1"), ("--kafka-version", "4.0")):
+        rc, out, err = run(capsys, "dump-segments", "--files", seg, "--cluster-metadata-decoder",
+                           *extra)
+        assert rc == 0 and err == ""
+        outs[extra] = out
+    assert outs[()] == outs[("--kafka-version", "4.1")]
+    assert outs[()] != outs[("--kafka-version", "4.0")]
+    assert "LeaderChange: {" in outs[()]  # 4.1 prints the LeaderChange record as JSON

@@ -24,6 +24,9 @@ option                                  meaning
                                         ``startingOffsets``
 ``startingOffsetsByTimestamp``          JSON ``{"t":{"0":1700000000000}}``
 ``startingOffsetsByTimestampStrategy``  ``error`` (default) or ``latest`` when no record matches
+``startingOffsetsFromGroup``            file-specific: start at a consumer group's committed
+                                        offsets, read from ``__consumer_offsets`` under the paths
+                                        (partitions without one: earliest, or latest for streams)
 ``endingTimestamp``                     batch only, ms, over ``endingOffsetsByTimestamp``
 ``endingOffsetsByTimestamp``            batch only, JSON
 ``failOnDataLoss``                      default true: corrupt batches or deleted segments fail the
@@ -158,8 +161,9 @@ class OffsetSpec:
     """Where reading starts or ends, before it is resolved against the files.
 
     ``kind`` is one of ``earliest``, ``latest``, ``offsets`` (``per_partition`` holds offsets with
-    -2/-1 sentinels), ``timestamp`` (``timestamp`` for all partitions) or ``timestamps``
-    (``per_partition`` holds timestamps). Partitions absent from ``per_partition`` fall back to
+    -2/-1 sentinels), ``timestamp`` (``timestamp`` for all partitions), ``timestamps``
+    (``per_partition`` holds timestamps) or ``group`` (a consumer group's committed offsets,
+    resolved before use). Partitions absent from ``per_partition`` fall back to
     ``default`` (``earliest`` for a start, ``latest`` for an end).
     """
 
@@ -167,6 +171,9 @@ class OffsetSpec:
     per_partition: dict[tuple[str, int], int] = field(default_factory=dict)
     timestamp: int | None = None
     default: int = EARLIEST
+    #: ``group``: the consumer group whose committed offsets start the read (resolved against
+    #: the files by ``planning.resolve_group_start`` into an ``offsets`` spec)
+    group: str | None = None
 
     def for_partition(self, topic: str, partition: int) -> tuple[str, int]:
         """``("offset", n)`` (n may be EARLIEST/LATEST) or ``("timestamp", ms)``."""
@@ -191,6 +198,14 @@ class OffsetSpec:
 
 
 def _starting_spec(options: Mapping[str, str], *, streaming: bool) -> OffsetSpec:
+    group = _get(options, "startingOffsetsFromGroup")
+    if group not in (None, ""):
+        others = [n for n in ("startingOffsets", "startingTimestamp",
+                              "startingOffsetsByTimestamp") if _get(options, n) not in (None, "")]
+        if others:
+            raise ConfigError(f"option startingOffsetsFromGroup: give it alone, not with "
+                              f"{', '.join(others)}")
+        return OffsetSpec("group", default=LATEST if streaming else EARLIEST, group=group)
     ts = _get(options, "startingTimestamp")
     if ts is not None:
         return OffsetSpec("timestamp", timestamp=_parse_int("startingTimestamp", ts, None))

@@ -21,6 +21,7 @@ outside them, so a batch straddling a boundary is never returned twice.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass, field
 
@@ -46,6 +47,7 @@ __all__ = [
     "offset_for_timestamp",
     "resolve_range",
     "plan_read",
+    "resolve_group_start",
     "partition_ranges",
     "split_and_group",
 ]
@@ -336,8 +338,26 @@ def split_and_group(ranges: list[tuple[SegmentInfo, Chunk]], opts: ReadOptions) 
     return tasks
 
 
+def resolve_group_start(opts: ReadOptions) -> ReadOptions:
+    """``startingOffsetsFromGroup``: the group's committed offsets (from the
+    ``__consumer_offsets`` directories under the paths, replayed as the group coordinator loads
+    them) as an ``offsets`` start; other options are returned unchanged."""
+    spec = opts.starting
+    if spec.kind != "group" or spec.group is None:
+        return opts
+    from ..groups.config import OFFSETS_TOPIC
+    from ..groups.metadata_manager import committed_offsets
+
+    found = discover_partitions(opts.paths)
+    present = {(t, p) for t, p, _ in found}
+    committed = committed_offsets([d for t, _, d in found if t == OFFSETS_TOPIC], spec.group)
+    per = {tp: o for tp, o in committed.items() if tp in present and opts.selects(*tp)}
+    return dataclasses.replace(opts, starting=OffsetSpec("offsets", per, default=spec.default))
+
+
 def plan_read(opts: ReadOptions, bounds: Bounds | None = None) -> Plan:
     """Discover, resolve and split: the whole batch plan."""
+    opts = resolve_group_start(opts)
     bounds = bounds or Bounds()
     infos = []
     present = set()

@@ -38,7 +38,7 @@ from kafkalog.errors import OffsetOutOfRangeError
 from .arrow import arrow_schema
 from .layout import PartitionInfo, describe_partition, discover_partitions, last_stable_offset
 from .options import ReadOptions
-from .planning import partition_ranges, resolve_range, split_and_group
+from .planning import partition_ranges, resolve_group_start, resolve_range, split_and_group
 from .source import KafkaLogInputPartition
 
 __all__ = ["KafkaLogStreamReader", "rate_limit"]
@@ -109,9 +109,10 @@ class KafkaLogStreamReader(DataSourceStreamReader, SupportsTriggerAvailableNow):
 
     def initialOffset(self) -> Offsets:  # noqa: N802 (PySpark's names)
         infos = self._refresh()
+        opts = resolve_group_start(self.options)
         out = {}
         for tp, info in infos.items():
-            start, _ = resolve_range(info, self.options)
+            start, _ = resolve_range(info, opts)
             out[tp] = start
         return _nest(out)
 

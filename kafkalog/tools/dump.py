@@ -7,7 +7,7 @@ them is the one thing we do differently from ``DumpLogSegments.scala``, which mi
 checking (see shared/style.md).
 
 Behaviour follows ``core/src/main/scala/kafka/tools/DumpLogSegments.scala`` of the release
-``DumpOptions.shape`` names (0.11 ... 4.2, default 4.0; what changed when is
+``DumpOptions.shape`` names (0.11 ... 4.2, default ``DEFAULT_SHAPE``, 4.1; what changed when is
 :mod:`kafkalog.tools.kafka_versions`) and, for ``--kafka-version trunk``, the Java rewrite
 ``tools/.../DumpLogSegments.java``:
 
@@ -301,7 +301,7 @@ class StructuredParser:
     payload); the cluster-metadata parser prints ``Error at O, skipping. msg`` (sic) as the
     payload; the pre-JSON formatters threw out of the tool (a :class:`DumpAbort`).
     ``errors`` counts records that did not decode. ``shape`` defaults to the release implied by
-    the older flags: ``java_rewrite`` (trunk), ``legacy_text`` (3.7), else 4.0.
+    the older flags: ``java_rewrite`` (trunk), ``legacy_text`` (3.7), else ``DEFAULT_SHAPE``.
     """
 
     kind: str
@@ -312,8 +312,8 @@ class StructuredParser:
 
     def __post_init__(self) -> None:
         if self.shape is None:
-            version = "trunk" if self.java_rewrite else "3.7" if self.legacy_text else "4.0"
-            self.shape = parse_kafka_version(version)
+            self.shape = (parse_kafka_version("trunk") if self.java_rewrite
+                          else parse_kafka_version("3.7") if self.legacy_text else DEFAULT_SHAPE)
         self.java_rewrite = self.shape.java_rewrite
 
     def parse(

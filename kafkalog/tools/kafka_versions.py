@@ -515,7 +515,7 @@ def parse_kafka_version(text: str) -> KafkaShape:
     return KafkaShape(t if m.group(3) is not None else f"{major}.{minor}", (major, minor, patch))
 
 
-DEFAULT_SHAPE = parse_kafka_version("4.0")
+DEFAULT_SHAPE = parse_kafka_version("4.1")
 
 #: Releases grouped by identical ``kafka-dump-log.sh`` output: ``(releases, what changed,
 #: source)``. Each row's text differs from the row before only as described.

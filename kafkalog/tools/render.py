@@ -89,7 +89,7 @@ class TextRenderer:
     Parameters
     ----------
     shape:
-        Which Kafka version to imitate (default: 4.0 Scala).
+        Which Kafka version to imitate (default: ``DEFAULT_SHAPE``, the newest release line).
     opts:
         The dump options (needed for ``--deep-iteration`` / ``--skip-record-metadata``).
     """

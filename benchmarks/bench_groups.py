@@ -1,0 +1,306 @@
+"""Benchmark consumer groups: assignors, offset commits, ``__consumer_offsets`` reload.
+
+Run as a script::
+
+    python benchmarks/bench_groups.py [--quick] [--members 1000] [--partitions 10000]
+                                      [--reload-mib 1024]
+
+(``KAFKALOG_BENCH_GROUPS_MIB`` also sets the reload size). Measured in this process:
+
+* **assignment**: every strategy of :func:`kafkalog.groups.assign` on ``members`` consumers all
+  subscribed to 10 topics holding ``partitions`` partitions in all (time, and balance = the
+  largest minus the smallest member's partition count), beside kafka-python's assignors on the
+  same input (``range``, ``roundrobin``, ``sticky``: its Python port of Kafka's older sticky
+  algorithm). The sticky assignors are also timed on a rebalance: one member left, the others
+  owning the previous assignment.
+* **commit**: ``GroupMetadataManager.commit_offsets`` of ``partitions`` offsets (one batch),
+  against appending the same records, already encoded, with ``Log.append_batches``.
+* **reload**: opening a ``GroupMetadataManager`` over a ``__consumer_offsets`` partition of
+  ``reload_mib`` MiB (batches of 100 offset commits of 20 groups), against a plain read of the
+  same file and against kafka-python iterating its records.
+
+No assertions; ``run()`` returns rows for benchmarks/RESULTS.md (ratio > 1: kafkalog faster).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import shutil
+import struct
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Iterator
+from typing import Any
+
+T0 = 1_700_000_000_000
+TOPICS = 10
+
+
+@contextlib.contextmanager
+def _quiet() -> Iterator[None]:
+    with warnings.catch_warnings():          # kafka-python loads schemas with a deprecated API
+        warnings.simplefilter("ignore", DeprecationWarning)
+        yield
+
+
+def _timed(fn: Callable[[], Any]) -> tuple[float, Any]:
+    t = time.perf_counter()
+    out = fn()
+    return time.perf_counter() - t, out
+
+
+def _spread(assignment: dict[str, list]) -> int:
+    sizes = [len(v) for v in assignment.values()]
+    return max(sizes) - min(sizes)
+
+
+# -- assignment -------------------------------------------------------------------------------
+
+def _group(members: int, partitions: int) -> tuple[dict, dict]:
+    per = partitions // TOPICS
+    counts = {f"topic-{t}": per for t in range(TOPICS)}
+    subs = {f"consumer-{i}-{i * 7919 % 10007:05d}": list(counts) for i in range(members)}
+    return subs, counts
+
+
+def _kafka_python(strategy: str, subs: dict, counts: dict, owned: dict | None) -> dict:
+    with _quiet():
+        from kafka.coordinator.assignors.range import RangePartitionAssignor
+        from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
+        from kafka.coordinator.assignors.sticky.sticky_assignor import (
+            StickyAssignmentExecutor,
+            StickyAssignorMemberMetadataV1,
+        )
+        from kafka.protocol.consumer.metadata import ConsumerProtocolSubscription
+        from kafka.structs import TopicPartition
+
+    class Cluster:
+        def topics(self) -> set:
+            return set(counts)
+
+        def partitions_for_topic(self, t: str) -> set:
+            return set(range(counts[t]))
+
+    class Member:
+        def __init__(self, mid: str, topics: list) -> None:
+            self.member_id = mid
+            self.group_instance_id = None
+            self.metadata = ConsumerProtocolSubscription(version=0, topics=topics, user_data=b"")
+
+    with _quiet():
+        if strategy == "sticky":
+            meta = {m: StickyAssignorMemberMetadataV1(
+                partitions=[TopicPartition(t, p) for t, p in (owned or {}).get(m, [])],
+                generation=1, subscription=ts) for m, ts in subs.items()}
+            ex = StickyAssignmentExecutor(Cluster(), meta)
+            ex.perform_initial_assignment()
+            ex.balance()
+            return {m: [(t, p) for t, ps in ex.get_final_assignment(m) for p in ps]
+                    for m in subs}
+        cls = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor}
+        out = cls[strategy].assign(Cluster(), [Member(m, ts) for m, ts in subs.items()])
+        return {m: [(t, p) for t, ps in a.assigned_partitions for p in ps]
+                for m, a in out.items()}
+
+
+def bench_assignment(members: int, partitions: int, peers: bool = True) -> list[dict]:
+    from kafkalog.groups import assign
+
+    subs, counts = _group(members, partitions)
+    rows = []
+    work = f"{members} members x {partitions} partitions ({TOPICS} topics), same subscription"
+    for strategy in ("range", "roundrobin", "sticky", "cooperative-sticky", "uniform",
+                     "server-range"):
+        secs, got = _timed(lambda s=strategy: assign(s, subs, counts))
+        base = base_spread = None
+        if peers and strategy in ("range", "roundrobin", "sticky"):
+            base, theirs = _timed(lambda s=strategy: _kafka_python(s, subs, counts, None))
+            base_spread = _spread(theirs)
+        note = f"{work}; balance (max-min partitions per member): {_spread(got)}"
+        if base is not None:
+            note += f"; kafka-python {strategy}: balance {base_spread}"
+        rows.append({"name": f"assign.{strategy}" + (".vs_kafka-python" if base else ""),
+                     "value": secs, "unit": "s", "baseline": base,
+                     "ratio": None if base is None else base / secs, "note": note})
+    # a rebalance: the first member left, the others own the previous assignment
+    prev = assign("range", subs, counts)
+    gone = next(iter(subs))
+    subs2 = {m: t for m, t in subs.items() if m != gone}
+    owned = {m: prev[m] for m in subs2}
+    for strategy in ("sticky", "cooperative-sticky"):
+        secs, got = _timed(lambda s=strategy: assign(s, subs2, counts, owned=owned))
+        kept = sum(len(set(got[m]) & set(owned[m])) for m in subs2)
+        base = None
+        note = (f"{work}; rebalance after one member left, owned = previous range assignment;"
+                f" balance {_spread(got)}, partitions kept {kept}")
+        if peers and strategy == "sticky":
+            base, theirs = _timed(lambda: _kafka_python("sticky", subs2, counts, owned))
+            kept_theirs = sum(len(set(theirs[m]) & set(owned[m])) for m in subs2)
+            note += f"; kafka-python sticky: balance {_spread(theirs)}, kept {kept_theirs}"
+        rows.append({"name": f"assign.{strategy}.rebalance" + (".vs_kafka-python" if base
+                                                               else ""),
+                     "value": secs, "unit": "s", "baseline": base,
+                     "ratio": None if base is None else base / secs, "note": note})
+    return rows
+
+
+# -- commit -------------------------------------------------------------------------------------
+
+def bench_commit(partitions: int) -> list[dict]:
+    from kafkalog import LogDir, ManualClock, Record
+    from kafkalog.groups import GroupMetadataManager
+    from kafkalog.groups.records import OffsetAndMetadata, offset_commit_record
+    from kafkalog.records.builder import encode_batch
+
+    per = partitions // TOPICS
+    offsets = {(f"topic-{t}", p): 1000 + p for t in range(TOPICS) for p in range(per)}
+    d = tempfile.mkdtemp(prefix="bench-groups-")
+    try:
+        clock = ManualClock(T0)
+        with LogDir.open(d, {"offsets.topic.num.partitions": "1"}, clock=clock) as logs:
+            m = GroupMetadataManager(logs)
+            m.commit_offsets("warm-up", {("t", 0): 1})
+            ours, _ = _timed(lambda: m.commit_offsets("app", offsets))
+            log = logs.log("__consumer_offsets", 0)
+            records = [Record(*offset_commit_record("app", t, p, OffsetAndMetadata(
+                o, commit_timestamp=T0)), T0) for (t, p), o in offsets.items()]
+
+            def raw() -> None:
+                log.append_batches(encode_batch(records, base_offset=log.log_end_offset,
+                                                base_sequence=0, partition_leader_epoch=0))
+
+            base, _ = _timed(raw)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return [{"name": "commit.offsets.vs_raw_append", "value": ours, "unit": "s",
+             "baseline": base, "ratio": base / ours,
+             "note": f"{len(offsets)} offsets of one group in one OffsetCommit batch; baseline: "
+                     "the same records, encoded beforehand, appended with Log.append_batches"}]
+
+
+# -- reload -------------------------------------------------------------------------------------
+
+def build_offsets_partition(root: str, mib: int) -> str:
+    """A ``__consumer_offsets-0`` of about ``mib`` MiB: batches of 100 offset commits (20
+    groups x 10 topics x 10 partitions, offsets growing), written with the columnar encoder."""
+    import numpy as np
+    import pyarrow as pa
+
+    from kafkalog import LogDir
+    from kafkalog.groups import GroupMetadataManager
+    from kafkalog.groups.records import OffsetAndMetadata, offset_commit_record
+    from kafkalog.records.columnar import encode_columns
+
+    keys = [offset_commit_record(f"group-{g}", f"topic-{t}", p, OffsetAndMetadata(0))[0]
+            for g in range(20) for t in range(10) for p in range(10)]
+    with LogDir.open(root, {"offsets.topic.num.partitions": "1"}) as logs:
+        GroupMetadataManager(logs)
+        log = logs.log("__consumer_offsets", 0)
+        chunk = 200_000
+        key_col = pa.array((keys * (chunk // len(keys) + 1))[:chunk], pa.binary())
+        round_ = 0
+        while log.size < mib << 20:
+            idx = np.arange(chunk, dtype=np.int64) + round_ * chunk
+            vals = np.zeros((chunk, 24), np.uint8)
+            vals[:, 1] = 3                                           # value version 3
+            vals[:, 2:10] = (idx // len(keys)).astype(">i8").view(np.uint8).reshape(-1, 8)
+            vals[:, 10:14] = np.frombuffer(struct.pack(">i", -1), np.uint8)   # leader epoch
+            vals[:, 16:24] = (T0 + idx).astype(">i8").view(np.uint8).reshape(-1, 8)
+            value_col = pa.FixedSizeBinaryArray.from_buffers(
+                pa.binary(24), chunk, [None, pa.py_buffer(vals.tobytes())]).cast(pa.binary())
+            table = pa.table({"key": key_col, "value": value_col,
+                              "timestamp": pa.array(T0 + idx, pa.int64())})
+            log.append_batches(encode_columns(table, base_offset=log.log_end_offset,
+                                              records_per_batch=100, base_sequence=0,
+                                              partition_leader_epoch=0))
+            round_ += 1
+        return str(log.segments[0].log_path) if len(log.segments) == 1 else str(root)
+
+
+def bench_reload(mib: int) -> list[dict]:
+    from kafkalog import LogDir
+    from kafkalog.groups import GroupMetadataManager
+
+    d = tempfile.mkdtemp(prefix="bench-groups-reload-")
+    try:
+        build_offsets_partition(d, mib)
+        part = os.path.join(d, "__consumer_offsets-0")
+        files = sorted(os.path.join(part, f) for f in os.listdir(part) if f.endswith(".log"))
+        size = sum(os.path.getsize(f) for f in files)
+
+        def plain_read() -> int:
+            n = 0
+            for f in files:
+                with open(f, "rb") as fh:
+                    n += len(fh.read())
+            return n
+
+        def kafka_python_iterate() -> int:
+            with _quiet():
+                from kafka.record.memory_records import MemoryRecords
+            n = 0
+            for f in files:
+                with open(f, "rb") as fh:
+                    mr = MemoryRecords(fh.read())
+                while mr.has_next():
+                    b = mr.next_batch()
+                    if b is None:
+                        break
+                    for r in b:
+                        n += r.offset >= 0
+            return n
+
+        def reload() -> int:
+            with LogDir.open(d, read_only=True) as logs:
+                return len(GroupMetadataManager(logs).list_groups())
+
+        plain_read()                                   # page cache warm
+        reload_secs, groups = _timed(reload)
+        read_secs, _ = _timed(plain_read)
+        kp_secs, records = _timed(kafka_python_iterate)
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    work = (f"{size / (1 << 20):.0f} MiB __consumer_offsets partition, {records} offset commits "
+            f"in batches of 100, {groups} groups; page cache warm")
+    return [
+        {"name": "reload.offsets_partition.vs_plain_read", "value": size / reload_secs / 1e6,
+         "unit": "MB/s", "baseline": size / read_secs / 1e6, "ratio": read_secs / reload_secs,
+         "note": work + "; baseline: reading the file's bytes (no decoding)"},
+        {"name": "reload.offsets_partition.vs_kafka-python", "value": size / reload_secs / 1e6,
+         "unit": "MB/s", "baseline": size / kp_secs / 1e6, "ratio": kp_secs / reload_secs,
+         "note": work + "; baseline: kafka-python MemoryRecords iterating every record "
+                        "(decodes no coordinator record)"},
+    ]
+
+
+def run(quick: bool = False, *, members: int | None = None, partitions: int | None = None,
+        reload_mib: int | None = None) -> list[dict]:
+    """Rows for benchmarks/run_all.py."""
+    members = members or (100 if quick else 1000)
+    partitions = partitions or (1000 if quick else 10_000)
+    if reload_mib is None:
+        reload_mib = int(os.environ.get("KAFKALOG_BENCH_GROUPS_MIB", "32" if quick else "1024"))
+    return (bench_assignment(members, partitions) + bench_commit(10_000)
+            + bench_reload(reload_mib))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--members", type=int)
+    ap.add_argument("--partitions", type=int)
+    ap.add_argument("--reload-mib", type=int)
+    args = ap.parse_args()
+    for row in run(args.quick, members=args.members, partitions=args.partitions,
+                   reload_mib=args.reload_mib):
+        ratio = "" if row["ratio"] is None else f"  ratio {row['ratio']:.3g}"
+        base = "" if row["baseline"] is None else f"  baseline {row['baseline']:.4g}"
+        print(f"{row['name']:48s} {row['value']:10.4g} {row['unit']}{base}{ratio}")
+        print(f"    {row['note']}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,116 @@
+"""Kafka's partition assignors: :func:`assign` runs one by name.
+
+=======================  ======================================================================
+strategy                 Kafka class (release ported)
+=======================  ======================================================================
+``range``                clients ``RangeAssignor`` (3.9)
+``roundrobin``           clients ``RoundRobinAssignor`` (3.9)
+``sticky``               clients ``StickyAssignor`` / ``AbstractStickyAssignor`` (3.9)
+``cooperative-sticky``   clients ``CooperativeStickyAssignor`` (3.9)
+``uniform``              group-coordinator ``UniformAssignor`` (KIP-848 server side, 4.0)
+``server-range``         group-coordinator ``RangeAssignor`` (KIP-848 server side, 4.0)
+=======================  ======================================================================
+
+Rack-aware variants are not reproduced: partition counts carry no replica racks.
+
+>>> assign("range", {"c1": ["t"], "c2": ["t"], "c3": ["t"]}, {"t": 7})
+{'c1': [('t', 0), ('t', 1), ('t', 2)], 'c2': [('t', 3), ('t', 4)], 'c3': [('t', 5), ('t', 6)]}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from ..errors import AssignmentError
+from .model import AssignmentInput, TopicPartition
+from .range import assign_range
+from .roundrobin import assign_roundrobin
+from .server_range import assign_server_range
+from .sticky import assign_cooperative_sticky, assign_sticky
+from .uniform import assign_uniform
+
+__all__ = ["assign", "STRATEGIES", "CLIENT_STRATEGIES", "SERVER_STRATEGIES", "AssignmentInput"]
+
+_Assignor = Callable[[AssignmentInput], dict[str, list[TopicPartition]]]
+
+#: the consumer-side assignors (``partition.assignment.strategy`` names)
+CLIENT_STRATEGIES: dict[str, _Assignor] = {
+    "range": assign_range,
+    "roundrobin": assign_roundrobin,
+    "sticky": assign_sticky,
+    "cooperative-sticky": assign_cooperative_sticky,
+}
+#: the KIP-848 server-side assignors (``group.consumer.assignors``; named here to avoid the clash
+#: between the two ``range`` assignors)
+SERVER_STRATEGIES: dict[str, _Assignor] = {
+    "uniform": assign_uniform,
+    "server-range": assign_server_range,
+}
+STRATEGIES: dict[str, _Assignor] = {**CLIENT_STRATEGIES, **SERVER_STRATEGIES}
+
+
+def assign(
+    strategy: str,
+    subscriptions: Mapping[str, Sequence[str]],
+    partitions: Mapping[str, int],
+    *,
+    owned: Mapping[str, Sequence[TopicPartition]] | None = None,
+    generations: Mapping[str, int | None] | None = None,
+    group_instance_ids: Mapping[str, str | None] | None = None,
+    topic_ids: Mapping[str, object] | None = None,
+) -> dict[str, list[tuple[str, int]]]:
+    """Assign the partitions of the subscribed topics to the members, as Kafka's assignor does.
+
+    Parameters
+    ----------
+    strategy:
+        One of :data:`STRATEGIES` (``range``, ``roundrobin``, ``sticky``,
+        ``cooperative-sticky``, ``uniform``, ``server-range``).
+    subscriptions:
+        member id -> subscribed topics. Its order is the order the members joined in (Kafka's
+        member maps are ``HashMap``\\ s: where their iteration decides a tie, that order is
+        reproduced from this one).
+    partitions:
+        topic -> partition count (topics nobody subscribes to are ignored).
+    owned:
+        member id -> its previous assignment (the sticky assignors keep what they can; the
+        server-side ``uniform`` assignor starts from it).
+    generations:
+        member id -> the generation its ``owned`` partitions come from (None: unknown, as a
+        subscription without generation). Default: every member of the same generation.
+    group_instance_ids:
+        member id -> ``group.instance.id`` of static members (sorts them first in ``range``,
+        ``roundrobin`` and ``server-range``).
+    topic_ids:
+        topic -> Kafka ``Uuid`` (string or :class:`~kafkalog.checkpoint.Uuid`), for the server
+        assignors' topic order.
+
+    Returns
+    -------
+    dict
+        Every member (in ``subscriptions`` order) -> its ``(topic, partition)`` list, in the
+        order Kafka's assignor builds it (sorted by topic and partition for the server
+        assignors, which produce sets).
+
+    Raises
+    ------
+    AssignmentError
+        An unknown strategy, a member subscribed to a topic missing from ``partitions``, a
+        negative count, a malformed argument.
+
+    Examples
+    --------
+    >>> assign("roundrobin", {"c1": ["t"], "c2": ["t"], "c3": ["t"]}, {"t": 6})["c1"]
+    [('t', 0), ('t', 3)]
+    >>> assign("sticky", {"c1": ["t"], "c2": ["t"]}, {"t": 6},
+    ...        owned={"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})["c2"]
+    [('t', 2), ('t', 3), ('t', 5)]
+    """
+    fn = STRATEGIES.get(strategy) if isinstance(strategy, str) else None
+    if fn is None:
+        raise AssignmentError(
+            f"unknown assignment strategy {strategy!r} (expected one of "
+            f"{', '.join(STRATEGIES)})")
+    inp = AssignmentInput.build(subscriptions, partitions, owned=owned, generations=generations,
+                                group_instance_ids=group_instance_ids, topic_ids=topic_ids)
+    return fn(inp)
