@@ -251,6 +251,50 @@ def jvm_reader_active(spark: Any) -> bool:
         return False
 
 
+class _GroupOffsetsResolver:
+    """``io.kafkalog.spark.GroupOffsets`` implemented here, called by the JVM planner through a
+    py4j callback: ``startingOffsetsFromGroup`` resolved by
+    :func:`kafkalog.spark.planning.resolve_group_start` (the package's one implementation of
+    Kafka's group offset loading), answered as Kafka's offsets JSON."""
+
+    def committedOffsets(self, options_json: str) -> str:  # noqa: N802 (the Java name)
+        import json
+
+        from .options import ReadOptions
+        from .planning import resolve_group_start
+
+        try:
+            opts = resolve_group_start(ReadOptions.parse(json.loads(options_json)))
+        except KafkaLogError as e:
+            return json.dumps({"__error__": f"{type(e).__name__}: {e}"})
+        return opts.starting.to_json()
+
+    class Java:
+        implements = ["io.kafkalog.spark.GroupOffsets"]
+
+
+def _install_group_resolver(spark: Any) -> bool:
+    """Give the JVM reader this process's group offsets resolver (py4j callback server).
+
+    Without it, a ``startingOffsetsFromGroup`` read is handed to the Python source whole (same
+    rows, Python speed).
+    """
+    try:
+        from pyspark.java_gateway import ensure_callback_server_started
+
+        gateway = spark.sparkContext._gateway
+        ensure_callback_server_started(gateway)
+        spark._jvm.io.kafkalog.spark.GroupStart.register(_GroupOffsetsResolver())
+        return True
+    except Exception as e:  # a session without a usable py4j callback server
+        import logging
+
+        logging.getLogger("kafkalog.spark").info(
+            "kafkalog: startingOffsetsFromGroup reads will use the Python source (no py4j "
+            "callback: %s)", e)
+        return False
+
+
 def activate(spark: Any) -> bool:
     """Make ``format("kafkalog")`` use the JVM reader in ``spark`` if it can be had.
 
@@ -260,6 +304,7 @@ def activate(spark: Any) -> bool:
     ``format("kafkalog")``.
     """
     if jvm_reader_active(spark):
+        _install_group_resolver(spark)
         return True
     try:
         path = jar_path()
@@ -281,6 +326,7 @@ def activate(spark: Any) -> bool:
                       stacklevel=3)
         return False
     if jvm_reader_active(spark):
+        _install_group_resolver(spark)
         return True
     warnings.warn("kafkalog: using the Python data source: ADD JAR did not make the JVM reader "
                   f"loadable in this session; start the session with spark.jars={path}",

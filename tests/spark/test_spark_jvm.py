@@ -354,6 +354,46 @@ def test_readme_aggregation(jvm_spark, logdir):
                  "sum(length(value)) OVER (PARTITION BY partition) AS bytes"])
 
 
+def test_starting_offsets_from_group(jvm_spark, tmp_path, shared_fixtures):
+    """startingOffsetsFromGroup: resolved by the Python package through the py4j callback the
+    JVM reader calls while planning; without that callback the read is the Python source's."""
+    from kafkalog import LogDir, Record
+    from kafkalog.groups import GroupMetadataManager
+
+    root = tmp_path / "groups"
+    with LogDir.open(root, {"offsets.topic.num.partitions": "3"}) as logs:
+        logs.create_topic("orders", 2)
+        for p in (0, 1):
+            logs.log("orders", p).append(
+                [Record(None, f"{p}-{i}".encode(), TS0 + i) for i in range(10)])
+        m = GroupMetadataManager(logs)
+        m.commit_offsets("app", {("orders", 0): 7, ("gone", 0): 3})
+        m.commit_offsets("app", {("orders", 1): 9}, producer_id=4, producer_epoch=0)
+        m.end_transaction(4, 0, commit=False)       # aborted: not a committed offset
+    opts = {"subscribe": "orders", "startingOffsetsFromGroup": "app"}
+    rows = both(jvm_spark, str(root), opts)
+    assert sorted((r.partition, r.offset) for r in rows) == (
+        [(0, 7), (0, 8), (0, 9)] + [(1, i) for i in range(10)])
+    assert len(both(jvm_spark, str(root), dict(opts, startingOffsetsFromGroup="nobody"))) == 20
+    real = shared_fixtures / "kafka-real" / "LDI-POC"
+    assert both(jvm_spark, str(real), {"subscribe": "TestTopicPatient",
+                                       "startingOffsetsFromGroup": "DEVSmileCDR"}) == []
+    both_fail(jvm_spark, str(root), dict(opts, startingOffsets="earliest"))
+    # no resolver in the JVM (register() never called): the Python source reads it
+    group_start = jvm_spark._jvm.io.kafkalog.spark.GroupStart
+    group_start.register(None)
+    try:
+        df = jvm_spark.read.format(JVM).options(**opts).load(str(root)).where("offset > 3")
+        assert not _is_jvm_plan(df)
+        assert sorted((r.partition, r.offset) for r in df.collect()) == (
+            [(0, 7), (0, 8), (0, 9)] + [(1, i) for i in range(4, 10)])
+    finally:
+        import kafkalog.spark
+
+        kafkalog.spark.register(jvm_spark)
+    assert _is_jvm_plan(jvm_spark.read.format(JVM).options(**opts).load(str(root)))
+
+
 def test_transactions_control_batches_log_append_time(jvm_spark, txndir):
     for iso in ("read_uncommitted", "read_committed"):
         rows = both(jvm_spark, str(txndir), {"isolationLevel": iso, "includeHeaders": "true"})
@@ -375,9 +415,6 @@ def test_errors_match(jvm_spark, logdir):
                 {"minPartitions": "0"}, {"subscribe": "a", "assign": '{"a": [0]}'}):
         assert both_fail(jvm_spark, str(logdir), bad)[0] == "Config"
     assert both_fail(jvm_spark, str(logdir), schema="offset long, nope int")[0] == "Config"
-    # an option only the Python source knows is refused, never silently ignored
-    with pytest.raises(Exception, match="startingOffsetsFromGroup is not supported by the JVM"):
-        jvm_spark.read.format(JVM).option("startingOffsetsFromGroup", "g").load(str(logdir))
 
 
 # -- corruption ------------------------------------------------------------------------------------

@@ -60,7 +60,8 @@ final class KafkaLogScan implements Scan, Batch {
 
   @Override
   public InputPartition[] planInputPartitions() {
-    Planner.Plan plan = Planner.plan(opts(), pushed.bounds);
+    ReadOptions o = GroupStart.resolve(opts(), options.asCaseSensitiveMap());
+    Planner.Plan plan = Planner.plan(o, pushed.bounds);
     InputPartition[] out = new InputPartition[plan.tasks.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = new KafkaLogInputPartition(i, plan.tasks.get(i));

@@ -10,8 +10,10 @@ import java.util.TreeMap;
  *
  * <p>{@code kind} is {@code earliest}, {@code latest}, {@code offsets} ({@code perPartition} holds
  * offsets with the -2/-1 sentinels of Kafka's offsets JSON), {@code timestamp} (one timestamp for
- * all partitions) or {@code timestamps} ({@code perPartition} holds timestamps). Partitions absent
- * from {@code perPartition} fall back to {@code defaultOffset}.
+ * all partitions), {@code timestamps} ({@code perPartition} holds timestamps) or {@code group}
+ * (a consumer group's committed offsets, resolved into an {@code offsets} spec by
+ * {@link GroupStart} before planning). Partitions absent from {@code perPartition} fall back to
+ * {@code defaultOffset}.
  */
 final class OffsetSpec implements Serializable {
   private static final long serialVersionUID = 1L;
@@ -23,13 +25,25 @@ final class OffsetSpec implements Serializable {
   final Map<TopicPartition, Long> perPartition;
   final long timestamp;
   final long defaultOffset;
+  /** {@code group}: the consumer group whose committed offsets start the read. */
+  final String group;
 
   OffsetSpec(String kind, Map<TopicPartition, Long> perPartition, long timestamp,
       long defaultOffset) {
+    this(kind, perPartition, timestamp, defaultOffset, null);
+  }
+
+  private OffsetSpec(String kind, Map<TopicPartition, Long> perPartition, long timestamp,
+      long defaultOffset, String group) {
     this.kind = kind;
     this.perPartition = perPartition == null ? new TreeMap<>() : perPartition;
     this.timestamp = timestamp;
     this.defaultOffset = defaultOffset;
+    this.group = group;
+  }
+
+  static OffsetSpec group(String group, long defaultOffset) {
+    return new OffsetSpec("group", null, 0, defaultOffset, group);
   }
 
   static OffsetSpec of(String kind, long defaultOffset) {

@@ -45,6 +45,10 @@ final class PythonSource {
         + "kafkalog.spark.register(spark)");
   }
 
+  static SupportsRead readable(StructType schema, Map<String, String> properties, String why) {
+    return (SupportsRead) table(schema, properties, why);
+  }
+
   static SupportsWrite writable(StructType schema, Map<String, String> properties) {
     return (SupportsWrite) table(schema, properties, "writing");
   }

@@ -32,7 +32,7 @@ import java.util.regex.PatternSyntaxException;
  * expression here (as in Spark's Kafka source) and a Python {@code re} one in the Python source;
  * they agree on ordinary patterns.
  */
-final class ReadOptions implements Serializable {
+final class ReadOptions implements Serializable, Cloneable {
   private static final long serialVersionUID = 1L;
 
   static final Set<String> INTERNAL_TOPICS = new HashSet<>(Arrays.asList(
@@ -185,6 +185,21 @@ final class ReadOptions implements Serializable {
   }
 
   private static OffsetSpec startingSpec(Map<String, String> options, boolean streaming) {
+    String group = get(options, "startingOffsetsFromGroup");
+    if (given(group)) {
+      List<String> others = new ArrayList<>();
+      for (String n : new String[] {"startingOffsets", "startingTimestamp",
+          "startingOffsetsByTimestamp"}) {
+        if (given(get(options, n))) {
+          others.add(n);
+        }
+      }
+      if (!others.isEmpty()) {
+        throw new ConfigException("option startingOffsetsFromGroup: give it alone, not with "
+            + String.join(", ", others));
+      }
+      return OffsetSpec.group(group, streaming ? OffsetSpec.LATEST : OffsetSpec.EARLIEST);
+    }
     String ts = get(options, "startingTimestamp");
     if (ts != null) {
       return new OffsetSpec("timestamp", null, parseLong("startingTimestamp", ts, null, null),
@@ -299,20 +314,8 @@ final class ReadOptions implements Serializable {
     return new ArrayList<>(new LinkedHashSet<>(paths));
   }
 
-  /**
-   * Options of the Python source that this reader does not implement: refused rather than
-   * ignored, so a query never reads other rows than the Python reader would.
-   */
-  static final String[] PYTHON_ONLY = {"startingOffsetsFromGroup"};
-
   /** Validate {@code options}; throw {@link ConfigException} naming the first bad option. */
   static ReadOptions parse(Map<String, String> options, boolean streaming) {
-    for (String n : PYTHON_ONLY) {
-      if (given(get(options, n))) {
-        throw new ConfigException("option " + n + " is not supported by the JVM reader; read "
-            + "with spark.read.format('kafkalog_python') (after kafkalog.spark.register(spark))");
-      }
-    }
     List<String> selectors = new ArrayList<>();
     for (String n : new String[] {"topics", "subscribe", "topicPattern", "subscribePattern",
         "assign"}) {
@@ -433,6 +436,15 @@ final class ReadOptions implements Serializable {
     o.columnarBatchRows = (int) Math.min(Integer.MAX_VALUE, parseLong("columnarBatchRows",
         get(options, "columnarBatchRows"), (long) DEFAULT_COLUMNAR_BATCH_ROWS, 1L));
     return o;
+  }
+
+  /** A shallow copy (fields are replaced, never mutated, after parsing). */
+  ReadOptions copy() {
+    try {
+      return (ReadOptions) super.clone();
+    } catch (CloneNotSupportedException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Whether a topic-partition passes topics/topicPattern/assign/includeInternal. */
