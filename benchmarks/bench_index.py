@@ -15,6 +15,15 @@ baseline / value for times, so > 1 means we are faster):
   own signature (4 arguments in, a 3-tuple out: dispatch cost grows with the arguments).
 * ``index.lookup_single_vs_bisect``: the same lookup vs ``bisect`` over a Python list of
   offsets (what a pure-Python index would do at best).
+* ``index.read_only_open.rolled_2MiB`` / ``.preallocated_10MiB``: what a reader in another
+  process pays to open an index and answer one lookup (issue 16: read-only indexes are a
+  ``pread`` copy, never a mapping, because the writer trims the file at every roll), for a
+  rolled 1 GiB segment's index (262,144 entries) and an active segment's preallocated 10 MiB
+  index (1,000 entries written); baseline: ``mmap`` of the file and the same kernel lookup
+  (what read-only mode did before; it can die of SIGBUS).
+* ``index.read_preallocated.10MiB``: the same active index read by the readers that stop at
+  the preallocated zero tail (Spark planning, ``Log.open(read_only=True)``,
+  ``kafkalog.file_copy.read_preallocated``) vs the same ``mmap`` baseline.
 
 Run: ``python benchmarks/bench_index.py [--quick]``.
 """
@@ -23,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import mmap
 import tempfile
 import time
 from collections.abc import Callable
@@ -32,6 +42,7 @@ import numpy as np
 from kafkalog.native import index_search
 from numba import njit
 
+from kafkalog.file_copy import read_preallocated
 from kafkalog.index.offset_index import OffsetIndex
 from kafkalog.index.time_index import TimeIndex
 
@@ -159,6 +170,54 @@ def run(quick: bool = False) -> list[dict]:
                          "ns/call", "baseline bisect on a Python list (no decode, no I/O)"))
         idx.close()
         tidx.close()
+        rows += _read_only_open_rows(Path(d), rng, repeat, 200 if quick else 1000)
+    return rows
+
+
+def _mmap_lookup(path: Path, base: int, target: int) -> int:
+    """The baseline: what a read-only index did before (map, search, unmap)."""
+    with open(path, "rb") as f:
+        m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+    buf = np.frombuffer(m, np.uint8)
+    slot = int(index_search.index_slot_for(buf, buf.shape[0] // 8, 8, 0, 4, base, target,
+                                           index_search.LARGEST_LOWER_BOUND))
+    del buf
+    m.close()
+    return slot
+
+
+def _read_only_open_rows(d: Path, rng: np.random.Generator, repeat: int, number: int
+                         ) -> list[dict]:
+    rows = []
+    base = 0
+    rolled = d / "00000000000000000000.rolled.index"
+    n = 262_144
+    raw = np.empty(n, dtype=[("r", ">i4"), ("p", ">i4")])
+    raw["r"] = np.arange(n) * 4
+    raw["p"] = np.arange(n) * 4096
+    rolled.write_bytes(raw.tobytes())
+    pre = d / "00000000000000000000.pre.index"
+    pre.write_bytes(raw[:1000].tobytes() + b"\0" * (10 * 1024 * 1024 - 8000))
+    target = 3 * 500
+
+    def copy_open(path: Path) -> int:
+        idx = OffsetIndex(path, base, writable=False)
+        slot = idx.largest_lower_bound_slot_for(target)
+        idx.close()
+        return slot
+
+    for name, path in (("rolled_2MiB", rolled), ("preallocated_10MiB", pre)):
+        assert copy_open(path) == _mmap_lookup(path, base, target) or name.startswith("pre")
+        t_copy = _best(lambda p=path: copy_open(p), repeat, number)
+        t_map = _best(lambda p=path: _mmap_lookup(p, base, target), repeat, number)
+        rows.append(_row(f"index.read_only_open.{name}", t_copy * 1e6, t_map * 1e6, "us/open",
+                         "OffsetIndex(writable=False) + one lookup + close (pread copy) vs mmap "
+                         "+ the same kernel lookup + unmap"))
+    t_prefix = _best(lambda: read_preallocated(pre, 8), repeat, number)
+    t_map = _best(lambda: _mmap_lookup(pre, base, target), repeat, number)
+    rows.append(_row("index.read_preallocated.10MiB", t_prefix * 1e6, t_map * 1e6, "us/open",
+                     "read up to the zero tail of a preallocated 10 MiB index with 1,000 "
+                     "entries (planning, read-only logs) vs mmap + lookup"))
     return rows
 
 

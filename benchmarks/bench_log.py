@@ -22,6 +22,20 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   plus the read. The open also replays producer state from the log (issue 7's
   ``producer_state``: no snapshot after a crash), which reads the segment once more.
 
+* ``read_only.records`` / ``read_only.read_table``: a reader in another process
+  (``Log.open(read_only=True)``: ``pread`` only, never a mapping, reads stop with
+  ``OffsetOutOfRangeError`` on a segment the writer changed, issue 16) reading the same
+  multi-segment log as the writing ``Log`` does in its own process (``records``: ``pread``
+  chunks; ``read_table``: one bulk read per segment over a mapping); records/s, ratio > 1 means
+  the read-only reader is faster.
+* ``read_only.refresh``: ``Log.refresh`` of a read-only log of 64 segments with nothing new
+  (listing, sizes, the last segment's tail, and the check that every segment is still the file
+  at its name), per segment; baseline: ``os.stat`` of each ``.log``.
+* ``file_copy.scan_crc``: what whole-segment readers in other processes do per byte (verify,
+  dump-segments, Spark reads): ``FileCopy`` windows (``pread`` into private memory, released
+  behind) + header scan + CRC-32C of every batch, vs the same over an ``mmap`` of the file
+  (what they did before; a writer cutting the file killed them with SIGBUS); MiB/s.
+
 Run: ``python benchmarks/bench_log.py [--quick]`` (quick: 64 MiB appends, 200,000 column
 records, 256 MiB recovery; full: 512 MiB, 1,000,000 records, 1 GiB recovery).
 """
@@ -196,10 +210,10 @@ def bench_scan(tmp: Path, n: int, repeat: int) -> list[dict]:
     return rows
 
 
-def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
-    d = tmp / "recover"
+def _one_segment(d: Path, size: int) -> Path:
+    """A log of one segment of ~``size`` bytes of ~16 KiB batches; its ``.log``."""
     shutil.rmtree(d, ignore_errors=True)
-    data, views = _batches(16 * MIB)
+    data, _ = _batches(16 * MIB)
     with Log.open(d, LogConfig(segment_bytes=2 * GIB - 1), clock=SystemClock()) as log:
         written = 0
         base = 0
@@ -213,6 +227,12 @@ def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
             base += int(sc["last_offsets"][-1]) + 1
             written += len(buf)
     [seg] = sorted(d.glob("*.log"))
+    return seg
+
+
+def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
+    d = tmp / "recover"
+    seg = _one_segment(d, size)
     actual = seg.stat().st_size
 
     def crash() -> None:
@@ -256,6 +276,105 @@ def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
                 "rebuild, trim): the log engine's share of the row above"}]
 
 
+def bench_read_only(tmp: Path, n: int, repeat: int) -> list[dict]:
+    d = tmp / "ro"
+    shutil.rmtree(d, ignore_errors=True)
+    cols = make_columns(n)
+    cfg = LogConfig(segment_bytes=8 * MIB)
+    with Log.open(d, cfg, clock=SystemClock()) as log:
+        log.append(cols, records_per_batch=1000)
+    rows = []
+    writer = Log.open(d, cfg, clock=SystemClock())
+    reader = Log.open(d, cfg, clock=SystemClock(), read_only=True)
+    try:
+        segs = len(reader.segments)
+        t_ro, t_w = _best(lambda: sum(1 for _ in reader.records()),
+                          lambda: sum(1 for _ in writer.records()), repeat=repeat)
+        rows.append({"name": "read_only.records", "value": n / t_ro, "unit": "records/s",
+                     "baseline": n / t_w, "ratio": t_w / t_ro,
+                     "note": f"{n:,} records in {segs} segments; baseline the writing Log's "
+                             "own records()"})
+        t_ro, t_w = _best(lambda: reader.read_table(), lambda: writer.read_table(),
+                          repeat=repeat)
+        rows.append({"name": "read_only.read_table", "value": n / t_ro, "unit": "records/s",
+                     "baseline": n / t_w, "ratio": t_w / t_ro,
+                     "note": "pread copy + whole-batch check per segment vs the writer's "
+                             "mapping"})
+    finally:
+        reader.close()
+        writer.close()
+    # refresh with many segments
+    d2 = tmp / "ro-many"
+    shutil.rmtree(d2, ignore_errors=True)
+    with Log.open(d2, LogConfig(segment_bytes=64 * 1024), clock=SystemClock()) as log:
+        c = make_columns(2000)
+        while len(log.segments) < 64:
+            log.append(c, records_per_batch=100)
+    reader = Log.open(d2, read_only=True)
+    paths = sorted(d2.glob("*.log"))
+    try:
+        nseg = len(reader.segments)
+        t_ref, t_stat = _best(reader.refresh, lambda: [os.stat(p) for p in paths],
+                              repeat=repeat * 3)
+        rows.append({"name": "read_only.refresh", "value": t_ref / nseg * 1e6,
+                     "unit": "us/segment", "baseline": t_stat / nseg * 1e6,
+                     "ratio": t_stat / t_ref,
+                     "note": f"{nseg} segments, nothing new; baseline os.stat of each .log"})
+    finally:
+        reader.close()
+    shutil.rmtree(d, ignore_errors=True)
+    shutil.rmtree(d2, ignore_errors=True)
+    return rows
+
+
+def bench_file_copy(tmp: Path, size: int, repeat: int) -> list[dict]:
+    import mmap
+
+    from kafkalog.file_copy import FileCopy
+
+    d = tmp / "copy"
+    seg = _one_segment(d, size)
+    actual = seg.stat().st_size
+
+    def crc_all(buf: np.ndarray, sc: dict) -> None:
+        mv = memoryview(buf)
+        for p, s in zip(sc["positions"][: sc["count"]].tolist(),
+                        sc["sizes"][: sc["count"]].tolist()):
+            crc32c(mv[p + 21:p + s])
+
+    def copied() -> None:
+        with FileCopy(seg) as c:
+            released = 0
+            for sc in c.scan_chunks(0, max_entries=65536):
+                crc_all(c.buf, sc)
+                end = int(sc["stop_position"])
+                if end - released > 8 * MIB:
+                    c.release(end)
+                    released = end
+
+    def mapped() -> None:
+        with open(seg, "rb") as f:
+            m = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+        buf = np.frombuffer(m, np.uint8)
+        pos = 0
+        while True:
+            sc = scan_entries(buf, pos, max_entries=65536)
+            crc_all(buf, sc)
+            if sc["stop_reason"] != 5:
+                break
+            pos = int(sc["stop_position"])
+        del buf
+        m.close()
+
+    t_copy, t_map = _best(copied, mapped, repeat=repeat)
+    shutil.rmtree(d, ignore_errors=True)
+    mib = actual / MIB
+    return [{"name": "file_copy.scan_crc", "value": mib / t_copy, "unit": "MiB/s",
+             "baseline": mib / t_map, "ratio": t_map / t_copy,
+             "note": f"one {mib:.0f} MiB segment of ~16 KiB batches, page cache warm: "
+                     "FileCopy + scan + CRC-32C per batch vs mmap + the same"}]
+
+
 def run(quick: bool = False) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="kafkalog-bench-log-", dir=os.environ.get("TMPDIR")))
     try:
@@ -264,6 +383,8 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_columns(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_scan(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_recovery(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
+        rows += bench_read_only(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
+        rows += bench_file_copy(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
         return rows
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -18,6 +18,8 @@ logical message offset) so an operator can go straight to the bytes::
     +-- OffsetOutOfRangeError        an offset outside [log start offset, log end offset]
     +-- RecordBatchTooLargeError     an append above max.message.bytes or segment.bytes
     +-- ConfigError                  a bad configuration value (also a ValueError)
+    +-- InvalidTopicError            a topic name Kafka rejects, or a partition directory that
+    |                                would not stay inside its root (also a ValueError)
     +-- LogLockedError               another writer holds the partition directory lock
     +-- LogClosedError               an operation on a closed Log
     +-- ProducerStateError           (kafkalog.producer_state) idempotence/transaction rules:
@@ -56,6 +58,7 @@ __all__ = [
     "OffsetOutOfRangeError",
     "RecordBatchTooLargeError",
     "ConfigError",
+    "InvalidTopicError",
     "LogLockedError",
     "LogClosedError",
 ]
@@ -182,6 +185,11 @@ class RecordBatchTooLargeError(KafkaLogError, ValueError):
 
 class ConfigError(KafkaLogError, ValueError):
     """A configuration value of the wrong type or out of range."""
+
+
+class InvalidTopicError(KafkaLogError, ValueError):
+    """A topic name Kafka's ``Topic.validate`` rejects, or a partition number out of range, or a
+    partition directory that would resolve outside its root (Kafka's ``InvalidTopicException``)."""
 
 
 class LogLockedError(KafkaLogError):

@@ -34,6 +34,8 @@ import re
 import uuid
 from pathlib import Path
 
+from .errors import InvalidTopicError
+
 __all__ = [
     "LOG_FILE_SUFFIX",
     "INDEX_FILE_SUFFIX",
@@ -82,6 +84,9 @@ __all__ = [
     "is_tmp_file",
     "strip_state_suffix",
     "log_dir_name",
+    "partition_dir",
+    "validate_topic_name",
+    "MAX_TOPIC_NAME_LENGTH",
     "log_delete_dir_name",
     "log_future_dir_name",
     "log_stray_dir_name",
@@ -300,9 +305,79 @@ def strip_state_suffix(name: str) -> str:
 
 # -- partition directories -------------------------------------------------------------------------
 
+#: Kafka's ``Topic.MAX_NAME_LENGTH``
+MAX_TOPIC_NAME_LENGTH = 249
+_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")  # Topic.LEGAL_CHARS, ASCII only
+_MAX_PARTITION = 2**31 - 1
+
+
+def validate_topic_name(topic: str) -> None:
+    """Kafka's ``Topic.validate`` (clients ``org/apache/kafka/common/internals/Topic.java``, 3.9):
+    1 to 249 characters of ``[a-zA-Z0-9._-]``, and not ``.`` or ``..``. Raises
+    :class:`~kafkalog.errors.InvalidTopicError` (also a ``ValueError``) with Kafka's reason.
+
+    >>> validate_topic_name("orders.v1")
+    >>> validate_topic_name("../escaped")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kafkalog.errors.InvalidTopicError: Topic name is invalid: '../escaped' contains one or more ...
+    """
+    if not isinstance(topic, str):
+        raise TypeError(f"topic must be a str, got {type(topic).__name__}")
+    if not topic:
+        reason = "the empty string is not allowed"
+    elif topic in (".", ".."):
+        reason = f"'{topic}' is not allowed"
+    elif len(topic) > MAX_TOPIC_NAME_LENGTH:
+        reason = (f"the length of '{topic}' is longer than the max allowed length "
+                  f"{MAX_TOPIC_NAME_LENGTH}")
+    elif not _LEGAL_TOPIC.fullmatch(topic):
+        reason = (f"'{topic}' contains one or more characters other than ASCII alphanumerics, "
+                  "'.', '_' and '-'")
+    else:
+        return
+    raise InvalidTopicError(f"Topic name is invalid: {reason}")
+
+
+def partition_dir(root: PathLike, topic: str, partition: int) -> Path:
+    """``<root>/<topic>-<partition>``: the one place a topic name becomes a path.
+
+    The topic must pass :func:`validate_topic_name` and the partition be an int in
+    ``0 .. 2**31 - 1``; the result is under the root with symlinks resolved (the root's own and,
+    when the partition directory exists as a symlink, its target's), and must stay inside it:
+    otherwise :class:`~kafkalog.errors.InvalidTopicError` names the path and nothing is
+    created. Kafka's rule makes ``..``, ``/`` and absolute names impossible; the resolution
+    also refuses a ``<topic>-<n>`` symlink pointing out of the root.
+
+    >>> import tempfile
+    >>> root = tempfile.mkdtemp()
+    >>> partition_dir(root, "orders", 3).name
+    'orders-3'
+    >>> partition_dir(root, "/etc", 0)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    kafkalog.errors.InvalidTopicError: Topic name is invalid: '/etc' contains one or more ...
+    """
+    validate_topic_name(topic)
+    if isinstance(partition, bool) or not isinstance(partition, int):
+        raise TypeError(f"partition must be an int, got {type(partition).__name__}")
+    if not 0 <= partition <= _MAX_PARTITION:
+        raise InvalidTopicError(
+            f"partition of {topic!r} out of range (expected 0..{_MAX_PARTITION}, found "
+            f"{partition})")
+    base = Path(root).resolve()
+    path = base / log_dir_name(topic, partition)
+    target = path.resolve()
+    if target == base or not target.is_relative_to(base):
+        raise InvalidTopicError(
+            f"partition directory {log_dir_name(topic, partition)} resolves to {target}, "
+            f"outside the root {base} (a symlink?)", path=path)
+    return path
+
 
 def log_dir_name(topic: str, partition: int) -> str:
-    """``<topic>-<partition>`` (``LocalLog.logDirName``)."""
+    """``<topic>-<partition>`` (``LocalLog.logDirName``); callers that make a path of it use
+    :func:`partition_dir`, which validates."""
     return f"{topic}-{int(partition)}"
 
 

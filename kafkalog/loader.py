@@ -124,7 +124,9 @@ class LogLoader:
             self._recover_torn_tail(segments.active)
         if len(segments) == 0:
             segments.add(self._new_segment(self.log_start_offset))
-        log_end_offset = segments.active.read_next_offset()
+        # read-only (another process writes): the view ends at the last whole batch
+        log_end_offset = (segments.active.settle_read_only_tail() if self.read_only
+                          else segments.active.read_next_offset())
         start_above_end = log_end_offset < self.log_start_offset
         if start_above_end:
             # Kafka's deleteSegmentsIfLogStartGreaterThanLogEnd (epoch cache cleared too)

@@ -14,11 +14,17 @@ Concurrency contract
 * **Readers never see torn batches.** Each segment publishes its committed size only after the
   bytes of an append are written; reads are bounded by the committed size they saw (and the log
   end offset only moves after that). Readers in other threads read without locks. Readers in
-  other processes open the directory with ``read_only=True``: they see what the file length
-  shows, and the scan stops at a partial trailing batch; call :meth:`Log.refresh` to see newer
-  appends. (With ``preallocate=True`` a reader in another process can meet a batch whose header
-  landed before its body; :meth:`records`/:meth:`read_table` check CRCs and raise rather than
-  return such bytes.)
+  other processes open the directory with ``read_only=True``: they read with ``pread`` only,
+  never through a mapping (the writer cuts files in place: index trims at every roll, a
+  ``preallocate`` trim, ``truncate_to``, recovery; a mapped page past the new end would kill
+  the reader with SIGBUS), and their view ends at the last whole batch of the last segment
+  (a batch being written and a preallocated zero tail are not data yet); call
+  :meth:`Log.refresh` to see newer appends. When the writer deletes or cuts a segment under
+  such a reader's view, :meth:`records`/:meth:`read_table` raise
+  :class:`OffsetOutOfRangeError` instead of mixing old and new states (offsets twice or
+  skipped): refresh and read again. (With ``preallocate=True`` a reader in another process can
+  meet a batch whose header landed before its body; CRCs are checked and such bytes raise
+  rather than being returned.)
 * **Retention under a reader.** Deleted segments are renamed ``.deleted`` and stay readable
   until ``file_delete_delay_ms`` has passed (removal happens on a later call of
   :meth:`enforce_retention`, :meth:`append` or :meth:`close`). A read that loses the race gets
@@ -72,6 +78,7 @@ from .errors import (
     ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
+    InvalidRequestError,
     KafkaLogError,
     LogClosedError,
     OffsetOutOfRangeError,
@@ -79,7 +86,7 @@ from .errors import (
 )
 from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
-from .lock import DirectoryLock
+from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
 from .records.crc import crc32c
 from .retention import (
@@ -213,6 +220,7 @@ class Log:
         recovery_point: int | None = None,
         log_start_offset: int | None = None,
         rng: random.Random | None = None,
+        lock: DirectoryLock | None = None,
     ) -> Log:
         """Open the partition directory ``path``, creating it if needed, recovering if needed.
 
@@ -234,6 +242,10 @@ class Log:
             Hints from the log-dir root files; override what a standalone directory holds.
         rng:
             Source of the per-segment roll jitter (seed it for reproducible rolls).
+        lock:
+            The directory's lock, already held by the caller (``kafkalog repair --in-place``
+            holds it across its read-only plan and the recovery); the log uses it instead of
+            taking its own and does not release it on :meth:`close`.
 
         Raises
         ------
@@ -263,7 +275,14 @@ class Log:
             directory.mkdir(parents=True, exist_ok=True)
         elif not directory.is_dir():
             raise FileNotFoundError(f"{directory}: no such partition directory")
-        lock = None if read_only else DirectoryLock.acquire(directory)
+        if lock is not None:
+            if (read_only or not lock.held or lock.path.name != LOCK_FILE_NAME
+                    or not _same_file(lock.path.parent, directory)):
+                raise InvalidRequestError(
+                    f"lock {lock!r} is not a held lock of this directory", path=directory)
+            lock = None  # the caller's: neither released on failure nor on close
+        else:
+            lock = None if read_only else DirectoryLock.acquire(directory)
         try:
             marker = directory / files.CLEAN_SHUTDOWN_FILE
             saved_rp, saved_lso = (None, None)
@@ -303,6 +322,8 @@ class Log:
             log._offsets_written = (saved_rp, saved_lso)
         if not read_only and standalone:
             log._write_offsets()
+        if read_only:
+            log.refresh()  # the loader's listing and sizes, checked to be one state (see refresh)
         return log
 
     # -- properties --------------------------------------------------------------------------
@@ -833,6 +854,9 @@ class Log:
         for seg in segs:
             first = seg.translate_offset(start, seg.lookup_position(start))
             if first is None:
+                # read-only: a segment of the view emptied or deleted by the writer must not
+                # be skipped silently (the next one may be newer or older than it)
+                seg.check_view()
                 continue
             e = seg.translate_offset(end, seg.lookup_position(end), None)
             if e is None:
@@ -874,7 +898,11 @@ class Log:
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
         if tx is not None:
             end_offset = tx.end_offset
+        prev = None
         for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
+            if prev is not None and prev is not seg:
+                prev.check_view()  # read-only: a segment changed under us ends the read
+            prev = seg
             try:
                 for batch in iter_batches(chunk, path=seg.log_path):
                     if batch.last_offset < start:
@@ -888,6 +916,8 @@ class Log:
                             yield r
             except CorruptRecordError as e:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
+        if prev is not None:
+            prev.check_view()
 
     def read_table(self, start_offset: int | None = None, end_offset: int | None = None,
                    *, columns: Sequence[str] | None = None,
@@ -922,6 +952,7 @@ class Log:
                     raise e.with_location(path=seg.log_path, position_base=p0) from None
                 if tx is not None:
                     tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
+            seg.check_view()  # read-only: a segment changed under us ends the read
             table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
             if tx is not None:
                 table = tx.filter_table(table, cols.offsets)
@@ -1198,29 +1229,48 @@ class Log:
     # -- read-only refresh ---------------------------------------------------------------------
 
     def refresh(self) -> None:
-        """Read-only logs: pick up segments and bytes appended by the writing process."""
+        """Read-only logs: pick up segments and bytes appended by the writing process.
+
+        The new view is consistent: after the sizes are taken, every segment of the view is
+        checked to still be the file at its name and not shorter
+        (:meth:`LogSegment.is_current`), and the refresh starts over without the ones that are
+        not. It relies on the writer's order in :meth:`truncate_to` and retention: segments
+        leave their name (renamed ``.deleted``) *before* the segment holding the new end is cut,
+        so a size taken after a cut comes with a listing that no longer has what was cut away.
+        """
         self._check_open()
         if not self._read_only:
             return
-        bases = sorted(
-            files.offset_from_filename(p.name) for p in self._dir.iterdir()
-            if files.is_log_file(p.name))
-        for b in bases:
-            if b not in self._segments:
-                try:
-                    self._segments.add(LogSegment.open(self._dir, b, self._config, self._clock,
-                                                       read_only=True))
-                except FileNotFoundError:
-                    continue
-        for seg in list(self._segments):
-            if seg.base_offset not in bases:
+        for _ in range(_REFRESH_ATTEMPTS):
+            bases = sorted(
+                files.offset_from_filename(p.name) for p in self._dir.iterdir()
+                if files.is_log_file(p.name))
+            for b in bases:
+                if b not in self._segments:
+                    try:
+                        self._segments.add(LogSegment.open(self._dir, b, self._config,
+                                                           self._clock, read_only=True))
+                    except FileNotFoundError:
+                        continue
+            for seg in list(self._segments):
+                if seg.base_offset not in bases:
+                    self._segments.remove(seg.base_offset)
+                    seg.close_handlers()
+                else:
+                    seg.refresh_size()
+            if len(self._segments):
+                self._log_start_offset = max(self._log_start_offset,
+                                             self._segments.first.base_offset)
+                self._log_end_offset = self._segments.active.settle_read_only_tail()
+            stale = [seg for seg in self._segments if not seg.is_current()]
+            if not stale:
+                return
+            for seg in stale:  # replaced or cut meanwhile: reopened by name next round
                 self._segments.remove(seg.base_offset)
                 seg.close_handlers()
-            else:
-                seg.refresh_size()
-        if len(self._segments):
-            self._log_start_offset = max(self._log_start_offset, self._segments.first.base_offset)
-            self._log_end_offset = self._segments.active.read_next_offset()
+        raise OffsetOutOfRangeError(
+            f"the writing process kept changing the directory during {_REFRESH_ATTEMPTS} "
+            "refresh attempts; try again", path=self._dir)
 
     # -- transactions (issue 7) ----------------------------------------------------------------
 
@@ -1275,6 +1325,16 @@ class Log:
 
 
 # -- helpers ------------------------------------------------------------------------------------
+
+#: read-only refresh: rounds before giving up on a directory that keeps changing
+_REFRESH_ATTEMPTS = 8
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 #: batch header fields an append stamps: (low, high) of their int16/int32/int64 slots

@@ -54,7 +54,6 @@ import dataclasses
 import json
 import logging
 import os
-import re
 import threading
 from collections.abc import Mapping
 from pathlib import Path
@@ -71,7 +70,7 @@ from .checkpoint import (
 )
 from .clock import Clock, SystemClock
 from .config import LogConfig
-from .errors import ConfigError, CorruptCheckpointError, KafkaLogError
+from .errors import ConfigError, CorruptCheckpointError, InvalidTopicError, KafkaLogError
 from .lock import DirectoryLock
 from .log import Log
 
@@ -85,9 +84,11 @@ TOPICS_FILE = ".kafkalog-topics.json"
 TOPICS_FILE_VERSION = 1
 #: KafkaRaftServer.MetadataTopic: managed by the raft layer, not by LogManager
 METADATA_TOPIC = "__cluster_metadata"
-#: Kafka's ``Topic.MAX_NAME_LENGTH``
-MAX_TOPIC_NAME_LENGTH = 249
-_LEGAL_TOPIC = re.compile(r"[a-zA-Z0-9._-]+")
+#: Kafka's ``Topic.MAX_NAME_LENGTH`` (the rule lives in :mod:`kafkalog.files`)
+MAX_TOPIC_NAME_LENGTH = files.MAX_TOPIC_NAME_LENGTH
+#: Kafka's ``Topic.validate``; re-exported: every name that becomes a path goes through
+#: :func:`kafkalog.files.partition_dir`
+validate_topic_name = files.validate_topic_name
 #: ``offsets.topic.num.partitions`` default (Kafka's GroupCoordinatorConfig)
 DEFAULT_OFFSETS_TOPIC_PARTITIONS = 50
 
@@ -98,28 +99,6 @@ class TopicExistsError(KafkaLogError, ValueError):
 
 class UnknownTopicOrPartitionError(KafkaLogError, LookupError):
     """A partition this log dir does not hold."""
-
-
-def validate_topic_name(topic: str) -> None:
-    """Kafka's ``Topic.validate``: 1-249 characters of ``[a-zA-Z0-9._-]``, not ``.``/``..``.
-
-    >>> validate_topic_name("orders.v1")
-    >>> validate_topic_name("bad name")
-    Traceback (most recent call last):
-    ...
-    ValueError: topic name 'bad name' is illegal (expected characters in [a-zA-Z0-9._-])
-    """
-    if not topic:
-        raise ValueError("topic name is illegal, it can't be empty")
-    if topic in (".", ".."):
-        raise ValueError(f"topic name cannot be {topic!r}")
-    if len(topic) > MAX_TOPIC_NAME_LENGTH:
-        raise ValueError(
-            f"topic name is illegal (expected at most {MAX_TOPIC_NAME_LENGTH} characters, "
-            f"found {len(topic)})")
-    if not _LEGAL_TOPIC.fullmatch(topic):
-        raise ValueError(
-            f"topic name {topic!r} is illegal (expected characters in [a-zA-Z0-9._-])")
 
 
 def _format_value(value: Any) -> str:
@@ -322,6 +301,12 @@ class LogDir:
                 continue
             if files.log_dir_name(*tp) != p.name:
                 continue  # e.g. "t-01": Kafka would name it "t-1"
+            try:
+                files.partition_dir(self.root, *tp)  # Kafka's name rule, inside the root
+            except InvalidTopicError as e:
+                logger.warning("%s: not loaded (%s)", p, e)
+                self.load_warnings.append(f"{p}: not loaded ({e})")
+                continue
             out.append((tp, p))
         return sorted(out)
 
@@ -404,12 +389,14 @@ class LogDir:
             self._check_writable()
             if topic in self.topics() or topic in self._topics:
                 raise TopicExistsError(f"topic {topic!r} already exists", path=self.root)
+            # every path first: validated, resolved, inside the root (a symlink out of it is
+            # refused) before anything is written
+            paths = [files.partition_dir(self.root, topic, p) for p in range(int(partitions))]
             topic_id = Uuid.random()
             self._topics[topic] = {"topic_id": str(topic_id), "partitions": int(partitions),
                                    "config": overrides}
             self._write_topics_file()
-            for p in range(int(partitions)):
-                path = self.root / files.log_dir_name(topic, p)
+            for p, path in enumerate(paths):
                 self._open_log((topic, p), path, 0, 0)
             _fsync_dir(self.root)
             return topic_id

@@ -52,6 +52,7 @@ from .errors import (
     OffsetOutOfRangeError,
     OffsetOverflowError,
 )
+from .file_copy import read_preallocated
 from .index.offset_index import OffsetIndex
 from .index.time_index import TimeIndex, TimestampOffset
 from .native import scan as native_scan
@@ -470,10 +471,18 @@ class LogSegment:
         A writable segment lends a read-only mapping (no copy) and holds off truncation of
         this segment until the ``with`` block ends: a mapping of pages a truncation removed
         would fault (SIGBUS). The caller must not keep views past the block. Read-only
-        segments (another process writes the file) get a ``pread`` copy instead.
+        segments (another process writes the file, and may cut it: no mapping is safe there)
+        get a ``pread`` copy instead, checked to hold whole batches up to ``end`` (else
+        :class:`OffsetOutOfRangeError`, as in :meth:`iter_chunks`); ``[start, end)`` must
+        then be a batch range.
         """
         if self._read_only:
-            yield self.pread(start, max(0, min(end, self._size) - start))
+            want = max(0, min(end, self._size) - start)
+            data = self.pread(start, want)
+            sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+            if len(data) < want or sc["stop_position"] != len(data):
+                raise self._changed_under_reader(start + int(sc["stop_position"]))
+            yield data
             return
         with self._mapped_cond:
             # registered before reading the size: a truncation publishes the smaller size
@@ -603,12 +612,21 @@ class LogSegment:
 
     def iter_chunks(self, start: int, end: int | None = None,
                     chunk_size: int = READ_CHUNK) -> Iterator[tuple[int, bytes]]:
-        """Yield ``(position, bytes)`` chunks of whole batches covering ``[start, end)``."""
+        """Yield ``(position, bytes)`` chunks of whole batches covering ``[start, end)``.
+
+        A read-only segment (another process writes the file) raises
+        :class:`OffsetOutOfRangeError` when the walk stops short of ``end``: bytes it saw as
+        committed are no longer whole batches, so the writer truncated the file since the
+        reader's view was taken (or the file is damaged). Returning what was found would skip
+        offsets silently; the caller refreshes and reads again.
+        """
         end = self._size if end is None else min(end, self._size)
         pos = start
         while pos < end:
             buf = self.pread(pos, min(chunk_size, end - pos))
             if not buf:
+                if self._read_only:
+                    raise self._changed_under_reader(pos)
                 return
             sc = native_scan.scan_entries(np.frombuffer(buf, np.uint8))
             whole = sc["stop_position"]
@@ -621,11 +639,56 @@ class LogSegment:
                         yield pos, buf
                         pos += need
                         continue
+                if self._read_only:
+                    raise self._changed_under_reader(pos)
                 return
             yield pos, buf[:whole] if whole < len(buf) else buf
             pos += whole
             if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
+                if self._read_only:
+                    raise self._changed_under_reader(pos)
                 return
+        if self._read_only and pos < end:
+            raise self._changed_under_reader(pos)
+
+    def check_view(self) -> None:
+        """Read-only segments, after a read: raise :class:`OffsetOutOfRangeError` when the
+        writing process deleted this segment (retention, or ``truncate_to`` removing the
+        segments above its new end: renamed ``.deleted``, then unlinked) or cut it below the
+        committed size this reader uses (:meth:`is_current`).
+
+        Bytes read before that moment are an older state of the log; what a caller read from
+        *earlier* segments may already be the newer state, and the two must not be mixed (a
+        reader would see offsets twice or skip some), so the read stops here and the caller
+        refreshes. One ``fstat``.
+        """
+        if self._read_only and not self.is_current():
+            raise OffsetOutOfRangeError(
+                "segment deleted or truncated under the reader by the writing process (since "
+                "the last refresh()); refresh() and read again", path=self.log_path)
+
+    def is_current(self) -> bool:
+        """Read-only segments: the descriptor still reads the file at :attr:`log_path` (not
+        renamed ``.deleted``, unlinked or replaced) and that file is not shorter than the
+        committed size. One ``fstat`` and one ``stat``."""
+        fd = self._fd
+        if fd < 0:
+            return False
+        try:
+            st = os.fstat(fd)
+            cur = os.stat(self.log_path)
+        except OSError:
+            return False
+        return (st.st_ino, st.st_dev) == (cur.st_ino, cur.st_dev) and st.st_size >= self._size
+
+    def _changed_under_reader(self, position: int) -> OffsetOutOfRangeError:
+        """The error of a read-only reader whose view of this segment is stale (see
+        :meth:`iter_chunks`)."""
+        return OffsetOutOfRangeError(
+            f"segment changed under the reader: committed bytes up to {self._size} are not "
+            f"whole batches from here (the writing process truncated it since the last "
+            f"refresh(), or it is damaged: kafkalog verify tells); refresh() and read again",
+            path=self.log_path, position=position)
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
                                  record_timestamps: Callable[[bytes], list[tuple[int, int]]]
@@ -925,6 +988,28 @@ class LogSegment:
             self._ro_indexes = None
             self._max_timestamp_and_offset = None
 
+    def settle_read_only_tail(self) -> int:
+        """Read-only segments: :meth:`read_next_offset`, and the committed size cut to the end of
+        the last whole batch when what follows is not (yet) a batch.
+
+        A writer in another process appends past the file length (a reader can meet a batch
+        whose first pages landed before the rest) or, with ``preallocate=true``, into a file
+        already ``segment.bytes`` long whose unwritten part is zeros. Neither is data yet: the
+        reader's view ends before it, as the writer's committed size does, so reads of that view
+        never meet it (and a read that does meet non-batch bytes inside the view knows the file
+        changed under it, see :meth:`iter_chunks`). Called for the last segment at open and by
+        :meth:`Log.refresh`.
+        """
+        start = self.lookup_position(2**63 - 1) if self._size else 0
+        last = None
+        end = start
+        for chunk_pos, sc in self.scan_headers(start):
+            last = int(sc["last_offsets"][sc["count"] - 1])
+            end = chunk_pos + int(sc["stop_position"])
+        if self._read_only and end < self._size:
+            self._size = end
+        return self.base_offset if last is None else last + 1
+
     def resize_indexes(self, size: int) -> None:
         self.offset_index.resize(size)
         self.time_index.resize(size)
@@ -1003,12 +1088,13 @@ class LogSegment:
 def _read_index_copy(path: Path, key_dtype: str, value_dtype: str
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(keys, values) of an index file read into memory, up to the first zeroed slot after
-    slot 0 (the unwritten, preallocated tail of an active segment's index)."""
+    slot 0 (the unwritten, preallocated tail of an active segment's index). Read with
+    ``pread`` only as far as that tail (:func:`kafkalog.file_copy.read_preallocated`)."""
+    dt = np.dtype([("k", key_dtype), ("v", value_dtype)])
     try:
-        data = path.read_bytes()
+        data = read_preallocated(path, dt.itemsize)
     except FileNotFoundError:
         data = b""
-    dt = np.dtype([("k", key_dtype), ("v", value_dtype)])
     arr = np.frombuffer(data, dt, count=len(data) // dt.itemsize)
     zero = (arr["k"] == 0) & (arr["v"] == 0)
     if zero.size:

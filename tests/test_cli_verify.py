@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import struct
 from pathlib import Path
@@ -289,3 +290,18 @@ def test_json_lists_findings_per_partition_and_in_total(partition, capsys):
     assert p["errors"] == 1 and doc["errors"] == 1
     assert {f["check"] for f in doc["findings"]} >= {"batch_crc"}
     assert doc["log_dir_findings"] == [] and rc == 1
+
+
+def test_live_writer_is_named_not_blamed(tmp_path):
+    """Issue 16: verify reads a live directory without crashing and says a writer holds it
+    (its findings may be transient); a directory nobody holds gets no such warning."""
+    from kafkalog import Record
+    from kafkalog.tools.verify import verify_partition
+
+    log = Log.open(tmp_path)
+    log.append([Record(None, b"x", 1)])
+    live = [f for f in verify_partition(tmp_path).findings if f.check == "live_writer"]
+    assert len(live) == 1 and live[0].severity == "warning"
+    assert f"pid {os.getpid()}" in live[0].message
+    log.close()
+    assert not [f for f in verify_partition(tmp_path).findings if f.check == "live_writer"]

@@ -20,6 +20,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.native": 0,
     "kafkalog.records": 1,
     "kafkalog.files": 1,
+    "kafkalog.file_copy": 1,
     "kafkalog.clock": 1,
     "kafkalog.config": 1,
     "kafkalog.decoders": 1,

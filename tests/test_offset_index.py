@@ -217,6 +217,25 @@ def test_read_only_mode(tmp_path: Path) -> None:
     assert p.stat().st_size == 16
 
 
+def test_read_only_index_is_a_copy_the_writer_can_trim(tmp_path: Path) -> None:
+    """Issue 16: another process trims the active segment's preallocated index at every roll;
+    a read-only index holds its own copy, so it never touches a page past the new end."""
+    p = tmp_path / "00000000000000000000.index"
+    w = OffsetIndex(p, 0, max_index_size=1 << 20)  # preallocated: 256 pages
+    for k in range(1, 41):
+        w.append(k * 10, k * 100)
+    r = OffsetIndex(p, 0, writable=False)
+    assert r.entries == (1 << 20) // 8  # Kafka's count for an existing file: every slot
+    w.trim_to_valid_size()  # the roll: the file is 320 bytes now
+    assert p.stat().st_size == 320
+    arr = r.entries_array()
+    assert arr["position"].astype(np.int64)[-1] == 0  # old length, all readable, no fault
+    assert r.entry(19) == (200, 2000)
+    assert OffsetIndex(p, 0, writable=False).entries == 40  # a new reader sees the trim
+    r.close()
+    w.close()
+
+
 def test_empty_writable_file_resize_and_append(tmp_path: Path) -> None:
     p = tmp_path / "h.index"
     p.write_bytes(b"")  # a trimmed index of an inactive segment with no entries

@@ -9,6 +9,9 @@ what RELIABILITY.md's figures come from::
     python tools/reliability.py concurrency --seconds 60    # writer + thread/process readers
     python tools/reliability.py resources                   # disk full, EACCES, lock
     python tools/reliability.py badinput                    # every public entry point
+    python tools/reliability.py readers --seconds 120       # reader processes vs a rolling writer
+    python tools/reliability.py locks                       # repair --in-place on held dirs
+    python tools/reliability.py paths                       # hostile topic names, every path maker
     python tools/fuzz_decode.py --seconds 600               # decoder fuzzing (separate tool)
 
 Each prints one JSON document (and writes it to ``--out`` when given).
@@ -79,6 +82,36 @@ def cmd_badinput(a: argparse.Namespace) -> dict:
         return run_badinput(Path(w))
 
 
+def cmd_readers(a: argparse.Namespace) -> dict:
+    from tests.reliability.readers import run_readers, run_shrink
+
+    with tempfile.TemporaryDirectory(prefix="kafkalog-readers-") as w:
+        shrink = run_shrink(Path(w) / "shrink", seed=a.seed)
+        out = run_readers(Path(w) / "stress", seconds=a.seconds, seed=a.seed,
+                          round_seconds=a.round_seconds)
+    out["files_cut_under_each_reader"] = shrink
+    out["failures"] = (out["readers_killed_by_signal"] + out["violation_count"]
+                       + sum(v != "ok" for v in shrink.values()))
+    return out
+
+
+def cmd_locks(a: argparse.Namespace) -> dict:
+    from tests.reliability.locks import run_locks
+
+    with tempfile.TemporaryDirectory(prefix="kafkalog-locks-") as w:
+        return run_locks(Path(w), seed=a.seed)
+
+
+def cmd_paths(a: argparse.Namespace) -> dict:
+    from tests.reliability.paths import run_paths
+
+    with tempfile.TemporaryDirectory(prefix="kafkalog-paths-") as w:
+        out = run_paths(Path(w))
+    out["all"] = [f"{c['maker']} / {c['name']}: {c['outcome']}: {c['message'][:120]}"
+                  for c in out["all"]]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", help="also write the JSON figures to this file")
@@ -104,6 +137,16 @@ def main(argv: list[str] | None = None) -> int:
     r.set_defaults(fn=cmd_resources)
     b = sub.add_parser("badinput")
     b.set_defaults(fn=cmd_badinput)
+    rd = sub.add_parser("readers")
+    rd.add_argument("--seconds", type=float, default=120)
+    rd.add_argument("--round-seconds", type=float, default=4.0)
+    rd.add_argument("--seed", type=int, default=0)
+    rd.set_defaults(fn=cmd_readers)
+    lk = sub.add_parser("locks")
+    lk.add_argument("--seed", type=int, default=0)
+    lk.set_defaults(fn=cmd_locks)
+    pa = sub.add_parser("paths")
+    pa.set_defaults(fn=cmd_paths)
     a = p.parse_args(argv)
     out = a.fn(a)
     text = json.dumps(out, indent=2, default=str)

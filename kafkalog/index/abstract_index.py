@@ -16,9 +16,15 @@ On-disk invariants (spec §5.1):
   :meth:`sanity_check` reports it.
 
 Read-only mode (``writable=False``) is for files we must not modify (dump, verify, Spark
-readers): the file is never created, preallocated, resized or trimmed, and is mapped
-``ACCESS_READ``. A 0-byte file cannot be mapped in Python (``mmap`` rejects length 0), so an
-empty index is represented by no mapping and an empty buffer.
+readers), which a writer in another process may be changing: the file is never created,
+preallocated, resized or trimmed, and it is **not mapped**: its bytes are read once, with
+``pread``, into private memory (:func:`kafkalog.file_copy.read_file`). The writer trims the
+active segment's preallocated index at every roll; a mapping of it would fault (SIGBUS, the
+process dies) on the first page past the new end, while a copy only shows the index as it was
+when it was read (a rolled index is read in well under a millisecond; the active segment's
+preallocated 10 MiB in a few, while readers that stop at the zero tail use
+:func:`kafkalog.file_copy.read_preallocated`, benchmarks/bench_index.py). Every whole slot of the
+copy is an entry, as Kafka counts them for an existing file. An empty file is an empty buffer.
 
 Searches go through :mod:`kafkalog.native.index_search` directly over the mapped bytes
 (``np.frombuffer(mmap, uint8)``, no copy, no byte swap), including Kafka's warm-section-first
@@ -29,9 +35,10 @@ Threading: mutations (append, truncate, resize, close) take an internal lock; lo
 Like ``LogSegment`` in Kafka, the owner serializes writers; concurrent lookups are safe as long
 as no resize/close runs at the same time.
 
-Buffer lifetime: numpy views returned by ``entries_array()`` point into the mapping. They are
-valid until the next ``truncate_to``/``resize``/``trim_to_valid_size``/``close``; reading one
-after the file was shrunk under it can fault (SIGBUS), exactly as with any mmap.
+Buffer lifetime: numpy views returned by ``entries_array()`` point into the mapping of a writable
+index. They are valid until the next ``truncate_to``/``resize``/``trim_to_valid_size``/``close``
+of this index (its owner is the only process that shrinks the file). A read-only index's views
+point into its private copy and stay valid as long as they are referenced.
 """
 
 from __future__ import annotations
@@ -53,6 +60,7 @@ from kafkalog.errors import (
     OffsetOutOfRangeError,
     OffsetOverflowError,
 )
+from kafkalog.file_copy import read_file
 from kafkalog.native import index_search
 
 __all__ = ["AbstractIndex", "DEFAULT_MAX_INDEX_SIZE", "round_down_to_exact_multiple"]
@@ -85,7 +93,8 @@ def round_down_to_exact_multiple(number: int, factor: int) -> int:
 
 
 class AbstractIndex:
-    """An mmap-backed array of fixed-size big-endian entries (base class; not used directly).
+    """An array of fixed-size big-endian entries, mmapped when writable and a private copy when
+    read-only (base class; not used directly).
 
     Subclasses set ``ENTRY_SIZE``, ``KEY_POS``/``KEY_SIZE`` and ``VALUE_POS``/``VALUE_SIZE``
     (byte layout inside an entry), and implement :meth:`_key_base`/:meth:`_value_base`,
@@ -101,7 +110,7 @@ class AbstractIndex:
         ``segment.index.bytes``: size of a newly created (preallocated) file, rounded down to a
         multiple of the entry size.
     writable:
-        False maps the file read-only and never changes it (must exist).
+        False reads the file into private memory once and never changes it (must exist).
     """
 
     ENTRY_SIZE: int = 0
@@ -138,11 +147,13 @@ class AbstractIndex:
         es = self.ENTRY_SIZE
         if not self._writable:
             # never create or change a file in read-only mode; a missing file is the caller's
-            # decision (FileNotFoundError passes through)
-            with open(self._path, "rb") as f:
-                length = os.fstat(f.fileno()).st_size
-                self._map(f.fileno(), length)
-            self._entries = length // es
+            # decision (FileNotFoundError passes through). A private copy, never a mapping: see
+            # the module notes.
+            data = read_file(self._path)
+            self._buf = np.frombuffer(data, dtype=np.uint8) if data else _EMPTY
+            self._length = len(data)
+            self._max_entries = self._length // es
+            self._entries = self._max_entries
             return
         newly_created = False
         try:
@@ -171,10 +182,10 @@ class AbstractIndex:
         self._entries = 0 if newly_created else length // es
 
     def _map(self, fd: int, length: int) -> None:
-        """Map ``length`` bytes of ``fd`` (no mapping for 0 bytes, which mmap rejects)."""
+        """Map ``length`` bytes of ``fd`` (writable indexes only; none for 0 bytes, which mmap
+        rejects)."""
         if length > 0:
-            access = mmap.ACCESS_WRITE if self._writable else mmap.ACCESS_READ
-            self._mmap = mmap.mmap(fd, length, access=access)
+            self._mmap = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE)
             self._buf = np.frombuffer(self._mmap, dtype=np.uint8)
         else:
             self._mmap = None
@@ -264,7 +275,8 @@ class AbstractIndex:
 
     @property
     def buffer(self) -> np.ndarray:
-        """The mapped bytes as a ``uint8`` array (empty when the file is empty or closed)."""
+        """The index bytes as a ``uint8`` array: the mapping, or the private copy of a read-only
+        index (empty when the file is empty or closed)."""
         return self._buf
 
     def is_full(self) -> bool:

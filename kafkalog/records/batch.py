@@ -46,6 +46,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..errors import CorruptRecordError, RecordTooLargeError, UnsupportedCodecError
+from ..file_copy import FileCopy
 from ..native import scan as _scan
 from . import compression as _compression
 from .compression import DEFAULT_MAX_DECOMPRESSED
@@ -782,13 +783,6 @@ def _as_uint8(source: Any) -> tuple[np.ndarray, Any]:
     return _as_uint8(mv)
 
 
-def _open_path(path: str | os.PathLike[str]) -> tuple[np.ndarray, Any]:
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return np.zeros(0, np.uint8), None
-        mm = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-    return np.frombuffer(mm, np.uint8), mm
 
 
 _FIRST_CHUNK = 64  # entries scanned before the first yield: keeps next(iter_batches(big)) cheap
@@ -810,7 +804,9 @@ def iter_batches(
     ----------
     source:
         ``bytes``/``bytearray``/``memoryview``, an ``mmap``, a 1-D ``numpy.uint8`` array, or a
-        path (str/PathLike) to a ``.log`` file (memory-mapped read-only; empty files are fine).
+        path (str/PathLike) to a ``.log`` file (read with ``pread`` into private memory as the
+        iteration goes, never mapped, so a writer may cut the file meanwhile; empty files are
+        fine).
     validate:
         Check every entry's CRC (and a v2 batch's codec id) and raise
         :class:`CorruptRecordError` naming the position and both CRCs on a mismatch. With
@@ -841,9 +837,13 @@ def iter_batches(
     >>> [(r.offset, r.value) for b in iter_batches(data + data[:30]) for r in b]
     [(10, b'1'), (11, b'2')]
     """
+    copy: FileCopy | None = None
     if isinstance(source, (str, os.PathLike)):
+        # a private copy filled as the iteration goes, never a mapping: a writer in another
+        # process may cut the file (see kafkalog.file_copy); the yielded batches keep it alive
         path = source if path is None else path
-        buf, keep = _open_path(source)
+        copy = FileCopy(source)
+        buf, keep = copy.buf, copy
     else:
         buf, keep = _as_uint8(source)
     path_s = os.fspath(path) if path is not None else None
@@ -852,39 +852,47 @@ def iter_batches(
     stop_at = n if end is None else min(end, n)
     pos = max(0, start)
     chunk = _FIRST_CHUNK
-    while True:
-        out = _scan.scan_entries(buf, pos, stop_at, max_entries=chunk)
-        positions = out["positions"].tolist()
-        sizes = out["sizes"].tolist()
-        magics = out["magics"].tolist()
-        for i in range(out["count"]):
-            p = positions[i]
-            if magics[i] == 2:
-                entry: RecordBatch | LegacyEntry = RecordBatch(
-                    mv, p, sizes[i], path=path_s, max_decompressed_bytes=max_decompressed_bytes
-                )
-                if validate:
-                    entry.ensure_valid()
-                    cid = entry.attributes & COMPRESSION_CODEC_MASK
-                    if cid > 4:
-                        raise entry._error(f"Unknown compression type id {cid} (expected 0-4)")
+    try:
+        while True:
+            if copy is not None:
+                stop_at = min(stop_at, copy.size)
+                out = copy.scan(pos, stop_at, max_entries=chunk)
             else:
-                entry = LegacyEntry(
-                    mv, p, sizes[i], path=path_s, max_decompressed_bytes=max_decompressed_bytes
-                )
-                if validate:
-                    entry.ensure_valid()
-            yield entry
-        reason = out["stop_reason"]
-        stop = out["stop_position"]
-        if reason == _scan.STOP_LIMIT:
-            pos = stop
-            chunk = _CHUNK
-            continue
-        if reason in (_scan.STOP_END, _scan.STOP_PARTIAL):
-            del keep
-            return
-        raise _stop_error(buf, stop, reason, path_s)
+                out = _scan.scan_entries(buf, pos, stop_at, max_entries=chunk)
+            positions = out["positions"].tolist()
+            sizes = out["sizes"].tolist()
+            magics = out["magics"].tolist()
+            for i in range(out["count"]):
+                p = positions[i]
+                if magics[i] == 2:
+                    entry: RecordBatch | LegacyEntry = RecordBatch(
+                        mv, p, sizes[i], path=path_s, max_decompressed_bytes=max_decompressed_bytes
+                    )
+                    if validate:
+                        entry.ensure_valid()
+                        cid = entry.attributes & COMPRESSION_CODEC_MASK
+                        if cid > 4:
+                            raise entry._error(f"Unknown compression type id {cid} (expected 0-4)")
+                else:
+                    entry = LegacyEntry(
+                        mv, p, sizes[i], path=path_s, max_decompressed_bytes=max_decompressed_bytes
+                    )
+                    if validate:
+                        entry.ensure_valid()
+                yield entry
+            reason = out["stop_reason"]
+            stop = out["stop_position"]
+            if reason == _scan.STOP_LIMIT:
+                pos = stop
+                chunk = _CHUNK
+                continue
+            if reason in (_scan.STOP_END, _scan.STOP_PARTIAL):
+                del keep
+                return
+            raise _stop_error(buf, stop, reason, path_s)
+    finally:
+        if copy is not None:
+            copy.close()  # the descriptor; the bytes live as long as the batches
 
 
 def _stop_error(buf: np.ndarray, pos: int, reason: int, path: str | None) -> CorruptRecordError:

@@ -2,7 +2,7 @@
 
 The object path (:mod:`kafkalog.records.batch`) yields one :class:`Record` per record; this
 module never makes a Python object per record. :func:`decode_columns` reads a ``.log`` buffer
-(mmapped, not copied) like this:
+(the caller's, not copied; a path is read once into private memory) like this:
 
 1. ``native.scan.scan_entries`` finds every entry header in one kernel call;
 2. batches outside ``[start_offset, end_offset)`` are dropped using the scan's offsets;
@@ -10,7 +10,7 @@ module never makes a Python object per record. :func:`decode_columns` reads a ``
 4. compressed batches are decompressed (bounded), each into its own buffer;
 5. ``native.records_decode.decode_records`` validates every record and writes offsets,
    timestamps, keys and values into preallocated contiguous columns: one call for each run of
-   uncompressed batches (read in place from the mmap: one call for a whole uncompressed
+   uncompressed batches (read in place from the buffer: one call for a whole uncompressed
    segment) and one per compressed batch (from its decompressed bytes), the calls continuing
    each other's columns; ``gather_headers`` then copies headers (only when some record has
    any).
@@ -30,7 +30,6 @@ record without headers.
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -39,6 +38,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CorruptRecordError, InvalidRecordError, InvalidRequestError, KafkaLogError
+from ..file_copy import FileCopy
 from ..native import records_decode as _rd
 from ..native import records_encode as _re
 from ..native.scan import (
@@ -395,19 +395,17 @@ def concat_columns(parts: Sequence[RecordColumns]) -> RecordColumns:
 
 
 class _Source:
-    """A read-only ``uint8`` view of the input and what keeps it alive (an mmap for a path)."""
+    """A read-only ``uint8`` view of the input (for a path: a private copy of the file)."""
 
     def __init__(self, source: Any) -> None:
         self.path: str | None = None
-        self._mmap: mmap.mmap | None = None
         if isinstance(source, (str, os.PathLike)):
+            # a private copy read with pread, never a mapping: a writer in another process may
+            # cut the file while we decode it (see kafkalog.file_copy)
             self.path = os.fspath(source)
-            with open(self.path, "rb") as f:
-                size = os.fstat(f.fileno()).st_size
-                if size:
-                    self._mmap = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
-            arr = (np.frombuffer(self._mmap, np.uint8) if self._mmap is not None
-                   else np.zeros(0, np.uint8))
+            with FileCopy(self.path) as copy:
+                copy.ensure(0, copy.size)
+                arr = copy.buf[: copy.size]
         elif isinstance(source, np.ndarray):
             if source.dtype != np.uint8 or source.ndim != 1:
                 raise TypeError(f"expected a 1-d uint8 array, got {source.dtype} {source.shape}")
@@ -456,8 +454,9 @@ def decode_columns(
     Parameters
     ----------
     source:
-        bytes-like, ``mmap``, 1-d ``uint8`` numpy array, or a path (mmapped read-only; never
-        copied: uncompressed records are read in place).
+        bytes-like, ``mmap``, 1-d ``uint8`` numpy array (never copied: uncompressed records are
+        read in place), or a path (read once with ``pread`` into private memory, never mapped:
+        a writer in another process may cut the file meanwhile).
     start_offset, end_offset:
         Keep records with ``start_offset <= offset < end_offset``; batches entirely outside are
         skipped without being read (their CRC is not checked either).

@@ -4,7 +4,7 @@ Planning never decodes records and never reads ``.log`` bodies: a segment is des
 
 * its base offset (the file name), its size;
 * the entries of its ``.index`` (offset -> byte position of a batch start) and ``.timeindex``
-  (max timestamp so far -> offset), read through :mod:`kafkalog.index` in read-only mode;
+  (max timestamp so far -> offset), copied with ``pread`` up to their preallocated zero tail;
 * a *tail walk*: the batch headers from the last ``.index`` entry to the end of the file
   (:func:`kafkalog.native.scan.scan_entries`). Kafka adds an index entry at most every
   ``index.interval.bytes`` (4096 by default), so this reads a few KiB and yields the segment's
@@ -20,7 +20,6 @@ Preallocated index files of an active segment end in zeros; entries stop at the 
 
 from __future__ import annotations
 
-import mmap
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -30,9 +29,9 @@ import numpy as np
 
 from kafkalog import files
 from kafkalog.errors import KafkaLogError
+from kafkalog.file_copy import FileCopy
 
-__all__ = ["SegmentInfo", "PartitionInfo", "discover_partitions", "describe_partition",
-           "map_log"]
+__all__ = ["SegmentInfo", "PartitionInfo", "discover_partitions", "describe_partition"]
 
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
 
@@ -160,22 +159,16 @@ def discover_partitions(paths: Iterable[str]) -> list[tuple[str, int, str]]:
     return [(t, n, d) for (t, n), d in sorted(out.items())]
 
 
-def map_log(path: str) -> tuple[mmap.mmap | None, np.ndarray]:
-    """Map a ``.log`` read-only; ``(None, empty)`` for a 0-byte file (mmap rejects length 0)."""
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
-            return None, np.zeros(0, np.uint8)
-        m = mmap.mmap(f.fileno(), size, access=mmap.ACCESS_READ)
-    return m, np.frombuffer(m, dtype=np.uint8)
+def _read_index(path: Path, dtype: np.dtype) -> np.ndarray | None:
+    """The slots of an index file up to its preallocated zero tail (a private copy, never a
+    mapping: the writer trims the active segment's index at every roll); None if unreadable."""
+    from kafkalog.file_copy import read_preallocated
 
-
-def _close(m: mmap.mmap | None) -> None:
-    if m is not None:
-        try:
-            m.close()
-        except BufferError:  # a view still exports it; the last reference frees it
-            pass
+    try:
+        data = read_preallocated(path, dtype.itemsize)
+    except (FileNotFoundError, IsADirectoryError, PermissionError, OSError):
+        return None
+    return np.frombuffer(data, dtype)
 
 
 def _valid_prefix(rel: np.ndarray) -> int:
@@ -186,19 +179,16 @@ def _valid_prefix(rel: np.ndarray) -> int:
     return int(zeros[0] + 1) if zeros.size else int(rel.size)
 
 
-def _read_offset_index(path: Path, base: int, log_size: int) -> tuple[np.ndarray, np.ndarray]:
-    from kafkalog.index.offset_index import OffsetIndex
+_OFFSET_ENTRY = np.dtype([("relative_offset", ">i4"), ("position", ">i4")])
+_TIME_ENTRY = np.dtype([("timestamp", ">i8"), ("relative_offset", ">i4")])
 
-    try:
-        idx = OffsetIndex(path, base, writable=False)
-    except (FileNotFoundError, KafkaLogError, ValueError, OSError):
+
+def _read_offset_index(path: Path, base: int, log_size: int) -> tuple[np.ndarray, np.ndarray]:
+    arr = _read_index(path, _OFFSET_ENTRY)
+    if arr is None:
         return _EMPTY_I64, _EMPTY_I64
-    try:
-        arr = idx.entries_array()
-        rel = arr["relative_offset"].astype(np.int64)
-        pos = arr["position"].astype(np.int64)
-    finally:
-        idx.close()
+    rel = arr["relative_offset"].astype(np.int64)
+    pos = arr["position"].astype(np.int64)
     n = _valid_prefix(rel)
     rel, pos = rel[:n], pos[:n]
     # an index we cannot trust is ignored (planning falls back to walking headers): offsets
@@ -210,18 +200,11 @@ def _read_offset_index(path: Path, base: int, log_size: int) -> tuple[np.ndarray
 
 
 def _read_time_index(path: Path, base: int) -> tuple[np.ndarray, np.ndarray]:
-    from kafkalog.index.time_index import TimeIndex
-
-    try:
-        idx = TimeIndex(path, base, writable=False)
-    except (FileNotFoundError, KafkaLogError, ValueError, OSError):
+    arr = _read_index(path, _TIME_ENTRY)
+    if arr is None:
         return _EMPTY_I64, _EMPTY_I64
-    try:
-        arr = idx.entries_array()
-        ts = arr["timestamp"].astype(np.int64)
-        rel = arr["relative_offset"].astype(np.int64)
-    finally:
-        idx.close()
+    ts = arr["timestamp"].astype(np.int64)
+    rel = arr["relative_offset"].astype(np.int64)
     n = ts.size
     if n > 1:
         zeros = np.flatnonzero((ts[1:] == 0) & (rel[1:] == 0))
@@ -232,43 +215,52 @@ def _read_time_index(path: Path, base: int) -> tuple[np.ndarray, np.ndarray]:
     return ts, rel + base
 
 
+def _walk(copy: FileCopy, start: int) -> tuple[int, int | None, int, int, int]:
+    """Header walk from ``start`` to the end of the copy: ``(entries, last offset of the last
+    whole entry or None, max timestamp or -1, stop position, stop reason)``."""
+    n, last, max_ts = 0, None, -1
+    for scan in copy.scan_chunks(start):
+        c = int(scan["count"])
+        if c:
+            n += c
+            last = int(scan["last_offsets"][c - 1])
+            max_ts = max(max_ts, int(scan["max_timestamps"][:c].max()))
+        stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
+    return n, last, max_ts, stop, reason
+
+
 def describe_segment(directory: str, base: int) -> SegmentInfo:
-    """Read one segment's indexes and walk its tail (see the module notes)."""
-    from kafkalog.native.scan import (
-        STOP_BAD_MAGIC,
-        STOP_CORRUPT_SIZE,
-        STOP_SHORT_V2,
-        scan_entries,
-    )
+    """Read one segment's indexes and walk its tail (see the module notes).
+
+    The ``.log`` is read through a :class:`~kafkalog.file_copy.FileCopy` (``pread`` into
+    private memory, only the walked tail), never mapped: a writer in another process may cut
+    the file (``preallocate`` trim at roll, ``truncate_to``, recovery) while planning runs.
+    """
+    from kafkalog.native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_SHORT_V2
 
     d = Path(directory)
     log_path = files.log_file(d, base)
-    size = log_path.stat().st_size
-    offs, poss = _read_offset_index(files.offset_index_file(d, base), base, size)
-    ts, ts_offs = _read_time_index(files.time_index_file(d, base), base)
-    walk_start = int(poss[-1]) if poss.size else 0
-    m, buf = map_log(str(log_path))
-    try:
-        scan = scan_entries(buf, walk_start)
-        if scan["count"] == 0 and walk_start > 0:
+    with FileCopy(log_path) as copy:
+        size = copy.size
+        offs, poss = _read_offset_index(files.offset_index_file(d, base), base, size)
+        ts, ts_offs = _read_time_index(files.time_index_file(d, base), base)
+        walk_start = int(poss[-1]) if poss.size else 0
+        n, last, tail_max, stop, reason = _walk(copy, walk_start)
+        if n == 0 and walk_start > 0:
             # the last entry points at a batch we cannot read: walk the whole segment
             walk_start = 0
             offs, poss = _EMPTY_I64, _EMPTY_I64
-            scan = scan_entries(buf, 0)
-        n = scan["count"]
-        data_end = scan["stop_position"] if n or walk_start == 0 else walk_start
-        if scan["stop_reason"] in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2) and bool(
-            np.any(buf[data_end:data_end + 4096])
+            n, last, tail_max, stop, reason = _walk(copy, 0)
+        size = copy.size  # lower if the file shrank while we read it
+        data_end = stop if n or walk_start == 0 else walk_start
+        if reason in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2) and bool(
+            np.any(copy.read(data_end, data_end + 4096))
         ):
             # not a zero-filled preallocated tail: garbage. Plan up to the file end so the
             # reader meets it and applies failOnDataLoss (fail naming the position, or skip).
             data_end = size
-        next_offset = int(scan["last_offsets"][-1]) + 1 if n else (
+        next_offset = last + 1 if last is not None else (
             int(offs[-1]) + 1 if offs.size else base)
-        tail_max = int(scan["max_timestamps"].max()) if n else -1
-    finally:
-        del buf
-        _close(m)
     max_ts = max(tail_max, int(ts[-1]) if ts.size else -1)
     txn = files.transaction_index_file(d, base)
     return SegmentInfo(
@@ -355,6 +347,8 @@ def last_stable_offset(info: PartitionInfo) -> int:
                 continue
             segs.append(LogSegment.open(info.path, seg.base_offset, LogConfig(), SystemClock(),
                                         read_only=True))
+        if segs:
+            segs[-1].settle_read_only_tail()  # a batch being written is not data yet
         psm.replay(segs, start, leo)
     finally:
         for s in segs:

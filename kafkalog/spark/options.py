@@ -465,7 +465,8 @@ class WriteOptions:
         return cls(
             path=path,
             compression=compression,
-            topic=_get(options, "topic") or None,
+            # given but empty is a topic name Kafka rejects (the writer says so), not "unset"
+            topic=_get(options, "topic"),
             log_config=log_config,
             records_per_batch=_parse_int(
                 "recordsPerBatch", _get(options, "recordsPerBatch"), 1000, minimum=1

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from kafkalog.errors import ConfigError, KafkaLogError, OffsetOutOfRangeError
+from kafkalog.file_copy import FileCopy
+from kafkalog.native.scan import STOP_LIMIT
 
 from .layout import (
     PartitionInfo,
@@ -35,7 +37,6 @@ from .layout import (
     describe_partition,
     discover_partitions,
     last_stable_offset,
-    map_log,
 )
 from .options import EARLIEST, LATEST, OffsetSpec, ReadOptions
 from .pushdown import Bounds
@@ -106,16 +107,18 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
     maxTimestamp >= ``timestamp``; decode that batch only and return its first record with
     timestamp >= ``timestamp`` and offset >= ``not_before``.
     """
-    from kafkalog.native.scan import scan_entries
     from kafkalog.records.columnar import decode_columns
 
     hint = seg.time_lookup(timestamp)
     target = max(hint if hint is not None else seg.base_offset, not_before)
     pos = seg.position_for(target)
-    m, buf = map_log(seg.log_path)
     try:
+        copy = FileCopy(seg.log_path)  # never a mapping: the writer may cut the file
+    except FileNotFoundError:
+        return None  # deleted by retention since planning described it
+    with copy:
         while pos < seg.data_end:
-            scan = scan_entries(buf, pos, seg.data_end, max_entries=256)
+            scan = copy.scan(pos, seg.data_end, max_entries=256)
             n = scan["count"]
             if n == 0:
                 return None
@@ -129,7 +132,7 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
                 if scan["magics"][i] == 2 and attrs & 0x20:
                     # a control batch: Kafka would return its record; starting there is the same
                     return max(int(scan["base_offsets"][i]), not_before)
-                cols = decode_columns(buf, start=p, end=p + size, skip_control=True)
+                cols = decode_columns(copy.buf, start=p, end=p + size, skip_control=True)
                 if stats is not None:
                     stats["decoded_bytes"] = stats.get("decoded_bytes", 0) + size
                 ok = np.flatnonzero(
@@ -141,15 +144,8 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
                 pos = p + size
                 continue
             pos = int(scan["stop_position"])
-            if scan["stop_reason"] != 5:  # not STOP_LIMIT: end of data
+            if scan["stop_reason"] != STOP_LIMIT:  # end of data
                 break
-    finally:
-        del buf
-        if m is not None:
-            try:
-                m.close()
-            except BufferError:
-                pass
     return None
 
 

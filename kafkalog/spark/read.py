@@ -1,8 +1,9 @@
 """Executor side: read the chunks of one task into ``pyarrow.RecordBatch``es.
 
-Per chunk the ``.log`` is mapped read-only *here* (mmaps are never pickled), its batch headers
-are scanned once (:func:`kafkalog.native.scan.scan_entries`, no record bytes touched), and only
-the batches that can hold wanted rows are handed to the columnar decoder
+Per chunk the chunk's ``.log`` bytes are copied *here* with ``pread`` (never mapped: a writer in
+another process may cut the file while a task reads it; see :mod:`kafkalog.file_copy`), its batch
+headers are scanned once (:func:`kafkalog.native.scan.scan_entries`, no record bytes touched),
+and only the batches that can hold wanted rows are handed to the columnar decoder
 (:func:`kafkalog.records.columnar.decode_columns`):
 
 * control batches never (their records never become rows);
@@ -37,9 +38,9 @@ import numpy as np
 import pyarrow as pa
 
 from kafkalog.errors import CorruptRecordError, KafkaLogError
+from kafkalog.file_copy import FileCopy
 
 from .arrow import columns_to_batch
-from .layout import map_log
 from .planning import Chunk
 
 __all__ = ["ReadSettings", "ReadStats", "read_chunks"]
@@ -225,17 +226,13 @@ class _ChunkReader:
             yield batch
 
     def read(self) -> Iterator[pa.RecordBatch]:
-        from kafkalog.native.scan import (
-            STOP_END,
-            STOP_LIMIT,
-            STOP_PARTIAL,
-            STOP_REASONS,
-            scan_entries,
-        )
+        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, STOP_REASONS
 
         chunk = self.chunk
         try:
-            m, buf = map_log(chunk.log_path)
+            # a private copy of the chunk's bytes, never a mapping: the writer may cut the file
+            # (roll trim with preallocate, truncate_to, recovery) while the task reads it
+            copy = FileCopy(chunk.log_path)
         except FileNotFoundError:
             err = KafkaLogError(
                 "segment deleted before it could be read (retention?); offsets "
@@ -246,10 +243,14 @@ class _ChunkReader:
             return
         self.stats.chunks += 1
         try:
-            end = min(chunk.end_pos, buf.shape[0])
+            end = chunk.end_pos
             pos = chunk.start_pos
+            released = pos
             while pos < end:
-                scan = scan_entries(buf, pos, end, max_entries=1 << 16)
+                # the copy is filled a window ahead of the scan; decoded columns are new arrays
+                # (nothing yielded points into the copy), so what is behind is released
+                scan = copy.scan(pos, end, max_entries=1 << 16)
+                buf = copy.buf
                 n = scan["count"]
                 self.stats.batches_scanned += n
                 if n:
@@ -259,12 +260,25 @@ class _ChunkReader:
                                       self.settings.max_records_per_batch):
                         yield from self._decode(buf, scan, a, b)
                 stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
+                if stop - released > _RELEASE_EVERY:
+                    copy.release(stop)
+                    released = stop
                 if reason == STOP_LIMIT:
                     pos = stop
                     continue
+                if copy.size < end:
+                    # cut since planning (truncate_to or recovery by its writer): the planned
+                    # batches past the new end are gone
+                    self._fail_or_skip(KafkaLogError(
+                        f"segment shrank to {copy.size} bytes since planning (truncated by its "
+                        f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
+                        f"{chunk.topic}-{chunk.partition} stored past it are lost",
+                        path=chunk.log_path, position=copy.size))
+                    self.stats.missing_segments_skipped += 1
+                    break
                 if reason == STOP_END or stop >= end:
                     break
-                if reason == STOP_PARTIAL and end >= buf.shape[0]:
+                if reason == STOP_PARTIAL and end >= copy.length:
                     break  # torn tail of an active segment: not (yet) data
                 # planning already ended the range before a zero-filled preallocated tail, so
                 # anything else that stops the walk inside the range is corruption
@@ -278,12 +292,11 @@ class _ChunkReader:
                 self.stats.corrupt_bytes_skipped += skipped_to - stop
                 pos = skipped_to
         finally:
-            del buf
-            if m is not None:
-                try:
-                    m.close()
-                except BufferError:
-                    pass  # Arrow batches still reference the mapping; freed with them
+            copy.close()
+
+
+#: bytes a task's copy of a chunk may hold behind its scan before they are released
+_RELEASE_EVERY = 8 * 1024 * 1024
 
 
 def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,

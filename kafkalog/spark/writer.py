@@ -28,6 +28,15 @@ Protocol
 3. ``abort`` (and a failed ``commit``) delete ``path/_staging/<write id>`` whole: failed tasks
    report ``None`` instead of a message, so cleanup goes by write id, not by messages.
 
+Names and locks: a row's ``topic`` (and the ``topic`` option) becomes a directory only through
+:func:`kafkalog.files.partition_dir`: Kafka's rule (``[a-zA-Z0-9._-]{1,249}``, not ``.``/``..``),
+resolved inside the staging directory and inside ``path`` (``../x``, ``/abs`` or a symlinked
+``<topic>-<n>`` pointing out of ``path`` fail the task or the commit with
+:class:`~kafkalog.errors.InvalidTopicError`, nothing created outside). Publishing takes the lock
+of every existing partition directory it appends to or moves aside, all before the first
+change: a directory a writer holds refuses the commit with
+:class:`~kafkalog.errors.LogLockedError`.
+
 Use ``.mode("append")`` or ``.mode("overwrite")`` (PySpark rejects the default mode for Python
 data sources), and give each topic-partition to one task::
 
@@ -51,6 +60,7 @@ from typing import Any
 import numpy as np
 from pyspark.sql.datasource import DataSourceArrowWriter, WriterCommitMessage
 
+from kafkalog import files
 from kafkalog.errors import ConfigError, KafkaLogError
 
 from .options import WriteOptions
@@ -117,6 +127,8 @@ class KafkaLogWriter(DataSourceArrowWriter):
             raise ConfigError("writing to kafkalog needs a 'value' column (binary or string)")
         if "topic" not in names and self.options.topic is None:
             raise ConfigError("writing to kafkalog needs a 'topic' column or the 'topic' option")
+        if self.options.topic is not None:
+            files.validate_topic_name(self.options.topic)  # Kafka's rule, before any task runs
         from kafkalog.config import LogConfig
 
         self._config_props = dict(self.options.log_config)
@@ -193,7 +205,9 @@ class KafkaLogWriter(DataSourceArrowWriter):
                         raise ConfigError(f"partition must be >= 0, found {tp[1]}")
                     log = logs.get(tp)
                     if log is None:
-                        log = Log.open(task_dir / f"{tp[0]}-{tp[1]}", config)
+                        # a row's topic becomes a path only through Kafka's name rule, inside
+                        # the task's staging directory (InvalidTopicError fails the task)
+                        log = Log.open(files.partition_dir(task_dir, tp[0], tp[1]), config)
                         logs[tp] = log
                     sub = table if len(uniq) == 1 else table.take(pa.array(rows))
                     log.append(sub, compression=opts.compression,
@@ -241,33 +255,54 @@ class KafkaLogWriter(DataSourceArrowWriter):
                 owner[(t, p)] = m.task
         root = Path(self.options.path)
         root.mkdir(parents=True, exist_ok=True)
+        # every destination first: Kafka's name rule, resolved inside the root (a symlinked
+        # partition directory pointing out of it is refused) before anything moves
+        moves = [(files.partition_dir(m.task_dir, t, p), files.partition_dir(root, t, p))
+                 for m in messages for t, p, _ in m.written]
         trash = root / STAGING_DIR / f"{self.write_id}-replaced"
         if self.overwrite:
-            # move every existing partition directory aside first; deleted after publishing
+            # move every existing partition directory aside first; deleted after publishing.
+            # Each is locked first (all or none): a directory a writer holds is refused with
+            # LogLockedError and nothing moves.
+            from kafkalog.lock import LOCK_FILE_NAME, acquire_all
+
             from .layout import discover_partitions
 
-            trash.mkdir(parents=True, exist_ok=True)
-            for _, _, d in discover_partitions([str(root)]):
-                os.rename(d, trash / Path(d).name)
+            existing = [Path(d) for _, _, d in discover_partitions([str(root)])]
+            held = acquire_all([(d, LOCK_FILE_NAME) for d in existing])
+            try:
+                trash.mkdir(parents=True, exist_ok=True)
+                for d in existing:
+                    os.rename(d, trash / d.name)
+            finally:
+                for lock in held:
+                    lock.release()
         config = LogConfig.from_properties(self._config_props)
-        for m in messages:
-            for t, p, _ in m.written:
-                staged = Path(m.task_dir) / f"{t}-{p}"
-                final = root / f"{t}-{p}"
-                if not final.exists():
-                    os.rename(staged, final)
+        # appends into existing partition directories go through their locks, all taken
+        # before the first one is written (a held directory refuses the whole commit)
+        from kafkalog.lock import LOCK_FILE_NAME, acquire_all
+
+        appends = [final for _, final in moves if final.exists()]
+        held = dict(zip(appends, acquire_all([(d, LOCK_FILE_NAME) for d in appends])))
+        try:
+            for staged, final in moves:
+                if final in held:
+                    self._append_existing(staged, final, config, held[final])
                 else:
-                    self._append_existing(staged, final, config)
+                    os.rename(staged, final)
+        finally:
+            for lock in held.values():
+                lock.release()
         if self.overwrite:
             shutil.rmtree(trash, ignore_errors=True)
 
     @staticmethod
-    def _append_existing(staged: Path, final: Path, config: Any) -> None:
+    def _append_existing(staged: Path, final: Path, config: Any, lock: Any) -> None:
         from kafkalog.log import Log
 
         from .layout import list_segment_bases
 
-        with Log.open(final, config) as log:
+        with Log.open(final, config, lock=lock) as log:
             delta = log.log_end_offset
             for base in list_segment_bases(str(staged)):
                 data = bytearray((staged / f"{base:020d}.log").read_bytes())

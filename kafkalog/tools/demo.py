@@ -31,6 +31,8 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from kafkalog.errors import KafkaLogError
+
 TOPICS = {"orders": 2, "payments": 1}
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 BASE_TS = 1_700_000_000_000
@@ -38,14 +40,14 @@ BASE_TS = 1_700_000_000_000
 
 def write_logs(root: Path, records: int) -> dict[tuple[str, int], int]:
     """Write ``records`` records over the demo topic-partitions; return counts per partition."""
-    from kafkalog import Log, LogConfig, Record
+    from kafkalog import Log, LogConfig, Record, files
 
     config = LogConfig(segment_bytes=64 * 1024)
     counts: dict[tuple[str, int], int] = {}
     parts = [(t, p) for t, n in TOPICS.items() for p in range(n)]
     per_part = max(1, records // len(parts))
     for topic, partition in parts:
-        with Log.open(root / f"{topic}-{partition}", config) as log:
+        with Log.open(files.partition_dir(root, topic, partition), config) as log:
             written = 0
             batch_no = 0
             while written < per_part:
@@ -142,7 +144,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     root = Path(args.directory)
     if root.exists():
-        shutil.rmtree(root)
+        # the demo starts from an empty directory; one a writer holds is not removed
+        from kafkalog.lock import LOCK_FILE_NAME, acquire_all
+        from kafkalog.spark.layout import discover_partitions
+
+        try:
+            parts = [Path(d) for _, _, d in discover_partitions([str(root)])]
+        except KafkaLogError:
+            parts = []
+        try:
+            held = acquire_all([(d, LOCK_FILE_NAME) for d in parts])
+        except KafkaLogError as e:  # LogLockedError: a writer holds one of them
+            print(f"kafkalog demo: error: {e}: {root} not replaced", file=sys.stderr)
+            return 1
+        try:
+            shutil.rmtree(root)
+        finally:
+            for lock in held:
+                lock.release()
     root.mkdir(parents=True)
 
     t0 = time.perf_counter()

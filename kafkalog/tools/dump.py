@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import base64
 import json
-import mmap
 import os
 import re
 import struct
@@ -52,6 +51,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ..errors import KafkaLogError
+from ..file_copy import BLOCK_SIZE, SCAN_WINDOW, FileCopy
 from .kafka_versions import (  # the release table; re-exported here for callers of dump
     DEFAULT_SHAPE,
     KAFKA_VERSIONS,
@@ -752,50 +752,14 @@ def _stem_offset(name: str) -> int:
         ) from None
 
 
-class _MappedFile:
-    """A read-only mmap of a file as a uint8 numpy array (empty files get an empty array)."""
-
-    def __init__(self, path: str) -> None:
-        self._f = open(path, "rb")  # noqa: SIM115 - closed in close()
-        size = os.fstat(self._f.fileno()).st_size
-        self._mm: mmap.mmap | None = None
-        if size:
-            self._mm = mmap.mmap(self._f.fileno(), 0, access=mmap.ACCESS_READ)
-            self.buf = np.frombuffer(self._mm, dtype=np.uint8)
-        else:
-            self.buf = np.zeros(0, np.uint8)
-        self.size = size
-
-    def release(self, upto: int) -> None:
-        """Drop the mapped pages below ``upto`` from this process (they stay in the page cache
-        and fault back in if read again): keeps the resident set flat while a large file is
-        streamed front to back."""
-        if self._mm is None or not hasattr(self._mm, "madvise"):
-            return
-        length = (upto // mmap.PAGESIZE) * mmap.PAGESIZE
-        if length > 0:
-            self._mm.madvise(mmap.MADV_DONTNEED, 0, length)
-
-    def close(self) -> None:
-        self.buf = np.zeros(0, np.uint8)
-        if self._mm is not None:
-            try:
-                self._mm.close()
-            except BufferError:  # a view still alive somewhere: the GC will unmap it
-                pass
-            self._mm = None
-        self._f.close()
-
-    def __enter__(self) -> _MappedFile:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-
-def _open_mapped(path: str) -> _MappedFile:
+def _open_mapped(path: str) -> FileCopy:
+    """The file as a :class:`~kafkalog.file_copy.FileCopy`: read with ``pread`` into private
+    memory as the dump walks it, never mapped (a writer in another process may cut the file:
+    a roll trims a preallocated ``.log``, ``truncate_to`` and recovery cut it in place; a
+    mapping would then die of SIGBUS). Kafka's ``FileRecords`` reads with ``FileChannel.read``
+    (a copy) too."""
     try:
-        return _MappedFile(path)
+        return FileCopy(path)
     except FileNotFoundError:
         raise DumpAbort(path, java_class="java.nio.file.NoSuchFileException") from None
     except IsADirectoryError:
@@ -823,17 +787,13 @@ def _corrupt_size_error(path: str, size: int, position: int) -> DumpAbort:
 # --------------------------------------------------------------------------------------------
 
 
-def _scan(buf: np.ndarray, start: int, end: int) -> Iterator[tuple[dict, int, int]]:
-    """Yield ``(scan, count, stop_reason)`` chunks from ``start`` to the FileLogInputStream stop."""
-    from ..native.scan import STOP_LIMIT, scan_entries
-
-    pos = start
-    while True:
-        out = scan_entries(buf, pos, end, max_entries=SCAN_CHUNK)
+def _scan(
+    copy: FileCopy, start: int, end: int, window: int = SCAN_WINDOW
+) -> Iterator[tuple[dict, int, int]]:
+    """Yield ``(scan, count, stop_reason)`` chunks from ``start`` to the FileLogInputStream stop
+    (copying the file ahead of the scan, ``window`` bytes at a time)."""
+    for out in copy.scan_chunks(start, end, max_entries=SCAN_CHUNK, window=window):
         yield out, out["count"], out["stop_reason"]
-        if out["stop_reason"] != STOP_LIMIT:
-            return
-        pos = out["stop_position"]
 
 
 def _entry_stop_error(path: str, buf: np.ndarray, pos: int, reason: int) -> DumpAbort | None:
@@ -1263,7 +1223,7 @@ def _dump_log(path: str, kind: str, opts: DumpOptions, findings: list) -> Iterat
                 yield b
                 yield blk
 
-        for out, count, reason in _scan(buf, valid_bytes, end):
+        for out, count, reason in _scan(mf, valid_bytes, end):
             positions, sizes, magics = out["positions"], out["sizes"], out["magics"]
             for i in range(count):
                 pos, size, magic = int(positions[i]), int(sizes[i]), int(magics[i])
@@ -1505,13 +1465,12 @@ def _open_index(kind: str, path: str, base: int) -> Any:
         ) from None
 
 
-def _first_batch_at(path: str, buf: np.ndarray, pos: int, end: int) -> tuple[int, int, int] | None:
-    """``(last_offset, size, magic)`` of the entry at ``pos`` if whole before ``end``, else None."""
-    from ..native.scan import scan_entries
-
-    out = scan_entries(buf, pos, end, max_entries=1)
+def _first_batch_at(path: str, copy: FileCopy, pos: int, end: int) -> tuple[int, int, int] | None:
+    """``(last_offset, size, magic)`` of the entry at ``pos`` if whole before ``end``, else None
+    (its bytes copied)."""
+    out = copy.scan(pos, end, max_entries=1, window=BLOCK_SIZE)
     if out["count"] == 0:
-        err = _entry_stop_error(path, buf, pos, out["stop_reason"])
+        err = _entry_stop_error(path, copy.buf, pos, out["stop_reason"])
         if err is not None:
             raise err
         return None
@@ -1558,15 +1517,19 @@ def _dump_index(path: str, opts: DumpOptions, findings: list) -> Iterator[Item]:
         finally:
             index.close()
         abs_path = java_absolute_path(path)
+        released = 0
         stop_first = opts.shape.index_stop_before_check
         for i in range(n):
             offset = base + int(rel[i])
             position = int(positions[i])
             if stop_first and i > 0 and offset == base:
                 return  # zero-filled preallocated tail: what a crash leaves behind
+            if position - released > RELEASE_EVERY:
+                lf.release(position)  # copied pages behind us (read again if ever needed)
+                released = position
             _slice_check(log_path, position, lf.size, opts.max_message_size)
             end = min(lf.size, position + opts.max_message_size)
-            first = _first_batch_at(log_path, lf.buf, position, end)
+            first = _first_batch_at(log_path, lf, position, end)
             if first is None:
                 # Kafka: slice.batches.iterator.next() on an empty slice
                 raise DumpAbort("", java_class="java.util.NoSuchElementException")
@@ -1664,6 +1627,7 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
             n = len(timestamps)
             abs_path = java_absolute_path(path)
             prev_ts = -1
+            released = 0
             stop_first = opts.shape.index_stop_before_check
             for i in range(n):
                 ts = int(timestamps[i])
@@ -1671,8 +1635,11 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
                 if stop_first and i > 0 and offset == base:
                     return
                 position = offset_index.lookup(offset).position if offset_index is not None else 0
+                if position - released > RELEASE_EVERY:
+                    lf.release(position)
+                    released = position
                 _slice_check(log_path, position, lf.size)
-                batch = _find_batch(log_path, lf.buf, position, lf.size, offset)
+                batch = _find_batch(log_path, lf, position, lf.size, offset)
                 if batch is None:
                     findings.append(ShallowOffsetNotFound(abs_path, offset, -1))
                 elif batch.last_offset != offset:
@@ -1697,11 +1664,12 @@ def _dump_time_index(path: str, opts: DumpOptions, findings: list) -> Iterator[I
 
 
 def _find_batch(
-    log_path: str, buf: np.ndarray, start: int, end: int, target: int
+    log_path: str, copy: FileCopy, start: int, end: int, target: int
 ) -> BatchItem | None:
     """First entry from ``start`` whose last offset >= ``target`` (Kafka: batches.find)."""
+    buf = copy.buf
     stop_pos, stop_reason = start, 0
-    for out, count, reason in _scan(buf, start, end):
+    for out, count, reason in _scan(copy, start, end, BLOCK_SIZE):
         lasts = out["last_offsets"][:count]
         hit = np.flatnonzero(lasts >= target)
         if hit.size:

@@ -24,8 +24,14 @@ whether its CRC was intact), the bytes after it that could not be parsed and, in
 intact batch a resynchronising search finds; then the merged ranges of lost offsets. The plan
 is checked against what the engine did (an error if they disagree).
 
+In place (``--in-place``), the directory locks are taken before anything is read and held to the
+end: every kafkalog writer's partition lock and, for a log dir (or a partition inside one), the
+log dir's ``.lock`` that a ``LogDir`` or a Kafka broker holds (Kafka's ``FileLock``). A held
+directory is refused and nothing changes.
+
 Exit status: 0 when nothing had to be repaired, 1 when something was repaired (data or state
-changed), 2 for usage errors.
+changed), 2 for usage errors, 3 when ``--in-place`` was refused because a writer holds the
+directory.
 
 Example
 -------
@@ -48,9 +54,10 @@ from pathlib import Path
 from typing import Any
 
 from .. import files
-from ..errors import KafkaLogError
+from ..errors import KafkaLogError, LogLockedError
 
 __all__ = [
+    "EXIT_LOCKED",
     "LostBatch",
     "SegmentRepair",
     "PartitionRepair",
@@ -59,6 +66,10 @@ __all__ = [
     "add_arguments",
     "run",
 ]
+
+
+#: exit status of ``--in-place`` on a directory a writer holds (nothing changed)
+EXIT_LOCKED = 3
 
 
 @dataclass
@@ -146,12 +157,21 @@ class PartitionRepair:
 
 
 def _scan_file(path: Path) -> tuple[dict, Any]:
-    """Native header scan of a whole ``.log`` and the buffer (caller deletes the buffer)."""
-    from ..native import scan as ns
-    from .dump import _MappedFile
+    """Native header scan of a whole ``.log`` and its bytes (the caller closes the copy).
 
-    mf = _MappedFile(str(path))
-    return ns.scan_entries(mf.buf), mf
+    A private copy (:class:`~kafkalog.file_copy.FileCopy`), never a mapping: an in-place repair
+    holds the directory lock, but a copy's source may be a live directory.
+    """
+    from ..file_copy import FileCopy
+    from ..native import scan as ns
+
+    mf = FileCopy(path)
+    try:
+        mf.ensure(0, mf.size)
+        return ns.scan_entries(mf.buf[: mf.size]), mf
+    except BaseException:
+        mf.close()
+        raise
 
 
 def _plan_segment(path: Path, base: int, prev_last: int) -> tuple[SegmentRepair, int]:
@@ -289,11 +309,24 @@ def _log_end(d: Path, bases: list[int]) -> int | None:
         mf.close()
 
 
+def _in_place_locks(directory: Path) -> list[tuple[Path, str]]:
+    """The locks an in-place repair of partition ``directory`` must hold: the partition's own
+    (every kafkalog writer takes it) and, when the parent is a log dir with a ``.lock`` file,
+    that one too (a Kafka broker holds only it)."""
+    from ..lock import KAFKA_LOCK_FILE_NAME, LOCK_FILE_NAME
+
+    targets = [(directory, LOCK_FILE_NAME)]
+    if (directory.parent / KAFKA_LOCK_FILE_NAME).is_file():
+        targets.append((directory.parent, KAFKA_LOCK_FILE_NAME))
+    return targets
+
+
 def repair_partition(
     source: str | os.PathLike[str],
     output: str | os.PathLike[str] | None,
     *,
     keep_later_segments: bool = False,
+    lock: Any = None,
 ) -> PartitionRepair:
     """Repair a copy of partition directory ``source`` into ``output`` (None: in place).
 
@@ -306,8 +339,23 @@ def repair_partition(
     (``kafkalog.segment.validate_entries``), and checked against what the loader did.
     ``keep_later_segments`` cannot be Kafka's recovery (which deletes them): it recovers
     segment by segment with ``LogSegment.recover`` and truncates the state files itself.
+
+    In place (``output`` None), the directory's lock is taken first and held to the end (also
+    the parent log dir's ``.lock`` when there is one): a directory a writer holds is refused
+    with :class:`~kafkalog.errors.LogLockedError` before anything is read or written. ``lock``
+    is the partition's lock when the caller already holds it (:func:`repair_path`).
     """
+    from ..lock import acquire_all
+
     src = Path(source)
+    if output is None and lock is None:
+        held = acquire_all(_in_place_locks(src))
+        try:
+            return repair_partition(src, None, keep_later_segments=keep_later_segments,
+                                    lock=held[0])
+        finally:
+            for h in held:
+                h.release()
     dst = Path(output) if output is not None else src
     if output is not None:
         shutil.copytree(src, dst)
@@ -333,7 +381,7 @@ def repair_partition(
     if keep_later_segments:
         _recover_each_segment(dst, bases, report)
     else:
-        _recover_with_engine(dst, planned)
+        _recover_with_engine(dst, planned, lock)
     bases_after = _segment_bases(dst)
     leo = _log_end(dst, bases_after)
     report.log_end_offset_after = leo
@@ -343,18 +391,20 @@ def repair_partition(
     return report
 
 
-def _recover_with_engine(dst: Path, planned: dict[int, SegmentRepair]) -> None:
+def _recover_with_engine(dst: Path, planned: dict[int, SegmentRepair], lock: Any) -> None:
+    """``lock``: the directory's lock held by the caller (in place), None for a copy."""
     from ..config import LogConfig
     from ..lock import LOCK_FILE_NAME
     from ..log import Log
 
-    had_lock = (dst / LOCK_FILE_NAME).exists()
+    had_lock = lock is not None or (dst / LOCK_FILE_NAME).exists()
     # the loader logs each recovery step as a warning; the repair report says the same, exactly
     quiet = logging.getLogger("kafkalog")
     level = quiet.level
     quiet.setLevel(logging.ERROR)
     try:
-        log = Log.open(dst, LogConfig(), standalone=False, clean_shutdown=False, recovery_point=0)
+        log = Log.open(dst, LogConfig(), standalone=False, clean_shutdown=False, recovery_point=0,
+                       lock=lock)
         try:
             loaded = log.loaded
         finally:
@@ -508,28 +558,43 @@ def repair_path(
     """Repair a partition directory or every partition of a log dir.
 
     Returns the partition reports and the log-dir checkpoint changes (text lines).
+
+    In place, a log dir's ``.lock`` and every partition's lock are taken first, all or none
+    (:func:`kafkalog.lock.acquire_all`), and held to the end: a log dir that a broker, a
+    ``LogDir`` or any partition's writer holds is refused with
+    :class:`~kafkalog.errors.LogLockedError`, nothing read or written.
     """
+    from ..lock import KAFKA_LOCK_FILE_NAME, LOCK_FILE_NAME, acquire_all
+
     src = Path(source)
     if _is_partition_dir(src):
         return [repair_partition(src, output, keep_later_segments=keep_later_segments)], []
-    dst = Path(output) if output is not None else src
-    if output is not None:
-        dst.mkdir(parents=True)
-        for p in src.iterdir():
-            if p.is_file():
-                shutil.copy2(p, dst / p.name)
-        _make_writable(dst)
-    reports = []
-    for p in sorted(src.iterdir()):
-        if _is_partition_dir(p):
+    parts = [p for p in sorted(src.iterdir()) if _is_partition_dir(p)]
+    held: list[Any] = []
+    if output is None:
+        held = acquire_all([(src, KAFKA_LOCK_FILE_NAME)] + [(p, LOCK_FILE_NAME) for p in parts])
+    try:
+        dst = Path(output) if output is not None else src
+        if output is not None:
+            dst.mkdir(parents=True)
+            for p in src.iterdir():
+                if p.is_file():
+                    shutil.copy2(p, dst / p.name)
+            _make_writable(dst)
+        reports = []
+        for i, p in enumerate(parts):
             reports.append(
                 repair_partition(
                     p,
                     None if output is None else dst / p.name,
                     keep_later_segments=keep_later_segments,
+                    lock=held[i + 1] if held else None,
                 )
             )
-    return reports, _clamp_log_dir_checkpoints(dst, reports)
+        return reports, _clamp_log_dir_checkpoints(dst, reports)
+    finally:
+        for h in held:
+            h.release()
 
 
 def _clamp_log_dir_checkpoints(d: Path, reports: list[PartitionRepair]) -> list[str]:
@@ -597,6 +662,11 @@ def run(args: argparse.Namespace) -> int:
             None if args.in_place else args.output,
             keep_later_segments=args.keep_later_segments,
         )
+    except LogLockedError as e:
+        sys.stderr.write(
+            f"kafkalog repair: error: {e}: nothing was changed; stop the writer first, or "
+            "repair a copy with --output\n")
+        return EXIT_LOCKED
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog repair: {e}\n")
         return 1

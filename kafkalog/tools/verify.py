@@ -46,6 +46,7 @@ import numpy as np
 
 from .. import files
 from ..errors import KafkaLogError
+from ..file_copy import FileCopy
 
 __all__ = [
     "Finding",
@@ -59,6 +60,7 @@ __all__ = [
 ]
 
 INT32_MAX = 2**31 - 1
+_EMPTY_I64 = np.zeros(0, dtype=np.int64)
 _PARTITION_DIR = re.compile(r"^(.+)-(\d+)(\.[0-9a-f]{32}-(delete|future|stray))?$")
 _LOG_DIR_CHECKPOINTS = (
     files.RECOVERY_POINT_CHECKPOINT_FILE,
@@ -183,147 +185,150 @@ def _scan_log(
     active: bool = False,
 ) -> _SegmentScan:
     """Walk one ``.log``: per-entry checks, tail classification, transaction bookkeeping."""
-    from ..native import scan as ns
     from ..records.crc import crc32, crc32c
-    from .dump import RELEASE_EVERY, _MappedFile
+    from .dump import RELEASE_EVERY
 
     f = str(path)
-    with _MappedFile(f) as mf:
+    # A private copy filled as the walk goes (never a mapping: a writer in another process may
+    # cut the file under us; see kafkalog.file_copy). Each window of batches is checked right
+    # after it is scanned and released behind, so every byte is copied once and the resident
+    # set stays flat.
+    with FileCopy(f) as mf:
         buf = mf.buf
-        chunks = []
-        pos = 0
-        while True:
-            out = ns.scan_entries(buf, pos, mf.size, max_entries=65536)
-            chunks.append(out)
-            if out["stop_reason"] != ns.STOP_LIMIT:
-                break
-            pos = out["stop_position"]
-        seg = _SegmentScan(
-            base_offset=base_offset,
-            path=path,
-            size=mf.size,
-            positions=_concat(chunks, "positions", np.int64),
-            sizes=_concat(chunks, "sizes", np.int64),
-            base_offsets=_concat(chunks, "base_offsets", np.int64),
-            last_offsets=_concat(chunks, "last_offsets", np.int64),
-            max_timestamps=_concat(chunks, "max_timestamps", np.int64),
-            magics=_concat(chunks, "magics", np.int8),
-            attributes=_concat(chunks, "attributes", np.int16),
-            leader_epochs=_concat(chunks, "leader_epochs", np.int32),
-            valid_end=int(chunks[-1]["stop_position"]),
-        )
-        crcs = _concat(chunks, "crcs", np.int64)
-        stop_reason = int(chunks[-1]["stop_reason"])
-        n = len(seg.positions)
-        rep.batches += n
-        rep.bytes += mf.size
         mv = memoryview(buf)
+        chunks = []
         prev = prev_last
         released = 0
-        for i in range(n):
-            p, s, magic = int(seg.positions[i]), int(seg.sizes[i]), int(seg.magics[i])
-            first = int(seg.base_offsets[i]) if magic == 2 else int(seg.last_offsets[i])
-            last = int(seg.last_offsets[i])
-            computed = crc32c(mv[p + 21 : p + s]) if magic == 2 else crc32(mv[p + 16 : p + s])
-            if computed != int(crcs[i]):
-                rep.findings.append(
-                    Finding(
-                        "batch_crc",
-                        "error",
-                        f,
-                        "batch CRC does not match its bytes",
-                        position=p,
-                        offset=first,
-                        expected=int(crcs[i]),
-                        found=int(computed),
+        empty = _EMPTY_I64
+        seg = _SegmentScan(base_offset, path, mf.size, positions=empty, sizes=empty,
+                           base_offsets=empty, last_offsets=empty, max_timestamps=empty,
+                           magics=empty, attributes=empty, leader_epochs=empty, valid_end=0)
+        for out in mf.scan_chunks(0, max_entries=65536):
+            chunks.append(out)
+            n = int(out["count"])
+            rep.batches += n
+            positions, sizes, magics = out["positions"], out["sizes"], out["magics"]
+            bases, lasts, crcs = out["base_offsets"], out["last_offsets"], out["crcs"]
+            attributes = out["attributes"]
+            for i in range(n):
+                p, s, magic = int(positions[i]), int(sizes[i]), int(magics[i])
+                first = int(bases[i]) if magic == 2 else int(lasts[i])
+                last = int(lasts[i])
+                computed = crc32c(mv[p + 21 : p + s]) if magic == 2 else crc32(mv[p + 16 : p + s])
+                if computed != int(crcs[i]):
+                    rep.findings.append(
+                        Finding(
+                            "batch_crc",
+                            "error",
+                            f,
+                            "batch CRC does not match its bytes",
+                            position=p,
+                            offset=first,
+                            expected=int(crcs[i]),
+                            found=int(computed),
+                        )
                     )
-                )
-            if first < base_offset:
-                rep.findings.append(
-                    Finding(
-                        "offset_below_base",
-                        "error",
-                        f,
-                        "batch offset below the segment base offset",
-                        position=p,
-                        offset=first,
-                        expected=f">= {base_offset}",
-                        found=first,
+                if first < base_offset:
+                    rep.findings.append(
+                        Finding(
+                            "offset_below_base",
+                            "error",
+                            f,
+                            "batch offset below the segment base offset",
+                            position=p,
+                            offset=first,
+                            expected=f">= {base_offset}",
+                            found=first,
+                        )
                     )
-                )
-            if first <= prev:
-                rep.findings.append(
-                    Finding(
-                        "offset_order",
-                        "error",
-                        f,
-                        "offsets not increasing",
-                        position=p,
-                        offset=first,
-                        expected=f"> {prev}",
-                        found=first,
+                if first <= prev:
+                    rep.findings.append(
+                        Finding(
+                            "offset_order",
+                            "error",
+                            f,
+                            "offsets not increasing",
+                            position=p,
+                            offset=first,
+                            expected=f"> {prev}",
+                            found=first,
+                        )
                     )
-                )
-            elif prev >= 0 and first > prev + 1:
-                rep.findings.append(
-                    Finding(
-                        "offset_gap",
-                        "info",
-                        f,
-                        "offset gap (normal after compaction or deleted records)",
-                        position=p,
-                        offset=first,
-                        expected=prev + 1,
-                        found=first,
+                elif prev >= 0 and first > prev + 1:
+                    rep.findings.append(
+                        Finding(
+                            "offset_gap",
+                            "info",
+                            f,
+                            "offset gap (normal after compaction or deleted records)",
+                            position=p,
+                            offset=first,
+                            expected=prev + 1,
+                            found=first,
+                        )
                     )
-                )
-            if last < first or last - base_offset > INT32_MAX:
-                rep.findings.append(
-                    Finding(
-                        "offset_range",
-                        "error",
-                        f,
-                        "last offset before the first, or not indexable from the base offset",
-                        position=p,
-                        offset=last,
-                        expected=f"{first}..{base_offset + INT32_MAX}",
-                        found=last,
+                if last < first or last - base_offset > INT32_MAX:
+                    rep.findings.append(
+                        Finding(
+                            "offset_range",
+                            "error",
+                            f,
+                            "last offset before the first, or not indexable from the base offset",
+                            position=p,
+                            offset=last,
+                            expected=f"{first}..{base_offset + INT32_MAX}",
+                            found=last,
+                        )
                     )
-                )
-            prev = max(prev, last)
-            if magic == 2:
-                attrs = int(seg.attributes[i])
-                _track_transactions(buf, seg, i, attrs, ongoing, rep, f)
-                if deep and not attrs & 0x20:
-                    _deep_check(buf, p, s, f, first, rep)
-            elif deep:
-                _deep_check(buf, p, s, f, first, rep, legacy=True)
-            if p + s - released > RELEASE_EVERY:
-                mf.release(p + s)  # keep the resident set flat on big segments
-                released = p + s
-        _classify_tail(buf, seg, stop_reason, rep, f, active)
+                prev = max(prev, last)
+                if magic == 2:
+                    attrs = int(attributes[i])
+                    _track_transactions(buf, p, s, first, attrs, ongoing, rep, f, seg)
+                    if deep and not attrs & 0x20:
+                        _deep_check(buf, p, s, f, first, rep)
+                elif deep:
+                    _deep_check(buf, p, s, f, first, rep, legacy=True)
+                if p + s - released > RELEASE_EVERY:
+                    mf.release(p + s)  # keep the resident set flat on big segments
+                    released = p + s
+        seg.positions = _concat(chunks, "positions", np.int64)
+        seg.sizes = _concat(chunks, "sizes", np.int64)
+        seg.base_offsets = _concat(chunks, "base_offsets", np.int64)
+        seg.last_offsets = _concat(chunks, "last_offsets", np.int64)
+        seg.max_timestamps = _concat(chunks, "max_timestamps", np.int64)
+        seg.magics = _concat(chunks, "magics", np.int8)
+        seg.attributes = _concat(chunks, "attributes", np.int16)
+        seg.leader_epochs = _concat(chunks, "leader_epochs", np.int32)
+        seg.valid_end = int(chunks[-1]["stop_position"])
+        seg.size = mf.size  # lower when the file shrank while we read it
+        rep.bytes += mf.size
+        stop_reason = int(chunks[-1]["stop_reason"])
+        mf.ensure(seg.valid_end, mf.size)
+        _classify_tail(buf[: mf.size], seg, stop_reason, rep, f, active)
         del mv, buf
     return seg
 
 
 def _track_transactions(
     buf: np.ndarray,
-    seg: _SegmentScan,
-    i: int,
+    p: int,
+    s: int,
+    offset: int,
     attrs: int,
     ongoing: dict[int, int],
     rep: PartitionReport,
     f: str,
+    seg: _SegmentScan,
 ) -> None:
-    """Follow transactions so the ``.txnindex`` can be checked against the control markers."""
+    """Follow transactions so the ``.txnindex`` can be checked against the control markers
+    (the v2 batch at ``p``, ``s`` bytes, base offset ``offset``)."""
     import struct
 
     if not attrs & 0x10:
         return
-    p, s = int(seg.positions[i]), int(seg.sizes[i])
     pid = struct.unpack_from(">q", buf, p + 43)[0]
     if not attrs & 0x20:
-        ongoing.setdefault(pid, int(seg.base_offsets[i]))
+        ongoing.setdefault(pid, offset)
         return
     from ..records.batch import RecordBatch
 
@@ -331,14 +336,11 @@ def _track_transactions(
         marker = RecordBatch(buf, p, s).end_txn_marker()
     except KafkaLogError as e:
         rep.findings.append(
-            Finding(
-                "control_record", "error", f, e.message, position=p, offset=int(seg.base_offsets[i])
-            )
+            Finding("control_record", "error", f, e.message, position=p, offset=offset)
         )
         return
     if marker is None:
         return
-    offset = int(seg.base_offsets[i])
     first = ongoing.pop(pid, None)
     if marker.type == "ABORT":
         seg.aborts.append((pid, offset))
@@ -742,8 +744,20 @@ def _segment_bases(d: Path) -> list[int]:
 
 def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -> PartitionReport:
     """Check every segment, index and state file of one partition directory (read-only)."""
+    from ..lock import LOCK_FILE_NAME, lock_holder
+
     d = Path(directory)
     rep = PartitionReport(str(d))
+    holder = lock_holder(d, LOCK_FILE_NAME)
+    if holder is not None:
+        # verify reads each file at its own moment (private copies, never mappings: nothing
+        # the writer does can crash it), so a live writer's rolls and truncations between two
+        # reads show up as transient inconsistencies
+        rep.findings.append(Finding(
+            "live_writer", "warning", str(d / LOCK_FILE_NAME),
+            f"a writer (pid {holder}) holds this directory: files are read while it changes "
+            "them, so errors below may be transient; verify a directory no writer holds for a "
+            "verdict"))
     bases = _segment_bases(d)
     rep.segments = len(bases)
     prev_last = -1

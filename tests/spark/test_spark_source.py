@@ -196,6 +196,26 @@ def test_write_then_read_back(spark, logdir, tmp_path):
     _reopens_without_recovery(out / "orders-1", 200)
 
 
+def test_writer_refuses_topics_that_would_leave_the_root(spark, tmp_path):
+    """Issue 16: a row's topic becomes a path only through Kafka's rule, inside the root."""
+    root, outside = tmp_path / "out", tmp_path / "outside"
+    outside.mkdir()
+    df = spark.createDataFrame([("../escaped", b"v"), ("/tmp/kafkalog-abs", b"w")],
+                               "topic string, value binary")
+    with pytest.raises(Exception, match="Topic name is invalid"):
+        df.coalesce(1).write.format("kafkalog").mode("append").save(str(root))
+    # a legal name whose partition directory is a symlink out of the root: refused at commit
+    root.mkdir(exist_ok=True)
+    (root / "linked-0").symlink_to(outside, target_is_directory=True)
+    ok = spark.createDataFrame([("linked", b"v")], "topic string, value binary")
+    with pytest.raises(Exception, match="outside the root"):
+        ok.coalesce(1).write.format("kafkalog").mode("append").save(str(root))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "outside"]
+    assert list(outside.iterdir()) == []
+    assert not (tmp_path / "escaped").exists() and not os.path.exists("/tmp/kafkalog-abs-0")
+    assert sorted(p.name for p in root.iterdir()) == ["linked-0"]  # staging cleaned up
+
+
 def _verified(root) -> None:
     """``kafkalog verify`` finds no error in what the writer published."""
     from kafkalog.tools.verify import verify_paths
