@@ -18,8 +18,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Corruption: with failOnDataLoss=true the first bad batch throws, naming the {@code .log}
  * and byte position. With false, a batch with a bad CRC or bad records is skipped whole; a bad
- * batch header (size or magic) skips to the next {@code .index} position; a segment deleted since
- * planning is skipped. Skips are counted ({@code metricsDir}) and logged.
+ * batch header (size or magic) skips to the next {@code .index} position; a segment deleted or
+ * cut by its writer since planning is skipped (the rest of it). Skips are counted
+ * ({@code metricsDir}) and logged.
  */
 final class ChunkReader implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger("kafkalog.spark");
@@ -67,7 +68,7 @@ final class ChunkReader implements AutoCloseable {
     }
     stats.chunks++;
     pos = chunk.startPos;
-    end = Math.min(chunk.endPos, file.size);
+    end = chunk.endPos;
   }
 
   private void failOrSkip(KafkaLogException err) {
@@ -143,43 +144,57 @@ final class ChunkReader implements AutoCloseable {
     while (pos < end) {
       int r = EntryScanner.next(file, pos, end, entry);
       if (r == EntryScanner.ENTRY) {
-        stats.batchesScanned++;
-        pos = entry.end();
-        if (!select(entry)) {
-          stats.batchesSkipped++;
-          continue;
-        }
         int i = file.ensure(entry.position, entry.size);
-        int mark = out.mark();
-        try {
-          if (entry.isV2()) {
-            v2.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
-          } else {
-            legacy.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
+        if (entry.end() > file.size) {
+          r = EntryScanner.STOP_PARTIAL; // the file shrank under the batch: it ends before it
+        } else {
+          stats.batchesScanned++;
+          pos = entry.end();
+          if (!select(entry)) {
+            stats.batchesSkipped++;
+            continue;
           }
-        } catch (KafkaLogException err) {
-          failOrSkip(err);
-          stats.corruptBatchesSkipped++;
-          stats.corruptBytesSkipped += entry.size;
-          continue;
-        }
-        stats.batchesDecoded++;
-        stats.bytesDecoded += entry.size;
-        if (out.rows > mark) {
-          stats.rows += out.rows - mark;
-          if ((entry.attributes & LogEntry.ATTR_CODEC_MASK) != 0) {
-            pool.pin(codecs.out); // rows point into the decompressed bytes
-            codecs.out = null;
-          } else {
-            file.pinned = true; // rows point into the window
+          int mark = out.mark();
+          try {
+            if (entry.isV2()) {
+              v2.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
+            } else {
+              legacy.decode(file.buf, i, entry, settings.checkCrcs, codecs, out, chunk.logPath);
+            }
+          } catch (KafkaLogException err) {
+            failOrSkip(err);
+            stats.corruptBatchesSkipped++;
+            stats.corruptBytesSkipped += entry.size;
+            continue;
           }
+          stats.batchesDecoded++;
+          stats.bytesDecoded += entry.size;
+          if (out.rows > mark) {
+            stats.rows += out.rows - mark;
+            if ((entry.attributes & LogEntry.ATTR_CODEC_MASK) != 0) {
+              pool.pin(codecs.out); // rows point into the decompressed bytes
+              codecs.out = null;
+            } else {
+              file.pinned = true; // rows point into the window
+            }
+          }
+          return true;
         }
-        return true;
+      }
+      if (file.size < end) {
+        // cut since planning (truncate_to or recovery by its writer): the planned batches past
+        // the new end are gone (Python's read._ChunkReader, issue 16)
+        failOrSkip(new KafkaLogException("segment shrank to " + file.size + " bytes since "
+            + "planning (truncated by its writer); offsets of [" + chunk.startOffset + ", "
+            + chunk.endOffset + ") of " + chunk.topic + "-" + chunk.partition + " stored past "
+            + "it are lost", chunk.logPath, file.size, null));
+        stats.missingSegmentsSkipped++;
+        break;
       }
       if (r == EntryScanner.STOP_END || pos >= end) {
         break;
       }
-      if (r == EntryScanner.STOP_PARTIAL && end >= file.size) {
+      if (r == EntryScanner.STOP_PARTIAL && end >= file.length) {
         break; // torn tail of an active segment: not (yet) data
       }
       // planning ended the range before a zero-filled preallocated tail, so anything else that

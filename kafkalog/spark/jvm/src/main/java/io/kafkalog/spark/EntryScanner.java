@@ -51,7 +51,8 @@ final class EntryScanner {
 
   /**
    * Read the entry header at {@code pos} into {@code e}. Returns {@link #ENTRY} when a whole
-   * entry lies in {@code [pos, end)}, else the stop reason. {@code end} is clamped to the file.
+   * entry lies in {@code [pos, end)}, else the stop reason. {@code end} is clamped to the file's
+   * current size ({@link SegmentFile#size}, lower if the file shrank).
    */
   static int next(SegmentFile f, long pos, long end, LogEntry e) {
     if (end > f.size) {
@@ -65,6 +66,17 @@ final class EntryScanner {
       return STOP_PARTIAL;
     }
     int i = f.ensure(pos, (int) Math.min(RECORD_BATCH_OVERHEAD, remaining));
+    if (end > f.size) {
+      // the file shrank while we read it: it ends where it now ends
+      end = f.size;
+      remaining = end - pos;
+      if (remaining <= 0) {
+        return STOP_END;
+      }
+      if (remaining <= HEADER_SIZE_UP_TO_MAGIC) {
+        return STOP_PARTIAL;
+      }
+    }
     byte[] b = f.buf;
     int size = ByteUtils.readInt(b, i + 8);
     if (size < MIN_ENTRY_SIZE) {

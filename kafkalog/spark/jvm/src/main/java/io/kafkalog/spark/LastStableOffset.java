@@ -129,6 +129,9 @@ final class LastStableOffset {
             long pid = e.producerId;
             if (e.isControl()) {
               int bi = f.ensure(e.position, e.size);
+              if (e.end() > f.size) {
+                break; // the file shrank under the batch: a batch being written is not data
+              }
               recs.clear();
               decoder.decode(f.buf, bi, e, false, codecs, recs, seg.logPath);
               if (recs.count == 0 || !isEndTxnMarker(recs, seg.logPath, e.position)) {

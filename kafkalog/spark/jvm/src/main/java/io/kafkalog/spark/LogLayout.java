@@ -228,6 +228,7 @@ final class LogLayout {
         poss = new long[0];
         w = walk(f, 0);
       }
+      size = f.size; // lower if the file shrank while we read it
       long dataEnd = w.count > 0 || walkStart == 0 ? w.stopPosition : walkStart;
       if ((w.stopReason == EntryScanner.STOP_CORRUPT_SIZE
           || w.stopReason == EntryScanner.STOP_BAD_MAGIC

@@ -55,8 +55,15 @@ final class Planner {
     DecodedRecords recs = new DecodedRecords();
     RecordBatchDecoder v2 = new RecordBatchDecoder();
     LegacyDecoder legacy = new LegacyDecoder();
-    try (SegmentFile f = new SegmentFile(seg.logPath, 1 << 20);
-        Codecs codecs = new Codecs(Codecs.DEFAULT_MAX_DECOMPRESSED)) {
+    SegmentFile f;
+    try {
+      f = new SegmentFile(seg.logPath, 1 << 20);
+    } catch (java.nio.file.NoSuchFileException x) {
+      return null; // deleted by retention since planning described it
+    } catch (IOException x) {
+      throw new KafkaLogException("cannot read segment: " + x, seg.logPath, null, null);
+    }
+    try (f; Codecs codecs = new Codecs(Codecs.DEFAULT_MAX_DECOMPRESSED)) {
       while (pos < seg.dataEnd) {
         if (EntryScanner.next(f, pos, seg.dataEnd, e) != EntryScanner.ENTRY) {
           return null;
@@ -70,6 +77,9 @@ final class Planner {
           return Math.max(e.baseOffset, notBefore);
         }
         int i = f.ensure(e.position, e.size);
+        if (e.end() > f.size) {
+          return null; // the file shrank under the batch
+        }
         recs.clear();
         if (e.isV2()) {
           v2.decode(f.buf, i, e, true, codecs, recs, seg.logPath);
@@ -82,8 +92,6 @@ final class Planner {
           }
         }
       }
-    } catch (IOException x) {
-      throw new KafkaLogException("cannot read segment: " + x, seg.logPath, null, null);
     }
     return null;
   }

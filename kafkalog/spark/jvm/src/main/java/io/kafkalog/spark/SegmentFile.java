@@ -3,51 +3,59 @@ package io.kafkalog.spark;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.MappedByteBuffer;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Paths;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A read-only {@code .log} file seen through a sliding window of heap bytes.
+ * A read-only {@code .log} file seen through a sliding window of heap bytes, filled with
+ * {@code pread}; never a memory map.
+ *
+ * <p>Why not a map: a writer in another process cuts files while readers look at them (roll trim
+ * of a preallocated segment, {@code truncate_to}, recovery), and a mapped page past the new end
+ * faults. The project's rule (issue 16, {@code kafkalog/file_copy.py}) is that readers never map
+ * such files; this is the JVM side of it. When the file shrinks, a read returns fewer bytes:
+ * {@link #size} drops to what was really there and scanners see the data end where it now ends
+ * (as Python's {@code FileCopy}).
  *
  * <p>Why a heap window: record parsing reads bytes one at a time, which on a {@code byte[]}
  * compiles to plain loads, {@link java.util.zip.CRC32C} runs its intrinsic over arrays, and rows
- * can point into the array ({@link BinarySliceVector}). The window is filled from a read-only
- * memory map of the file, not with {@code FileChannel.read}: measured on the benchmark's 242 MB of
- * segments, {@code read} into a heap array cost 140 ms of CPU (the kernel copies into a
- * temporary direct buffer, then the JDK copies again) against 36 ms for copying out of the map.
- * The window reads ahead {@code windowSize} bytes and grows to hold the largest batch asked for.
+ * can point into the array ({@link BinarySliceVector}). The kernel copies into a 256 KiB direct
+ * staging buffer (one per thread), which is then copied into the window: measured on the
+ * benchmark's 242 MB of segments, {@code FileChannel.read} straight into heap arrays cost 125-160
+ * ms of CPU (the JDK's temporary direct buffers are as large as the request and fall out of
+ * cache), reads into a 256 KiB direct buffer 40 ms, as much as copying out of a memory map. The
+ * window reads ahead {@code windowSize} bytes and grows to hold the largest batch asked for.
  *
- * <p>Invariant: {@code buf[0..len)} holds the file bytes {@code [start, start + len)}. The size is
- * taken once at open, like Python's {@code mmap} of the file at read time: bytes appended later
- * are not seen. A file truncated under the reader fails with a {@link KafkaLogException} (the
- * JVM turns the fault on the vanished pages into an {@link InternalError}). Not thread-safe (one
- * per task or planner call).
+ * <p>Invariant: {@code buf[0..len)} holds the file bytes {@code [start, start + len)}. Not
+ * thread-safe (one per task or planner call).
  */
 final class SegmentFile implements Closeable {
-  /** Bytes mapped at once (a segment is at most 2 GiB; most are mapped whole). */
-  private static final long MAP_BYTES = 1L << 30;
+  /** Kernel-to-user copies land in a buffer this size: it stays in the core's cache. */
+  private static final int STAGE_BYTES = 256 * 1024;
+  private static final ThreadLocal<ByteBuffer> STAGE =
+      ThreadLocal.withInitial(() -> ByteBuffer.allocateDirect(STAGE_BYTES));
 
   final String path;
-  final long size;
+  /** The file's length at open. */
+  final long length;
+  /** Bytes that exist: the length at open, lowered when a read finds the file shorter. */
+  long size;
   private final FileChannel channel;
   private final int windowSize;
   private final BufferPool pool;
-  private MappedByteBuffer map;
-  private long mapStart;
   /** Rows of the batch being built point into {@link #buf}: never overwrite it, replace it. */
   boolean pinned;
   byte[] buf;
   long start;
   int len;
-  /** Bytes copied out of the file so far (statistics). */
-  long bytesRead;
 
   SegmentFile(String path, int windowSize, BufferPool pool) throws IOException {
     this.path = path;
     this.channel = FileChannel.open(Paths.get(path), StandardOpenOption.READ);
-    this.size = channel.size();
+    this.length = channel.size();
+    this.size = length;
     this.windowSize = windowSize;
     this.pool = pool;
     this.buf = new byte[0];
@@ -59,7 +67,8 @@ final class SegmentFile implements Closeable {
 
   /**
    * Make the file bytes {@code [pos, pos + n)} available in {@link #buf} (clipped to the file
-   * size) and return the index of {@code pos} in it.
+   * size, which may drop while reading: check {@link #size} after the call) and return the index
+   * of {@code pos} in it.
    */
   int ensure(long pos, int n) {
     long want = Math.min((long) n, size - pos);
@@ -96,47 +105,32 @@ final class SegmentFile implements Closeable {
       start = pos;
       len = 0;
     }
-    int target = (int) Math.min(buf.length, size - start);
-    copyOut(start + len, buf, len, target - len);
-    bytesRead += target - len;
-    len = target;
+    int target = (int) Math.min(buf.length, Math.max(0, size - start));
+    len += read(start + len, buf, len, target - len);
     return 0;
   }
 
-  /** Copy file bytes {@code [from, from + n)} into {@code dst[off..)} through the map. */
-  private void copyOut(long from, byte[] dst, int off, int n) {
+  /** {@code pread} file bytes {@code [from, from + n)} into {@code dst[off..)}; fewer at EOF. */
+  private int read(long from, byte[] dst, int off, int n) {
+    ByteBuffer stage = STAGE.get();
+    int done = 0;
     try {
-      while (n > 0) {
-        if (map == null || from < mapStart || from >= mapStart + map.limit()) {
-          remap(from);
+      while (done < n) {
+        stage.clear();
+        stage.limit(Math.min(n - done, stage.capacity()));
+        int r = channel.read(stage, from + done);
+        if (r <= 0) {
+          size = Math.min(size, from + done); // the file shrank under us
+          break;
         }
-        int at = (int) (from - mapStart);
-        int k = Math.min(n, map.limit() - at);
-        map.get(at, dst, off, k);
-        from += k;
-        off += k;
-        n -= k;
+        stage.flip();
+        stage.get(dst, off + done, r);
+        done += r;
       }
     } catch (IOException e) {
-      throw new UncheckedIOException(path + ": read failed at position " + from, e);
-    } catch (InternalError e) {
-      throw new KafkaLogException("the file changed while being read (truncated?): " + e,
-          path, from, null);
+      throw new UncheckedIOException(path + ": read failed at position " + (from + done), e);
     }
-  }
-
-  private void remap(long from) throws IOException {
-    unmap();
-    long n = Math.min(MAP_BYTES, size - from);
-    map = channel.map(FileChannel.MapMode.READ_ONLY, from, n);
-    mapStart = from;
-  }
-
-  private void unmap() {
-    if (map != null) {
-      Unmapper.unmap(map);
-      map = null;
-    }
+    return done;
   }
 
   /** Close the file; a pinned window goes to the pool's pinned arrays (rows still use it). */
@@ -149,7 +143,6 @@ final class SegmentFile implements Closeable {
     }
     buf = new byte[0];
     len = 0;
-    unmap();
     try {
       channel.close();
     } catch (IOException e) {
