@@ -7,7 +7,8 @@ Rows (convention of ``benchmarks/run_all.py``: name, value, unit, baseline, rati
 value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalog is faster):
 
 * ``decode.<codec>.vs_<peer>``: :func:`kafkalog.decode_columns` over the whole buffer (CRC-32C
-  of every batch checked, records into contiguous columns) vs the peer's ``MemoryRecords``
+  of every batch checked, records into contiguous columns; on as many threads as the process
+  has cores, see ``kafkalog.records.columnar``) vs the peer's ``MemoryRecords``
   walk with ``validate_crc()`` per batch (what its consumer does with ``check_crcs``) reading
   offset, timestamp, key, value and headers of every record.
 * ``encode.<codec>.vs_<peer>``: :func:`kafkalog.encode_columns` from columns (result as
@@ -17,6 +18,17 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
   final copy into a ``bytes`` object).
 * ``decode.<codec>.vs_aiokafka.no_crc_check``: the same with CRC checks off on both sides
   (``validate=False``; aiokafka's compiled reader without ``validate_crc()``).
+* ``encode_rows.<codec>[.headers].vs_aiokafka`` (issue 15): the row path, 1,000 records per
+  batch: building the ``Record`` objects (``Record(key, value, timestamp[, headers])``) and
+  ``encode_batch`` per batch on our side, the peer's ``DefaultRecordBatchBuilder`` (``append``
+  per record, ``build`` per batch) on the other, both from the same Python lists; ``.headers``:
+  every record has 2 headers. ``log_append.records.<codec>[.headers].vs_aiokafka``: the same
+  with ``Log.append(records)`` (one batch per call, into a fresh log) instead of
+  ``encode_batch``. Codecs none, gzip, snappy, lz4, zstd. Whether the optional C extension
+  (``kafkalog.native._rows``) is active is in the notes.
+* ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
+  serial decode, both with the process pinned to one core: what the parallel decode costs when
+  the other core is busy (ratio = serial / parallel, < 1 = slower).
 * ``crc32c.1MiB``: ``kafkalog.records.crc.crc32c`` vs the ``crc32c`` package on 1 MiB buffers
   (value and baseline in bytes/s).
 * ``to_arrow``: ``RecordColumns.to_arrow`` (zero-copy wrap) for the decoded 1M records, seconds.
@@ -56,18 +68,24 @@ def _best(fn: Callable[[], object], repeat: int) -> float:
 
 
 def _best_pair(ours: Callable[[], object], peer: Callable[[], object] | None, repeat: int,
-               peer_repeat: int) -> tuple[float, float]:
-    """Best-of-N seconds for ``ours`` and ``peer``, runs interleaved (after a warm-up each).
+               peer_repeat: int, setup: Callable[[], object] | None = None
+               ) -> tuple[float, float]:
+    """Best-of-N seconds for ``ours`` and ``peer``, runs interleaved (after a warm-up each);
+    ``setup`` runs untimed before each run of ``ours``.
 
     Interleaving matters on a shared machine: both sides are sampled over the same window, so
     a burst of load from elsewhere does not land on one side only.
     """
+    if setup is not None:
+        setup()
     ours()
     if peer is not None:
         peer()
     best_ours = best_peer = float("inf")
     for i in range(max(repeat, peer_repeat)):
         if i < repeat:
+            if setup is not None:
+                setup()
             t0 = time.perf_counter()
             ours()
             best_ours = min(best_ours, time.perf_counter() - t0)
@@ -160,6 +178,155 @@ def _peer_encode(builder: type, codec_id: int, rows: list[tuple]) -> Callable[[]
     return run
 
 
+# the same headers, prepared once, in each side's own type: Record stores headers as a tuple
+# (a list is copied into one per record); aiokafka's append takes only a list
+HEADERS = (("trace-id", b"0123456789abcdef"), ("source", b"bench"))
+HEADERS_LIST = list(HEADERS)
+ROW_CODECS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+def _row_inputs(cols: RecordColumns) -> tuple[list, list, list]:
+    n = len(cols)
+    keys = [cols.key_data[i * KEY_SIZE:(i + 1) * KEY_SIZE].tobytes() for i in range(n)]
+    values = [cols.value_data[i * VALUE_SIZE:(i + 1) * VALUE_SIZE].tobytes() for i in range(n)]
+    return keys, values, cols.timestamps.tolist()
+
+
+def _ours_rows(keys: list, values: list, stamps: list, codec: str, headers: bool,
+               sink: Callable[[list], object] | None = None) -> Callable[[], int]:
+    from kafkalog import Record, encode_batch
+
+    def run() -> int:
+        total = 0
+        for s in range(0, len(keys), PER_BATCH):
+            e = s + PER_BATCH
+            if headers:
+                recs = [Record(k, v, t, HEADERS)
+                        for k, v, t in zip(keys[s:e], values[s:e], stamps[s:e])]
+            else:
+                recs = [Record(k, v, t) for k, v, t in zip(keys[s:e], values[s:e], stamps[s:e])]
+            if sink is None:
+                total += len(encode_batch(recs, compression=codec))
+            else:
+                sink(recs)
+        return total
+
+    return run
+
+
+def _peer_rows(builder: type, keys: list, values: list, stamps: list, codec_id: int,
+               headers: bool) -> Callable[[], int]:
+    def run() -> int:
+        total = 0
+        hs = HEADERS_LIST if headers else []
+        for s in range(0, len(keys), PER_BATCH):
+            e = s + PER_BATCH
+            b = builder(2, codec_id, False, -1, -1, -1, 1 << 30)
+            for i, (k, v, t) in enumerate(zip(keys[s:e], values[s:e], stamps[s:e])):
+                b.append(i, timestamp=t, key=k, value=v, headers=hs)
+            total += len(b.build())
+        return total
+
+    return run
+
+
+def bench_rows(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
+    """The row-path rows (see the module docstring)."""
+    import shutil
+    import tempfile
+
+    from kafkalog.log import Log
+    from kafkalog.records.compression import CODEC_IDS
+    from kafkalog.records.record import FAST_CONSTRUCTOR
+
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    _, builder, note = peers["aiokafka"]
+    keys, values, stamps = _row_inputs(cols)
+    n = len(keys)
+    ext = ("C extension kafkalog.native._rows ACTIVE" if FAST_CONSTRUCTOR
+           else "C extension NOT active (pure Python)")
+    out = []
+    tmp = tempfile.mkdtemp(prefix="kafkalog-bench-rows-")
+    try:
+        for codec in ROW_CODECS:
+            reps = max(1, repeat // 3) if codec == "gzip" else repeat
+            for headers in (False, True):
+                tag = f"{codec}.headers" if headers else codec
+                peer = _peer_rows(builder, keys, values, stamps, CODEC_IDS[codec], headers)
+                t_ours, t_peer = _best_pair(_ours_rows(keys, values, stamps, codec, headers),
+                                            peer, reps, reps)
+                what = (f"{n:,} records of 16 B key + 100 B value"
+                        + (" + 2 headers" if headers else "") + f", {PER_BATCH:,} per batch, "
+                        f"{codec}; Record objects built + encode_batch per batch vs append + "
+                        f"build per batch; {ext}; {note}")
+                out.append(_row(f"encode_rows.{tag}.vs_aiokafka", n / t_ours, n / t_peer,
+                                "records/s", what))
+                state: dict = {}
+
+                def fresh(state: dict = state) -> None:
+                    if "log" in state:
+                        state.pop("log").close()
+                    shutil.rmtree(f"{tmp}/log", ignore_errors=True)
+                    state["log"] = Log.open(f"{tmp}/log")
+
+                def append(recs: list, codec: str = codec, state: dict = state) -> None:
+                    state["log"].append(recs, compression=codec)
+
+                ours_log = _ours_rows(keys, values, stamps, codec, headers, sink=append)
+                t_ours, t_peer = _best_pair(ours_log, peer, reps, reps, setup=fresh)
+                out.append(_row(f"log_append.records.{tag}.vs_aiokafka", n / t_ours,
+                                n / t_peer, "records/s",
+                                what.replace("encode_batch per batch", "Log.append per batch "
+                                             "(into a fresh log opened untimed; no fsync)")))
+                if "log" in state:
+                    state.pop("log").close()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return out
+
+
+def bench_decode_one_core(data: bytes, repeat: int) -> list[dict]:
+    """The parallel decode with its 2 threads on one core vs the serial decode there."""
+    import kafkalog.records.columnar as columnar
+
+    if not hasattr(os, "sched_setaffinity"):  # pragma: no cover - not Linux
+        return []
+    cores = os.sched_getaffinity(0)
+    real = columnar.decode_workers
+    backoff = columnar.PARALLEL_BACKOFF_SECONDS
+    try:
+        os.sched_setaffinity(0, {min(cores)})
+        columnar.decode_workers = lambda: 2
+
+        def parallel() -> object:
+            return decode_columns(data)
+
+        def serial() -> object:
+            columnar.decode_workers = lambda: 1
+            try:
+                return decode_columns(data)
+            finally:
+                columnar.decode_workers = lambda: 2
+
+        t_par, t_ser = _best_pair(parallel, serial, repeat, repeat)
+        columnar.PARALLEL_BACKOFF_SECONDS = 0.0  # every call in parts: the raw cost
+        columnar._serial_until = 0.0
+        t_forced, _ = _best_pair(parallel, None, repeat, 0)
+    finally:
+        columnar.decode_workers = real
+        columnar.PARALLEL_BACKOFF_SECONDS = backoff
+        columnar._serial_until = 0.0
+        os.sched_setaffinity(0, cores)
+    return [{"name": "decode.none.parallel_on_one_core", "value": t_par, "unit": "s",
+             "baseline": t_ser, "ratio": t_ser / t_par,
+             "note": f"decode_columns of the {len(data) / 1e6:.0f} MB uncompressed records "
+                     f"asking for 2 threads vs the serial decode, the process pinned to one "
+                     f"core (as when the other core is busy elsewhere): after a decode whose "
+                     f"parts did not overlap it decodes serially for a second; every call in "
+                     f"parts regardless: {t_forced:.4f} s ({t_ser / t_forced:.2f}x)"}]
+
+
 def _row(name: str, value: float, baseline: float, unit: str, note: str) -> dict:
     return {"name": name, "value": value, "unit": unit, "baseline": baseline,
             "ratio": value / baseline if baseline else float("inf"), "note": note}
@@ -233,6 +400,8 @@ def run(quick: bool = False) -> list[dict]:
                 fn(buf)
         return go
 
+    out += bench_rows(cols, peers, repeat)
+    out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
     t_ours, t_pkg = _best_pair(loop(kcrc.crc32c), loop(crc32c.crc32c), 30, 30)
     out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,
                     "bytes/s", f"crc32c package {crc32c.__version__} as baseline; "

@@ -22,6 +22,14 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   plus the read. The open also replays producer state from the log (issue 7's
   ``producer_state``: no snapshot after a crash), which reads the segment once more.
 
+* ``scan.read_table.vs_aiokafka`` (issue 15): ``Log.read_table`` of the 1,000,000 records
+  (uncompressed, and ``.lz4``/``.zstd``) vs aiokafka's compiled reader walking the same bytes
+  in memory (CRC checked, every field read), records/s.
+* ``memory.read_table.<codec>`` / ``memory.dump_deep`` (issue 15): peak RSS (MiB) of a child
+  process running ``Log.read_table`` over a ~1 GiB segment (uncompressed and lz4), or
+  ``kafkalog dump-segments --deep-iteration`` of the uncompressed one (output to /dev/null);
+  baseline: the Arrow table's size (``nbytes``), or the peak RSS of a child that only imports
+  kafkalog. The read_table child also maps the segment (its pages count in RSS while mapped).
 * ``read_only.records`` / ``read_only.read_table``: a reader in another process
   (``Log.open(read_only=True)``: ``pread`` only, never a mapping, reads stop with
   ``OffsetOutOfRangeError`` on a segment the writer changed, issue 16) reading the same
@@ -54,6 +62,7 @@ from pathlib import Path
 import numpy as np
 from kafkalog.native.scan import scan_entries
 
+from kafkalog import log as log_module
 from kafkalog.clock import SystemClock
 from kafkalog.config import LogConfig
 from kafkalog.files import CLEAN_SHUTDOWN_FILE
@@ -276,6 +285,106 @@ def bench_recovery(tmp: Path, size: int, repeat: int) -> list[dict]:
                 "rebuild, trim): the log engine's share of the row above"}]
 
 
+def bench_read_table_vs_aiokafka(tmp: Path, n: int, repeat: int) -> list[dict]:
+    from bench_codec import _peer_decode, _peers
+
+    peers = _peers()
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    memory_records, _, note = peers["aiokafka"]
+    cols = make_columns(n)
+    rows = []
+    for codec in ("none", "lz4", "zstd"):
+        d = tmp / f"rt-{codec}"
+        shutil.rmtree(d, ignore_errors=True)
+        with Log.open(d, LogConfig(), clock=SystemClock()) as log:
+            log.append(cols, records_per_batch=1000, compression=codec)
+        data = b"".join(p.read_bytes() for p in sorted(d.glob("*.log")))
+        peer = _peer_decode(memory_records, data)
+        with Log.open(d, LogConfig(), clock=SystemClock()) as log:
+            t_tab, t_peer = _best(lambda log=log: log.read_table(), peer, repeat=repeat)
+        name = "scan.read_table.vs_aiokafka" + ("" if codec == "none" else f".{codec}")
+        rows.append({"name": name, "value": n / t_tab, "unit": "records/s",
+                     "baseline": n / t_peer, "ratio": t_peer / t_tab,
+                     "note": f"{n:,} records as {codec}; Log.read_table (Arrow table, CRC "
+                             f"checked) vs aiokafka's MemoryRecords over the same bytes in "
+                             f"memory (CRC checked, every field read); {note}"})
+        shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
+# Peak RSS as the kernel's VmHWM of the child's own address space: getrusage's ru_maxrss
+# of an exec'd child also counts the parent's RSS at fork time (kept across exec by Linux).
+_PEAK = ("print(next(int(line.split()[1]) for line in open('/proc/self/status') "
+         "if line.startswith('VmHWM')))")
+
+_CHILD_READ_TABLE = """
+import sys
+from kafkalog.log import Log
+with Log.open(sys.argv[1]) as log:
+    table = log.read_table()
+    print(table.num_rows, table.nbytes)
+""" + _PEAK
+
+_CHILD_DUMP = """
+import sys
+from kafkalog.cli import main
+sys.stdout = open("/dev/null", "w")
+rc = main(["dump-segments", "--deep-iteration", "--no-progress", "--files", sys.argv[1]])
+sys.stdout = sys.__stdout__
+print(rc)
+""" + _PEAK
+
+
+def _child(code: str, *args: str) -> list[str]:
+    """Run ``code`` in a child Python; its stdout, split (the child reports its own peak RSS,
+    VmHWM, in KiB)."""
+    import subprocess
+
+    proc = subprocess.run([sys.executable, "-c", code, *args], stdout=subprocess.PIPE,
+                          text=True, check=True)
+    return proc.stdout.split()
+
+
+def _fill_log(d: Path, size: int, codec: str) -> int:
+    """A log of one segment of ~``size`` bytes of 1,000-record batches; its .log size."""
+    shutil.rmtree(d, ignore_errors=True)
+    chunk = make_columns(200_000)
+    with Log.open(d, LogConfig(segment_bytes=2 * GIB - 1), clock=SystemClock()) as log:
+        while log.size < size:
+            log.append(chunk, records_per_batch=1000, compression=codec)
+    [seg] = sorted(d.glob("*.log"))
+    return seg.stat().st_size
+
+
+def bench_memory(tmp: Path, size: int) -> list[dict]:
+    rows = []
+    floor_kib = int(_child("import kafkalog.log, kafkalog.records.columnar, pyarrow\n"
+                           + _PEAK)[0])
+    for codec in ("none", "lz4"):
+        d = tmp / f"mem-{codec}"
+        actual = _fill_log(d, size, codec)
+        n, nbytes, peak_kib = (int(x) for x in _child(_CHILD_READ_TABLE, str(d)))
+        rows.append({
+            "name": f"memory.read_table.{codec}", "value": peak_kib / 1024, "unit": "MiB",
+            "baseline": nbytes / MIB, "ratio": None,
+            "note": f"peak RSS of a child running Log.read_table over one {actual / MIB:.0f} "
+                    f"MiB segment ({codec}, {n:,} records); baseline: the table's nbytes; "
+                    f"a child that only imports kafkalog peaks at {floor_kib / 1024:.0f} MiB; "
+                    f"decoded in {log_module.READ_TABLE_CHUNK_BYTES // MIB} MiB chunks"})
+        if codec == "none":
+            [seg] = sorted(d.glob("*.log"))
+            rc, peak = (int(x) for x in _child(_CHILD_DUMP, str(seg)))
+            rows.append({
+                "name": "memory.dump_deep", "value": peak / 1024, "unit": "MiB",
+                "baseline": floor_kib / 1024, "ratio": None,
+                "note": f"peak RSS of `kafkalog dump-segments --deep-iteration` over the "
+                        f"{actual / MIB:.0f} MiB uncompressed segment (output to /dev/null, "
+                        f"exit code {rc}); baseline: a child that only imports kafkalog"})
+        shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
 def bench_read_only(tmp: Path, n: int, repeat: int) -> list[dict]:
     d = tmp / "ro"
     shutil.rmtree(d, ignore_errors=True)
@@ -383,6 +492,9 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_columns(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_scan(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_recovery(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
+        rows += bench_read_table_vs_aiokafka(tmp, 200_000 if quick else 1_000_000,
+                                             2 if quick else 5)
+        rows += bench_memory(tmp, 128 * MIB if quick else GIB)
         rows += bench_read_only(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_file_copy(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
         return rows

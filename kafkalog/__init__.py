@@ -25,6 +25,7 @@ from .errors import (
     InvalidRequestError,
     InvalidTopicError,
     KafkaLogError,
+    LogCleaningAbortedError,
     LogClosedError,
     LogLockedError,
     OffsetOutOfRangeError,
@@ -81,6 +82,10 @@ _LAZY = {
     "TransactionCoordinatorFencedError": "kafkalog.producer_state",
     "Scheduler": "kafkalog.scheduler",
     "LogDirScheduler": "kafkalog.scheduler",
+    "LogCleaner": "kafkalog.cleaner.log_cleaner",
+    "CleanerConfig": "kafkalog.cleaner.cleaner_config",
+    "Cleaner": "kafkalog.cleaner.cleaner",
+    "SkimpyOffsetMap": "kafkalog.cleaner.offset_map",
 }
 
 __all__ = [
@@ -102,6 +107,7 @@ __all__ = [
     "InvalidTopicError",
     "LogLockedError",
     "LogClosedError",
+    "LogCleaningAbortedError",
     *_LAZY,
 ]
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .errors import ConfigError
@@ -46,6 +47,13 @@ _RULES: dict[str, tuple[str, int, int]] = {
     "retention_bytes": ("long", LONG_MIN, LONG_MAX),
     "max_message_bytes": ("int", 0, INT_MAX),
     "file_delete_delay_ms": ("long", 0, LONG_MAX),
+    "min_compaction_lag_ms": ("long", 0, LONG_MAX),
+    "max_compaction_lag_ms": ("long", 1, LONG_MAX),
+    "delete_retention_ms": ("long", 0, LONG_MAX),
+}
+#: double-valued fields -> (minimum, maximum) (Kafka's ``between`` validators)
+_DOUBLE_RULES: dict[str, tuple[float, float]] = {
+    "min_cleanable_dirty_ratio": (0.0, 1.0),
 }
 
 _TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
@@ -84,7 +92,19 @@ class LogConfig:
         ``file.delete.delay.ms``: wait between the ``.deleted`` rename and removal.
     cleanup_policy:
         ``cleanup.policy``: tuple of ``"delete"``/``"compact"``; time and size retention apply
-        only with ``"delete"``.
+        only with ``"delete"``, the log cleaner (:mod:`kafkalog.cleaner`) only with
+        ``"compact"``.
+    min_cleanable_dirty_ratio:
+        ``min.cleanable.dirty.ratio``: the dirty share of a log's bytes above which the log
+        cleaner picks it (0.5).
+    min_compaction_lag_ms, max_compaction_lag_ms:
+        ``min.compaction.lag.ms``: a segment whose largest timestamp is younger is not cleaned
+        yet (0); ``max.compaction.lag.ms``: a log whose oldest dirty record is older is cleaned
+        regardless of the ratio, and a compacted log's active segment rolls after it
+        (``maxSegmentMs``).
+    delete_retention_ms:
+        ``delete.retention.ms``: how long a tombstone (and an empty transaction's marker) stays
+        after the cleaning that first kept it (1 day; KIP-534's delete horizon).
 
     Examples
     --------
@@ -110,6 +130,10 @@ class LogConfig:
     message_timestamp_type: str = "CreateTime"
     file_delete_delay_ms: int = 60000
     cleanup_policy: tuple[str, ...] = ("delete",)
+    min_cleanable_dirty_ratio: float = 0.5
+    min_compaction_lag_ms: int = 0
+    max_compaction_lag_ms: int = LONG_MAX
+    delete_retention_ms: int = 24 * _HOUR_MS
 
     def __post_init__(self) -> None:
         for name, (_kind, lo, hi) in _RULES.items():
@@ -124,6 +148,22 @@ class LogConfig:
                 raise ConfigError(
                     f"{key}: value {value} out of range (expected {bound}, found {value})"
                 )
+        for name, (lo_f, hi_f) in _DOUBLE_RULES.items():
+            value = getattr(self, name)
+            key = _topic_key(name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                raise ConfigError(f"{key}: expected a number, found {type(value).__name__} "
+                                  f"{value!r}")
+            if not lo_f <= value <= hi_f:
+                raise ConfigError(f"{key}: value {value} out of range (expected in "
+                                  f"[{lo_f}, {hi_f}], found {value})")
+            object.__setattr__(self, name, float(value))
+        if self.min_compaction_lag_ms > self.max_compaction_lag_ms:
+            # LogConfig.validateValues (InvalidConfigurationException)
+            raise ConfigError(
+                f"conflict topic config setting min.compaction.lag.ms "
+                f"({self.min_compaction_lag_ms}) > max.compaction.lag.ms "
+                f"({self.max_compaction_lag_ms})")
         if not isinstance(self.preallocate, bool):
             raise ConfigError(f"preallocate: expected true or false, found {self.preallocate!r}")
         if self.message_timestamp_type not in _TIMESTAMP_TYPES:
@@ -146,6 +186,20 @@ class LogConfig:
     def delete(self) -> bool:
         """True when ``cleanup.policy`` includes ``delete`` (time/size retention applies)."""
         return "delete" in self.cleanup_policy
+
+    @property
+    def compact(self) -> bool:
+        """True when ``cleanup.policy`` includes ``compact`` (the log cleaner applies, and
+        appends of records without a key are refused)."""
+        return "compact" in self.cleanup_policy
+
+    @cached_property
+    def max_segment_ms(self) -> int:
+        """Kafka's ``LogConfig.maxSegmentMs``: a compacted log rolls after
+        ``min(max.compaction.lag.ms, segment.ms)`` so that its records become cleanable."""
+        if self.compact and self.max_compaction_lag_ms > 0:
+            return min(self.max_compaction_lag_ms, self.segment_ms)
+        return self.segment_ms
 
     @property
     def log_append_time(self) -> bool:
@@ -200,6 +254,8 @@ class LogConfig:
                         values[field] = str(raw).strip()
                     elif kind == "list":
                         values[field] = _parse_list(raw)
+                    elif kind == "double":
+                        values[field] = _parse_double(key, raw)
                     else:
                         n = _parse_int(key, raw)
                         lo, hi = _RULES[field][1], _RULES[field][2]
@@ -242,6 +298,15 @@ class LogConfig:
         take("message_timestamp_type", (("message.timestamp.type", 1),
                                         ("log.message.timestamp.type", 1)), "str")
         take("cleanup_policy", (("cleanup.policy", 1), ("log.cleanup.policy", 1)), "list")
+        # ServerTopicConfigSynonyms: the log cleaner's broker names
+        take("min_cleanable_dirty_ratio", (("min.cleanable.dirty.ratio", 1),
+                                           ("log.cleaner.min.cleanable.ratio", 1)), "double")
+        take("min_compaction_lag_ms", (("min.compaction.lag.ms", 1),
+                                       ("log.cleaner.min.compaction.lag.ms", 1)))
+        take("max_compaction_lag_ms", (("max.compaction.lag.ms", 1),
+                                       ("log.cleaner.max.compaction.lag.ms", 1)))
+        take("delete_retention_ms", (("delete.retention.ms", 1),
+                                     ("log.cleaner.delete.retention.ms", 1)))
         if strict:
             unknown = sorted(set(props) - used)
             if unknown:
@@ -267,6 +332,17 @@ def _parse_int(key: str, raw: Any) -> int:
         return int(str(raw).strip())
     except ValueError:
         raise ConfigError(f"{key}: expected an integer, found {raw!r}") from None
+
+
+def _parse_double(key: str, raw: Any) -> float:
+    if isinstance(raw, bool):
+        raise ConfigError(f"{key}: expected a number, found {raw!r}")
+    if isinstance(raw, (int, float)):
+        return float(raw)
+    try:
+        return float(str(raw).strip())
+    except ValueError:
+        raise ConfigError(f"{key}: expected a number, found {raw!r}") from None
 
 
 def _parse_bool(key: str, raw: Any) -> bool:

@@ -22,6 +22,7 @@ logical message offset) so an operator can go straight to the bytes::
     |                                would not stay inside its root (also a ValueError)
     +-- LogLockedError               another writer holds the partition directory lock
     +-- LogClosedError               an operation on a closed Log
+    +-- LogCleaningAbortedError      a compaction given up (truncation, close): nothing swapped in
     +-- ProducerStateError           (kafkalog.producer_state) idempotence/transaction rules:
     |   +-- OutOfOrderSequenceError, InvalidProducerEpochError, InvalidTxnStateError,
     |       TransactionCoordinatorFencedError
@@ -61,6 +62,7 @@ __all__ = [
     "InvalidTopicError",
     "LogLockedError",
     "LogClosedError",
+    "LogCleaningAbortedError",
 ]
 
 
@@ -198,3 +200,9 @@ class LogLockedError(KafkaLogError):
 
 class LogClosedError(KafkaLogError):
     """The log was closed."""
+
+
+class LogCleaningAbortedError(KafkaLogError):
+    """A compaction was given up before its cleaned segment was swapped in (the log was
+    truncated or closed meanwhile); the log is unchanged (Kafka's
+    ``LogCleaningAbortedException``)."""

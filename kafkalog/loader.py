@@ -2,9 +2,17 @@
 
 Kafka's ``LogLoader.load`` (storage/.../internals/log/LogLoader.java), step by step (spec §6.5):
 
-1. Stray files: ``*.deleted`` removed; ``*.cleaned`` removed (their lowest offset remembered);
-   ``*.swap`` at or above that offset removed, the others completed (the segments they replace
-   deleted, the suffix dropped, indexes rebuilt); index files without a ``.log`` removed.
+1. Stray files and interrupted swaps (the log cleaner's ``.cleaned`` -> ``.swap`` -> swap-in,
+   :meth:`kafkalog.log.Log.replace_segments`), in Kafka's passes (``LogLoader.load``, 3.9's
+   core/src/main/scala/kafka/log/LogLoader.scala = 4.x's storage/.../log/LogLoader.java):
+   ``*.deleted`` removed (KRaft ``.checkpoint.deleted`` snapshots excepted); ``*.swap`` files
+   whose offset is at or above the lowest ``*.cleaned`` offset removed (an incomplete split,
+   KAFKA-6264), then every ``*.cleaned`` removed (a cleaning that had not reached its swap:
+   the old segments are intact). For the remaining ``.log.swap`` files, [min base offset,
+   max next offset) is computed; every other file whose name starts with an offset in that
+   range (old segments, their indexes, producer snapshots) is deleted; then every ``.swap``
+   file (``.log`` and indexes) is renamed to its final name. Index files without a ``.log``
+   are removed.
 2. Every ``.log`` opened as a segment. A missing ``.index`` means the segment is recovered now;
    a missing ``.timeindex`` is created empty. Beyond Kafka 2.3+, an index that fails its sanity
    check also triggers recovery of its segment (what Kafka < 2.3 did; cheap, and it turns a
@@ -26,8 +34,7 @@ any invalid batch; Kafka empties the whole segment when the index append fails o
 (``InvalidOffsetException``, caught in ``recoverLog``: ``segment.truncateTo(baseOffset)``) and
 keeps such a batch when no index entry falls on it. Kept deliberately: the valid prefix survives
 and no batch with ambiguous offsets is served. A legacy segment whose offsets overflow the
-relative index is truncated there too (Kafka splits it, KAFKA-6264). Index swap files are
-deleted and the indexes rebuilt from the swapped-in ``.log`` (Kafka renames them).
+relative index is truncated there too (Kafka splits it, KAFKA-6264).
 """
 
 from __future__ import annotations
@@ -163,7 +170,50 @@ class LogLoader:
                                roll_jitter_ms=self.roll_jitter())
 
     def _remove_temp_files_and_complete_swaps(self) -> None:
+        swap_files = self._remove_temp_files_and_collect_swap_files()
+        # the remaining swap files come from a cleaning (or a split) that reached its swap:
+        # the segments they replace are those between min/max swap offsets
+        min_swap: int | None = None
+        max_swap: int | None = None
+        for p in swap_files:
+            if not files.is_log_file(files.strip_state_suffix(p.name)):
+                continue
+            base = _offset_or_none(p.name)
+            if base is None:
+                continue
+            seg = LogSegment.open(self.directory, base, self.config, self.clock,
+                                  read_only=True, file_suffix=files.SWAP_FILE_SUFFIX)
+            try:
+                nxt = seg.read_next_offset()
+            finally:
+                seg.close_handlers()
+            log.info("%s: found log file %s from interrupted swap operation, which is "
+                     "recoverable from .swap files by renaming", self.directory, p.name)
+            min_swap = base if min_swap is None else min(min_swap, base)
+            max_swap = nxt if max_swap is None else max(max_swap, nxt)
+        # second pass: delete what those segments replace (compacted or split, not yet
+        # renamed .deleted when the process stopped)
+        if min_swap is not None and max_swap is not None:
+            for p in list(self.directory.iterdir()):
+                if not p.is_file() or files.is_swap_file(p.name):
+                    continue
+                off = _offset_or_none(p.name)
+                if off is not None and min_swap <= off < max_swap:
+                    log.info("%s: deleting segment file %s that is compacted but has not been "
+                             "deleted yet", self.directory, p.name)
+                    p.unlink(missing_ok=True)
+        # third pass: rename every swap file (the .log and its indexes)
+        for p in list(self.directory.iterdir()):
+            if p.is_file() and files.is_swap_file(p.name):
+                log.info("%s: recovering file %s by renaming from .swap", self.directory, p.name)
+                os.replace(p, self.directory / files.strip_state_suffix(p.name))
+
+    def _remove_temp_files_and_collect_swap_files(self) -> list[Path]:
+        """Kafka's ``removeTempFilesAndCollectSwapFiles``: stray ``.deleted`` removed; swaps
+        at or above the lowest ``.cleaned`` offset removed (an incomplete split, KAFKA-6264),
+        then every ``.cleaned``; the valid ``.swap`` files returned."""
         swap_files: list[Path] = []
+        cleaned_files: list[Path] = []
         min_cleaned: int | None = None
         for p in sorted(self.directory.iterdir()):
             if not p.is_file():
@@ -178,40 +228,22 @@ class LogLoader:
                 off = _offset_or_none(name)
                 if off is not None:
                     min_cleaned = off if min_cleaned is None else min(min_cleaned, off)
-                log.info("%s: deleting stray file %s", self.directory, name)
-                p.unlink(missing_ok=True)
+                cleaned_files.append(p)
             elif files.is_swap_file(name):
                 swap_files.append(p)
+        valid = []
         for p in swap_files:
             off = _offset_or_none(p.name)
-            base = files.strip_state_suffix(p.name)
-            if off is None or (min_cleaned is not None and off >= min_cleaned) \
-                    or not files.is_log_file(base):
-                # index swaps are rebuilt from the log; swaps above a .cleaned are incomplete
+            if min_cleaned is not None and off is not None and off >= min_cleaned:
+                log.info("%s: deleting invalid swap file %s (lowest .cleaned offset %d)",
+                         self.directory, p.name, min_cleaned)
                 p.unlink(missing_ok=True)
-                continue
-            self._complete_swap(p, off)
-
-    def _complete_swap(self, swap: Path, base_offset: int) -> None:
-        """Replace the segments a ``.log.swap`` covers by it (Kafka's swap completion)."""
-        from .native.scan import scan_entries
-
-        data = np.fromfile(swap, dtype=np.uint8)
-        sc = scan_entries(data)
-        next_offset = int(sc["last_offsets"][sc["count"] - 1]) + 1 if sc["count"] else base_offset
-        for p in list(self.directory.iterdir()):
-            name = p.name
-            if files.is_swap_file(name) or not (files.is_log_file(name) or
-                                                files.is_index_file(name)):
-                continue
-            off = _offset_or_none(name)
-            if off is not None and base_offset <= off < max(next_offset, base_offset + 1):
-                p.unlink(missing_ok=True)
-        target = self.directory / files.strip_state_suffix(swap.name)
-        os.replace(swap, target)
-        for suffix in (files.INDEX_FILE_SUFFIX, files.TIME_INDEX_FILE_SUFFIX):
-            (self.directory / (files.filename_prefix_from_offset(base_offset) + suffix)
-             ).unlink(missing_ok=True)
+            else:
+                valid.append(p)
+        for p in cleaned_files:
+            log.info("%s: deleting stray .cleaned file %s", self.directory, p.name)
+            p.unlink(missing_ok=True)
+        return valid
 
     def _remove_stray_index_files(self) -> None:
         for p in self.directory.iterdir():

@@ -78,8 +78,10 @@ from .errors import (
     ConfigError,
     CorruptRecordError,
     InvalidOffsetError,
+    InvalidRecordError,
     InvalidRequestError,
     KafkaLogError,
+    LogCleaningAbortedError,
     LogClosedError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
@@ -88,7 +90,8 @@ from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
-from .records.crc import crc32c
+from .records.compression import codec_id as _codec_id
+from .records.crc import _crc32c, crc32c
 from .retention import (
     log_start_offset_breached,
     retention_ms_breached,
@@ -113,6 +116,12 @@ LATEST_TIERED_TIMESTAMP = -5
 EARLIEST_PENDING_UPLOAD_TIMESTAMP = -6
 
 OFFSETS_FILE = ".kafkalog-offsets"
+#: a standalone log's cleaner checkpoint (Kafka's ``cleaner-offset-checkpoint`` format, one
+#: entry ``cleaner-offset 0 <first dirty offset>``), as OFFSETS_FILE stands in for root files
+CLEANER_OFFSETS_FILE = ".kafkalog-cleaner-offset-checkpoint"
+#: the cleaner Log.clean uses when given none (made on first use; one user at a time)
+_DEFAULT_CLEANER: Any = None
+_DEFAULT_CLEANER_LOCK = threading.Lock()
 #: a follower's fetch size (``replica.fetch.max.bytes``): how append_batches groups batches
 FOLLOWER_APPEND_BYTES = 1048576
 
@@ -204,6 +213,10 @@ class Log:
         self.loaded = loaded  # what loading/recovery found (for tests and operators)
         self._producer_state = _producer_state.ProducerStateManager(directory,
                                                                     read_only=read_only)
+        # log compaction (kafkalog.cleaner): one cleaning at a time; truncation and close set
+        # the abort event and wait for the lock (Kafka aborts a cleaning on truncation)
+        self._clean_lock = threading.Lock()
+        self._abort_cleaning = threading.Event()
 
     # -- opening -----------------------------------------------------------------------------
 
@@ -463,6 +476,8 @@ class Log:
             self._maintenance(self._clock.milliseconds())
             now = self._clock.milliseconds()
             columnar = _is_columnar(records)
+            if columnar and self._config.compact:
+                _reject_keyless(records, True, self._dir)
             if columnar:
                 data = self._encode_columns(records, now, compression=compression,
                                             producer_id=producer_id,
@@ -472,20 +487,36 @@ class Log:
                                             partition_leader_epoch=partition_leader_epoch,
                                             records_per_batch=records_per_batch)
             else:
+                from .records.builder import encode_batch, encode_records_v2
+
+                data = None
+                if isinstance(records, (list, tuple)):
+                    if self._config.compact:
+                        _reject_keyless(records, False, self._dir)
+                    # the columnar row path, a missing timestamp written as now (None when a
+                    # record needs the per-record path below)
+                    data = encode_records_v2(
+                        records, now, base_offset=self._log_end_offset,
+                        codec=_codec_id(compression), log_append=False,
+                        producer_id=producer_id, producer_epoch=producer_epoch,
+                        base_sequence=base_sequence, transactional=transactional,
+                        partition_leader_epoch=partition_leader_epoch, as_numpy=True)
+            if not columnar and data is None:
                 recs = _as_records(records, now)
                 if not recs:
                     return self._empty_info()
-                from .records.builder import encode_batch
-
+                if self._config.compact:
+                    _reject_keyless(recs, False, self._dir)
                 data = encode_batch(
                     recs, base_offset=self._log_end_offset, compression=compression,
                     producer_id=producer_id, producer_epoch=producer_epoch,
                     base_sequence=base_sequence, transactional=transactional,
                     partition_leader_epoch=partition_leader_epoch)
-            if not data:
+            if len(data) == 0:
                 return self._empty_info()
             if not columnar and not self._config.log_append_time:
-                fast = self._append_one_v2_batch(data, now)
+                # one batch this call just encoded: its CRC is right by construction
+                fast = self._append_one_v2_batch(data, now, crc_checked=True)
                 if fast is not None:
                     return fast
             sc = self._scan_whole(data, "encoded records")
@@ -522,10 +553,11 @@ class Log:
             if self._closed or self._read_only:
                 self._check_writable()
             now = self._clock.milliseconds()
-            self._maintenance(now)
+            if self._pending_deletes or now - self._last_flush_ms >= self._config.flush_ms:
+                self._maintenance(now)  # (its two conditions, tested here: per-append cost)
             if len(data) == 0:
                 return self._empty_info()
-            fast = self._append_one_v2_batch(data, now, ignore_record_size=True)
+            fast = self._append_one_v2_batch(data, now, True)
             if fast is not None:
                 return fast
             sc = self._scan_whole(data, "appended data")
@@ -549,12 +581,13 @@ class Log:
                                      min(FOLLOWER_APPEND_BYTES, self._config.segment_bytes))
             return self._append_groups(data, sc, groups, -1, origin="replication")
 
-    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False
-                             ) -> LogAppendInfo | None:
+    def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False,
+                             crc_checked: bool = False) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:
         per-call overhead is what limits small appends. None when ``data`` is anything else
         (the general path then checks it). ``ignore_record_size``: skip the
-        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``)."""
+        ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``);
+        ``crc_checked``: ``data`` was just encoded by this log (its CRC is not computed again)."""
         # Per-call overhead is what limits 16 KiB appends (the pwrite and the CRC are the
         # floor): one struct read for the whole header, one CRC call over a memoryview, the
         # roll check and the segment append called directly, no numpy, no dicts.
@@ -571,18 +604,19 @@ class Log:
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
         view = memoryview(data)
-        if crc32c(view[21:]) != crc:
+        if not crc_checked and _crc32c(view[21:]) != crc:
             return None  # the general path raises the precise error
         last = base + last_delta
         seg = self._segments.active
-        if seg.should_roll(max_timestamp_in_messages=max_ts, max_offset_in_messages=last,
-                           messages_size=n, now=now):
+        if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)
         shallow = last if max_ts >= 0 else -1
         # returns once the bytes are written; the committed size is published after that
         seg.append(last, max_ts, shallow, view)
         self._log_end_offset = last + 1
-        _producer_state.after_log_append(self, (), 0, n)
+        # after_log_append with no producer batches: only the end offset moves
+        # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)
+        self._producer_state.map_end_offset = last + 1
         if epoch >= 0:
             # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
             # assign() is a no-op without I/O for the latest epoch
@@ -944,19 +978,25 @@ class Log:
         tables = []
         for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
             # one bulk read per segment over a mapping (the decoder copies keys and values
-            # out, so nothing returned points into it)
+            # out, so nothing returned points into it), decoded in chunks of whole batches:
+            # what a decode holds beyond its output (decompressed batches) stays one chunk's
+            parts = []
             with seg.mapped(p0, p1) as data:
-                try:
-                    cols = decode_columns(data, start_offset=start, end_offset=end)
-                except CorruptRecordError as e:
-                    raise e.with_location(path=seg.log_path, position_base=p0) from None
+                for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
+                    try:
+                        cols = decode_columns(data, start=a, end=b, start_offset=start,
+                                              end_offset=end)
+                    except CorruptRecordError as e:
+                        raise e.with_location(path=seg.log_path, position_base=p0) from None
+                    parts.append(cols)
                 if tx is not None:
                     tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
             seg.check_view()  # read-only: a segment changed under us ends the read
-            table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
-            if tx is not None:
-                table = tx.filter_table(table, cols.offsets)
-            tables.append(table)
+            for cols in parts:
+                table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+                if tx is not None:
+                    table = tx.filter_table(table, cols.offsets)
+                tables.append(table)
         if not tables:
             empty = RecordColumns.empty()
             return empty.to_arrow(columns) if columns is not None else empty.to_arrow()
@@ -1095,7 +1135,7 @@ class Log:
         sets ``offset`` itself and falls back to the data's next offset on restart: we never
         let the two differ). Returns False when ``offset`` >= the log end offset.
         """
-        with self._write_lock:
+        with self._quiesce_cleaning(), self._write_lock:
             self._check_writable()
             if offset < 0:
                 raise OffsetOutOfRangeError(
@@ -1127,7 +1167,7 @@ class Log:
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Delete every segment and start empty at ``offset`` (log start = end = ``offset``)."""
-        with self._write_lock:
+        with self._quiesce_cleaning(), self._write_lock:
             self._check_writable()
             self._truncate_fully_and_start_at(offset)
 
@@ -1178,7 +1218,9 @@ class Log:
         Deleted segments are renamed ``.deleted`` and physically removed once
         ``file_delete_delay_ms`` has passed, on a later call (or right away with a 0 delay).
         """
-        with self._write_lock:
+        # the log cleaner removes segments too: one of the two at a time (Kafka runs a compacted
+        # log's retention on its cleaner thread)
+        with self._clean_lock, self._write_lock:
             self._check_writable()
             now = self._clock.milliseconds() if now is None else now
             self._maintenance(now)
@@ -1272,6 +1314,228 @@ class Log:
             f"the writing process kept changing the directory during {_REFRESH_ATTEMPTS} "
             "refresh attempts; try again", path=self._dir)
 
+    # -- log compaction (kafkalog.cleaner) -----------------------------------------------------
+
+    def clean(self, *, now: int | None = None, first_dirty_offset: int | None = None,
+              cleaner: Any = None) -> Any:
+        """Compact the log now, as Kafka's log cleaner cleans one log
+        (:mod:`kafkalog.cleaner.cleaner` has the rules).
+
+        The dirty section runs from the cleaner checkpoint to the first uncleanable offset
+        (the active segment, the last stable offset, ``min.compaction.lag.ms``); every record
+        whose key has a later offset in it is removed, tombstones once their delete horizon
+        has passed, aborted transactions and their markers by Kafka's rules. Offsets never
+        change. Nothing happens when the dirty section holds no whole segment's bytes (the
+        ``min.cleanable.dirty.ratio`` is the log cleaner's choice, not applied here).
+
+        Parameters
+        ----------
+        now:
+            The cleaning time (the clock's when None): tombstone horizons are set from it
+            and compared with it.
+        first_dirty_offset:
+            Where the dirty section starts (a ``LogDir``'s ``cleaner-offset-checkpoint``
+            entry); by default the one a standalone log keeps in
+            ``.kafkalog-cleaner-offset-checkpoint`` (Kafka's checkpoint format), else the log
+            start offset.
+        cleaner:
+            A :class:`~kafkalog.cleaner.cleaner.Cleaner` to use (its offset map is reused);
+            by default the process's one, sized by ``CleanerConfig()`` (a 128 MiB offset map,
+            Kafka's default), made on first use and shared by the logs that clean with it,
+            one at a time.
+
+        Returns
+        -------
+        CleanResult
+            ``(first_dirty_offset, end_offset, stats)``: ``end_offset`` is the new checkpoint.
+
+        Raises
+        ------
+        ConfigError
+            ``cleanup.policy`` does not include ``compact``.
+        LogCleaningAbortedError
+            The log was truncated or closed meanwhile (nothing was swapped in for the group
+            being cleaned).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp(), LogConfig(cleanup_policy="compact")) as log:
+        ...     for v in (b"a", b"b", b"c"):
+        ...         _ = log.append([Record(b"key", v, 1)])
+        ...     _ = log.roll()
+        ...     log.clean().end_offset, [(r.offset, r.value) for r in log.records()]
+        (3, [(2, b'c')])
+        """
+        from .cleaner.cleaner import Cleaner, CleanResult
+        from .cleaner.cleaner_config import CleanerConfig
+        from .cleaner.log_cleaner_manager import cleanable_offsets
+        from .cleaner.log_to_clean import LogToClean
+
+        if not self._config.compact:
+            raise ConfigError(
+                f"cleanup.policy must include compact to clean the log (found "
+                f"{','.join(self._config.cleanup_policy)})", path=self._dir)
+        with self._clean_lock:
+            self._check_writable()
+            now = self._clock.milliseconds() if now is None else int(now)
+            last_clean = first_dirty_offset
+            if last_clean is None and self._standalone:
+                last_clean = _read_cleaner_checkpoint(self._dir / CLEANER_OFFSETS_FILE)
+            offsets = cleanable_offsets(self, last_clean, now)
+            ltc = LogToClean(None, self, offsets.first_dirty_offset,
+                             offsets.first_uncleanable_dirty_offset)
+            first = offsets.first_dirty_offset
+            if ltc.cleanable_bytes == 0:
+                if offsets.force_update_checkpoint and first_dirty_offset is None:
+                    self._write_cleaner_checkpoint(first)
+                return CleanResult(first, first, None)
+            if cleaner is None:
+                # one default cleaner per process, as a broker has one cleaner thread: its
+                # 128 MiB offset map is allocated once
+                with _DEFAULT_CLEANER_LOCK:
+                    global _DEFAULT_CLEANER
+                    if _DEFAULT_CLEANER is None:
+                        _DEFAULT_CLEANER = Cleaner.from_config(CleanerConfig(), SystemClock())
+                    end, stats = _DEFAULT_CLEANER.do_clean(ltc, now)
+            else:
+                end, stats = cleaner.do_clean(ltc, now)
+            if first_dirty_offset is None:
+                self._write_cleaner_checkpoint(end)
+            return CleanResult(first, end, stats)
+
+    def _write_cleaner_checkpoint(self, offset: int) -> None:
+        if self._standalone and not self._read_only:
+            OffsetCheckpointFile(self._dir / CLEANER_OFFSETS_FILE).write(
+                {("cleaner-offset", 0): offset})
+
+    @property
+    def cleaner_checkpoint(self) -> int | None:
+        """A standalone log's first dirty offset after its last :meth:`clean` (None before)."""
+        return _read_cleaner_checkpoint(self._dir / CLEANER_OFFSETS_FILE)
+
+    def _quiesce_cleaning(self) -> Any:
+        """Abort a cleaning in progress and hold it off (truncation, close)."""
+        return _QuiescedCleaning(self)
+
+    def _check_cleaning_aborted(self) -> None:
+        """The cleaner's check between segments and chunks, and before its swap."""
+        if self._abort_cleaning.is_set() or self._closed:
+            raise LogCleaningAbortedError("cleaning aborted: the log was truncated or closed",
+                                          path=self._dir)
+
+    def log_segments(self, from_offset: int, to_offset: int) -> list[LogSegment]:
+        """Kafka's ``logSegments(from, to)``: the segment holding ``from_offset`` up to the one
+        holding ``to_offset - 1`` (none when ``from == to``)."""
+        if from_offset == to_offset:
+            return []
+        if to_offset < from_offset:
+            raise ValueError(f"invalid log segment range: requested segments in {self._dir} "
+                             f"from offset {from_offset} which is greater than limit offset "
+                             f"{to_offset}")
+        return self._segments.values(from_offset, to_offset)
+
+    def non_active_log_segments_from(self, from_offset: int) -> list[LogSegment]:
+        """Kafka's ``nonActiveLogSegmentsFrom``: segments from the one holding ``from_offset``,
+        the active segment excluded."""
+        active = self._segments.active
+        if from_offset > active.base_offset:
+            return []
+        return self.log_segments(from_offset, active.base_offset)
+
+    def collect_aborted_transactions(self, start_offset: int, upper_bound_offset: int
+                                     ) -> list[Any]:
+        """Kafka's ``collectAbortedTransactions``: the ``.txnindex`` entries from the segment
+        holding ``start_offset`` on, until one reaches ``upper_bound_offset``."""
+        from .index.txn_index import TransactionIndex
+
+        seg = self._segments.floor_segment(start_offset)
+        if seg is None:
+            return []
+        out: list[Any] = []
+        for s in self._segments.values(seg.base_offset, None):
+            if not s.txn_index_path.exists():
+                continue
+            idx = TransactionIndex(s.txn_index_path, s.base_offset, writable=False)
+            try:
+                found, complete = idx.collect_aborted_txns(self._log_start_offset,
+                                                           upper_bound_offset)
+            finally:
+                idx.close()
+            out.extend(found)
+            if complete:
+                break
+        return out
+
+    def last_records_of_active_producers(self) -> dict[int, Any]:
+        """Kafka's ``lastRecordsOfActiveProducers``: producer id -> ``LastRecord``."""
+        from .cleaner.cleaner import LastRecord
+
+        with self._write_lock:
+            ps = self._producer_state
+            ps._ensure_loaded()
+            return {pid: LastRecord(e.last_data_offset if e.last_data_offset >= 0 else None,
+                                    e.producer_epoch)
+                    for pid, e in ps.producers.items()}
+
+    def create_new_cleaned_segment(self, base_offset: int) -> LogSegment:
+        """Kafka's ``createNewCleanedSegment``: a new segment whose files end in ``.cleaned``
+        (a leftover one is deleted first)."""
+        for p in (files.log_file(self._dir, base_offset, files.CLEANED_FILE_SUFFIX),
+                  files.offset_index_file(self._dir, base_offset, files.CLEANED_FILE_SUFFIX),
+                  files.time_index_file(self._dir, base_offset, files.CLEANED_FILE_SUFFIX),
+                  files.transaction_index_file(self._dir, base_offset,
+                                               files.CLEANED_FILE_SUFFIX)):
+            p.unlink(missing_ok=True)
+        return LogSegment.open(self._dir, base_offset, self._config, self._clock,
+                               file_suffix=files.CLEANED_FILE_SUFFIX)
+
+    def replace_segments(self, new_segments: Sequence[LogSegment],
+                         old_segments: Sequence[LogSegment]) -> None:
+        """Swap cleaned segments in for the ones they replace, crash-safely (Kafka's
+        ``LocalLog.replaceSegments``).
+
+        1. the new segments' files go ``.cleaned`` -> ``.swap`` (a crash from here on is
+           completed by the loader, see :mod:`kafkalog.loader`); they join the segment map;
+        2. each old segment still in the log leaves the map (unless a new one took its base
+           offset) and its files are renamed ``.deleted`` (removed after
+           ``file.delete.delay.ms``; readers holding it keep reading it until then);
+        3. the ``.swap`` suffixes are dropped and the directory fsynced.
+
+        The producer snapshots of old segments not replaced are deleted.
+
+        Raises
+        ------
+        LogCleaningAbortedError
+            The log was truncated or closed since the cleaning started (nothing changed).
+        """
+        with self._write_lock:
+            self._check_cleaning_aborted()
+            self._check_writable()
+            new_sorted = sorted(new_segments, key=lambda s: s.base_offset)
+            # some old segments may have been removed (retention) since the caller read them
+            old_sorted = sorted((s for s in old_segments
+                                 if self._segments.get(s.base_offset) is s),
+                                key=lambda s: s.base_offset)
+            for seg in reversed(new_sorted):
+                seg.change_file_suffixes(files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
+            for seg in reversed(new_sorted):
+                self._segments.add(seg)
+            new_bases = {s.base_offset for s in new_sorted}
+            not_replaced = []
+            for seg in old_sorted:
+                if seg.base_offset != new_sorted[0].base_offset:
+                    self._segments.remove(seg.base_offset)
+                self._schedule_delete([seg])
+                if seg.base_offset not in new_bases:
+                    not_replaced.append(seg.base_offset)
+            for seg in new_sorted:
+                seg.change_file_suffixes(files.SWAP_FILE_SUFFIX, "")
+            _fsync_dir(self._dir)
+            for base in not_replaced:
+                files.producer_snapshot_file(self._dir, base).unlink(missing_ok=True)
+
     # -- transactions (issue 7) ----------------------------------------------------------------
 
     def commit_transaction(self, producer_id: int, epoch: int,
@@ -1292,8 +1556,9 @@ class Log:
 
     def close(self) -> None:
         """Flush, add each segment's final time-index entry, trim indexes (and a preallocated
-        ``.log``), write the clean-shutdown marker, release the lock. Idempotent."""
-        with self._write_lock:
+        ``.log``), write the clean-shutdown marker, release the lock. Idempotent. A cleaning in
+        progress is aborted first."""
+        with self._quiesce_cleaning(), self._write_lock:
             if self._closed:
                 return
             try:
@@ -1396,6 +1661,27 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
     return table.set_column(names.index("timestamp"), "timestamp", filled)
 
 
+#: bytes of a segment that ``Log.read_table`` decodes per ``decode_columns`` call
+READ_TABLE_CHUNK_BYTES = 64 * 1024 * 1024
+
+
+def _decode_chunks(data: Any, limit: int) -> list[tuple[int, int | None]]:
+    """Byte ranges of whole entries of ``data``, each about ``limit`` bytes (at least one
+    entry); the last runs to the end (None), so a partial or damaged tail is decoded, and
+    judged, exactly as a single call over all of ``data`` would."""
+    if len(data) <= limit:
+        return [(0, None)]
+    sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+    starts = sc["positions"][:sc["count"]]
+    bounds = [0]
+    next_cut = limit
+    for pos in starts.tolist():
+        if pos >= next_cut:
+            bounds.append(pos)
+            next_cut = pos + limit
+    return [(a, b) for a, b in zip(bounds, bounds[1:])] + [(bounds[-1], None)]
+
+
 def _as_records(records: Iterable[Any], now: int) -> list[Any]:
     from .records.record import Record
 
@@ -1436,6 +1722,54 @@ def _group_by_bytes(sizes: np.ndarray, limit: int) -> list[tuple[int, int]]:
         acc += s
     groups.append((lo, len(sizes)))
     return groups
+
+
+class _QuiescedCleaning:
+    """Context manager of :meth:`Log._quiesce_cleaning`: set the abort flag, take the
+    cleaning lock (the cleaner gives up at its next check), clear the flag on exit."""
+
+    def __init__(self, log: Log) -> None:
+        self._log = log
+
+    def __enter__(self) -> None:
+        self._log._abort_cleaning.set()
+        self._log._clean_lock.acquire()
+        self._log._abort_cleaning.clear()
+
+    def __exit__(self, *exc: object) -> None:
+        self._log._clean_lock.release()
+
+
+def _reject_keyless(records: Any, columnar: bool, directory: Path) -> None:
+    """Kafka's ``LogValidator.validateKey``: a compacted topic refuses records without a key
+    (``INVALID_RECORD``); nothing of the append is written."""
+    name = directory.name
+    msg = f"Compacted topic cannot accept message without key in topic partition {name}."
+    if columnar:
+        from .records.columnar import RecordColumns
+
+        if isinstance(records, RecordColumns):
+            missing = np.flatnonzero(~np.asarray(records.key_valid, bool))
+        else:
+            names = records.column_names if hasattr(records, "column_names") else []
+            if "key" not in names:
+                missing = np.arange(min(records.num_rows, 1))
+            else:
+                col = records.column("key")
+                missing = np.flatnonzero(np.asarray(col.is_null()))
+        if missing.size:
+            raise InvalidRecordError(f"record {int(missing[0])}: {msg}", path=directory)
+        return
+    for i, r in enumerate(records):
+        key = r.key if hasattr(r, "key") else r[0]
+        if key is None:
+            raise InvalidRecordError(f"record {i}: {msg}", path=directory)
+
+
+def _read_cleaner_checkpoint(path: Path) -> int | None:
+    if not path.exists():
+        return None
+    return OffsetCheckpointFile(path).read().get(("cleaner-offset", 0))
 
 
 def _record_timestamps(batch_bytes: bytes) -> list[tuple[int, int]]:

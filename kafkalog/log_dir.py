@@ -9,8 +9,8 @@ What a broker's ``LogManager`` does with one log dir (core/src/main/scala/kafka/
   ``cluster.id``, ``node.id``, ``directory.id``; an existing one is never rewritten),
   ``recovery-point-offset-checkpoint``, ``log-start-offset-checkpoint`` (only partitions whose log
   start offset is above their first segment's base offset, as Kafka writes it),
-  ``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint`` (kept as
-  found: there is no cleaner here), ``.kafka_cleanshutdown`` (3.7+ JSON
+  ``replication-offset-checkpoint`` (high watermarks), ``cleaner-offset-checkpoint`` (the log
+  cleaner's first dirty offsets, :mod:`kafkalog.cleaner`), ``.kafka_cleanshutdown`` (3.7+ JSON
   ``{"version":0,"brokerEpoch":N}``) and ``.lock``. Per partition: ``partition.metadata`` (the
   topic's Kafka ``Uuid``, one id for all partitions of a topic) and ``leader-epoch-checkpoint``,
   besides what :class:`~kafkalog.log.Log` writes (segments, indexes, ``.snapshot`` files).
@@ -33,9 +33,16 @@ What a broker's ``LogManager`` does with one log dir (core/src/main/scala/kafka/
   ``__cluster_metadata`` (KRaft's log, managed by the raft layer, not by ``LogManager``) is
   listed and readable but left out of the root checkpoints, as a broker does.
 
+* **Compaction.** :attr:`LogDir.cleaner` is the dir's
+  :class:`~kafkalog.cleaner.log_cleaner.LogCleaner` (``log.cleaner.*`` settings from the
+  properties given at open; None with ``log.cleaner.enable=false`` or read-only): it cleans the
+  ``cleanup.policy=compact`` logs dirtiest first and applies their retention, as a broker's
+  cleaner threads do; :meth:`LogDir.enforce_retention` (``cleanupLogs``) covers the others.
+
 Threads: every method may be called from any thread (one lock guards the partition map and the
 checkpoint writes); each ``Log`` serializes its own mutations. The optional maintenance thread
-(:meth:`LogDir.start_maintenance`) runs retention, flushes and checkpoints on Kafka's intervals.
+(:meth:`LogDir.start_maintenance`) runs retention, flushes, checkpoints and the log cleaner on
+Kafka's intervals.
 
 Example
 -------
@@ -150,6 +157,7 @@ class LogDir:
         self._root_lock: DirectoryLock | None = None
         self._closed = False
         self._scheduler: Any = None
+        self._cleaner: Any = None
         #: checkpoint entries of partitions found unreadable at open (kept for the operator)
         self.load_warnings: list[str] = []
         #: ``offsets.topic.num.partitions``: how many ``__consumer_offsets`` partitions groups
@@ -172,6 +180,7 @@ class LogDir:
         node_id: int = 1,
         cluster_id: str | None = None,
         broker_epoch: int | None = None,
+        cleaner_config: Any = None,
     ) -> LogDir:
         """Open (or create) the log dir ``root`` and every partition in it.
 
@@ -195,6 +204,10 @@ class LogDir:
         broker_epoch:
             Written into ``.kafka_cleanshutdown`` on close (None: the one read from the marker at
             open, else -1).
+        cleaner_config:
+            The log cleaner's :class:`~kafkalog.cleaner.cleaner_config.CleanerConfig` (None: from
+            the ``log.cleaner.*`` names of ``config`` when it is a mapping, else Kafka's
+            defaults).
 
         Raises
         ------
@@ -220,10 +233,28 @@ class LogDir:
             self._root_lock = DirectoryLock.acquire(root, files.LOCK_FILE)
         try:
             self._load(node_id, cluster_id, broker_epoch)
+            if not read_only:
+                self._start_cleaner(config, cleaner_config)
         except BaseException:
             self._release_all()
             raise
         return self
+
+    def _start_cleaner(self, config: Any, cleaner_config: Any) -> None:
+        from .cleaner.cleaner_config import CleanerConfig
+        from .cleaner.log_cleaner import LogCleaner
+
+        if cleaner_config is None:
+            cleaner_config = (CleanerConfig.from_properties(config)
+                              if isinstance(config, Mapping) else CleanerConfig())
+        if cleaner_config.enable_cleaner:
+            self._cleaner = LogCleaner(cleaner_config, [self.root], self._logs, self._clock)
+
+    @property
+    def cleaner(self) -> Any:
+        """The dir's :class:`~kafkalog.cleaner.log_cleaner.LogCleaner` (None when disabled or
+        read-only)."""
+        return self._cleaner
 
     def _set_group_properties(self, config: Mapping[str, Any]) -> None:
         """Keep the group coordinator's settings; validate ``offsets.topic.num.partitions``
@@ -520,8 +551,11 @@ class LogDir:
         return n
 
     def enforce_retention(self, now: int | None = None) -> int:
-        """Kafka's ``cleanupLogs``: retention on every log; returns segments deleted."""
-        return sum(log.enforce_retention(now) for log in self._open_logs())
+        """Kafka's ``cleanupLogs``: retention on every non-compacted log; returns segments
+        deleted. Compacted logs (``compact`` and ``compact,delete``) get theirs from the log
+        cleaner (:attr:`cleaner`), after their cleaning, as on a broker."""
+        return sum(log.enforce_retention(now) for log in self._open_logs()
+                   if not log.config.compact)
 
     def _open_logs(self) -> list[Log]:
         with self._lock:
@@ -564,6 +598,8 @@ class LogDir:
         sched, self._scheduler = self._scheduler, None
         if sched is not None:
             sched.stop()
+        if self._cleaner is not None:
+            self._cleaner.shutdown()
         with self._lock:
             if self._closed:
                 return

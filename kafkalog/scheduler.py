@@ -11,12 +11,15 @@ flush dirty logs (``flushDirtyLogs``)  ``log.flush.scheduler.interval.ms``     L
 recovery-point checkpoint              ``log.flush.offset.checkpoint.interval.ms``  60000
 log-start-offset checkpoint            ``log.flush.start.offset.checkpoint.interval.ms``  60000
 high-watermark checkpoint              ``replica.high.watermark.checkpoint.interval.ms``  5000
+log cleaner (``CleanerThread.doWork``)  ``log.cleaner.backoff.ms``              15000
 =====================================  ======================================  ============
 
-(the last one is ReplicaManager's). :class:`Scheduler` runs such periodic tasks against an
-injectable :class:`~kafkalog.clock.Clock`: :meth:`Scheduler.run_pending` runs what is due at the
-clock's time (deterministic: tests drive a ``ManualClock`` and call it), and :meth:`start` runs
-the same loop on one daemon thread that sleeps until the next task is due (or :meth:`wake`).
+(the high-watermark one is ReplicaManager's; the log cleaner runs from the start, as a broker's
+cleaner threads do, when the log dir has one). :class:`Scheduler` runs such periodic tasks
+against an injectable :class:`~kafkalog.clock.Clock`: :meth:`Scheduler.run_pending` runs what
+is due at the clock's time (deterministic: tests drive a ``ManualClock`` and call it), and
+:meth:`start` runs the same loop on one daemon thread that sleeps until the next task is due
+(or :meth:`wake`).
 :meth:`stop` ends the thread cleanly: a task in progress finishes, none starts after.
 
 A failing task is logged and kept (Kafka's scheduler does the same); the last error of each task
@@ -228,3 +231,9 @@ class LogDirScheduler(Scheduler):
                       period_ms=flush_start_offset_checkpoint_interval_ms, delay_ms=d)
         self.schedule("highwatermark-checkpoint", log_dir.checkpoint_high_watermarks,
                       period_ms=high_watermark_checkpoint_interval_ms)  # ReplicaManager: delay 0
+        cleaner = getattr(log_dir, "cleaner", None)
+        if cleaner is not None:
+            # the cleaner thread: clean while a log qualifies, then back off
+            # log.cleaner.backoff.ms (LogCleaner starts with the broker: no initial delay)
+            self.schedule("kafka-log-cleaner", cleaner.clean_until_idle,
+                          period_ms=cleaner.config.backoff_ms or 1)

@@ -36,6 +36,7 @@ import mmap
 import os
 import struct
 import threading
+from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -78,9 +79,34 @@ HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
 _SCAN_WINDOW = 32 * 1024
 #: how much of the ``.log`` a sequential reader (records, read_table) reads per ``pread``
 READ_CHUNK = 16 * 1024 * 1024
+#: most index entries appends may leave staged before they are written (``LogSegment.append``)
+STAGED_INDEX_ENTRIES = 256
 
 _U32 = struct.Struct(">I")
+_pwrite = os.pwrite  # (per append: one global lookup instead of two)
 _I32 = struct.Struct(">i")
+
+
+class _StagedIndexEntries:
+    """Index entries earned by a segment's appends, not yet in the index files (see
+    ``LogSegment.append``).
+
+    ``fields``: ``array('q')`` of ``(offset, position, max timestamp, its offset)`` per append
+    that earned an entry (the arguments of ``OffsetIndex.append`` and
+    ``TimeIndex.maybe_append``), read as one numpy array when written. ``room``: how many more
+    may be staged; 0 means "write at once", and also "unknown" (the indexes were used from
+    outside): at most the free slots of either index (``is_full()`` counts), so that while
+    ``room > 0`` neither index can be full. ``last_offset``: the last offset staged or written.
+    A ``__slots__`` object: these are read per append, and a segment has too many attributes
+    for fast access to several more of them.
+    """
+
+    __slots__ = ("fields", "room", "last_offset")
+
+    def __init__(self) -> None:
+        self.fields = array("q")
+        self.room = 0
+        self.last_offset = 0
 
 
 class LogOffsetPosition(NamedTuple):
@@ -238,6 +264,7 @@ class LogSegment:
         *,
         roll_jitter_ms: int = 0,
         read_only: bool = False,
+        file_suffix: str = "",
     ) -> None:
         self.directory = directory
         self.base_offset = int(base_offset)
@@ -247,16 +274,21 @@ class LogSegment:
         self._size = size
         self._read_only = read_only
         self.roll_jitter_ms = roll_jitter_ms
-        self.log_path = files.log_file(directory, base_offset)
-        self.index_path = files.offset_index_file(directory, base_offset)
-        self.time_index_path = files.time_index_file(directory, base_offset)
-        self.txn_index_path = files.transaction_index_file(directory, base_offset)
+        self.log_path = files.log_file(directory, base_offset, file_suffix)
+        self.index_path = files.offset_index_file(directory, base_offset, file_suffix)
+        self.time_index_path = files.time_index_file(directory, base_offset, file_suffix)
+        self.txn_index_path = files.transaction_index_file(directory, base_offset, file_suffix)
         self.created_ms = clock.milliseconds()
         self._rolling_based_timestamp: int | None = None
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
         self._bytes_since_last_index_entry = 0
+        self._index_interval_bytes = config.index_interval_bytes  # (read per append)
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
+        # index entries earned by appends, not yet written (see append()); _index_lock
+        # serializes writing them (the writer, or a reader thread asking for an index)
+        self._staged = _StagedIndexEntries()
+        self._index_lock = threading.Lock()
         self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
         self._mapped_readers = 0
@@ -280,15 +312,18 @@ class LogSegment:
         roll_jitter_ms: int = 0,
         file_already_exists: bool = False,
         read_only: bool = False,
+        file_suffix: str = "",
     ) -> LogSegment:
         """Open (or create) the segment with ``base_offset`` in ``directory``.
 
         A new segment's ``.log`` is created empty, or at ``segment_bytes`` length with
         ``config.preallocate`` (the committed size is still 0). An existing segment's committed
-        size is the file length until recovery says otherwise.
+        size is the file length until recovery says otherwise. ``file_suffix`` (``.cleaned``,
+        ``.swap``) is appended to every file name, as Kafka's ``LogSegment.open`` does for the
+        log cleaner's segments.
         """
         directory = Path(directory)
-        path = files.log_file(directory, base_offset)
+        path = files.log_file(directory, base_offset, file_suffix)
         if read_only:
             fd = os.open(path, os.O_RDONLY)
             size = os.fstat(fd).st_size
@@ -301,7 +336,7 @@ class LogSegment:
             if config.preallocate:
                 os.ftruncate(fd, config.segment_bytes)
         seg = cls(directory, base_offset, config, clock, fd, size,
-                  roll_jitter_ms=roll_jitter_ms, read_only=read_only)
+                  roll_jitter_ms=roll_jitter_ms, read_only=read_only, file_suffix=file_suffix)
         if not read_only and not file_already_exists:
             # a new segment's indexes exist from the start (preallocated, trimmed on roll)
             seg.offset_index  # noqa: B018
@@ -326,7 +361,22 @@ class LogSegment:
 
     @property
     def offset_index(self) -> OffsetIndex:
-        """The offset index, opened on first use (Kafka's ``LazyIndex``)."""
+        """The offset index, opened on first use (Kafka's ``LazyIndex``), with every staged
+        entry written (see :meth:`append`)."""
+        st = self._staged
+        if st.room or st.fields:
+            self._write_staged_index()
+        return self._open_offset_index()
+
+    @property
+    def time_index(self) -> TimeIndex:
+        """The time index, opened on first use, with every staged entry written."""
+        st = self._staged
+        if st.room or st.fields:
+            self._write_staged_index()
+        return self._open_time_index()
+
+    def _open_offset_index(self) -> OffsetIndex:
         idx = self._offset_index
         if idx is None:
             idx = OffsetIndex(self.index_path, self.base_offset,
@@ -335,9 +385,7 @@ class LogSegment:
             self._offset_index = idx
         return idx
 
-    @property
-    def time_index(self) -> TimeIndex:
-        """The time index, opened on first use."""
+    def _open_time_index(self) -> TimeIndex:
         idx = self._time_index
         if idx is None:
             idx = TimeIndex(self.time_index_path, self.base_offset,
@@ -741,6 +789,14 @@ class LogSegment:
     def should_roll(self, *, max_timestamp_in_messages: int, max_offset_in_messages: int,
                     messages_size: int, now: int) -> bool:
         """Kafka's ``shouldRoll`` (spec §6.1), checked before each append."""
+        return self.should_roll_positional(max_timestamp_in_messages, max_offset_in_messages,
+                                           messages_size, now)
+
+    def should_roll_positional(self, max_timestamp_in_messages: int,
+                               max_offset_in_messages: int, messages_size: int,
+                               now: int) -> bool:
+        """:meth:`should_roll` with positional arguments (the per-append call of a log's
+        fast path, where keyword passing costs as much as the checks)."""
         # Called before every append: _time_waited_for_roll and can_convert_to_relative_offset
         # are inlined and the timestamp rule only evaluated for a non-empty segment (where it
         # counts); the conditions are Kafka's, in order.
@@ -755,19 +811,20 @@ class LogSegment:
                 ts = self._rolling_based_timestamp
             waited = (max_timestamp_in_messages - ts if ts is not None and ts >= 0
                       else now - self.created_ms)
-            if waited > cfg.segment_ms - self.roll_jitter_ms:
+            # Kafka's RollParams.maxSegmentMs: min(max.compaction.lag.ms, segment.ms) when
+            # compacted, so that a compacted log's records become cleanable in time
+            if waited > cfg.max_segment_ms - self.roll_jitter_ms:
                 return True
-        oi = self._offset_index
-        if oi is None:
-            oi = self.offset_index
-        ti = self._time_index
-        if ti is None:
-            ti = self.time_index
-        return (
-            oi.is_full()
-            or ti.is_full()
-            or not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
-        )
+        # is_full() of either index, staged entries counted: neither can be while staging has
+        # room (fewer staged than free slots); otherwise (or when unknown) ask them
+        if self._staged.room <= 0:
+            oi, ti = self.offset_index, self.time_index
+            full = oi.is_full() or ti.is_full()
+            with self._index_lock:
+                self._measure_index_room()
+            if full:
+                return True
+        return not 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX
 
     def _time_waited_for_roll(self, now: int, message_timestamp: int) -> int:
         self._load_first_batch_timestamp()
@@ -775,6 +832,14 @@ class LogSegment:
         if ts is not None and ts >= 0:
             return message_timestamp - ts
         return now - self.created_ms
+
+    def first_batch_timestamp(self) -> int:
+        """Kafka's ``getFirstBatchTimestamp``: the first batch's max timestamp, or Long.MAX
+        when the segment is empty or it has none (the log cleaner's
+        ``max.compaction.lag.ms`` rule)."""
+        self._load_first_batch_timestamp()
+        ts = self._rolling_based_timestamp
+        return ts if ts is not None and ts >= 0 else 2**63 - 1
 
     def _load_first_batch_timestamp(self) -> None:
         if self._rolling_based_timestamp is None and self._size > 0:
@@ -789,11 +854,25 @@ class LogSegment:
         Index rule (§5.2): when more than ``index_interval_bytes`` were appended since the last
         entry, add ``(largest_offset, position where this append starts)`` and offer the running
         max timestamp to the time index; then count this append's bytes.
+
+        The entries are staged: packed into a buffer, checked as the indexes' ``append`` and
+        ``maybe_append`` would check them, and copied into the index files with one slice
+        assignment per index once ``STAGED_INDEX_ENTRIES`` are staged, or before anything
+        reads or changes an index through this segment (``offset_index``/``time_index``, a
+        ``should_roll`` near a full index, flush, roll, truncation, recovery, close). Why:
+        two index writes per append cost more than the rest of the bookkeeping of a 16 KiB
+        append (measured). An entry is a hint, not data: until it is written, a reader of the
+        files (another process) sees the index as it was, every entry of which points at a
+        committed batch, and scans from an earlier position. After flush, roll and close the
+        index files hold exactly what writing each entry at once gives (Kafka's index model).
+        An entry that would fail a check (not above the last indexed offset, no free slot) is
+        written at once, so its error comes from the same append as before.
         """
         n = len(data)
         if n == 0:
             return
-        if self._fd < 0 or self._read_only:
+        fd = self._fd
+        if fd < 0 or self._read_only:
             self._check_writable()
         position = self._size
         if position == 0:
@@ -802,9 +881,9 @@ class LogSegment:
             raise OffsetOverflowError(
                 f"offset not indexable relative to base offset {self.base_offset}",
                 path=self.log_path, offset=largest_offset)
-        written = os.pwrite(self._fd, data, position)
+        written = _pwrite(fd, data, position)
         if written != n:  # rare: a short write, finish it
-            _pwrite_all(self._fd, memoryview(data)[written:], position + written)
+            _pwrite_all(fd, memoryview(data)[written:], position + written)
         # publish: the bytes are in the page cache before readers can see the new size
         self._size = position + n
         m = self._max_timestamp_and_offset
@@ -813,16 +892,63 @@ class LogSegment:
         if largest_timestamp > m[0]:
             m = self._max_timestamp_and_offset = _new_timestamp_offset(
                 (largest_timestamp, shallow_offset_of_max_timestamp))
-        if self._bytes_since_last_index_entry > self.config.index_interval_bytes:
-            # every mutation of a segment's indexes comes through the segment, whose owner
-            # serializes them (Log's write lock): the indexes' own locks would only add cost
-            oi = self._offset_index
-            (self.offset_index if oi is None else oi).append_unlocked(largest_offset, position)
-            ti = self._time_index
-            (self.time_index if ti is None else ti).maybe_append_unlocked(m[0], m[1])
+        if self._bytes_since_last_index_entry > self._index_interval_bytes:
+            st = self._staged
+            if st.room > 0 and largest_offset > st.last_offset:
+                st.fields.extend((largest_offset, position, m[0], m[1]))
+                st.last_offset = largest_offset
+                st.room -= 1
+            else:
+                self._write_index_entry(largest_offset, position, m)
             self._bytes_since_last_index_entry = n
         else:
             self._bytes_since_last_index_entry += n
+
+    def _write_index_entry(self, offset: int, position: int, m: TimestampOffset) -> None:
+        """Write the staged entries, then stage this append's entry again (staging was full,
+        or its room unknown) or write it at once (an offset not above the last one: the index
+        raises here, in the append that earned it, as it did before staging)."""
+        with self._index_lock:
+            self._measure_index_room()
+            st = self._staged
+            if st.room > 0 and offset > st.last_offset:
+                st.fields.extend((offset, position, m[0], m[1]))
+                st.last_offset = offset
+                st.room -= 1
+                return
+            # every mutation of a segment's indexes comes through the segment, whose owner
+            # serializes them (Log's write lock): the indexes' own locks would only add cost
+            self._open_offset_index().append_unlocked(offset, position)
+            self._open_time_index().maybe_append_unlocked(m[0], m[1])
+            self._measure_index_room()
+
+    def _write_staged_index(self) -> None:
+        """Write the staged entries; staging resumes once the room is measured again."""
+        with self._index_lock:
+            self._write_staged_locked()
+            self._staged.room = 0
+
+    def _write_staged_locked(self) -> None:
+        st = self._staged
+        # take the whole entries staged so far, then drop them: the writer only appends at
+        # the end (a reader thread may be writing them while the writer stages more)
+        k = len(st.fields) // 4
+        if not k:
+            return
+        rows = np.frombuffer(st.fields, np.int64, 4 * k).reshape(k, 4).copy()
+        del st.fields[:4 * k]
+        # the checks and errors of sequential appends (staging only checked the offsets)
+        self._open_offset_index().append_many_unlocked(rows[:, 0], rows[:, 1])
+        self._open_time_index().maybe_append_many_unlocked(rows[:, 2], rows[:, 3])
+
+    def _measure_index_room(self) -> None:
+        """Write the staged entries, then measure the room for staging more."""
+        self._write_staged_locked()
+        oi, ti = self._open_offset_index(), self._open_time_index()
+        st = self._staged
+        st.room = max(min(STAGED_INDEX_ENTRIES, oi.max_entries - oi.entries,
+                          ti.max_entries - 1 - ti.entries), 0)
+        st.last_offset = oi.last_offset if oi.entries else -(2**63) - 1
 
     # -- recovery and truncation -------------------------------------------------------------
 
@@ -1023,6 +1149,8 @@ class LogSegment:
         """fsync the ``.log`` and both indexes."""
         if self._fd < 0 or self._read_only:
             return
+        if self._staged.fields:
+            self._write_staged_index()
         os.fsync(self._fd)
         if self._offset_index is not None:
             self._offset_index.flush()
@@ -1042,6 +1170,8 @@ class LogSegment:
 
     def _close_files(self, trim: bool) -> None:
         self._recovery_scan = None
+        if self._staged.fields and not self._read_only and self._fd >= 0:
+            self._write_staged_index()
         for idx in (self._offset_index, self._time_index):
             if idx is not None:
                 if trim:
@@ -1059,17 +1189,32 @@ class LogSegment:
 
     def rename_suffix(self, suffix: str) -> None:
         """Add a state suffix (``.deleted``) to every file of the segment."""
-        self.deleted = suffix == files.DELETED_FILE_SUFFIX
+        self.change_file_suffixes("", suffix)
+
+    def change_file_suffixes(self, old_suffix: str, new_suffix: str) -> None:
+        """Kafka's ``changeFileSuffixes``: rename every existing file of the segment from
+        ``old_suffix`` to ``new_suffix`` (``.log`` first, then the indexes, as Kafka does; each
+        rename is atomic, the set is not: the loader completes or discards a partial set)."""
         for attr, idx in (("log_path", None), ("index_path", self._offset_index),
                           ("time_index_path", self._time_index), ("txn_index_path", None)):
             p: Path = getattr(self, attr)
-            target = p.with_name(p.name + suffix)
+            name = p.name[: len(p.name) - len(old_suffix)] if old_suffix and \
+                p.name.endswith(old_suffix) else p.name
+            target = p.with_name(name + new_suffix)
             if p.exists():
                 if idx is not None:
                     idx.rename_to(target)  # the mapping stays valid
                 else:
                     os.replace(p, target)
             setattr(self, attr, target)
+        self.deleted = new_suffix == files.DELETED_FILE_SUFFIX
+
+    def set_last_modified(self, ms: int) -> None:
+        """Kafka's ``setLastModified``: the ``.log``, ``.index`` and ``.timeindex`` mtimes."""
+        ns = int(ms) * 1_000_000
+        for p in (self.log_path, self.index_path, self.time_index_path):
+            if p.exists():
+                os.utime(p, ns=(ns, ns))
 
     def delete(self) -> None:
         """Close and remove every file of the segment."""

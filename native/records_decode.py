@@ -323,3 +323,20 @@ def gather_headers(
                 h += 1
         header_offsets[r + 1] = h
     return h
+
+
+@kernel
+def move_down(buf, src, dst, n):
+    """``buf[dst:dst + n] = buf[src:src + n]`` for ``dst <= src`` (overlap allowed: the copy
+    runs forward, so every byte is read before it is overwritten), in place, without the
+    temporary copy numpy makes for overlapping slices. Returns the bytes moved: ``n``, or 0
+    (nothing moved) when the ranges are not inside ``buf`` or ``dst > src``.
+
+    Used to close the gap between the parts of a parallel decode (see
+    ``kafkalog.records.columnar``).
+    """
+    size = buf.shape[0]
+    if n <= 0 or dst < 0 or dst > src or src + n > size:
+        return np.int64(0)
+    _copy(buf[dst:dst + n], buf[src:src + n])
+    return np.int64(n)

@@ -35,6 +35,14 @@ LAYERS: dict[str, int] = {
     "kafkalog.producer_state": 3,
     "kafkalog.transactions": 3,
     "kafkalog.loader": 4,
+    # log compaction: the config and the offset map sit low, the core (Cleaner, the manager's
+    # rules) under the log (Log.clean calls it), the LogCleaner over a LogDir's logs
+    "kafkalog.cleaner": 4,
+    "kafkalog.cleaner.cleaner_config": 1,
+    "kafkalog.cleaner.offset_map": 1,
+    "kafkalog.cleaner.cleaner_stats": 1,
+    "kafkalog.cleaner.cleaned_transaction_metadata": 2,
+    "kafkalog.cleaner.log_cleaner": 6,
     "kafkalog.log": 5,
     "kafkalog.scheduler": 5,
     "kafkalog.log_dir": 6,

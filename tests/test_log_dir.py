@@ -449,14 +449,18 @@ def test_maintenance_tasks_run_on_kafka_intervals(tmp_path: Path) -> None:
         d.log("t", 0).append([Record(None, b"a", T0)])
         d.log("t", 0).flush()
         sched = LogDirScheduler(d, clock=clock)  # not started: driven by run_pending
-        assert sched.run_pending() == 1  # ReplicaManager's high-watermark checkpoint: delay 0
+        # delay 0: ReplicaManager's high-watermark checkpoint and the log cleaner (its threads
+        # start with the broker)
+        assert sched.run_pending() == 2
         assert OffsetCheckpointFile(root / files.REPLICATION_OFFSET_CHECKPOINT_FILE).read() == {
             ("t", 0): 1}
         clock.advance(29_999)
-        assert sched.run_pending() == 1  # 5 s period; the others wait log.initial.task.delay
+        # 5 s and 15 s periods; the others wait log.initial.task.delay
+        assert sched.run_pending() == 2
         assert not (root / files.RECOVERY_POINT_CHECKPOINT_FILE).exists()
         clock.advance(1)
-        assert sched.run_pending() == 3  # retention and the two offset checkpoints
+        # retention, the two offset checkpoints, and the cleaner's next 15 s period
+        assert sched.run_pending() == 4
         assert OffsetCheckpointFile(root / files.RECOVERY_POINT_CHECKPOINT_FILE).read() == {
             ("t", 0): 1}
         assert sched.runs("kafka-log-retention") == 1

@@ -29,7 +29,7 @@ import numba
 import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
-from kafkalog.native import index_search
+from kafkalog.native import index_append, index_search
 
 from .abstract_index import DEFAULT_MAX_INDEX_SIZE, AbstractIndex
 
@@ -196,6 +196,29 @@ class OffsetIndex(AbstractIndex):
         _ENTRY.pack_into(self._mmap, entries * 8, rel, position)
         self._entries = entries + 1
         self._last_offset = offset
+
+    def append_many_unlocked(self, offsets: np.ndarray, positions: np.ndarray) -> None:
+        """:meth:`append_unlocked` of each ``(offsets[i], positions[i])`` in order (int64
+        arrays), written with one vectorized store: the same bytes, checks and errors. When any
+        entry would fail a check they are appended one by one instead, so the error comes from
+        the same entry, after the same entries, as with sequential appends."""
+        k = int(offsets.shape[0])
+        if k == 0:
+            return
+        entries = self._entries
+        if self._closed or not self._writable or entries + k > self._max_entries:
+            written = 0  # the one-by-one path raises the precise error
+        else:
+            # the kernel checks every entry first and writes only when all pass
+            written = index_append.pack_offset_entries(
+                offsets, positions, self._base_offset, self._last_offset, entries,
+                self._buf[entries * 8:(entries + k) * 8])
+        if written != k:
+            for o, p in zip(offsets.tolist(), positions.tolist()):
+                self.append_unlocked(o, p)
+            return
+        self._entries = entries + k
+        self._last_offset = int(offsets[-1])
 
     def truncate_to(self, offset: int) -> None:
         """Remove every entry with offset >= ``offset`` (Kafka's 3 cases).

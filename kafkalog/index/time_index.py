@@ -30,7 +30,7 @@ import numba
 import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
-from kafkalog.native import index_search
+from kafkalog.native import index_append, index_search
 
 from .abstract_index import DEFAULT_MAX_INDEX_SIZE, AbstractIndex
 
@@ -205,6 +205,37 @@ class TimeIndex(AbstractIndex):
             _ENTRY.pack_into(self._mmap, entries * 12, timestamp, rel)
             self._entries = entries + 1
             self._last_entry = _timestamp_offset((timestamp, offset))
+
+    def maybe_append_many_unlocked(self, timestamps: np.ndarray, offsets: np.ndarray) -> None:
+        """:meth:`maybe_append_unlocked` of each ``(timestamps[i], offsets[i])`` in order
+        (int64 arrays), the kept entries written with one vectorized store: the same bytes,
+        checks and errors. When any call would fail a check (a full index, a decreasing offset
+        or timestamp, an offset out of range) the calls are made one by one instead, so the
+        error comes from the same call as with sequential calls."""
+        k = int(timestamps.shape[0])
+        if k == 0:
+            return
+        entries = self._entries
+        last_ts, last_offset = self._last_entry
+        # every call checks is_full() first, whether or not it writes: with entries + k below
+        # max_entries - 1 no call can see a full index
+        if self._closed or not self._writable or entries + k >= self._max_entries - 1:
+            written = -1  # the one-by-one path raises the precise error
+        else:
+            # the kernel checks every call first and writes only when all pass
+            written = index_append.pack_time_entries(
+                timestamps, offsets, self._base_offset, last_ts, last_offset, entries,
+                self._buf[entries * 12:(entries + k) * 12])
+        if written < 0:
+            self._maybe_append_each(timestamps, offsets)
+            return
+        if written:
+            self._entries = entries + written
+            self._reload_last_entry()
+
+    def _maybe_append_each(self, timestamps: np.ndarray, offsets: np.ndarray) -> None:
+        for t, o in zip(timestamps.tolist(), offsets.tolist()):
+            self.maybe_append_unlocked(t, o)
 
     def truncate_to(self, offset: int) -> None:
         """Remove every entry with offset >= ``offset`` (searches the offset column)."""

@@ -14,12 +14,16 @@ not shrink it, as Kafka does); the CRC-32C covers attributes .. end.
 
 from __future__ import annotations
 
+import os
 import struct
 import time
 from collections.abc import Iterable
 from typing import Any
 
+import numpy as np
+
 from ..errors import InvalidRecordError, InvalidRequestError
+from ..native import records_encode as _re
 from . import compression as _compression
 from .batch import (
     ATTRIBUTES_OFFSET,
@@ -40,6 +44,220 @@ __all__ = ["encode_batch", "encode_record", "encode_end_txn_marker", "encode_con
 _CRC = struct.Struct(">I")
 _INT32_MIN, _INT32_MAX = -(1 << 31), (1 << 31) - 1
 _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
+
+
+# -- the columnar row path ----------------------------------------------------------------------
+#
+# A list of records is encoded by flattening it into the columns the columnar encode kernel
+# takes (native/records_encode.encode_batches: the same bytes as _append_record below, shown by
+# tests/test_builder_rows.py against the per-record path kept in tests/reference) and one kernel
+# call. Flattening is native/_rows.c's flatten when the extension is built, else _flatten_py
+# (its twin and reference). Records the flattening does not take (explicit offsets, bytearray
+# keys, other sequences...) and batch options it does not cover go through the per-record path.
+
+def _batch_attributes(codec: int, log_append: bool, transactional: bool, control: bool,
+                      delete_horizon: bool) -> int:
+    """The v2 batch attributes (spec §1.2: codec bits 0-2, then bits 3-6)."""
+    attributes = codec
+    if log_append:
+        attributes |= TIMESTAMP_TYPE_MASK
+    if transactional:
+        attributes |= TRANSACTIONAL_FLAG_MASK
+    if control:
+        attributes |= CONTROL_FLAG_MASK
+    if delete_horizon:
+        attributes |= DELETE_HORIZON_FLAG_MASK
+    return attributes
+
+
+def _flatten_py(records: Any, default_timestamp: int) -> tuple | None:
+    """Python twin of ``native/_rows.c`` ``flatten``: the records' fields as flat buffers, or
+    None when a record needs the per-record path (see the C source for the rules)."""
+    if not isinstance(records, (list, tuple)):
+        return None
+    keys: list[bytes] = []
+    values: list[bytes] = []
+    key_lens: list[int] = []
+    value_lens: list[int] = []
+    stamps: list[int] = []
+    header_counts: list[int] = []
+    hkeys: list[bytes] = []
+    hvalues: list[bytes] = []
+    hk_lens: list[int] = []
+    hv_lens: list[int] = []
+    for r in records:
+        if not isinstance(r, tuple) or not 2 <= len(r) <= 5:
+            return None
+        m = len(r)
+        for item, data, lens in ((r[0], keys, key_lens), (r[1], values, value_lens)):
+            if item is None:
+                lens.append(-1)
+            elif isinstance(item, bytes):
+                data.append(item)
+                lens.append(len(item))
+            else:
+                return None
+        ts = r[2] if m > 2 else None
+        if ts is None:
+            ts = default_timestamp
+        elif not isinstance(ts, int) or not _INT64_MIN <= ts <= _INT64_MAX:
+            return None
+        if stamps and not _INT64_MIN <= ts - stamps[0] <= _INT64_MAX:
+            return None  # a timestampDelta outside int64: the per-record path raises for it
+        stamps.append(ts)
+        hs = r[3] if m > 3 else None
+        count = 0
+        if hs is not None:
+            if not isinstance(hs, (tuple, list)):
+                return None
+            for h in hs:
+                if not isinstance(h, (tuple, list)) or len(h) != 2:
+                    return None
+                hk, hv = h[0], h[1]
+                if type(hk) is not str or not (hv is None or isinstance(hv, bytes)):
+                    return None  # (a str subclass may override encode())
+                try:
+                    kb = hk.encode("utf-8")
+                except UnicodeEncodeError:
+                    return None
+                hkeys.append(kb)
+                hk_lens.append(len(kb))
+                if hv is None:
+                    hv_lens.append(-1)
+                else:
+                    hvalues.append(hv)
+                    hv_lens.append(len(hv))
+                count += 1
+        header_counts.append(count)
+        if m > 4 and r[4] is not None:
+            return None
+
+    def offsets(lens: list[int]) -> bytes:
+        out = np.zeros(len(lens) + 1, np.int64)
+        np.cumsum(np.maximum(np.array(lens, np.int64), 0), out=out[1:])
+        return out.tobytes()
+
+    def valid(lens: list[int]) -> bytes:
+        return (np.array(lens, np.int64) >= 0).tobytes()
+
+    n = len(records)
+    return (np.array(stamps, np.int64).tobytes(), b"".join(keys), offsets(key_lens),
+            valid(key_lens), b"".join(values), offsets(value_lens), valid(value_lens),
+            np.concatenate([[0], np.cumsum(header_counts, dtype=np.int64)]).astype(
+                np.int64).tobytes(),
+            b"".join(hkeys), offsets(hk_lens), b"".join(hvalues), offsets(hv_lens),
+            valid(hv_lens), n, max(max(stamps, default=-1), -1))
+
+
+def _flatten_backend() -> Any:
+    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
+        return _flatten_py
+    try:
+        from ..native import _rows
+    except ImportError:  # not built
+        return _flatten_py
+    return _rows.flatten
+
+
+#: ``flatten(records, default_timestamp)``: the C function when built, else ``_flatten_py``.
+flatten_records = _flatten_backend()
+#: fewer records go through the per-record path: the kernel call's fixed cost (~15 us)
+#: exceeds the per-record path's below about 8 records (measured)
+ROW_KERNEL_MIN_RECORDS = 8
+_BOUNDS_CACHE: dict[int, np.ndarray] = {}
+_ONES = np.ones(0, np.int8)
+
+
+def encode_records_v2(
+    records: Any,
+    default_timestamp: int,
+    *,
+    base_offset: int,
+    codec: int,
+    log_append: bool,
+    producer_id: int = -1,
+    producer_epoch: int = -1,
+    base_sequence: int = -1,
+    partition_leader_epoch: int = -1,
+    transactional: bool = False,
+    control: bool = False,
+    log_append_time: int | None = None,
+    compression_level: int | None = None,
+    as_numpy: bool = False,
+) -> bytes | np.ndarray | None:
+    """One v2 batch of ``records`` through the columnar kernel, or None when the records need
+    the per-record path (see above). A None timestamp is written as ``default_timestamp``
+    (-1 for :func:`encode_batch`; the clock's now for ``Log.append``). Same bytes as
+    :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them, without the
+    copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
+    global _ONES
+    if not isinstance(records, (list, tuple)) or len(records) < ROW_KERNEL_MIN_RECORDS:
+        return None
+    flat = flatten_records(records, default_timestamp)
+    if flat is None or flat[13] == 0:
+        return None
+    (ts_b, kd_b, ko_b, kv_b, vd_b, vo_b, vv_b, ho_b, hkd_b, hko_b, hvd_b, hvo_b, hvv_b, n,
+     max_ts) = flat
+    if not _INT64_MIN <= base_offset <= _INT64_MAX:
+        raise ValueError(f"base_offset out of int64 range: {base_offset}")
+    u8, i64 = np.uint8, np.int64
+    timestamps = np.frombuffer(ts_b, i64)
+    args = (timestamps, np.frombuffer(kd_b, u8), np.frombuffer(ko_b, i64),
+            np.frombuffer(kv_b, np.bool_), np.frombuffer(vd_b, u8), np.frombuffer(vo_b, i64),
+            np.frombuffer(vv_b, np.bool_), np.frombuffer(ho_b, i64), np.frombuffer(hkd_b, u8),
+            np.frombuffer(hko_b, i64), np.frombuffer(hvd_b, u8), np.frombuffer(hvo_b, i64),
+            np.frombuffer(hvv_b, np.bool_))
+    if hvv_b:
+        header_bytes = np.empty(n, i64)
+        err, _ = _re.header_sizes(args[7], args[9], i64(len(hkd_b)), args[11], args[12],
+                                  i64(len(hvd_b)), i64(n), header_bytes)
+        if err != _re.ERR_OK:
+            return None  # cannot happen for flattened records: the per-record path decides
+        header_total = int(header_bytes.sum())
+    else:
+        if _ONES.shape[0] < n:
+            _ONES = np.ones(max(n, 4096), np.int8)
+        header_bytes = _ONES[:n]  # just the header count varint (0)
+        header_total = n
+    bounds = _BOUNDS_CACHE.get(n)
+    if bounds is None:
+        bounds = np.array([0, n], i64)
+        if len(_BOUNDS_CACHE) < 1024:  # (typical batch sizes repeat)
+            _BOUNDS_CACHE[n] = bounds
+    header_size = RECORD_BATCH_OVERHEAD if codec == 0 else 0
+    cap = (header_size + header_total + n * _re.MAX_RECORD_OVERHEAD + len(kd_b) + len(vd_b))
+    out = np.empty(cap, u8)
+    area = np.empty(1, i64)
+    area_end = np.empty(1, i64)
+    err, _, end = _re.encode_batches(bounds, i64(header_size), *args, header_bytes, out, area,
+                                     area_end)
+    if err != _re.ERR_OK:
+        return None  # cannot happen for flattened records: the per-record path decides
+    end = int(end)
+    if log_append:
+        max_ts = time.time_ns() // 1_000_000 if log_append_time is None else log_append_time
+    attributes = _batch_attributes(codec, log_append, transactional, control, False)
+    base_timestamp = int(timestamps[0])
+    if codec == 0:
+        HEADER_STRUCT.pack_into(out, 0, base_offset, end - LOG_OVERHEAD, partition_leader_epoch,
+                                2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
+                                producer_epoch, base_sequence, n)
+        mv = memoryview(out)
+        _CRC.pack_into(out, 17, crc32c(mv[ATTRIBUTES_OFFSET:end]))
+        if as_numpy:
+            result = out[:end]
+            result.flags.writeable = False
+            return result
+        return out[:end].tobytes()
+    records_area = _compression.compress(codec, memoryview(out)[:end], magic=2,
+                                         level=compression_level)
+    header = bytearray(HEADER_STRUCT.pack(
+        base_offset, RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(records_area),
+        partition_leader_epoch, 2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
+        producer_epoch, base_sequence, n))
+    crc = crc32c(records_area, crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
+    _CRC.pack_into(header, 17, crc)
+    return bytes(header) + records_area
 
 
 def _bytes_or_none(b: Any, what: str) -> bytes | None:
@@ -234,6 +452,15 @@ def encode_batch(
         raise InvalidRequestError(f"magic must be 0, 1 or 2, got {magic!r}")
     cid = _compression.codec_id(compression)
     log_append = _timestamp_type_is_log_append(timestamp_type)
+    if delete_horizon_ms is None and last_offset_delta is None:
+        fast = encode_records_v2(
+            records, -1, base_offset=base_offset, codec=cid, log_append=log_append,
+            producer_id=producer_id, producer_epoch=producer_epoch, base_sequence=base_sequence,
+            partition_leader_epoch=partition_leader_epoch, transactional=transactional,
+            control=control, log_append_time=log_append_time,
+            compression_level=compression_level)
+        if fast is not None:
+            return fast
     if not _INT64_MIN <= base_offset <= _INT64_MAX:
         raise ValueError(f"base_offset out of int64 range: {base_offset}")
 
@@ -278,15 +505,8 @@ def encode_batch(
     if cid:
         records_area = _compression.compress(cid, records_area, magic=2, level=compression_level)
 
-    attributes = cid
-    if log_append:
-        attributes |= TIMESTAMP_TYPE_MASK
-    if transactional:
-        attributes |= TRANSACTIONAL_FLAG_MASK
-    if control:
-        attributes |= CONTROL_FLAG_MASK
-    if delete_horizon_ms is not None:
-        attributes |= DELETE_HORIZON_FLAG_MASK
+    attributes = _batch_attributes(cid, log_append, transactional, control,
+                                   delete_horizon_ms is not None)
     if last_offset_delta is None:
         last_offset_delta = rows[-1][0] if rows else 0
     size = RECORD_BATCH_OVERHEAD + len(records_area)

@@ -20,6 +20,7 @@ Being a tuple it is cheap to build and compare; readers build millions of them.
 
 from __future__ import annotations
 
+import os
 from typing import NamedTuple
 
 __all__ = [
@@ -89,6 +90,26 @@ class Record(_RecordFields):
             f"Record(key={self.key!r}, value={self.value!r}, timestamp={self.timestamp!r}, "
             f"headers={self.headers!r}, offset={self.offset!r})"
         )
+
+
+def _install_fast_constructor() -> bool:
+    """Construct ``Record(...)`` in C when the optional extension is built (see
+    ``native/_rows.c``): ``Record.__new__`` is a Python function whose call alone costs more
+    than a compiled producer's whole per-record append. The object is the same; every call
+    shape the C code does not handle still goes through ``__new__``. ``KAFKALOG_NO_EXTENSIONS``
+    keeps the pure-Python constructor."""
+    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
+        return False
+    try:
+        from ..native import _rows
+    except ImportError:  # not built: the pure-Python constructor
+        return False
+    _rows.install_record_constructor(Record)
+    return True
+
+
+#: True when ``Record(...)`` runs the C constructor.
+FAST_CONSTRUCTOR = _install_fast_constructor()
 
 
 # Fast constructor for decoders that already hold a tuple of headers (skips __new__'s check).

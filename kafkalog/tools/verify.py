@@ -49,6 +49,9 @@ from ..errors import KafkaLogError
 from ..file_copy import FileCopy
 
 __all__ = [
+    "CompactionContext",
+    "compaction_context",
+    "verify_compacted_partition",
     "Finding",
     "PartitionReport",
     "VerifyReport",
@@ -491,32 +494,23 @@ def _check_offset_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -
         if int(lasts[j]) == off:
             continue
         later = np.flatnonzero(lasts[j:] == off)
-        if later.size:
-            rep.findings.append(
-                Finding(
-                    "index_multi_batch_append",
-                    "info",
-                    f,
-                    "entry keyed by the last offset of a multi-batch append (live append rule)",
-                    position=i * 8,
-                    offset=off,
-                    expected=int(lasts[j]),
-                    found=off,
-                )
-            )
+        within = np.flatnonzero((seg.base_offsets[j:] <= off) & (lasts[j:] >= off))
+        if not later.size and within.size:
+            # the log cleaner's appends are keyed by the largest offset kept in the chunk
+            # (FilterResult.maxOffset): inside a rebuilt batch whose last records went
+            kind, severity, message = (
+                "index_cleaned_chunk", "info",
+                "entry keyed by the largest offset kept in a cleaned chunk (cleaner rule)")
+        elif later.size:
+            kind, severity, message = (
+                "index_multi_batch_append", "info",
+                "entry keyed by the last offset of a multi-batch append (live append rule)")
         else:
-            rep.findings.append(
-                Finding(
-                    "index_offset_mismatch",
-                    "error",
-                    f,
-                    "index entry offset is not the last offset of the batch it points at",
-                    position=i * 8,
-                    offset=off,
-                    expected=int(lasts[j]),
-                    found=off,
-                )
-            )
+            kind, severity, message = (
+                "index_offset_mismatch", "error",
+                "index entry offset is not the last offset of the batch it points at")
+        rep.findings.append(Finding(kind, severity, f, message, position=i * 8, offset=off,
+                                    expected=int(lasts[j]), found=off))
 
 
 def _entries_before_zero_tail(
@@ -1158,13 +1152,19 @@ def _is_partition_dir(p: Path) -> bool:
     return bool(_PARTITION_DIR.match(p.name)) and (p / files.LEADER_EPOCH_CHECKPOINT_FILE).exists()
 
 
-def verify_paths(paths: list[str], *, deep: bool = False) -> VerifyReport:
-    """Verify partition directories and/or log dirs (directories holding partition dirs)."""
+def verify_paths(paths: list[str], *, deep: bool = False,
+                 now_ms: int | None = None) -> VerifyReport:
+    """Verify partition directories and/or log dirs (directories holding partition dirs).
+
+    Compacted partitions also get :func:`verify_compacted_partition` (``now_ms``: the time
+    tombstone horizons are compared with; the wall clock when None)."""
     report = VerifyReport()
     for raw in paths:
         d = Path(raw)
         if _is_partition_dir(d):
-            report.partitions.append(verify_partition(d, deep=deep))
+            r = verify_partition(d, deep=deep)
+            report.partitions.append(r)
+            _verify_compaction(d, d.parent, r, now_ms)
             continue
         subs = sorted(c for c in d.iterdir() if _is_partition_dir(c))
         reps = {}
@@ -1172,8 +1172,165 @@ def verify_paths(paths: list[str], *, deep: bool = False) -> VerifyReport:
             r = verify_partition(c, deep=deep)
             report.partitions.append(r)
             reps[c.name] = r
+            _verify_compaction(c, d, r, now_ms)
         report.log_dir_findings.extend(verify_log_dir(d, reps))
     return report
+
+
+# --------------------------------------------------------------------------------------------
+# Compacted partitions (the log cleaner's invariants)
+# --------------------------------------------------------------------------------------------
+
+#: Kafka's internal topics, always compacted
+_COMPACTED_INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state", "__share_group_state")
+
+
+@dataclass
+class CompactionContext:
+    """What verify knows of a partition's compaction: whether it is compacted (its topic
+    config, an internal topic, a cleaner checkpoint entry or a batch carrying a delete
+    horizon), its cleaner checkpoint and ``delete.retention.ms`` when known."""
+
+    compacted: bool
+    cleaner_checkpoint: int | None = None
+    delete_retention_ms: int | None = None
+
+
+def compaction_context(partition_dir: str | os.PathLike[str],
+                       log_dir: str | os.PathLike[str] | None = None) -> CompactionContext:
+    """Read what says a partition is compacted: the log dir's ``cleaner-offset-checkpoint``
+    and ``.kafkalog-topics.json``, a standalone log's cleaner checkpoint, the topic name."""
+    from ..checkpoint import OffsetCheckpointFile
+    from ..log import CLEANER_OFFSETS_FILE
+    from ..log_dir import TOPICS_FILE
+
+    d = Path(partition_dir)
+    root = Path(log_dir) if log_dir is not None else d.parent
+    try:
+        topic, partition = files.parse_topic_partition_name(d)
+    except (ValueError, KafkaLogError):
+        topic, partition = d.name, -1
+    compacted = topic in _COMPACTED_INTERNAL_TOPICS
+    checkpoint = None
+    retention = None
+    for path, entry in ((root / files.CLEANER_OFFSET_CHECKPOINT_FILE, (topic, partition)),
+                        (d / CLEANER_OFFSETS_FILE, ("cleaner-offset", 0))):
+        if path.exists():
+            try:
+                value = OffsetCheckpointFile(path).read().get(entry)
+            except KafkaLogError:
+                continue
+            if value is not None:
+                checkpoint, compacted = value, True
+    topics = root / TOPICS_FILE
+    if topics.exists():
+        try:
+            conf = json.loads(topics.read_text("utf-8"))["topics"].get(topic, {}).get(
+                "config", {})
+            if "compact" in str(conf.get("cleanup.policy", "")):
+                compacted = True
+            if "delete.retention.ms" in conf:
+                retention = int(conf["delete.retention.ms"])
+        except (ValueError, KeyError, TypeError, AttributeError):
+            pass
+    return CompactionContext(compacted, checkpoint, retention)
+
+
+def _verify_compaction(d: Path, root: Path, rep: PartitionReport, now_ms: int | None) -> None:
+    try:
+        ctx = compaction_context(d, root)
+        verify_compacted_partition(d, rep, ctx, now_ms=now_ms)
+    except (OSError, KafkaLogError) as e:
+        rep.findings.append(Finding("compaction_read", "error", str(d), str(e)))
+
+
+def verify_compacted_partition(directory: str | os.PathLike[str], rep: PartitionReport,
+                               ctx: CompactionContext, *, now_ms: int | None = None) -> None:
+    """The log cleaner's invariants on a compacted partition (findings added to ``rep``).
+
+    Offset gaps are normal here (``offset_gap`` stays info). Checked:
+
+    ``compacted_keyless`` (warning)
+        a data record without a key: Kafka refuses them at append in a compacted topic
+        (``Compacted topic cannot accept message without key``) and the cleaner drops them;
+    ``tombstone_past_horizon`` (warning)
+        a tombstone in a batch whose delete horizon (KIP-534) is at or before now: the next
+        cleaning removes it;
+    ``delete_horizon_future`` (warning)
+        a delete horizon further than ``delete.retention.ms`` ahead of now (a clock jump);
+    ``duplicate_key_in_clean_section`` (warning)
+        a key twice below the cleaner checkpoint: a cleaning keeps one record per key there;
+    ``cleaner_checkpoint_range`` (warning)
+        the cleaner checkpoint below the log start offset or beyond the log end offset (Kafka
+        resets it to the log start offset).
+
+    A partition is examined only when ``ctx`` says it is compacted, or when a batch carries a
+    delete horizon (only the cleaner sets one).
+    """
+    import time
+
+    from ..records.batch import iter_batches
+
+    d = Path(directory)
+    now = int(time.time() * 1000) if now_ms is None else now_ms
+    checkpoint = ctx.cleaner_checkpoint
+    seen: dict[bytes, int] = {}
+    findings: list[Finding] = []
+    saw_horizon = False
+    for base in _segment_bases(d):
+        path = files.log_file(d, base)
+        f = str(path)
+        try:
+            batches = iter_batches(path, validate=False)
+            for b in batches:
+                if b.magic < 2 or b.is_control:
+                    continue
+                horizon = b.delete_horizon_ms
+                if horizon is not None:
+                    saw_horizon = True
+                    if ctx.delete_retention_ms is not None and \
+                            horizon > now + ctx.delete_retention_ms:
+                        findings.append(Finding(
+                            "delete_horizon_future", "warning", f,
+                            "delete horizon further ahead than delete.retention.ms",
+                            position=b.position, offset=b.base_offset,
+                            expected=f"<= {now + ctx.delete_retention_ms}", found=horizon))
+                for r in b:
+                    if r.key is None:
+                        findings.append(Finding(
+                            "compacted_keyless", "warning", f,
+                            "record without a key in a compacted partition",
+                            position=b.position, offset=r.offset))
+                        continue
+                    if r.value is None and horizon is not None and horizon <= now:
+                        findings.append(Finding(
+                            "tombstone_past_horizon", "warning", f,
+                            "tombstone past its delete horizon (the next cleaning removes it)",
+                            position=b.position, offset=r.offset,
+                            expected=f"gone at or after {horizon}", found=now))
+                    if checkpoint is not None and r.offset < checkpoint:
+                        prev = seen.get(r.key)
+                        if prev is not None:
+                            findings.append(Finding(
+                                "duplicate_key_in_clean_section", "warning", f,
+                                "a key twice below the cleaner checkpoint",
+                                position=b.position, offset=r.offset,
+                                expected=f"one record per key below {checkpoint}",
+                                found=f"also at offset {prev}"))
+                        seen[r.key] = r.offset
+        except KafkaLogError:
+            continue  # corrupt bytes are reported by the segment checks
+    if not (ctx.compacted or saw_horizon):
+        return
+    rep.findings.extend(findings)
+    if checkpoint is not None and rep.log_start_offset is not None and \
+            rep.log_end_offset is not None and \
+            not rep.log_start_offset <= checkpoint <= rep.log_end_offset:
+        rep.findings.append(Finding(
+            "cleaner_checkpoint_range", "warning", str(d),
+            "cleaner checkpoint outside the log (Kafka resets it to the log start offset)",
+            offset=checkpoint, expected=f"{rep.log_start_offset}..{rep.log_end_offset}",
+            found=checkpoint))
 
 
 # --------------------------------------------------------------------------------------------

@@ -239,3 +239,14 @@ def test_error_codes() -> None:
     area = _varint(len(body)) + body
     ret, _ = _run_both(area, b"", [(0, 0, len(area), 0, 0, 0, 0, 1)], *INT64)
     assert ret[1] == ref.ERR_RECORD_SIZE
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=0, max_size=200), st.integers(-5, 210), st.integers(-5, 210),
+       st.integers(-5, 210))
+def test_move_down_matches_reference(data: bytes, src: int, dst: int, n: int) -> None:
+    expected = bytearray(data)
+    moved = ref.move_down(expected, src, dst, n)
+    buf = np.frombuffer(bytearray(data), np.uint8)
+    assert int(kd.move_down(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
+    assert buf.tobytes() == bytes(expected)

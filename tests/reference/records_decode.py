@@ -172,3 +172,12 @@ def gather_headers(buf, n, header_pos, header_count):
                 headers.append((hkey, hval))
         out.append(headers)
     return out
+
+
+def move_down(buf: bytearray, src: int, dst: int, n: int) -> int:
+    """``buf[dst:dst + n] = buf[src:src + n]`` (``dst <= src``); 0 and no change when the
+    ranges are not inside ``buf`` or ``dst > src``."""
+    if n <= 0 or dst < 0 or dst > src or src + n > len(buf):
+        return 0
+    buf[dst:dst + n] = bytes(buf[src:src + n])
+    return n
