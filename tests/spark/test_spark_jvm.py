@@ -394,6 +394,27 @@ def test_starting_offsets_from_group(jvm_spark, tmp_path, shared_fixtures):
     assert _is_jvm_plan(jvm_spark.read.format(JVM).options(**opts).load(str(root)))
 
 
+def test_cleaner_compacted_log(jvm_spark, tmp_path):
+    """A log compacted by the engine's cleaner (Kafka's LogCleaner rules): offset gaps, emptied
+    batches, delete-horizon batches, index entries keyed by the cleaner."""
+    from tests.cleaner_support import build_compacted_log
+
+    log, _clock = build_compacted_log(tmp_path / "logs" / "topic-0")
+    try:
+        log.flush()
+        path = str(tmp_path / "logs" / "topic-0")
+        offs = {r.offset for r in log.records()}
+        gap = next(o for o in range(log.log_start_offset, log.log_end_offset) if o not in offs)
+        for opts in ({"maxBytesPerPartition": "600", "includeHeaders": "true"},
+                     {"startingOffsets": json.dumps({"topic": {"0": gap}})},
+                     {"startingTimestamp": str(TS0), "startingOffsetsByTimestampStrategy":
+                      "latest"},
+                     {"minPartitions": "4"}):
+            both(jvm_spark, path, opts)
+    finally:
+        log.close()
+
+
 def test_transactions_control_batches_log_append_time(jvm_spark, txndir):
     for iso in ("read_uncommitted", "read_committed"):
         rows = both(jvm_spark, str(txndir), {"isolationLevel": iso, "includeHeaders": "true"})
