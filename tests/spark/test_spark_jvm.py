@@ -31,6 +31,7 @@ import pytest
 from kafkalog.records.builder import encode_batch
 
 from ._data import PartitionWriter, simple_partition
+from .test_spark_groups import tree  # noqa: F401 (fixture: a log dir with a consumer group)
 
 pytestmark = pytest.mark.spark
 
@@ -354,22 +355,11 @@ def test_readme_aggregation(jvm_spark, logdir):
                  "sum(length(value)) OVER (PARTITION BY partition) AS bytes"])
 
 
-def test_starting_offsets_from_group(jvm_spark, tmp_path, shared_fixtures):
-    """startingOffsetsFromGroup: resolved by the Python package through the py4j callback the
-    JVM reader calls while planning; without that callback the read is the Python source's."""
-    from kafkalog import LogDir, Record
-    from kafkalog.groups import GroupMetadataManager
-
-    root = tmp_path / "groups"
-    with LogDir.open(root, {"offsets.topic.num.partitions": "3"}) as logs:
-        logs.create_topic("orders", 2)
-        for p in (0, 1):
-            logs.log("orders", p).append(
-                [Record(None, f"{p}-{i}".encode(), TS0 + i) for i in range(10)])
-        m = GroupMetadataManager(logs)
-        m.commit_offsets("app", {("orders", 0): 7, ("gone", 0): 3})
-        m.commit_offsets("app", {("orders", 1): 9}, producer_id=4, producer_epoch=0)
-        m.end_transaction(4, 0, commit=False)       # aborted: not a committed offset
+def test_starting_offsets_from_group(jvm_spark, tree, shared_fixtures):  # noqa: F811
+    """startingOffsetsFromGroup (the group tree of test_spark_groups): resolved by the Python
+    package through the py4j callback the JVM reader calls while planning; without that callback
+    the read is the Python source's."""
+    root = tree
     opts = {"subscribe": "orders", "startingOffsetsFromGroup": "app"}
     rows = both(jvm_spark, str(root), opts)
     assert sorted((r.partition, r.offset) for r in rows) == (
