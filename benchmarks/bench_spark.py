@@ -24,6 +24,18 @@ Rows:
 * ``write.vs_parquet``: ``df.write.format("kafkalog")`` against ``df.write.parquet`` of the same
   generated DataFrame (rows/s).
 
+JVM reader rows (issue 17; the session gets the jar in ``spark.jars`` from
+``kafkalog.spark.jar_path()``; skipped without a JDK). Every JVM figure is the **median** of
+``ROUNDS`` interleaved rounds (the machine is shared: medians are steadier than best-of), CRC-32C
+checked as by default:
+
+* ``scan.jvm.vs_parquet``: the scan query above, JVM reader vs Parquet (target >= 0.9);
+* ``scan.jvm_lz4.vs_parquet`` / ``scan.jvm_zstd.vs_parquet``: the same rows written with lz4 /
+  zstd batches, vs the same Parquet (target >= 0.8);
+* ``scan.jvm.vs_python``: JVM reader vs the Python source (``format("kafkalog_python")``);
+* ``scan.jvm_rows.vs_columnar``: the JVM reader emitting rows (``columnarReads=false``) vs
+  ``ColumnarBatch``es (why the default is columnar).
+
 Run: ``python benchmarks/bench_spark.py [--quick]``.
 """
 
@@ -41,6 +53,7 @@ from typing import Any
 
 TS0 = 1_700_000_000_000
 PARTITIONS = 2
+ROUNDS = 7  # interleaved rounds for the JVM rows' medians
 
 
 # -- a row-tuple Python data source over the same files (the baseline Arrow output replaces) ----
@@ -161,8 +174,10 @@ def _ceiling_source(n: int) -> Any:
 
 # -- data -----------------------------------------------------------------------------------------
 
-def make_data(root: Path, n: int) -> tuple[Path, Path, int]:
-    """Write the log directory and the Parquet copy; return (logdir, parquet dir, log bytes)."""
+def make_data(root: Path, n: int, compression: str = "none", parquet: bool = True
+              ) -> tuple[Path, Path, int]:
+    """Write the log directory (batches compressed with ``compression``) and, with ``parquet``,
+    the Parquet copy; return (logdir, parquet dir, log bytes)."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -171,7 +186,8 @@ def make_data(root: Path, n: int) -> tuple[Path, Path, int]:
     from kafkalog.log import Log
 
     logdir, pqdir = root / "logs", root / "parquet"
-    pqdir.mkdir(parents=True)
+    if parquet:
+        pqdir.mkdir(parents=True)
     per = n // PARTITIONS
     chunk = 200_000
     for p in range(PARTITIONS):
@@ -188,7 +204,9 @@ def make_data(root: Path, n: int) -> tuple[Path, Path, int]:
                     "value": pa.array(vals.tolist(), pa.binary()),
                     "timestamp": pa.array(TS0 + idx * PARTITIONS + p, pa.int64()),
                 })
-                log.append(table, records_per_batch=1000)
+                log.append(table, records_per_batch=1000, compression=compression)
+                if not parquet:
+                    continue
                 pq_table = pa.table({
                     "key": table["key"], "value": table["value"],
                     "topic": pa.array(["bench"] * m),
@@ -226,6 +244,81 @@ def _rounds(fns: dict[str, Any], repeats: int) -> dict[str, tuple[float, Any]]:
     return best
 
 
+def _medians(fns: dict[str, Any], repeats: int) -> dict[str, tuple[float, Any]]:
+    """Median time of each query over ``repeats`` interleaved rounds (after one warm-up)."""
+    import statistics
+
+    for fn in fns.values():
+        fn()
+    times: dict[str, list[float]] = {k: [] for k in fns}
+    outs: dict[str, Any] = {}
+    for _ in range(repeats):
+        for k, fn in fns.items():
+            t = time.perf_counter()
+            outs[k] = fn()
+            times[k].append(time.perf_counter() - t)
+    return {k: (statistics.median(v), outs[k]) for k, v in times.items()}
+
+
+def _jvm_jar() -> str | None:
+    """The JVM reader's jar, or None (with the reason on stderr) where it cannot be built."""
+    from kafkalog.spark.jvm import JvmUnavailableError, jar_path
+
+    try:
+        return jar_path()
+    except JvmUnavailableError as e:
+        print(f"bench_spark: JVM rows skipped: {e.message}", file=sys.stderr)
+        return None
+
+
+def _jvm_rows(spark: Any, tmp: Path, n: int, logdir: Path, pqdir: Path, repeats: int,
+              agg: tuple[str, ...], note: str) -> list[dict]:
+    """The JVM reader's rows (see the module docstring)."""
+    dirs = {"none": logdir}
+    for codec in ("lz4", "zstd"):
+        dirs[codec] = make_data(tmp / codec, n, compression=codec, parquet=False)[0]
+
+    def q(fmt: str, path: Path, **options: str) -> Any:
+        return lambda: (spark.read.format(fmt).options(**options).load(str(path))
+                        .selectExpr(*agg).first())
+
+    fns = {
+        "parquet": lambda: spark.read.parquet(str(pqdir)).selectExpr(*agg).first(),
+        "jvm": q("kafkalog_jvm", dirs["none"]),
+        "lz4": q("kafkalog_jvm", dirs["lz4"]),
+        "zstd": q("kafkalog_jvm", dirs["zstd"]),
+        "rows": q("kafkalog_jvm", dirs["none"], columnarReads="false"),
+    }
+    res = _medians(fns, repeats)
+    res_py = _medians({"jvm": fns["jvm"], "py": q("kafkalog_python", dirs["none"])},
+                      max(1, repeats // 3))
+    for k, (_, r) in list(res.items()) + list(res_py.items()):
+        assert tuple(r) == (n, 100 * n), (k, r)
+    t_p = res["parquet"][0]
+    load = "load average " + "/".join(f"{x:.2f}" for x in os.getloadavg())
+    med = f"median of {repeats} interleaved rounds, {load}"
+    rows = []
+    for key, name, label in (("jvm", "scan.jvm.vs_parquet", "uncompressed"),
+                             ("lz4", "scan.jvm_lz4.vs_parquet", "lz4 batches"),
+                             ("zstd", "scan.jvm_zstd.vs_parquet", "zstd batches")):
+        t = res[key][0]
+        rows.append(dict(name=name, value=n / t, unit="records/s", baseline=n / t_p,
+                         ratio=t_p / t,
+                         note=f"{note}; JVM reader ({label}, CRC-32C checked) vs Spark's Parquet "
+                              f"reader; {med}"))
+    t_j, t_py = res_py["jvm"][0], res_py["py"][0]
+    rows.append(dict(name="scan.jvm.vs_python", value=n / t_j, unit="records/s",
+                     baseline=n / t_py, ratio=t_py / t_j,
+                     note=f"{note}; JVM reader vs the Python source (format('kafkalog_python')); "
+                          f"median of {max(1, repeats // 3)} rounds, {load}"))
+    t_r = res["rows"][0]
+    rows.append(dict(name="scan.jvm_rows.vs_columnar", value=n / t_r, unit="records/s",
+                     baseline=n / res["jvm"][0], ratio=res["jvm"][0] / t_r,
+                     note=f"{note}; JVM reader emitting InternalRows (columnarReads=false) vs "
+                          f"ColumnarBatches (the default; ratio < 1: columnar is faster); {med}"))
+    return rows
+
+
 def run(quick: bool = False) -> list[dict]:
     os.environ["PYSPARK_PYTHON"] = sys.executable
     from pyspark import cloudpickle
@@ -239,23 +332,29 @@ def run(quick: bool = False) -> list[dict]:
     repeats = 1 if quick else 5
     tmp = Path(tempfile.mkdtemp(prefix="bench_spark_"))
     rows: list[dict] = []
-    spark = (SparkSession.builder.master("local[2]").appName("bench_spark")
-             .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2")
-             .getOrCreate())
+    jar = _jvm_jar()
+    builder = (SparkSession.builder.master("local[2]").appName("bench_spark")
+               .config("spark.ui.enabled", "false").config("spark.sql.shuffle.partitions", "2"))
+    if jar is not None:
+        # the documented configuration: format("kafkalog") is the JVM reader from the start;
+        # the Python source is measured under its explicit name, kafkalog_python
+        builder = builder.config("spark.jars", jar)
+    spark = builder.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     try:
         logdir, pqdir, log_bytes = make_data(tmp, n)
-        kafkalog.spark.register(spark)
+        kafkalog.spark.register(spark, jvm=False)  # the Python source, also as kafkalog_python
         cloudpickle.register_pickle_by_value(sys.modules[__name__])
         spark.dataSource.register(_tuple_source())
         spark.dataSource.register(_ceiling_source(n))
         agg = ("count(*) AS n", "sum(length(value)) AS b")
 
         def q_kafkalog():
-            return spark.read.format("kafkalog").load(str(logdir)).selectExpr(*agg).first()
+            return (spark.read.format("kafkalog_python").load(str(logdir)).selectExpr(*agg)
+                    .first())
 
         def q_projection():
-            return (spark.read.format("kafkalog").schema("value binary").load(str(logdir))
+            return (spark.read.format("kafkalog_python").schema("value binary").load(str(logdir))
                     .selectExpr(*agg).first())
 
         def q_parquet():
@@ -308,7 +407,8 @@ def run(quick: bool = False) -> list[dict]:
 
         def q_seek():
             shutil.rmtree(mdir, ignore_errors=True)
-            return (spark.read.format("kafkalog").options(**opts).option("metricsDir", str(mdir))
+            return (spark.read.format("kafkalog_python").options(**opts)
+                    .option("metricsDir", str(mdir))
                     .load().selectExpr(*agg).first())
 
         t_s, r_s = _best(q_seek, repeats)
@@ -340,7 +440,7 @@ def run(quick: bool = False) -> list[dict]:
 
         def w_kafkalog():
             out = tmp / f"wk{next(counter)}"
-            gen().write.format("kafkalog").mode("append").save(str(out))
+            gen().write.format("kafkalog_python").mode("append").save(str(out))
 
         def w_parquet():
             out = tmp / f"wp{next(counter)}"
@@ -353,6 +453,9 @@ def run(quick: bool = False) -> list[dict]:
                          note=f"{wn:,} generated rows (16 B key, 100 B value, timestamp), "
                               f"repartition({PARTITIONS}, topic, partition); kafkalog writer "
                               "(uncompressed) vs df.write.parquet (snappy)"))
+        if jar is not None:
+            rows.extend(_jvm_rows(spark, tmp, n, logdir, pqdir, 3 if quick else ROUNDS, agg,
+                                  note))
     finally:
         spark.stop()
         shutil.rmtree(tmp, ignore_errors=True)

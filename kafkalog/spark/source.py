@@ -32,6 +32,7 @@ from .schema import default_columns, projection_from_schema, spark_schema
 
 __all__ = [
     "KafkaLogDataSource",
+    "KafkaLogPythonDataSource",
     "KafkaLogReader",
     "KafkaLogPushdownReader",
     "KafkaLogInputPartition",
@@ -170,8 +171,26 @@ class _KafkaLogPushdownDataSource(KafkaLogDataSource):
         return opts.push_filters != "false"
 
 
-def register(spark: Any, pushdown: bool | None = None) -> type[KafkaLogDataSource]:
-    """Register the ``kafkalog`` format on a SparkSession (not needed after ``pip install``).
+class KafkaLogPythonDataSource(KafkaLogDataSource):
+    """The Python source under the name ``kafkalog_python`` (registered by :func:`register`):
+    reaches the Python reader even when ``format("kafkalog")`` is served by the JVM reader."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "kafkalog_python"
+
+
+class _KafkaLogPythonPushdownDataSource(_KafkaLogPushdownDataSource):
+    """``kafkalog_python`` registered by ``register(spark, pushdown=True)``."""
+
+    @classmethod
+    def name(cls) -> str:
+        return "kafkalog_python"
+
+
+def register(spark: Any, pushdown: bool | None = None, *, jvm: bool = True
+             ) -> type[KafkaLogDataSource]:
+    """Register the ``kafkalog`` format on a SparkSession, with the JVM reader when it can be had.
 
     Parameters
     ----------
@@ -180,11 +199,22 @@ def register(spark: Any, pushdown: bool | None = None) -> type[KafkaLogDataSourc
     pushdown:
         ``True`` turns ``spark.sql.python.filterPushdown.enabled`` on and registers a source
         whose reader claims topic/partition/offset filters; ``False`` turns the conf off;
-        ``None`` leaves the conf alone (the source then follows it automatically).
+        ``None`` leaves the conf alone (the source then follows it automatically). Applies to the
+        Python reader; the JVM reader always pushes filters down.
+    jvm:
+        ``True`` (default): switch ``format("kafkalog")`` to the JVM reader
+        (:mod:`kafkalog.spark.jvm`): the jar is built at first use and added to the running
+        session with ``ADD JAR`` unless ``spark.jars`` already holds it. Without a JDK, or when
+        the session cannot load it, a :class:`~kafkalog.spark.jvm.JvmReaderWarning` says why and
+        the Python source serves ``format("kafkalog")``. ``False``: register the Python source
+        only (a jar given in ``spark.jars`` still serves batch reads).
+
+    The Python source is always registered too: as ``kafkalog`` (writes and streams, and batch
+    reads without the JVM reader) and as ``kafkalog_python`` (the Python reader by name).
 
     Returns
     -------
-    The registered DataSource class.
+    The registered Python DataSource class.
 
     Examples
     --------
@@ -193,9 +223,15 @@ def register(spark: Any, pushdown: bool | None = None) -> type[KafkaLogDataSourc
     >>> spark.read.format("kafkalog").load(path).where("offset >= 100").count()  # doctest: +SKIP
     """
     cls: type[KafkaLogDataSource] = KafkaLogDataSource
+    alias: type[KafkaLogDataSource] = KafkaLogPythonDataSource
     if pushdown is not None:
         spark.conf.set("spark.sql.python.filterPushdown.enabled", "true" if pushdown else "false")
     if pushdown:
-        cls = _KafkaLogPushdownDataSource
+        cls, alias = _KafkaLogPushdownDataSource, _KafkaLogPythonPushdownDataSource
     spark.dataSource.register(cls)
+    spark.dataSource.register(alias)
+    if jvm:
+        from .jvm import activate
+
+        activate(spark)
     return cls

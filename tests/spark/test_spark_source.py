@@ -71,7 +71,7 @@ def test_register_splits_and_task_count(spark, logdir):
     import kafkalog.spark
 
     root, exp = logdir
-    kafkalog.spark.register(spark)
+    kafkalog.spark.register(spark, jvm=False)  # this module tests the Python source
     opts = {"path": str(root / "orders-0"), "maxBytesPerPartition": "40000"}
     expected_tasks = len(plan_read(ReadOptions.parse(opts)).tasks)
     assert expected_tasks >= 5
@@ -100,7 +100,7 @@ def test_pushdown_off_and_on(spark, logdir, tmp_path):
         else:
             import kafkalog.spark
 
-            kafkalog.spark.register(spark, pushdown=True)
+            kafkalog.spark.register(spark, pushdown=True, jvm=False)
         try:
             df = spark.read.format("kafkalog").option("metricsDir", mdir).load(str(root))
             got = sorted(r.offset for r in df.where(query).select("offset").collect())
@@ -126,7 +126,7 @@ def test_pushdown_off_and_on(spark, logdir, tmp_path):
 def kafkalog_register_default(spark) -> None:
     import kafkalog.spark
 
-    kafkalog.spark.register(spark)
+    kafkalog.spark.register(spark, jvm=False)  # this module tests the Python source
 
 
 def test_schema_projection(spark, logdir):
