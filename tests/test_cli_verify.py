@@ -256,6 +256,26 @@ def test_corrupt_snapshot(partition, capsys):
     assert f["message"].startswith("Snapshot failed schema validation") and rc == 1
 
 
+def test_snapshot_deleted_while_verifying_is_not_a_finding(partition, capsys, monkeypatch):
+    # a live writer deletes producer snapshots (roll keeps two, retention drops old ones): verify
+    # lists the directory, then the file is gone when it is read. Found by
+    # tools/reliability.py readers (verify died with FileNotFoundError).
+    gone = partition / "00000000000000000020.snapshot"
+    gone.write_bytes(b"")
+    real_read_bytes = Path.read_bytes
+
+    def read_bytes_after_delete(self: Path) -> bytes:
+        if self == gone:
+            self.unlink()  # the writer wins the race
+        return real_read_bytes(self)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes_after_delete)
+    rc, doc = report(capsys, str(partition))
+    assert not gone.exists()
+    assert rc == 0 and checks(doc) == []
+    assert not any(f["path"] == str(gone) for f in doc["findings"])
+
+
 def test_deep_decodes_records(tmp_path, capsys):
     d = tmp_path / "deep-0"
     d.mkdir()

@@ -9,3 +9,7 @@ ruff check .
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$(python -c 'import sys; print(sys.executable)')}"
 python -m pytest
 NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider
+# the row path again without the optional C extension (kafkalog.native._rows): the fallback users
+# without a compiler get must give the same records and bytes
+KAFKALOG_NO_EXTENSIONS=1 python -m pytest -p no:cacheprovider \
+    tests/test_builder_rows.py tests/test_builder.py tests/test_log.py
