@@ -186,6 +186,31 @@ def offset_from_filename(name: str) -> int:
     return value
 
 
+def segment_base_offsets(directory: PathLike) -> list[int]:
+    """Base offsets of the segments (``<offset>.log`` files) of a partition directory, ascending.
+
+    Files whose name does not start with an offset are not segments and are passed over (Kafka's
+    loader deletes or ignores them); ``.log.deleted``/``.log.swap``/``.log.cleaned`` are states of
+    a segment, not segments.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> for n in ("00000000000000000010.log", "00000000000000000000.log", "x.log", "5.log.deleted"):
+    ...     _ = (d / n).write_bytes(b"")
+    >>> segment_base_offsets(d)
+    [0, 10]
+    """
+    bases = []
+    with os.scandir(directory) as entries:
+        for entry in entries:
+            if entry.name.endswith(LOG_FILE_SUFFIX) and entry.is_file():
+                try:
+                    bases.append(offset_from_filename(entry.name))
+                except ValueError:
+                    continue
+    return sorted(bases)
+
+
 def offset_from_file(path: PathLike) -> int:
     """:func:`offset_from_filename` of a path's last component."""
     return offset_from_filename(Path(path).name)

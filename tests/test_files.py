@@ -141,3 +141,14 @@ def test_real_data_dirs_parse() -> None:
     for p in segment_files:
         off = f.offset_from_file(p)
         assert p.name.startswith(f.filename_prefix_from_offset(off))
+
+
+def test_segment_base_offsets_lists_segments_only(tmp_path) -> None:
+    from kafkalog.files import segment_base_offsets
+
+    for name in ("00000000000000000100.log", "00000000000000000000.log",
+                 "00000000000000000050.log.deleted", "00000000000000000070.log.swap",
+                 "leader-epoch-checkpoint", "notanoffset.log", "00000000000000000000.index"):
+        (tmp_path / name).write_bytes(b"")
+    (tmp_path / "00000000000000000200.log").mkdir()  # a directory is not a segment
+    assert segment_base_offsets(tmp_path) == [0, 100]

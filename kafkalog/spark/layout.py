@@ -20,7 +20,6 @@ Preallocated index files of an active segment end in zeros; entries stop at the 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -274,14 +273,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
 
 def list_segment_bases(directory: str) -> list[int]:
     """Base offsets of the ``.log`` files of a partition directory, ascending."""
-    bases = []
-    for name in os.listdir(directory):
-        if name.endswith(files.LOG_FILE_SUFFIX):
-            try:
-                bases.append(files.offset_from_filename(name))
-            except ValueError:
-                continue
-    return sorted(bases)
+    return files.segment_base_offsets(directory)
 
 
 def _checkpointed_log_start(topic: str, partition: int, directory: str) -> int | None:

@@ -285,15 +285,6 @@ def _make_writable(root: Path) -> None:
             os.chmod(p, os.stat(p).st_mode | stat.S_IWUSR | stat.S_IRUSR)
 
 
-def _segment_bases(d: Path) -> list[int]:
-    out = []
-    for p in d.iterdir():
-        if p.is_file() and files.is_log_file(p):
-            try:
-                out.append(files.offset_from_filename(p.name))
-            except (ValueError, KafkaLogError):
-                continue
-    return sorted(out)
 
 
 def _log_end(d: Path, bases: list[int]) -> int | None:
@@ -361,7 +352,7 @@ def repair_partition(
         shutil.copytree(src, dst)
         _make_writable(dst)
     report = PartitionRepair(str(src), str(dst))
-    bases = _segment_bases(dst)
+    bases = files.segment_base_offsets(dst)
     report.log_end_offset_before = _log_end(dst, bases)
     before = _state(dst)
     planned: dict[int, SegmentRepair] = {}
@@ -382,7 +373,7 @@ def repair_partition(
         _recover_each_segment(dst, bases, report)
     else:
         _recover_with_engine(dst, planned, lock)
-    bases_after = _segment_bases(dst)
+    bases_after = files.segment_base_offsets(dst)
     leo = _log_end(dst, bases_after)
     report.log_end_offset_after = leo
     if keep_later_segments and leo is not None:

@@ -725,15 +725,6 @@ def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:
 # --------------------------------------------------------------------------------------------
 
 
-def _segment_bases(d: Path) -> list[int]:
-    out = []
-    for p in d.iterdir():
-        if p.is_file() and files.is_log_file(p):
-            try:
-                out.append(files.offset_from_filename(p.name))
-            except (ValueError, KafkaLogError):
-                continue
-    return sorted(out)
 
 
 def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -> PartitionReport:
@@ -752,7 +743,7 @@ def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -
             f"a writer (pid {holder}) holds this directory: files are read while it changes "
             "them, so errors below may be transient; verify a directory no writer holds for a "
             "verdict"))
-    bases = _segment_bases(d)
+    bases = files.segment_base_offsets(d)
     rep.segments = len(bases)
     prev_last = -1
     ongoing: dict[int, int] = {}
@@ -1283,7 +1274,7 @@ def verify_compacted_partition(directory: str | os.PathLike[str], rep: Partition
     seen: dict[bytes, int] = {}
     findings: list[Finding] = []
     saw_horizon = False
-    for base in _segment_bases(d):
+    for base in files.segment_base_offsets(d):
         path = files.log_file(d, base)
         f = str(path)
         try:
