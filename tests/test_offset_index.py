@@ -336,9 +336,9 @@ def test_lookup_returns_python_ints(idx: OffsetIndex) -> None:
 
 
 def test_flush_lets_other_threads_run(tmp_path: Path) -> None:
-    """CPython's mmap.flush() holds the GIL for the whole msync: a server's event loop and its
-    clients' heartbeat threads stopped for as long as the disk took (kafka-python's selector
-    logged 1.1-1.5 s stalls in CI). The flush must leave other threads running."""
+    """CPython's mmap.flush() holds the GIL for the whole msync: a server's event loop and every
+    other thread of the process stopped for as long as the disk took (a roll, a flush, a close).
+    The flush must leave other threads running."""
     import threading
     import time
 
