@@ -191,32 +191,61 @@ def test_confluent_kafka_group(server, log_dir, strategy):
 kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
 
 
+class ProcessMember(Member):
+    """A kafka-python member in its own spawned process (see tests/server/kp_process.py); the
+    same interface as :class:`Member`, fed by a thread that reads the child's events."""
+
+    def __init__(self, address: str, group: str, strategy: str) -> None:
+        import multiprocessing
+
+        from .kp_process import run_member
+
+        ctx = multiprocessing.get_context("spawn")
+        self.values, self.assigned, self.errors = [], set(), []
+        self.commit_now, self.committed = threading.Event(), threading.Event()
+        self._events, self._commands = ctx.Queue(), ctx.Queue()
+        self.process = ctx.Process(target=run_member, daemon=True,
+                                   args=(address, group, strategy, TOPIC, SESSION_MS,
+                                         self._events, self._commands))
+        self.process.start()
+        self.thread = threading.Thread(target=self._read_events, daemon=True)
+        self.thread.start()
+
+    def _read_events(self) -> None:
+        import queue
+
+        while self.process.is_alive() or not self._events.empty():
+            try:
+                kind, data = self._events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if kind == "values":
+                self.values += data
+            elif kind == "assigned":
+                self.assigned = set(data)
+            elif kind == "error":
+                self.errors.append(data)
+            elif kind == "committed":
+                self.committed.set()
+
+    def commit(self) -> None:
+        self.committed.clear()
+        self._commands.put("commit")
+        wait_until(self.committed.is_set, "a commit",
+                   lambda: f"(assigned {sorted(self.assigned)}, {len(self.values)} records, "
+                           f"alive {self.process.is_alive()}, errors {self.errors[-3:]})")
+
+    def leave(self) -> None:
+        if self.process.is_alive():
+            self._commands.put("stop")
+            self.process.join(30)
+        if self.process.is_alive():
+            self.process.kill()
+        self.thread.join(30)
+
+
 def kp_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
-    from kafka.coordinator.assignors.cooperative_sticky import CooperativeStickyAssignor
-    from kafka.coordinator.assignors.range import RangePartitionAssignor
-    from kafka.coordinator.assignors.roundrobin import RoundRobinPartitionAssignor
-    from kafka.coordinator.assignors.sticky.sticky_assignor import StickyPartitionAssignor
-
-    assignor = {"range": RangePartitionAssignor, "roundrobin": RoundRobinPartitionAssignor,
-                "sticky": StickyPartitionAssignor,
-                "cooperative-sticky": CooperativeStickyAssignor}[strategy]
-
-    def make() -> Any:
-        c = kafka.KafkaConsumer(bootstrap_servers=address, group_id=group,
-                                auto_offset_reset="earliest", enable_auto_commit=False,
-                                partition_assignment_strategy=[assignor],
-                                session_timeout_ms=SESSION_MS, heartbeat_interval_ms=200)
-        # kafka-python may join before its first metadata answer for the subscription (the
-        # leader then assigns nothing and waits for a metadata refresh to rejoin): ask first
-        c.partitions_for_topic(TOPIC)
-        c.subscribe([TOPIC])
-        return c
-
-    def poll(c: Any) -> list[bytes]:
-        return [m.value for msgs in c.poll(timeout_ms=50).values() for m in msgs]
-
-    return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
-                          lambda c: c.commit())
+    return lambda: ProcessMember(address, group, strategy)
 
 
 @pytest.mark.parametrize("strategy", ["range", "roundrobin", "sticky", "cooperative-sticky"])
