@@ -55,6 +55,8 @@ __all__ = [
     "codec_name",
     "compress",
     "decompress",
+    "decompress_into",
+    "decompressed_bound",
     "xxh32",
 ]
 
@@ -360,7 +362,11 @@ def _lz4_compress(data: Any, magic: int, level: int | None) -> bytes:
     return b"".join(parts)
 
 
-def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
+def _lz4_decompress(data: memoryview, magic: int, max_size: int,
+                    out: memoryview | None = None) -> bytes | int | None:
+    """The frame's content as bytes; with ``out``: written into ``out``, returning its length,
+    or None when ``out`` has no room for a block (checked before decoding each block: a
+    block may need up to the frame's maximum block size)."""
     n = len(data)
     if n < 7:
         raise CorruptRecordError(f"truncated lz4 frame header (expected >= 7 bytes, found {n})")
@@ -408,8 +414,8 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
     # the result is one copy of it. (A fresh max-block scratch per frame, 4 MiB zeroed for
     # Kafka's default block size, plus a copy per block and a join cost ~20x the lz4 decoding
     # of a 1,000-record batch, measured.)
-    acc = _lz4_buffer()
-    view = memoryview(acc)
+    acc = _lz4_buffer() if out is None else None
+    view = memoryview(acc) if acc is not None else out
     total = 0
     try:
         while True:
@@ -430,7 +436,7 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
                             f"lz4 content checksum mismatch (stored {stored}, computed "
                             f"{computed})"
                         )
-                return bytes(view[:total])
+                return bytes(view[:total]) if acc is not None else total
             if size > max_block:
                 raise CorruptRecordError(
                     f"lz4 block size {size} exceeds the frame's maximum block size {max_block}"
@@ -451,7 +457,10 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
                     raise CorruptRecordError(
                         f"lz4 block checksum mismatch (stored {stored}, computed {computed})"
                     )
-            if len(acc) < total + max_block:
+            if acc is None:
+                if len(view) < total + max_block:
+                    return None  # the caller decompresses this frame elsewhere
+            elif len(acc) < total + max_block:
                 view.release()
                 acc.extend(bytes(total + max_block - len(acc)))
                 view = memoryview(acc)
@@ -473,9 +482,10 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int) -> bytes:
                     f"(limit max_decompressed_bytes={max_size})"
                 )
     finally:
-        view.release()
-        if len(acc) > _LZ4_KEEP_BYTES:  # do not keep a huge buffer per thread
-            _lz4_local.buf = None
+        if acc is not None:
+            view.release()
+            if len(acc) > _LZ4_KEEP_BYTES:  # do not keep a huge buffer per thread
+                _lz4_local.buf = None
 
 
 _lz4_local = threading.local()
@@ -624,6 +634,98 @@ def _zstd_decompress(data: memoryview, max_size: int) -> bytes:
     except _zstandard.ZstdError as e:
         raise CorruptRecordError(f"corrupt zstd data: {e}") from e
     return b"".join(out_parts)
+
+
+def _zstd_decompress_into(data: memoryview, max_size: int, out: memoryview,
+                          bound: int | None = None) -> int | None:
+    """``data`` decompressed into ``out``: its length, or None when the frame and block headers
+    do not bound the output within ``out`` and ``max_size`` or the codec refuses the input
+    (the caller then runs :func:`_zstd_decompress`, which raises the precise error)."""
+    if bound is None:
+        bound = _zstd_output_bound(data)
+    if bound is None or bound > max_size or bound > len(out):
+        return None
+    try:
+        got = cramjam.zstd.decompress_into(data, out[:bound])
+    except Exception:  # noqa: BLE001 - the stepwise decompression names the fault
+        return None
+    return int(got)
+
+
+def _lz4_output_bound(data: memoryview) -> int | None:
+    """Upper bound of the decompressed size of one lz4 frame read from its block headers (a
+    stored block regenerates its size, a compressed one at most the frame's maximum block
+    size), or None unless ``data`` is one well-formed frame (then decompression decides)."""
+    n = len(data)
+    if n < 7 or struct.unpack_from("<I", data, 0)[0] != LZ4_MAGIC:
+        return None
+    flg, bd = data[4], data[5]
+    code = (bd >> 4) & 0x07
+    if code < 4:
+        return None
+    max_block = 1 << (2 * code + 8)
+    pos = 6 + (8 if flg & 0x08 else 0) + 1
+    extra = 4 if flg & 0x10 else 0
+    bound = 0
+    while True:
+        if n - pos < 4:
+            return None
+        (word,) = struct.unpack_from("<I", data, pos)
+        pos += 4
+        size = word & ~_LZ4_UNCOMPRESSED & 0xFFFFFFFF
+        if size == 0:
+            return bound
+        bound += size if word & _LZ4_UNCOMPRESSED else max_block
+        pos += size + extra
+
+
+def decompressed_bound(codec: int, data: memoryview) -> int | None:
+    """An upper bound of what one magic-2 batch's records area ``data`` decompresses to, read
+    from the frame and block headers without decompressing (lz4, zstd), or None (another
+    codec, or headers that do not bound it: decompression then decides and raises).
+
+    >>> decompressed_bound(LZ4, memoryview(compress("lz4", b"abc" * 1000)))
+    65536
+    """
+    if codec == LZ4:
+        return _lz4_output_bound(data)
+    if codec == ZSTD:
+        return _zstd_output_bound(data)
+    return None
+
+
+def decompress_into(codec: int, data: memoryview, out: memoryview, *,
+                    max_size: int = DEFAULT_MAX_DECOMPRESSED,
+                    bound: int | None = None) -> int | None:
+    """Decompress one magic-2 batch's records area into ``out`` (a writable byte buffer):
+    the number of bytes written, or None where this codec has no such path here (gzip,
+    snappy) or ``out`` may be too small (``bound``: :func:`decompressed_bound` of ``data``
+    when the caller has it). None promises nothing was decided about ``data``:
+    :func:`decompress` gives its bytes or its error. Why: a batch decoder writes every
+    batch of a run into one buffer (no allocation and page faulting per batch).
+
+    Raises
+    ------
+    CorruptRecordError, RecordTooLargeError
+        As :func:`decompress` (lz4 checks the frame as it goes).
+
+    Examples
+    --------
+    >>> buf = bytearray(1 << 17)
+    >>> n = decompress_into(LZ4, memoryview(compress("lz4", b"abc" * 3)), memoryview(buf))
+    >>> bytes(buf[:n])
+    b'abcabcabc'
+    """
+    try:
+        if codec == LZ4:
+            return _lz4_decompress(data, 2, max_size, out)  # type: ignore[return-value]
+        if codec == ZSTD:
+            return _zstd_decompress_into(data, max_size, out, bound)
+    except CorruptRecordError:
+        raise
+    except (ValueError, struct.error, IndexError, OverflowError) as e:
+        raise CorruptRecordError(f"corrupt {CODEC_NAMES[codec]} data: {e}") from e
+    return None
 
 
 # ---------------------------------------------------------------------------------------------

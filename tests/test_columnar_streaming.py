@@ -1,0 +1,131 @@
+"""Streamed decode (each lz4/zstd batch decompressed into a thread's scratch buffer just before
+its records are decoded, the output sized from header bounds) against the decompress-first
+decode it replaced: the same columns, offsets of the same width, and for one damaged byte the
+same error, serial and in parallel parts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kafkalog import Record, encode_batch
+from kafkalog.errors import KafkaLogError
+from kafkalog.records import columnar
+from kafkalog.records.compression import LZ4, ZSTD, compress, decompressed_bound
+
+from .test_columnar_parallel import RECORD, _same
+
+SETTINGS = settings(max_examples=60, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow,
+                                           HealthCheck.function_scoped_fixture])
+BATCHES = st.lists(st.tuples(st.lists(RECORD, min_size=1, max_size=12),
+                             st.sampled_from(["none", "lz4", "zstd", "lz4", "zstd"]),
+                             st.integers(0, 3)),
+                   min_size=1, max_size=10)
+
+
+@pytest.fixture(autouse=True)
+def _small_inputs_may_take_parts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BATCHES", 2)
+    monkeypatch.setattr(columnar, "PARALLEL_BACKOFF_SECONDS", 0.0)
+    monkeypatch.setattr(columnar, "_serial_until", 0.0)
+    monkeypatch.delenv("KAFKALOG_DECODE_THREADS", raising=False)
+
+
+def _segment(batches: list) -> tuple[bytes, int]:
+    out, offset = [], 0
+    for records, codec, gap in batches:
+        out.append(encode_batch(records, base_offset=offset, compression=codec))
+        offset += len(records) + gap
+    return b"".join(out), offset
+
+
+def _decode(data: bytes, monkeypatch: pytest.MonkeyPatch, *, streamed: bool, threads: int = 1,
+            **kw: object) -> object:
+    with monkeypatch.context() as m:
+        m.setattr(columnar, "decode_workers", lambda: threads)
+        if not streamed:  # no bound: every batch is decompressed first, as before streaming
+            m.setattr(columnar, "_decompressed_bound", lambda codec, data: None)
+        try:
+            return columnar.decode_columns(data, **kw)
+        except KafkaLogError as e:
+            return (type(e), str(e))
+
+
+@SETTINGS
+@given(BATCHES, st.integers(1, 3), st.data())
+def test_streamed_equals_decompressed_first(monkeypatch: pytest.MonkeyPatch, batches: list,
+                                            threads: int, data: st.DataObject) -> None:
+    buf, end = _segment(batches)
+    lo = data.draw(st.one_of(st.none(), st.integers(0, end)))
+    hi = data.draw(st.one_of(st.none(), st.integers(0, end + 1)))
+    before = _decode(buf, monkeypatch, streamed=False, start_offset=lo, end_offset=hi)
+    _same(_decode(buf, monkeypatch, streamed=True, threads=threads, start_offset=lo,
+                  end_offset=hi), before)
+
+
+@settings(max_examples=120, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(BATCHES, st.integers(1, 3), st.data())
+def test_one_damaged_byte_raises_the_same_error(monkeypatch: pytest.MonkeyPatch, batches: list,
+                                                threads: int, data: st.DataObject) -> None:
+    # one damage: with several, the streamed decode may name a later batch's decode error
+    # before an even later batch's decompression error, which the old order reported first
+    buf, _ = _segment(batches)
+    damaged = bytearray(buf)
+    i = data.draw(st.integers(0, len(damaged) - 1))
+    damaged[i] ^= data.draw(st.integers(1, 255))
+    validate = data.draw(st.booleans())
+    before = _decode(bytes(damaged), monkeypatch, streamed=False, validate=validate)
+    _same(_decode(bytes(damaged), monkeypatch, streamed=True, threads=threads,
+                  validate=validate), before)
+
+
+def test_compressed_batches_are_streamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    records = [Record(b"k%d" % i, b"v" * 200, i) for i in range(50)]
+    buf = b"".join(encode_batch(records, base_offset=50 * i, compression=c)
+                   for i, c in enumerate(["lz4", "none", "zstd", "zstd"]))
+    streamed = []
+    real = columnar._V2Run._stream
+
+    def spy(self: columnar._V2Run, j: int) -> np.ndarray:
+        streamed.append(j)
+        return real(self, j)
+
+    monkeypatch.setattr(columnar._V2Run, "_stream", spy)
+    cols = _decode(buf, monkeypatch, streamed=True)
+    assert sorted(streamed) == [0, 2, 3]
+    assert cols.record_count == 200 and cols.value(199) == b"v" * 200
+
+
+def test_offsets_keep_their_width_when_only_the_bound_crosses_int32(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # a bound (64 KiB per lz4 block) above the int32 limit, true sizes below it: the offsets
+    # stay as narrow as the decompress-first decode makes them (limit lowered to test it)
+    records = [Record(None, b"x" * 100, i) for i in range(20)]
+    buf = b"".join(encode_batch(records, base_offset=20 * i, compression="lz4")
+                   for i in range(3))
+    monkeypatch.setattr(columnar, "_INT32_LIMIT", 10_000)
+    before = _decode(buf, monkeypatch, streamed=False)
+    after = _decode(buf, monkeypatch, streamed=True)
+    assert before.value_offsets.dtype == np.int32
+    _same(after, before)
+    assert after.value_offsets.dtype == np.int32 and after.key_offsets.dtype == np.int32
+
+
+@pytest.mark.parametrize("codec", [LZ4, ZSTD])
+@given(raw=st.binary(max_size=300_000))
+@settings(max_examples=40, deadline=None)
+def test_bound_is_an_upper_bound(codec: int, raw: bytes) -> None:
+    packed = memoryview(compress(codec, raw))
+    bound = decompressed_bound(codec, packed)
+    assert bound is not None and len(raw) <= bound
+
+
+def test_no_bound_for_garbage_or_other_codecs() -> None:
+    assert decompressed_bound(LZ4, memoryview(b"\x04\x22\x4d")) is None
+    assert decompressed_bound(ZSTD, memoryview(b"not zstd at all")) is None
+    assert decompressed_bound(1, memoryview(compress("gzip", b"abc"))) is None
