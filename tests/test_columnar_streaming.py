@@ -15,7 +15,14 @@ from kafkalog.errors import KafkaLogError
 from kafkalog.records import columnar
 from kafkalog.records.compression import LZ4, ZSTD, compress, decompressed_bound
 
-from .test_columnar_parallel import RECORD, _same
+# the parallel tests' autouse fixture (imported, so active here too): small inputs may take
+# the parallel path, which streams as well
+from .test_columnar_parallel import (  # noqa: F401
+    RECORD,
+    _parallel_for_small_inputs,
+    _same,
+    _segment,
+)
 
 SETTINGS = settings(max_examples=60, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow,
@@ -24,23 +31,6 @@ BATCHES = st.lists(st.tuples(st.lists(RECORD, min_size=1, max_size=12),
                              st.sampled_from(["none", "lz4", "zstd", "lz4", "zstd"]),
                              st.integers(0, 3)),
                    min_size=1, max_size=10)
-
-
-@pytest.fixture(autouse=True)
-def _small_inputs_may_take_parts(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
-    monkeypatch.setattr(columnar, "PARALLEL_MIN_BATCHES", 2)
-    monkeypatch.setattr(columnar, "PARALLEL_BACKOFF_SECONDS", 0.0)
-    monkeypatch.setattr(columnar, "_serial_until", 0.0)
-    monkeypatch.delenv("KAFKALOG_DECODE_THREADS", raising=False)
-
-
-def _segment(batches: list) -> tuple[bytes, int]:
-    out, offset = [], 0
-    for records, codec, gap in batches:
-        out.append(encode_batch(records, base_offset=offset, compression=codec))
-        offset += len(records) + gap
-    return b"".join(out), offset
 
 
 def _decode(data: bytes, monkeypatch: pytest.MonkeyPatch, *, streamed: bool, threads: int = 1,
