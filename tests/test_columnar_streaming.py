@@ -81,14 +81,35 @@ def test_compressed_batches_are_streamed(monkeypatch: pytest.MonkeyPatch) -> Non
     streamed = []
     real = columnar._V2Run._stream
 
-    def spy(self: columnar._V2Run, j: int) -> np.ndarray:
-        streamed.append(j)
-        return real(self, j)
+    def spy(self: columnar._V2Run, j0: int, j1: int) -> tuple:
+        out = real(self, j0, j1)
+        streamed.append((j0, out[3]))
+        return out
 
     monkeypatch.setattr(columnar._V2Run, "_stream", spy)
     cols = _decode(buf, monkeypatch, streamed=True)
-    assert sorted(streamed) == [0, 2, 3]
+    # batch 0 alone (batch 1 is uncompressed), batches 2 and 3 in one chunk
+    assert streamed == [(0, 1), (2, 4)]
     assert cols.record_count == 200 and cols.value(199) == b"v" * 200
+
+
+@SETTINGS
+@given(BATCHES, st.integers(1, 3), st.integers(1, 300_000), st.data())
+def test_any_chunk_size_decodes_the_same(monkeypatch: pytest.MonkeyPatch, batches: list,
+                                         threads: int, chunk: int, data: st.DataObject) -> None:
+    # chunks smaller than one batch's bound (one batch per call), and chunks of several
+    buf, _ = _segment(batches)
+    before = _decode(buf, monkeypatch, streamed=False)
+    with monkeypatch.context() as m:
+        m.setattr(columnar, "STREAM_CHUNK_BYTES", chunk)
+        _same(_decode(buf, monkeypatch, streamed=True, threads=threads), before)
+    damaged = bytearray(buf)
+    damaged[data.draw(st.integers(0, len(buf) - 1))] ^= data.draw(st.integers(1, 255))
+    before = _decode(bytes(damaged), monkeypatch, streamed=False, validate=False)
+    with monkeypatch.context() as m:
+        m.setattr(columnar, "STREAM_CHUNK_BYTES", chunk)
+        _same(_decode(bytes(damaged), monkeypatch, streamed=True, threads=threads,
+                      validate=False), before)
 
 
 def test_offsets_keep_their_width_when_only_the_bound_crosses_int32(

@@ -574,6 +574,9 @@ def _decompress(codec: int, data: memoryview, max_size: int) -> bytes:
 #: one it keeps between batches
 _scratch = threading.local()
 _SCRATCH_KEEP_BYTES = 16 << 20
+#: bytes of bounds one streamed kernel call decompresses ahead (several batches per call: the
+#: per-call cost is spread, and the bytes are still in cache when decoded)
+STREAM_CHUNK_BYTES = 2 << 20
 
 
 # -- parallel decode ---------------------------------------------------------------------------
@@ -737,26 +740,46 @@ class _V2Run:
         self.max_decompressed = max_decompressed
         return True
 
-    def _stream(self, j: int) -> np.ndarray:
-        """Batch ``j`` decompressed into this thread's scratch buffer (valid until this thread
-        decompresses the next batch), its count checked against its true size."""
-        need = int(self.area[j])  # the bound
+    def _stream(self, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Decompress compressed batches ``j0, j0 + 1, ...`` (before ``j1``) one after another
+        into this thread's scratch buffer, as many as ``STREAM_CHUNK_BYTES`` of bounds hold
+        (at least one), each count checked against its true size. Returns the filled scratch
+        (valid until this thread streams again), the batches' start and end positions in it,
+        and the batch after the last one taken."""
+        need = int(self.area[j0])  # bounds
+        room = max(STREAM_CHUNK_BYTES, need)
         scratch = getattr(_scratch, "buf", None)
-        if scratch is None or scratch.shape[0] < need:
-            scratch = _scratch.buf = np.empty(max(need, 1 << 20), np.uint8)
-        got = self._decompress_one(j, memoryview(self.src.buf), self.max_decompressed,
-                                   memoryview(scratch))
-        if isinstance(got, int):
-            data = scratch[:got]
-        else:  # the codec declined the buffer: its own bytes
-            data = np.frombuffer(got, np.uint8)
+        if scratch is None or scratch.shape[0] < room:
+            scratch = _scratch.buf = np.empty(room, np.uint8)
         if scratch.shape[0] > _SCRATCH_KEEP_BYTES:
             _scratch.buf = None  # do not keep a huge buffer per thread
-        self.true_area[j] = data.shape[0]
-        if int(self.counts[j]) * MIN_RECORD_SIZE > data.shape[0]:
-            self.area[j] = data.shape[0]
+        out = memoryview(scratch)
+        mv = memoryview(self.src.buf)
+        starts, ends = [], []
+        at = 0
+        j = j0
+        while j < j1 and at + int(self.area[j]) <= room:
+            got = self._decompress_one(j, mv, self.max_decompressed, out[at:])
+            if not isinstance(got, int):  # the codec declined the buffer: its own bytes
+                if j > j0:
+                    break  # decoded alone in the next call
+                data = np.frombuffer(got, np.uint8)
+                self._check_true_size(j, data.shape[0])
+                return (_readonly(data), np.zeros(1, np.int64),
+                        np.array([data.shape[0]], np.int64), j + 1)
+            self._check_true_size(j, got)
+            starts.append(at)
+            at += got
+            ends.append(at)
+            j += 1
+        return (_readonly(scratch[:at]), np.array(starts, np.int64), np.array(ends, np.int64),
+                j)
+
+    def _check_true_size(self, j: int, size: int) -> None:
+        self.true_area[j] = size
+        if int(self.counts[j]) * MIN_RECORD_SIZE > size:
+            self.area[j] = size
             self.check_counts_fit(np.array([j]))
-        return _readonly(data)
 
     def check_counts_fit(self, among: np.ndarray | None = None) -> None:
         """Each batch's record count fits its records area (``among``: those batches; in
@@ -775,45 +798,66 @@ class _V2Run:
                header_pos: np.ndarray, header_count: np.ndarray) -> list[tuple]:
         """Decode batches ``j0 .. j1 - 1`` into ``outputs`` from ``state``; header parts.
 
-        Calls: each run of consecutive uncompressed batches (read in place from the mapping)
-        and each compressed batch (from its decompressed bytes); ``state`` carries the cursors.
+        Calls: each run of consecutive uncompressed batches (read in place from the mapping);
+        streaming, each chunk of consecutive compressed batches (decompressed just before, see
+        ``_stream``); else each compressed batch (from its decompressed bytes). ``state``
+        carries the cursors.
         """
         src = self.src
         buf = src.buf
         compressed = self.codecs[j0:j1] != 0
-        header_parts = []
-        breaks = np.flatnonzero(compressed[1:] | compressed[:-1]) + 1
+        header_parts: list[tuple] = []
+        # streaming: one group per run of consecutive compressed batches, decoded in chunks;
+        # else one per compressed batch (each from its own decompressed bytes)
+        change = compressed[1:] != compressed[:-1] if self.streaming \
+            else compressed[1:] | compressed[:-1]
+        breaks = np.flatnonzero(change) + 1
         for group in np.split(np.arange(j0, j1), breaks):
             g0, g1 = int(group[0]), int(group[-1]) + 1
-            packed = bool(compressed[g0 - j0])
-            if not packed:
-                source = buf
-            elif g0 in self.decompressed:
+            if not compressed[g0 - j0]:
+                self._decode_call(buf, self.batch_start[g0:g1], self.batch_end[g0:g1], g0, g1,
+                                  False, lo, last, outputs, state, header_pos, header_count,
+                                  header_parts)
+            elif not self.streaming:
                 source = self.decompressed[g0]
+                self._decode_call(source, np.zeros(1, np.int64),
+                                  np.array([source.shape[0]], np.int64), g0, g1, True, lo,
+                                  last, outputs, state, header_pos, header_count, header_parts)
             else:
-                source = self._stream(g0)
-            starts = np.zeros(1, np.int64) if packed else self.batch_start[g0:g1]
-            ends = np.array([source.shape[0]], np.int64) if packed else self.batch_end[g0:g1]
-            k0 = int(state[0])
-            headers_before = state[3:].copy()
-            k, err, err_batch, err_pos = _rd.decode_records(
-                source, starts, ends, self.base_offsets[g0:g1], self.base_ts[g0:g1],
-                self.log_append[g0:g1], self.max_ts[g0:g1], self.counts[g0:g1],
-                np.int64(lo), np.int64(last), *outputs, state)
-            if err != _rd.ERR_OK:
-                j = g0 + max(int(err_batch), 0)
-                msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
-                if packed:
-                    raise self.error(j, f"{msg} (at byte {int(err_pos)} of the decompressed "
-                                        f"records of the batch at this position)")
-                raise src.error(CorruptRecordError,
-                                f"{msg} (batch at position {int(self.positions[j])})",
-                                position=int(err_pos), offset=int(self.base_offsets[j]))
-            grown = state[3:] - headers_before
-            if grown[0]:
-                header_parts.append(_gather_headers(src, source, k0, int(k), header_pos,
-                                                    header_count, grown))
+                c0 = g0
+                while c0 < g1:
+                    source, starts, ends, c1 = self._stream(c0, g1)
+                    self._decode_call(source, starts, ends, c0, c1, True, lo, last, outputs,
+                                      state, header_pos, header_count, header_parts)
+                    c0 = c1
         return header_parts
+
+    def _decode_call(self, source: np.ndarray, starts: np.ndarray, ends: np.ndarray, g0: int,
+                     g1: int, packed: bool, lo: int, last: int, outputs: tuple,
+                     state: np.ndarray, header_pos: np.ndarray, header_count: np.ndarray,
+                     header_parts: list[tuple]) -> None:
+        """One kernel call over batches ``g0 .. g1 - 1`` at ``starts``/``ends`` of ``source``
+        (the mapping, or decompressed bytes); their headers gathered from ``source``."""
+        k0 = int(state[0])
+        headers_before = state[3:].copy()
+        k, err, err_batch, err_pos = _rd.decode_records(
+            source, starts, ends, self.base_offsets[g0:g1], self.base_ts[g0:g1],
+            self.log_append[g0:g1], self.max_ts[g0:g1], self.counts[g0:g1],
+            np.int64(lo), np.int64(last), *outputs, state)
+        if err != _rd.ERR_OK:
+            i = max(int(err_batch), 0)
+            j = g0 + i
+            msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
+            if packed:
+                raise self.error(j, f"{msg} (at byte {int(err_pos) - int(starts[i])} of the "
+                                    f"decompressed records of the batch at this position)")
+            raise self.src.error(CorruptRecordError,
+                                 f"{msg} (batch at position {int(self.positions[j])})",
+                                 position=int(err_pos), offset=int(self.base_offsets[j]))
+        grown = state[3:] - headers_before
+        if grown[0]:
+            header_parts.append(_gather_headers(self.src, source, k0, int(k), header_pos,
+                                                header_count, grown))
 
 
 def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, validate: bool,
