@@ -17,6 +17,7 @@ from kafkalog.records.compression import LZ4, ZSTD, compress, decompressed_bound
 
 # the parallel tests' autouse fixture (imported, so active here too): small inputs may take
 # the parallel path, which streams as well
+from .test_columnar import _records, aiokafka_batch, expected_rows, kafka_python_batch
 from .test_columnar_parallel import (  # noqa: F401
     RECORD,
     _parallel_for_small_inputs,
@@ -125,6 +126,26 @@ def test_offsets_keep_their_width_when_only_the_bound_crosses_int32(
     assert before.value_offsets.dtype == np.int32
     _same(after, before)
     assert after.value_offsets.dtype == np.int32 and after.key_offsets.dtype == np.int32
+
+
+@pytest.mark.parametrize("builder", [kafka_python_batch, aiokafka_batch])
+@pytest.mark.parametrize("codec", ["lz4", "zstd"])
+def test_peer_built_batches_are_streamed_and_match_the_object_path(
+        monkeypatch: pytest.MonkeyPatch, builder: object, codec: str) -> None:
+    # frames written by kafka-python's and aiokafka's codecs (their lz4 and zstd libraries),
+    # not ours: their headers must bound them, else the streamed path is silently not taken
+    data = b"".join(builder(_records(n, seed=n), codec, base)  # type: ignore[operator]
+                    for n, base in [(1, 0), (50, 1), (120, 51)])
+    taken = []
+    real = columnar._V2Run.bound_areas
+
+    def spy(self: columnar._V2Run, max_decompressed: int) -> bool:
+        taken.append(real(self, max_decompressed))
+        return taken[-1]
+
+    monkeypatch.setattr(columnar._V2Run, "bound_areas", spy)
+    assert columnar.decode_table(data).to_pylist() == expected_rows(data)
+    assert taken == [True]
 
 
 @pytest.mark.parametrize("codec", [LZ4, ZSTD])

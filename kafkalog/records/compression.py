@@ -362,11 +362,10 @@ def _lz4_compress(data: Any, magic: int, level: int | None) -> bytes:
     return b"".join(parts)
 
 
-def _lz4_decompress(data: memoryview, magic: int, max_size: int,
-                    out: memoryview | None = None) -> bytes | int | None:
-    """The frame's content as bytes; with ``out``: written into ``out``, returning its length,
-    or None when ``out`` has no room for a block (checked before decoding each block: a
-    block may need up to the frame's maximum block size)."""
+def _lz4_frame_header(data: memoryview, magic: int) -> tuple[int, int, bool, bool]:
+    """Check an lz4 frame's header: the position of its first block, its maximum block size
+    and whether content and blocks carry checksums. The descriptor checksum is checked unless
+    ``magic`` is 0 (KAFKA-3160: Kafka skips it there)."""
     n = len(data)
     if n < 7:
         raise CorruptRecordError(f"truncated lz4 frame header (expected >= 7 bytes, found {n})")
@@ -409,7 +408,16 @@ def _lz4_decompress(data: memoryview, magic: int, max_size: int,
                 f"lz4 frame descriptor checksum mismatch (expected 0x{expected:02x}, "
                 f"found 0x{data[pos]:02x})"
             )
-    pos += 1
+    return pos + 1, max_block, content_checksum, block_checksum
+
+
+def _lz4_decompress(data: memoryview, magic: int, max_size: int,
+                    out: memoryview | None = None) -> bytes | int | None:
+    """The frame's content as bytes; with ``out``: written into ``out``, returning its length,
+    or None when ``out`` has no room for a block (checked before decoding each block: a
+    block may need up to the frame's maximum block size)."""
+    n = len(data)
+    pos, max_block, content_checksum, block_checksum = _lz4_frame_header(data, magic)
     # Blocks are decoded straight into this thread's reusable buffer (grown as needed), and
     # the result is one copy of it. (A fresh max-block scratch per frame, 4 MiB zeroed for
     # Kafka's default block size, plus a copy per block and a join cost ~20x the lz4 decoding
@@ -657,15 +665,11 @@ def _lz4_output_bound(data: memoryview) -> int | None:
     stored block regenerates its size, a compressed one at most the frame's maximum block
     size), or None unless ``data`` is one well-formed frame (then decompression decides)."""
     n = len(data)
-    if n < 7 or struct.unpack_from("<I", data, 0)[0] != LZ4_MAGIC:
+    try:  # (the descriptor checksum is decompression's to check)
+        pos, max_block, _, block_checksum = _lz4_frame_header(data, 0)
+    except CorruptRecordError:
         return None
-    flg, bd = data[4], data[5]
-    code = (bd >> 4) & 0x07
-    if code < 4:
-        return None
-    max_block = 1 << (2 * code + 8)
-    pos = 6 + (8 if flg & 0x08 else 0) + 1
-    extra = 4 if flg & 0x10 else 0
+    extra = 4 if block_checksum else 0
     bound = 0
     while True:
         if n - pos < 4:
