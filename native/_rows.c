@@ -10,14 +10,19 @@
  *   repeated keyword, a missing key/value) goes to type.__call__ and so to __new__, which
  *   raises exactly as before.
  *
- * - flatten(records, default_timestamp): the keys, values, timestamps and headers of a list of records as flat
- *   buffers (Arrow-style data + offsets + validity), what the columnar encode kernel
- *   (native/records_encode.py) takes. None when a record is anything the columnar path does
- *   not handle as encode_batch's Python path would (not a tuple, a key/value that is not
- *   bytes or None, a timestamp that is not an int64, headers that are not a tuple/list of
- *   (str, bytes|None) pairs, a header key that is not valid UTF-8, an explicit offset, a
- *   timestamp whose delta to the first one leaves int64): the
- *   caller then runs the Python path, which encodes or raises as it always has.
+ * - encode_records(records, default_timestamp, header_room): the records area of one v2 batch
+ *   (every record written as Kafka's DefaultRecord.writeTo), after header_room zero bytes, in
+ *   a bytearray of exactly that size, with the record count and the first and largest
+ *   timestamps. Two passes over the records: the first checks each one and sizes it exactly,
+ *   the second writes it; keys, values and headers are copied once, from the bytes objects
+ *   into the output. None when a record is anything the row path does not handle as
+ *   encode_batch's Python path would (not a tuple, a key/value that is not bytes or None, a
+ *   timestamp that is not an int64, headers that are not a tuple/list of (str, bytes|None)
+ *   pairs, a header key that is not valid UTF-8, an explicit offset, a timestamp whose delta
+ *   to the first one leaves int64, a length or record above int32): the caller then runs
+ *   the Python path, which encodes or raises as it always has. Its twin and reference is
+ *   kafkalog.records.builder._encode_records_py (flattening + the columnar encode kernel of
+ *   native/records_encode.py).
  *
  * Both run with the GIL held from start to end and call no Python code while they read the
  * records (borrowed references stay valid).
@@ -113,8 +118,9 @@ record_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject
         if (headers == NULL)
             return NULL;
     }
-    PyTypeObject *tp = (PyTypeObject *)type;
-    PyObject *self = tp->tp_alloc(tp, 5);
+    /* allocated untracked (PyType_GenericAlloc would zero it, track it, and this would
+     * untrack it again: measured, a third of the constructor's cost) */
+    PyObject *self = (PyObject *)PyObject_GC_NewVar(PyTupleObject, (PyTypeObject *)type, 5);
     if (self == NULL) {
         Py_DECREF(headers);
         return NULL;
@@ -125,18 +131,39 @@ record_vectorcall(PyObject *type, PyObject *const *args, size_t nargsf, PyObject
         if (i != 3)
             Py_INCREF(x);
         PyTuple_SET_ITEM(self, i, x);
-        if (PyObject_IS_GC(x) && (!PyTuple_CheckExact(x) || PyObject_GC_IsTracked(x)))
+        /* (PyObject_IS_GC inlined: bytes, int and None answer from their type's flags) */
+        if (PyType_IS_GC(Py_TYPE(x))
+            && (Py_TYPE(x)->tp_is_gc == NULL || Py_TYPE(x)->tp_is_gc(x))
+            && (!PyTuple_CheckExact(x) || PyObject_GC_IsTracked(x)))
             atomic = 0;
     }
     /* A record of bytes, ints and None (no headers, or headers the GC does not track) can be
-     * in no reference cycle: untrack it now, as the collector would untrack such a tuple at
-     * its first pass (_PyTuple_MaybeUntrack). Otherwise every batch of records built would be
-     * promoted and walked by the collector's older generations: measured, that made building
-     * records several times slower than encoding them. (Record has __slots__ = (): its
-     * instances hold nothing else; only this exact class gets here.) */
-    if (atomic)
-        PyObject_GC_UnTrack(self);
+     * in no reference cycle: it stays untracked, as the collector would untrack such a tuple
+     * at its first pass (_PyTuple_MaybeUntrack). Otherwise every batch of records built would
+     * be promoted and walked by the collector's older generations: measured, that made
+     * building records several times slower than encoding them. (Record has __slots__ = ():
+     * its instances hold nothing else; only this exact class gets here.) */
+    if (!atomic)
+        PyObject_GC_Track(self);
     return self;
+}
+
+/* Record's tp_dealloc: what subtype_dealloc ends up doing for a Record (no __dict__, no
+ * weakrefs, no finalizer: __slots__ = ()), without its generic checks, which cost as much as
+ * the constructor (measured). A subclass's own subtype_dealloc calls this as its base
+ * dealloc after clearing what it added; either way the type reference is released here, as
+ * a heap base type's dealloc must. */
+static void
+record_dealloc(PyObject *self)
+{
+    PyTypeObject *tp = Py_TYPE(self);
+    PyObject_GC_UnTrack(self);
+    Py_TRASHCAN_BEGIN(self, record_dealloc)
+    for (Py_ssize_t i = Py_SIZE(self); --i >= 0;)
+        Py_XDECREF(PyTuple_GET_ITEM(self, i));
+    PyObject_GC_Del(self);
+    Py_DECREF(tp); /* (inside: a dealloc the trashcan defers runs this function again later) */
+    Py_TRASHCAN_END
 }
 
 static PyObject *
@@ -154,6 +181,7 @@ install_record_constructor(PyObject *module, PyObject *cls)
     Py_XDECREF(record_class);
     record_class = cls;
     ((PyTypeObject *)cls)->tp_vectorcall = record_vectorcall;
+    ((PyTypeObject *)cls)->tp_dealloc = record_dealloc;
     Py_RETURN_NONE;
 }
 
@@ -203,24 +231,126 @@ seq_items(PyObject *seq, PyObject ***items, Py_ssize_t *n)
     return 0;
 }
 
-static PyObject *
-flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+/* Kafka's zigzag varint / varlong (ByteUtils.writeVarint / writeVarlong) */
+static inline int
+varint_size(int32_t v)
 {
-    if (nargs != 2) {
-        PyErr_SetString(PyExc_TypeError, "flatten(records, default_timestamp)");
+    uint32_t z = ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+    int n = 1;
+    while (z >= 0x80) {
+        z >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline int
+varlong_size(int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    int n = 1;
+    while (z >= 0x80) {
+        z >>= 7;
+        n++;
+    }
+    return n;
+}
+
+static inline unsigned char *
+put_varint(unsigned char *p, int32_t v)
+{
+    uint32_t z = ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+    while (z >= 0x80) {
+        *p++ = (unsigned char)(z | 0x80);
+        z >>= 7;
+    }
+    *p++ = (unsigned char)z;
+    return p;
+}
+
+static inline unsigned char *
+put_varlong(unsigned char *p, int64_t v)
+{
+    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    while (z >= 0x80) {
+        *p++ = (unsigned char)(z | 0x80);
+        z >>= 7;
+    }
+    *p++ = (unsigned char)z;
+    return p;
+}
+
+/* bytes of an optional field: varint length + data, or varint -1 (one byte) for None */
+static inline int64_t
+field_size(PyObject *b)
+{
+    if (b == Py_None)
+        return 1;
+    Py_ssize_t len = PyBytes_GET_SIZE(b);
+    return varint_size((int32_t)len) + len;
+}
+
+static inline unsigned char *
+put_field(unsigned char *p, PyObject *b)
+{
+    if (b == Py_None) {
+        *p++ = 1; /* varint -1: null */
+        return p;
+    }
+    Py_ssize_t len = PyBytes_GET_SIZE(b);
+    p = put_varint(p, (int32_t)len);
+    memcpy(p, PyBytes_AS_STRING(b), len);
+    return p + len;
+}
+
+#define INT32_LIMIT 2147483647LL
+
+/* the record's timestamp (default_ts for None); 0 = not a tuple of 2..5 the row path takes */
+static int
+record_timestamp(PyObject *r, long long default_ts, long long *ts)
+{
+    *ts = default_ts;
+    if (PyTuple_GET_SIZE(r) > 2) {
+        PyObject *t = PyTuple_GET_ITEM(r, 2);
+        if (t != Py_None) {
+            int overflow;
+            if (!PyLong_Check(t))
+                return 0;
+            *ts = PyLong_AsLongLongAndOverflow(t, &overflow);
+            if (overflow)
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* encode_records(records, default_timestamp, header_room): see the module docstring */
+static PyObject *
+encode_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError,
+                        "encode_records(records, default_timestamp, header_room)");
         return NULL;
     }
     PyObject *records = args[0];
     long long default_ts = PyLong_AsLongLong(args[1]);
     if (default_ts == -1 && PyErr_Occurred())
         return NULL;
+    Py_ssize_t header_room = PyLong_AsSsize_t(args[2]);
+    if (header_room == -1 && PyErr_Occurred())
+        return NULL;
+    if (header_room < 0) {
+        PyErr_SetString(PyExc_ValueError, "header_room must be >= 0");
+        return NULL;
+    }
     Py_ssize_t n;
     PyObject **items;
-    if (!seq_items(records, &items, &n))
+    if (!seq_items(records, &items, &n) || n == 0 || n > INT32_LIMIT)
         Py_RETURN_NONE;
-    Py_ssize_t key_bytes = 0, value_bytes = 0, n_headers = 0, hk_bytes = 0, hv_bytes = 0;
-    long long first_ts = 0;
-    /* pass 1: check every record, measure the buffers */
+    long long first_ts = 0, max_ts = -1;
+    int64_t total = header_room;
+    /* pass 1: check every record as the Python path would accept it, size it exactly */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *r = items[i];
         if (!PyTuple_Check(r))
@@ -229,166 +359,113 @@ flatten(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
         if (m < 2 || m > 5)
             Py_RETURN_NONE;
         PyObject *key = PyTuple_GET_ITEM(r, 0), *value = PyTuple_GET_ITEM(r, 1);
-        if (key != Py_None) {
-            if (!PyBytes_Check(key))
-                Py_RETURN_NONE;
-            key_bytes += PyBytes_GET_SIZE(key);
-        }
-        if (value != Py_None) {
-            if (!PyBytes_Check(value))
-                Py_RETURN_NONE;
-            value_bytes += PyBytes_GET_SIZE(value);
-        }
-        long long ts = default_ts, delta;
-        if (m > 2) {
-            PyObject *t = PyTuple_GET_ITEM(r, 2);
-            if (t != Py_None) {
-                int overflow;
-                if (!PyLong_Check(t))
-                    Py_RETURN_NONE;
-                ts = PyLong_AsLongLongAndOverflow(t, &overflow);
-                if (overflow)
-                    Py_RETURN_NONE;
-            }
-        }
+        if ((key != Py_None && (!PyBytes_Check(key) || PyBytes_GET_SIZE(key) > INT32_LIMIT))
+            || (value != Py_None
+                && (!PyBytes_Check(value) || PyBytes_GET_SIZE(value) > INT32_LIMIT)))
+            Py_RETURN_NONE;
+        long long ts, delta;
+        if (!record_timestamp(r, default_ts, &ts))
+            Py_RETURN_NONE;
         if (i == 0)
             first_ts = ts;
         /* a timestampDelta outside int64: the per-record path raises for it */
         if (__builtin_sub_overflow(ts, first_ts, &delta))
             Py_RETURN_NONE;
+        if (ts > max_ts)
+            max_ts = ts;
+        int64_t body = 1 + varlong_size(delta) + varint_size((int32_t)i) + field_size(key)
+                       + field_size(value);
+        Py_ssize_t nh = 0;
         if (m > 3) {
             PyObject *hs = PyTuple_GET_ITEM(r, 3);
             if (hs != Py_None) {
-                Py_ssize_t nh;
                 PyObject **hitems;
-                if (!seq_items(hs, &hitems, &nh))
+                if (!seq_items(hs, &hitems, &nh) || nh > INT32_LIMIT)
                     Py_RETURN_NONE;
                 for (Py_ssize_t j = 0; j < nh; j++) {
                     const char *hk;
                     Py_ssize_t hkl;
                     PyObject *hv;
-                    if (!header_parts(hitems[j], &hk, &hkl, &hv))
+                    if (!header_parts(hitems[j], &hk, &hkl, &hv) || hkl > INT32_LIMIT
+                        || (hv != Py_None && PyBytes_GET_SIZE(hv) > INT32_LIMIT))
                         Py_RETURN_NONE;
-                    hk_bytes += hkl;
-                    if (hv != Py_None)
-                        hv_bytes += PyBytes_GET_SIZE(hv);
+                    body += varint_size((int32_t)hkl) + hkl + field_size(hv);
+                    if (body > INT32_LIMIT)
+                        Py_RETURN_NONE;
                 }
-                n_headers += nh;
             }
         }
+        body += varint_size((int32_t)nh);
+        if (body > INT32_LIMIT)
+            Py_RETURN_NONE; /* the per-record path raises for it */
         if (m > 4 && PyTuple_GET_ITEM(r, 4) != Py_None)
             Py_RETURN_NONE; /* explicit offsets: the Python path */
+        total += varint_size((int32_t)body) + body;
+        if (total > PY_SSIZE_T_MAX / 2)
+            Py_RETURN_NONE;
     }
-    /* pass 2: fill */
-    PyObject *out[14] = {NULL};
-    Py_ssize_t sizes[14] = {
-        8 * n, key_bytes, 8 * (n + 1), n, value_bytes, 8 * (n + 1), n,
-        8 * (n + 1), hk_bytes, 8 * (n_headers + 1), hv_bytes, 8 * (n_headers + 1), n_headers, 0};
-    for (int b = 0; b < 13; b++) {
-        out[b] = PyBytes_FromStringAndSize(NULL, sizes[b]);
-        if (out[b] == NULL) {
-            for (int c = 0; c < b; c++)
-                Py_DECREF(out[c]);
-            return NULL;
-        }
-    }
-    long long *timestamps = (long long *)PyBytes_AS_STRING(out[0]);
-    char *kd = PyBytes_AS_STRING(out[1]);
-    long long *ko = (long long *)PyBytes_AS_STRING(out[2]);
-    char *kv = PyBytes_AS_STRING(out[3]);
-    char *vd = PyBytes_AS_STRING(out[4]);
-    long long *vo = (long long *)PyBytes_AS_STRING(out[5]);
-    char *vv = PyBytes_AS_STRING(out[6]);
-    long long *ho = (long long *)PyBytes_AS_STRING(out[7]);
-    char *hkd = PyBytes_AS_STRING(out[8]);
-    long long *hko = (long long *)PyBytes_AS_STRING(out[9]);
-    char *hvd = PyBytes_AS_STRING(out[10]);
-    long long *hvo = (long long *)PyBytes_AS_STRING(out[11]);
-    char *hvv = PyBytes_AS_STRING(out[12]);
-    long long kpos = 0, vpos = 0, h = 0, hkpos = 0, hvpos = 0, max_ts = -1;
-    ko[0] = vo[0] = ho[0] = hko[0] = hvo[0] = 0;
+    PyObject *out = PyByteArray_FromStringAndSize(NULL, (Py_ssize_t)total);
+    if (out == NULL)
+        return NULL;
+    unsigned char *base = (unsigned char *)PyByteArray_AS_STRING(out);
+    memset(base, 0, header_room);
+    unsigned char *p = base + header_room;
+    /* pass 2: write (every record was checked above; no Python code runs in between) */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *r = items[i];
         Py_ssize_t m = PyTuple_GET_SIZE(r);
         PyObject *key = PyTuple_GET_ITEM(r, 0), *value = PyTuple_GET_ITEM(r, 1);
-        if (key != Py_None) {
-            Py_ssize_t len = PyBytes_GET_SIZE(key);
-            memcpy(kd + kpos, PyBytes_AS_STRING(key), len);
-            kpos += len;
-            kv[i] = 1;
-        } else {
-            kv[i] = 0;
+        long long ts;
+        record_timestamp(r, default_ts, &ts);
+        int64_t delta = ts - first_ts;
+        PyObject *hs = m > 3 ? PyTuple_GET_ITEM(r, 3) : Py_None;
+        PyObject **hitems = NULL;
+        Py_ssize_t nh = 0;
+        if (hs != Py_None)
+            seq_items(hs, &hitems, &nh);
+        int64_t body = 1 + varlong_size(delta) + varint_size((int32_t)i) + field_size(key)
+                       + field_size(value) + varint_size((int32_t)nh);
+        for (Py_ssize_t j = 0; j < nh; j++) {
+            const char *hk;
+            Py_ssize_t hkl;
+            PyObject *hv;
+            header_parts(hitems[j], &hk, &hkl, &hv);
+            body += varint_size((int32_t)hkl) + hkl + field_size(hv);
         }
-        ko[i + 1] = kpos;
-        if (value != Py_None) {
-            Py_ssize_t len = PyBytes_GET_SIZE(value);
-            memcpy(vd + vpos, PyBytes_AS_STRING(value), len);
-            vpos += len;
-            vv[i] = 1;
-        } else {
-            vv[i] = 0;
+        p = put_varint(p, (int32_t)body);
+        *p++ = 0; /* record attributes: unused */
+        p = put_varlong(p, delta);
+        p = put_varint(p, (int32_t)i);
+        p = put_field(p, key);
+        p = put_field(p, value);
+        p = put_varint(p, (int32_t)nh);
+        for (Py_ssize_t j = 0; j < nh; j++) {
+            const char *hk;
+            Py_ssize_t hkl;
+            PyObject *hv;
+            header_parts(hitems[j], &hk, &hkl, &hv);
+            p = put_varint(p, (int32_t)hkl);
+            memcpy(p, hk, hkl);
+            p += hkl;
+            p = put_field(p, hv);
         }
-        vo[i + 1] = vpos;
-        long long ts = default_ts;
-        if (m > 2 && PyTuple_GET_ITEM(r, 2) != Py_None) {
-            int overflow;
-            ts = PyLong_AsLongLongAndOverflow(PyTuple_GET_ITEM(r, 2), &overflow);
-        }
-        timestamps[i] = ts;
-        if (ts > max_ts)
-            max_ts = ts;
-        if (m > 3 && PyTuple_GET_ITEM(r, 3) != Py_None) {
-            Py_ssize_t nh;
-            PyObject **hitems;
-            seq_items(PyTuple_GET_ITEM(r, 3), &hitems, &nh); /* checked in pass 1 */
-            for (Py_ssize_t j = 0; j < nh; j++) {
-                const char *hk;
-                Py_ssize_t hkl;
-                PyObject *hv;
-                header_parts(hitems[j], &hk, &hkl, &hv); /* checked in pass 1 */
-                memcpy(hkd + hkpos, hk, hkl);
-                hkpos += hkl;
-                hko[h + 1] = hkpos;
-                if (hv != Py_None) {
-                    Py_ssize_t len = PyBytes_GET_SIZE(hv);
-                    memcpy(hvd + hvpos, PyBytes_AS_STRING(hv), len);
-                    hvpos += len;
-                    hvv[h] = 1;
-                } else {
-                    hvv[h] = 0;
-                }
-                hvo[h + 1] = hvpos;
-                h++;
-            }
-        }
-        ho[i + 1] = h;
     }
-    PyObject *result = PyTuple_New(15);
-    if (result == NULL) {
-        for (int c = 0; c < 13; c++)
-            Py_DECREF(out[c]);
+    if (p != base + total) { /* cannot happen: both passes size the same way */
+        Py_DECREF(out);
+        PyErr_SetString(PyExc_SystemError, "encode_records: size mismatch");
         return NULL;
     }
-    for (int b = 0; b < 13; b++)
-        PyTuple_SET_ITEM(result, b, out[b]);
-    PyTuple_SET_ITEM(result, 13, PyLong_FromSsize_t(n));
-    PyTuple_SET_ITEM(result, 14, PyLong_FromLongLong(max_ts));
-    if (PyTuple_GET_ITEM(result, 13) == NULL || PyTuple_GET_ITEM(result, 14) == NULL) {
-        Py_DECREF(result);
-        return NULL;
-    }
-    return result;
+    return Py_BuildValue("(NnLL)", out, n, first_ts, max_ts);
 }
 
 static PyMethodDef methods[] = {
     {"install_record_constructor", install_record_constructor, METH_O,
      "install_record_constructor(cls): construct cls(key, value, timestamp=None, headers=(), "
      "offset=None) in C (cls.__new__ still handles every call shape it does not)."},
-    {"flatten", (PyCFunction)(void (*)(void))flatten, METH_FASTCALL,
-     "flatten(records, default_timestamp) -> (timestamps, key_data, key_offsets, key_valid, value_data, "
-     "value_offsets, value_valid, header_offsets, header_key_data, header_key_offsets, "
-     "header_value_data, header_value_offsets, header_value_valid, n, max_timestamp) as bytes "
-     "(int64 / uint8 / bool buffers) and ints, or None when a record needs the Python path."},
+    {"encode_records", (PyCFunction)(void (*)(void))encode_records, METH_FASTCALL,
+     "encode_records(records, default_timestamp, header_room) -> (bytearray, n, "
+     "first_timestamp, max_timestamp): header_room zero bytes then the records area of one "
+     "v2 batch; or None when a record needs the Python path."},
     {NULL, NULL, 0, NULL},
 };
 

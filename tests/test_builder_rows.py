@@ -1,6 +1,6 @@
 """The columnar row path of ``encode_batch`` / ``Log.append`` writes the same bytes as the
 per-record writer it replaced (kept in tests/reference/builder_rows.py), for any records,
-headers, codecs and batch options; the C flattening equals its Python twin; the C ``Record``
+headers, codecs and batch options; the C encoder equals its Python twin; the C ``Record``
 constructor makes the same objects and raises the same errors as ``Record.__new__``."""
 
 from __future__ import annotations
@@ -97,16 +97,72 @@ def test_odd_records_same_outcome(records: list) -> None:
 
 @pytest.mark.skipif(_rows is None, reason="the optional C extension is not built")
 @SETTINGS
-@given(st.lists(st.one_of(RECORD, ODD), max_size=12), st.integers(-(2**63), 2**63 - 1))
-def test_c_flatten_equals_python_twin(records: list, default: int) -> None:
-    assert _rows.flatten(records, default) == builder._flatten_py(records, default)
+@given(st.lists(st.one_of(RECORD, ODD), max_size=12), st.integers(-(2**63), 2**63 - 1),
+       st.sampled_from([0, 61, 3]))
+def test_c_encode_records_equals_python_twin(records: list, default: int, room: int) -> None:
+    """The C encoder writes the bytes the flattening + columnar kernel twin writes, and
+    declines (None) exactly the records the twin declines."""
+    assert _rows.encode_records(records, default, room) == builder._encode_records_py(
+        records, default, room)
 
 
 @pytest.mark.skipif(_rows is None, reason="the optional C extension is not built")
-def test_c_flatten_other_sequences() -> None:
+def test_c_encode_records_other_sequences_and_sizes() -> None:
     recs = [Record(b"k", b"v", 1)]
-    assert _rows.flatten(iter(recs), -1) is None and builder._flatten_py(iter(recs), -1) is None
-    assert _rows.flatten(tuple(recs), -1) == builder._flatten_py(tuple(recs), -1)
+    assert _rows.encode_records(iter(recs), -1, 0) is None
+    assert builder._encode_records_py(iter(recs), -1, 0) is None
+    assert _rows.encode_records(tuple(recs), -1, 0) == builder._encode_records_py(
+        tuple(recs), -1, 0)
+    assert _rows.encode_records([], -1, 0) is None and builder._encode_records_py([], -1, 0) is None
+    # a key of 300 bytes (2-byte length varint), a header-heavy record, a null everything
+    big = [Record(b"x" * 300, b"y" * 70_000, 5, [("h" * 200, b"z" * 130), ("e", None)]),
+           Record(None, None, None), Record(b"", b"", -1, [("", b"")])]
+    out = _rows.encode_records(big, 7, 61)
+    assert out == builder._encode_records_py(big, 7, 61)
+    data, n, first, max_ts = out
+    assert (n, first, max_ts) == (3, 5, 7) and bytes(data[:61]) == bytes(61)
+    with pytest.raises(ValueError):
+        _rows.encode_records(big, 7, -1)
+
+
+@pytest.mark.skipif(not FAST_CONSTRUCTOR, reason="the C constructor is not active")
+def test_record_dealloc_frees_what_it_holds() -> None:
+    """Records (and a subclass's instances) release their fields when dropped, however
+    deeply they nest (the trashcan path)."""
+    import sys
+    import weakref
+
+    class Value:  # (a GC-tracked value: the records holding it stay tracked)
+        pass
+
+    v = Value()
+    ref = weakref.ref(v)
+    b = b"an untracked value " * 3
+    base_b = sys.getrefcount(b)
+    atoms = [Record(b"k", b, 1) for _ in range(100)]
+    assert sys.getrefcount(b) == base_b + 100
+    del atoms
+    assert sys.getrefcount(b) == base_b
+    before = sys.getrefcount(v)
+    recs = [Record(b"k", v, 1) for _ in range(100)]
+    assert sys.getrefcount(v) == before + 100
+    del recs
+    assert sys.getrefcount(v) == before
+
+    class Sub(Record):
+        __slots__ = ()
+
+    subs = [Sub(b"k", v) for _ in range(10)]
+    assert type(subs[0]) is Sub and sys.getrefcount(v) == before + 10
+    del subs
+    assert sys.getrefcount(v) == before
+    nested: object = v
+    for _ in range(200_000):  # deeper than the C stack allows without the trashcan
+        nested = Record(b"k", nested)
+    del nested
+    assert sys.getrefcount(v) == before
+    del v
+    assert ref() is None
 
 
 @SETTINGS
@@ -194,4 +250,4 @@ def test_c_extension_is_built_unless_disabled() -> None:
 def test_fast_constructor_is_active_when_built() -> None:
     wanted = _rows is not None and not os.environ.get("KAFKALOG_NO_EXTENSIONS")
     assert FAST_CONSTRUCTOR == wanted
-    assert (builder.flatten_records is builder._flatten_py) == (not wanted)
+    assert (builder.encode_records is builder._encode_records_py) == (not wanted)

@@ -48,12 +48,14 @@ _INT64_MIN, _INT64_MAX = -(1 << 63), (1 << 63) - 1
 
 # -- the columnar row path ----------------------------------------------------------------------
 #
-# A list of records is encoded by flattening it into the columns the columnar encode kernel
-# takes (native/records_encode.encode_batches: the same bytes as _append_record below, shown by
-# tests/test_builder_rows.py against the per-record path kept in tests/reference) and one kernel
-# call. Flattening is native/_rows.c's flatten when the extension is built, else _flatten_py
-# (its twin and reference). Records the flattening does not take (explicit offsets, bytearray
-# keys, other sequences...) and batch options it does not cover go through the per-record path.
+# A list of records is encoded in one pass by native/_rows.c's encode_records when the
+# extension is built: each record is checked and sized, then written straight from its bytes
+# objects into the output. Its twin and the fallback, _encode_records_py, flattens the records
+# into the columns the columnar encode kernel takes (native/records_encode.encode_batches) and
+# makes one kernel call. Both write the same bytes as _append_record below, shown by
+# tests/test_builder_rows.py against the per-record path kept in tests/reference. Records
+# neither takes (explicit offsets, bytearray keys, other sequences...) and batch options they
+# do not cover go through the per-record path.
 
 def _batch_attributes(codec: int, log_append: bool, transactional: bool, control: bool,
                       delete_horizon: bool) -> int:
@@ -149,22 +151,65 @@ def _flatten_py(records: Any, default_timestamp: int) -> tuple | None:
             valid(hv_lens), n, max(max(stamps, default=-1), -1))
 
 
-def _flatten_backend() -> Any:
+def _encode_records_py(records: Any, default_timestamp: int, header_room: int
+                       ) -> tuple[bytearray, int, int, int] | None:
+    """Python twin of ``native/_rows.c`` ``encode_records`` (its reference, and the path when
+    the extension is not built): ``header_room`` zero bytes then the records area of one v2
+    batch, as a bytearray, with the record count, the first and the largest timestamp; None
+    when a record needs the per-record path. The records are flattened (:func:`_flatten_py`)
+    and written by the columnar encode kernel."""
+    global _ONES
+    flat = _flatten_py(records, default_timestamp)
+    if flat is None or flat[13] == 0:
+        return None
+    (ts_b, kd_b, ko_b, kv_b, vd_b, vo_b, vv_b, ho_b, hkd_b, hko_b, hvd_b, hvo_b, hvv_b, n,
+     max_ts) = flat
+    u8, i64 = np.uint8, np.int64
+    timestamps = np.frombuffer(ts_b, i64)
+    args = (timestamps, np.frombuffer(kd_b, u8), np.frombuffer(ko_b, i64),
+            np.frombuffer(kv_b, np.bool_), np.frombuffer(vd_b, u8), np.frombuffer(vo_b, i64),
+            np.frombuffer(vv_b, np.bool_), np.frombuffer(ho_b, i64), np.frombuffer(hkd_b, u8),
+            np.frombuffer(hko_b, i64), np.frombuffer(hvd_b, u8), np.frombuffer(hvo_b, i64),
+            np.frombuffer(hvv_b, np.bool_))
+    if hvv_b:
+        header_bytes = np.empty(n, i64)
+        err, _ = _re.header_sizes(args[7], args[9], i64(len(hkd_b)), args[11], args[12],
+                                  i64(len(hvd_b)), i64(n), header_bytes)
+        if err != _re.ERR_OK:
+            return None  # a header above int32: the per-record path raises for it
+        header_total = int(header_bytes.sum())
+    else:
+        if _ONES.shape[0] < n:
+            _ONES = np.ones(max(n, 4096), np.int8)
+        header_bytes = _ONES[:n]  # just the header count varint (0)
+        header_total = n
+    cap = header_room + header_total + n * _re.MAX_RECORD_OVERHEAD + len(kd_b) + len(vd_b)
+    out = np.zeros(cap, u8)
+    area = np.empty(1, i64)
+    area_end = np.empty(1, i64)
+    err, _, end = _re.encode_batches(np.array([0, n], i64), i64(header_room), *args,
+                                     header_bytes, out, area, area_end)
+    if err != _re.ERR_OK:
+        return None  # a record above int32: the per-record path raises for it
+    return bytearray(out[:int(end)]), n, int(timestamps[0]), max_ts
+
+
+def _encode_records_backend() -> Any:
     if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
-        return _flatten_py
+        return _encode_records_py
     try:
         from ..native import _rows
     except ImportError:  # not built
-        return _flatten_py
-    return _rows.flatten
+        return _encode_records_py
+    return _rows.encode_records
 
 
-#: ``flatten(records, default_timestamp)``: the C function when built, else ``_flatten_py``.
-flatten_records = _flatten_backend()
-#: fewer records go through the per-record path: the kernel call's fixed cost (~15 us)
-#: exceeds the per-record path's below about 8 records (measured)
+#: ``encode_records(records, default_timestamp, header_room)``: the C function when built,
+#: else ``_encode_records_py``.
+encode_records = _encode_records_backend()
+#: fewer records go through the per-record path: the row path's fixed cost exceeds the
+#: per-record path's below about 8 records (measured with the kernel; kept for the C path)
 ROW_KERNEL_MIN_RECORDS = 8
-_BOUNDS_CACHE: dict[int, np.ndarray] = {}
 _ONES = np.ones(0, np.int8)
 
 
@@ -190,66 +235,30 @@ def encode_records_v2(
     (-1 for :func:`encode_batch`; the clock's now for ``Log.append``). Same bytes as
     :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them, without the
     copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
-    global _ONES
     if not isinstance(records, (list, tuple)) or len(records) < ROW_KERNEL_MIN_RECORDS:
         return None
-    flat = flatten_records(records, default_timestamp)
-    if flat is None or flat[13] == 0:
+    header_size = RECORD_BATCH_OVERHEAD if codec == 0 else 0
+    encoded = encode_records(records, default_timestamp, header_size)
+    if encoded is None:
         return None
-    (ts_b, kd_b, ko_b, kv_b, vd_b, vo_b, vv_b, ho_b, hkd_b, hko_b, hvd_b, hvo_b, hvv_b, n,
-     max_ts) = flat
     if not _INT64_MIN <= base_offset <= _INT64_MAX:
         raise ValueError(f"base_offset out of int64 range: {base_offset}")
-    u8, i64 = np.uint8, np.int64
-    timestamps = np.frombuffer(ts_b, i64)
-    args = (timestamps, np.frombuffer(kd_b, u8), np.frombuffer(ko_b, i64),
-            np.frombuffer(kv_b, np.bool_), np.frombuffer(vd_b, u8), np.frombuffer(vo_b, i64),
-            np.frombuffer(vv_b, np.bool_), np.frombuffer(ho_b, i64), np.frombuffer(hkd_b, u8),
-            np.frombuffer(hko_b, i64), np.frombuffer(hvd_b, u8), np.frombuffer(hvo_b, i64),
-            np.frombuffer(hvv_b, np.bool_))
-    if hvv_b:
-        header_bytes = np.empty(n, i64)
-        err, _ = _re.header_sizes(args[7], args[9], i64(len(hkd_b)), args[11], args[12],
-                                  i64(len(hvd_b)), i64(n), header_bytes)
-        if err != _re.ERR_OK:
-            return None  # cannot happen for flattened records: the per-record path decides
-        header_total = int(header_bytes.sum())
-    else:
-        if _ONES.shape[0] < n:
-            _ONES = np.ones(max(n, 4096), np.int8)
-        header_bytes = _ONES[:n]  # just the header count varint (0)
-        header_total = n
-    bounds = _BOUNDS_CACHE.get(n)
-    if bounds is None:
-        bounds = np.array([0, n], i64)
-        if len(_BOUNDS_CACHE) < 1024:  # (typical batch sizes repeat)
-            _BOUNDS_CACHE[n] = bounds
-    header_size = RECORD_BATCH_OVERHEAD if codec == 0 else 0
-    cap = (header_size + header_total + n * _re.MAX_RECORD_OVERHEAD + len(kd_b) + len(vd_b))
-    out = np.empty(cap, u8)
-    area = np.empty(1, i64)
-    area_end = np.empty(1, i64)
-    err, _, end = _re.encode_batches(bounds, i64(header_size), *args, header_bytes, out, area,
-                                     area_end)
-    if err != _re.ERR_OK:
-        return None  # cannot happen for flattened records: the per-record path decides
-    end = int(end)
+    out, n, base_timestamp, max_ts = encoded
+    end = len(out)
     if log_append:
         max_ts = time.time_ns() // 1_000_000 if log_append_time is None else log_append_time
     attributes = _batch_attributes(codec, log_append, transactional, control, False)
-    base_timestamp = int(timestamps[0])
     if codec == 0:
         HEADER_STRUCT.pack_into(out, 0, base_offset, end - LOG_OVERHEAD, partition_leader_epoch,
                                 2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
                                 producer_epoch, base_sequence, n)
-        mv = memoryview(out)
-        _CRC.pack_into(out, 17, crc32c(mv[ATTRIBUTES_OFFSET:end]))
+        _CRC.pack_into(out, 17, crc32c(memoryview(out)[ATTRIBUTES_OFFSET:]))
         if as_numpy:
-            result = out[:end]
+            result = np.frombuffer(out, np.uint8)
             result.flags.writeable = False
             return result
-        return out[:end].tobytes()
-    records_area = _compression.compress(codec, memoryview(out)[:end], magic=2,
+        return bytes(out)
+    records_area = _compression.compress(codec, out, magic=2,
                                          level=compression_level)
     header = bytearray(HEADER_STRUCT.pack(
         base_offset, RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(records_area),
