@@ -90,6 +90,7 @@ from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
+from .records.builder import encode_batch, encode_records_v2
 from .records.compression import codec_id as _codec_id
 from .records.crc import _crc32c, crc32c
 from .retention import (
@@ -467,15 +468,21 @@ class Log:
         ...     [r.value for r in log.records()]
         [b'a', b'b']
         """
-        _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
-                           base_sequence=base_sequence,
-                           partition_leader_epoch=partition_leader_epoch,
-                           records_per_batch=records_per_batch)
+        if not (producer_id == producer_epoch == base_sequence == -1
+                and type(producer_id) is type(producer_epoch) is type(base_sequence) is int
+                and type(partition_leader_epoch) is int and -1 <= partition_leader_epoch
+                <= INT_MAX and type(records_per_batch) is int
+                and 1 <= records_per_batch <= INT_MAX):
+            # (the common case above costs no per-argument loop: per-append overhead)
+            _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
+                               base_sequence=base_sequence,
+                               partition_leader_epoch=partition_leader_epoch,
+                               records_per_batch=records_per_batch)
         with self._write_lock:
             self._check_writable()
             self._maintenance(self._clock.milliseconds())
             now = self._clock.milliseconds()
-            columnar = _is_columnar(records)
+            columnar = type(records) is not list and _is_columnar(records)
             if columnar and self._config.compact:
                 _reject_keyless(records, True, self._dir)
             if columnar:
@@ -487,8 +494,6 @@ class Log:
                                             partition_leader_epoch=partition_leader_epoch,
                                             records_per_batch=records_per_batch)
             else:
-                from .records.builder import encode_batch, encode_records_v2
-
                 data = None
                 if isinstance(records, (list, tuple)):
                     if self._config.compact:
