@@ -84,10 +84,14 @@ def _best(*fns: Callable[[], object], repeat: int,
           setups: tuple[Callable[[], object] | None, ...] = ()) -> list[float]:
     """Best-of-``repeat`` seconds of each ``fns[i]`` (``setups[i]`` runs untimed before each
     call), after one warm-up round. The functions are interleaved round by round, so load
-    from other processes on this shared machine hits ours and the baseline alike."""
+    from other processes on this shared machine hits ours and the baseline alike, and the
+    order rotates each round: on this VM a run right after another large write could take
+    twice as long as the same run after a small one (measured with plain ``pwrite`` loops),
+    so no function may always follow the same one."""
     best = [float("inf")] * len(fns)
     for r in range(repeat + 1):
-        for i, fn in enumerate(fns):
+        for i in [(r + j) % len(fns) for j in range(len(fns))]:
+            fn = fns[i]
             setup = setups[i] if i < len(setups) else None
             if setup is not None:
                 setup()
@@ -124,6 +128,9 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
 
     def clear_plain() -> None:
         plain.unlink(missing_ok=True)
+        # no writeback of an earlier run's dirty pages during the timed one (2 cores: the
+        # flusher competes with whichever side runs next), for both sides alike
+        os.sync()
 
     state: dict[str, Log] = {}
 
@@ -133,6 +140,7 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
         d = tmp / "log"
         shutil.rmtree(d, ignore_errors=True)
         state["log"] = Log.open(d, LogConfig(), clock=SystemClock())
+        os.sync()  # (as clear_plain)
 
     def per_call() -> None:
         log = state["log"]

@@ -122,3 +122,39 @@ def test_parallel_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     buf, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "lz4", 0)] * 6)
     _same(_decode(buf, 2, monkeypatch), _decode(buf, 1, monkeypatch))
     assert calls == [2]
+
+
+@pytest.mark.skipif(columnar._madvise is None, reason="no madvise (not Linux)")
+def test_release_tail_frees_only_past_the_used_bytes() -> None:
+    """The pages a parallel decode's later parts left behind are given back; the bytes the
+    returned slices cover are untouched (a released private page reads as zeros)."""
+    import mmap
+
+    buf = np.ones(8 << 20, np.uint8)
+    used = 3 * mmap.PAGESIZE + 5
+    columnar._release_tail(buf, used)
+    first_released = -(buf.ctypes.data + used) % mmap.PAGESIZE + used
+    end_released = buf.nbytes - (buf.ctypes.data + buf.nbytes) % mmap.PAGESIZE
+    assert buf[:first_released].all()  # (whole pages only: the used page stays)
+    assert not buf[first_released:end_released].any()
+    assert buf[end_released:].all()
+    small = np.ones(1 << 16, np.uint8)  # below _RELEASE_MIN_BYTES: left alone
+    columnar._release_tail(small, 10)
+    assert small.all()
+
+
+def test_parallel_decode_releases_what_the_parts_left_behind(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    released = []
+    real = columnar._release_tail
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 2)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
+    monkeypatch.setattr(columnar, "_serial_until", 0.0)
+    monkeypatch.setattr(columnar, "_release_tail",
+                        lambda buf, used: (released.append(used), real(buf, used)))
+    batches = b"".join(encode_batch([Record(b"k%d" % i, b"v" * 3000, 1) for i in range(50)],
+                                    base_offset=50 * j) for j in range(16))
+    cols = columnar.decode_columns(batches)
+    assert cols.record_count == 800
+    assert released == [int(cols.key_offsets[-1]), int(cols.value_offsets[-1])]
+    assert bytes(cols.value_data[:3000]) == b"v" * 3000 and cols.value(799) == b"v" * 3000
