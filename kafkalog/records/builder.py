@@ -234,9 +234,8 @@ def encode_records_v2(
     """One v2 batch of ``records`` through the row encoder (:data:`encode_records`), or None
     when the records need the per-record path (see above). A None timestamp is written as
     ``default_timestamp`` (-1 for :func:`encode_batch`; the clock's now for ``Log.append``).
-    Same bytes as
-    :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them, without the
-    copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
+    Same bytes as :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them,
+    without the copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
     if not isinstance(records, (list, tuple)) or len(records) < ROW_KERNEL_MIN_RECORDS:
         return None
     header_size = RECORD_BATCH_OVERHEAD if codec == 0 else 0
