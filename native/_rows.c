@@ -231,23 +231,23 @@ seq_items(PyObject *seq, PyObject ***items, Py_ssize_t *n)
     return 0;
 }
 
-/* Kafka's zigzag varint / varlong (ByteUtils.writeVarint / writeVarlong) */
-static inline int
-varint_size(int32_t v)
+/* Kafka's zigzag varint / varlong (ByteUtils.writeVarint / writeVarlong): the zigzag value,
+ * then 7 bits per byte, low first */
+static inline uint64_t
+zigzag32(int32_t v)
 {
-    uint32_t z = ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
-    int n = 1;
-    while (z >= 0x80) {
-        z >>= 7;
-        n++;
-    }
-    return n;
+    return ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
+}
+
+static inline uint64_t
+zigzag64(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
 }
 
 static inline int
-varlong_size(int64_t v)
+uvarint_size(uint64_t z)
 {
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
     int n = 1;
     while (z >= 0x80) {
         z >>= 7;
@@ -257,9 +257,8 @@ varlong_size(int64_t v)
 }
 
 static inline unsigned char *
-put_varint(unsigned char *p, int32_t v)
+put_uvarint(unsigned char *p, uint64_t z)
 {
-    uint32_t z = ((uint32_t)v << 1) ^ (uint32_t)(v >> 31);
     while (z >= 0x80) {
         *p++ = (unsigned char)(z | 0x80);
         z >>= 7;
@@ -268,17 +267,10 @@ put_varint(unsigned char *p, int32_t v)
     return p;
 }
 
-static inline unsigned char *
-put_varlong(unsigned char *p, int64_t v)
-{
-    uint64_t z = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-    while (z >= 0x80) {
-        *p++ = (unsigned char)(z | 0x80);
-        z >>= 7;
-    }
-    *p++ = (unsigned char)z;
-    return p;
-}
+#define varint_size(v) uvarint_size(zigzag32(v))
+#define varlong_size(v) uvarint_size(zigzag64(v))
+#define put_varint(p, v) put_uvarint((p), zigzag32(v))
+#define put_varlong(p, v) put_uvarint((p), zigzag64(v))
 
 /* bytes of an optional field: varint length + data, or varint -1 (one byte) for None */
 static inline int64_t
