@@ -468,16 +468,10 @@ class Log:
         ...     [r.value for r in log.records()]
         [b'a', b'b']
         """
-        if not (producer_id == producer_epoch == base_sequence == -1
-                and type(producer_id) is type(producer_epoch) is type(base_sequence) is int
-                and type(partition_leader_epoch) is int and -1 <= partition_leader_epoch
-                <= INT_MAX and type(records_per_batch) is int
-                and 1 <= records_per_batch <= INT_MAX):
-            # (the common case above costs no per-argument loop: per-append overhead)
-            _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
-                               base_sequence=base_sequence,
-                               partition_leader_epoch=partition_leader_epoch,
-                               records_per_batch=records_per_batch)
+        _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
+                           base_sequence=base_sequence,
+                           partition_leader_epoch=partition_leader_epoch,
+                           records_per_batch=records_per_batch)
         with self._write_lock:
             self._check_writable()
             self._maintenance(self._clock.milliseconds())

@@ -965,11 +965,6 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
         cpu += t
     _note_concurrency(cpu, time.perf_counter() - wall, len(parts))
     k = _close_gaps(outputs, states, row_base, byte_base, pool)
-    # the parts after the first were decoded above where they now are: the pages they left
-    # behind past the moved data are still resident (measured: a read_table of a 1 GiB lz4
-    # segment held 400 MiB of them beyond its output). Nothing refers to them any more.
-    _release_tail(outputs[4], int(outputs[3][k]))
-    _release_tail(outputs[7], int(outputs[6][k]))
     return _fit_offsets(r, _columns(outputs, k, header_parts, header_count))
 
 
@@ -1047,6 +1042,11 @@ def _close_gaps(outputs: tuple, states: list[np.ndarray], row_base: np.ndarray,
 
         for f in [pool.submit(run_moves, key_data), pool.submit(run_moves, value_data)]:
             f.result()
+        # the parts moved down left their pages behind, above the data's new end: still
+        # resident (measured: a read_table of a 1 GiB lz4 segment held 400 MiB of them
+        # beyond its output), and nothing refers to them any more
+        _release_tail(key_data, kend)
+        _release_tail(value_data, vend)
     return rows
 
 
@@ -1060,17 +1060,15 @@ def _columns(outputs: tuple, k: int, header_parts: list[tuple],
         header_offsets = np.zeros(k + 1, np.int64)
         np.cumsum(header_count[:k], out=header_offsets[1:])
         header_offsets = header_offsets.astype(_offsets_dtype(int(header_offsets[-1])))
-    else:
-        # no decode call found a header (every count is 0): no cumulative sum over the rows
-        # (with its int32 -> int64 cast it cost ~8 ms per million rows, measured)
-        header_offsets = np.zeros(k + 1, np.int32)
-    if header_parts:
         hk_data = np.concatenate([p[0] for p in header_parts])
         hk_offsets = _concat_offsets(hk_parts)
         hv_data = np.concatenate([p[2] for p in header_parts])
         hv_offsets = _concat_offsets([p[3] for p in header_parts])
         hv_valid = np.concatenate([p[4] for p in header_parts])
     else:
+        # no decode call found a header (every count is 0): no cumulative sum over the rows
+        # (with its int32 -> int64 cast it cost ~8 ms per million rows, measured)
+        header_offsets = np.zeros(k + 1, np.int32)
         hk_data = hv_data = np.zeros(0, np.uint8)
         hk_offsets = np.zeros(1, np.int32)
         hv_offsets = np.zeros(1, np.int32)
