@@ -340,3 +340,29 @@ def move_down(buf, src, dst, n):
         return np.int64(0)
     _copy(buf[dst:dst + n], buf[src:src + n])
     return np.int64(n)
+
+
+@kernel
+def move_up(buf, src, dst, n):
+    """``buf[dst:dst + n] = buf[src:src + n]`` for ``dst >= src`` (overlap allowed), in place.
+    Copied from the end in pieces no longer than ``dst - src``, so that no piece overlaps its
+    own source (each piece is a plain forward copy, which vectorizes) and every byte is read
+    before it is overwritten. Returns ``n``, or 0 (nothing moved) when the ranges are not
+    inside ``buf`` or ``dst < src``.
+
+    Used by the first part of a parallel decode to move its bytes up against the second
+    part's (see ``kafkalog.records.columnar``).
+    """
+    size = buf.shape[0]
+    if n <= 0 or src < 0 or dst < src or dst + n > size:
+        return np.int64(0)
+    d = dst - src
+    if d == 0:
+        return np.int64(n)
+    end = n
+    while end > 0:
+        c = min(d, end)
+        start = end - c
+        _copy(buf[dst + start:dst + end], buf[src + start:src + end])
+        end = start
+    return np.int64(n)

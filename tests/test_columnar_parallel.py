@@ -145,16 +145,42 @@ def test_release_tail_frees_only_past_the_used_bytes() -> None:
 
 def test_parallel_decode_releases_what_the_parts_left_behind(
         monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first part moves its bytes up against the second part's (its own thread, while the
+    other parts decode): the pages below the moved bytes and past the last part's end are
+    released, exactly outside the returned key and value columns, whose data is intact."""
     released = []
-    real = columnar._release_tail
+    real = columnar._release_range
     monkeypatch.setattr(columnar, "decode_workers", lambda: 2)
     monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
     monkeypatch.setattr(columnar, "_serial_until", 0.0)
-    monkeypatch.setattr(columnar, "_release_tail",
-                        lambda buf, used: (released.append(used), real(buf, used)))
+    monkeypatch.setattr(columnar, "_release_range",
+                        lambda buf, lo, hi: (released.append((buf, lo, hi)), real(buf, lo, hi)))
     batches = b"".join(encode_batch([Record(b"k%d" % i, b"v" * 3000, 1) for i in range(50)],
                                     base_offset=50 * j) for j in range(16))
     cols = columnar.decode_columns(batches)
     assert cols.record_count == 800
-    assert released == [int(cols.key_offsets[-1]), int(cols.value_offsets[-1])]
+    ranges = set()
+    for column in (cols.key_data, cols.value_data):
+        (buf,) = {id(b): b for b, _, _ in released
+                  if b.ctypes.data <= column.ctypes.data < b.ctypes.data + b.nbytes}.values()
+        start = column.ctypes.data - buf.ctypes.data
+        assert start > 0  # the first part's bytes were moved up
+        ranges |= {(id(buf), 0, start), (id(buf), start + column.nbytes, buf.nbytes)}
+    assert {(id(b), lo, hi) for b, lo, hi in released} == ranges
+    assert cols.key(0) == b"k0" and cols.key(799) == b"k49"
     assert bytes(cols.value_data[:3000]) == b"v" * 3000 and cols.value(799) == b"v" * 3000
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 1)
+    _same(cols, columnar.decode_columns(batches))
+
+
+@pytest.mark.skipif(columnar._madvise is None, reason="no madvise (not Linux)")
+def test_release_range_frees_only_whole_pages_inside() -> None:
+    import mmap
+
+    buf = np.ones(8 << 20, np.uint8)
+    lo, hi = mmap.PAGESIZE + 7, buf.nbytes - 2 * mmap.PAGESIZE - 3
+    columnar._release_range(buf, lo, hi)
+    first = -(buf.ctypes.data + lo) % mmap.PAGESIZE + lo
+    last = hi - (buf.ctypes.data + hi) % mmap.PAGESIZE
+    assert buf[:first].all() and buf[last:].all()
+    assert not buf[first:last].any()

@@ -250,3 +250,14 @@ def test_move_down_matches_reference(data: bytes, src: int, dst: int, n: int) ->
     buf = np.frombuffer(bytearray(data), np.uint8)
     assert int(kd.move_down(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
     assert buf.tobytes() == bytes(expected)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(min_size=0, max_size=200), st.integers(-5, 210), st.integers(-5, 210),
+       st.integers(-5, 210))
+def test_move_up_matches_reference(data: bytes, src: int, dst: int, n: int) -> None:
+    expected = bytearray(data)
+    moved = ref.move_up(expected, src, dst, n)
+    buf = np.frombuffer(bytearray(data), np.uint8)
+    assert int(kd.move_up(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
+    assert buf.tobytes() == bytes(expected)

@@ -181,3 +181,12 @@ def move_down(buf: bytearray, src: int, dst: int, n: int) -> int:
         return 0
     buf[dst:dst + n] = bytes(buf[src:src + n])
     return n
+
+
+def move_up(buf: bytearray, src: int, dst: int, n: int) -> int:
+    """``buf[dst:dst + n] = buf[src:src + n]`` (``dst >= src``); 0 and no change when the
+    ranges are not inside ``buf`` or ``dst < src``."""
+    if n <= 0 or src < 0 or dst < src or dst + n > len(buf):
+        return 0
+    buf[dst:dst + n] = bytes(buf[src:src + n])
+    return n
