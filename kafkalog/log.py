@@ -62,6 +62,7 @@ import random
 import struct
 import threading
 from collections.abc import Iterable, Iterator, Sequence
+from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -1018,12 +1019,19 @@ class Log:
         import pyarrow as pa
 
         from .records.columnar import RecordColumns, decode_columns
+        from .records.pooled_arrays import unpooled
 
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
         if tx is not None:  # read_committed: below the LSO, aborted rows dropped (issue 7)
             end_offset = tx.end_offset
         tables = []
-        for seg, p0, p1, start, end in self._ranges(start_offset, end_offset):
+        ranges = list(self._ranges(start_offset, end_offset))
+        # Arrow's pool for the columns of a read of at most READ_TABLE_POOLED_BYTES: calls
+        # that free their tables reuse its memory (no page faults); a larger read keeps every
+        # chunk, so nothing is reused, and the pool's huge pages would only add ~7 MiB per
+        # chunk beyond the output (measured; see kafkalog.records.pooled_arrays)
+        pooled = sum(p1 - p0 for _, p0, p1, _, _ in ranges) <= READ_TABLE_POOLED_BYTES
+        for seg, p0, p1, start, end in ranges:
             # one bulk read per segment over a mapping (the decoder copies keys and values
             # out, so nothing returned points into it), decoded in chunks of whole batches:
             # what a decode holds beyond its output (decompressed batches) stays one chunk's
@@ -1031,8 +1039,9 @@ class Log:
             with seg.mapped(p0, p1) as data:
                 for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
                     try:
-                        cols = decode_columns(data, start=a, end=b, start_offset=start,
-                                              end_offset=end)
+                        with nullcontext() if pooled else unpooled():
+                            cols = decode_columns(data, start=a, end=b, start_offset=start,
+                                                  end_offset=end)
                     except CorruptRecordError as e:
                         raise e.with_location(path=seg.log_path, position_base=p0) from None
                     parts.append(cols)
@@ -1710,6 +1719,8 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
 
 #: bytes of a segment that ``Log.read_table`` decodes per ``decode_columns`` call
 READ_TABLE_CHUNK_BYTES = 64 * 1024 * 1024
+#: ``Log.read_table`` of at most this many bytes of batches decodes into Arrow's memory pool
+READ_TABLE_POOLED_BYTES = 256 * 1024 * 1024
 
 
 def _decode_chunks(data: Any, limit: int) -> list[tuple[int, int | None]]:

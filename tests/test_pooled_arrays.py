@@ -46,3 +46,46 @@ def test_decoded_columns_live_in_arrows_pool() -> None:
     while isinstance(owner.base, np.ndarray):
         owner = owner.base
     assert isinstance(owner.base, pa.Buffer)
+
+
+def test_unpooled_allocates_from_numpy_inside_the_block_only() -> None:
+    from kafkalog.records.pooled_arrays import unpooled
+
+    with unpooled():
+        assert pooled_empty(POOLED_MIN_BYTES, np.uint8).base is None
+        with unpooled():
+            pass
+        assert pooled_empty(POOLED_MIN_BYTES, np.uint8).base is None  # (nested: still off)
+    assert isinstance(pooled_empty(POOLED_MIN_BYTES, np.uint8).base, pa.Buffer)
+
+
+def _owner(a: np.ndarray) -> object:
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a.base
+
+
+@pytest.mark.parametrize("limit, pooled", [(1 << 30, True), (1000, False)])
+def test_read_table_pools_only_reads_up_to_its_limit(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                     limit: int, pooled: bool) -> None:
+    """A read above READ_TABLE_POOLED_BYTES keeps every chunk (nothing to reuse): its columns
+    come from numpy; a smaller one's from Arrow's pool. The rows are the same."""
+    from kafkalog import Log, Record
+    from kafkalog import log as log_module
+
+    monkeypatch.setattr(log_module, "READ_TABLE_POOLED_BYTES", limit)
+    seen = []
+    real = columnar.decode_columns
+
+    def spy(*a: object, **kw: object) -> object:
+        cols = real(*a, **kw)
+        seen.append(_owner(cols.value_data))
+        return cols
+
+    monkeypatch.setattr(columnar, "decode_columns", spy)
+    with Log.open(tmp_path / "log") as log:
+        for j in range(4):
+            log.append([Record(b"k%d" % i, b"v" * 2000, i) for i in range(250 * j, 250 * j + 250)])
+        table = log.read_table()
+    assert table.num_rows == 1000 and table.column("value")[999].as_py() == b"v" * 2000
+    assert seen and all(isinstance(o, pa.Buffer) == pooled for o in seen)

@@ -584,24 +584,24 @@ STREAM_CHUNK_BYTES = 2 << 20
 
 # -- parallel decode ---------------------------------------------------------------------------
 #
-# Where a run holds many batches, _decode_v2 splits it into one contiguous part per core and
-# decodes the parts in threads: CRC checks, decompression (cramjam, zstandard and lz4 release
-# the GIL) and the numba kernels (nogil) then run on both cores. Each part writes into the
-# shared output columns from an upper bound of the rows and bytes of the parts before it (the
-# kernels continue from any ``state``). The gaps are then closed: the first part's thread
-# moves its bytes up against the second part's as soon as it is done (``move_up``; its part
-# is made lighter for it, ``FIRST_PART_WEIGHT``), and any later part is moved down after all
-# of them (``move_down``). Measured on 2 cores, 1M records of 116 B: 68 ms serial, 38 ms in 2
-# parts uncompressed; lz4/zstd 184/202 ms serial, ~105 ms in 2 parts (before the outputs came
-# from Arrow's pool, see ``pooled_arrays``). Moving the first part up instead of the second
-# down: paired medians 4-11% faster uncompressed, 7-8% with lz4/zstd. Why not ``numba.prange`` over batches: the kernel's output
-# cursor runs through all batches (keys and values are appended), so batches cannot be decoded
-# independently inside one call, and decompression (most of the time of a compressed segment)
-# happens outside the kernels anyway. Errors: when anything fails in the parallel decode, the
-# serial decode runs instead and raises the same first error as always. On a machine whose
-# other cores are busy the parts cannot run side by side and would only add the gap closing
-# (~20% on one core, measured): a decode whose parts got less than half a core each beyond the
-# first makes the next second's decodes serial (_note_concurrency).
+# Where a run holds many batches, _decode_v2 splits it into one contiguous part per core and decodes
+# the parts in threads: CRC checks, decompression (cramjam, zstandard and lz4 release the GIL) and
+# the numba kernels (nogil) then run on both cores. Each part writes into the shared output columns
+# from an upper bound of the rows and bytes of the parts before it (the kernels continue from any
+# ``state``). The gaps are then closed: the first part's thread moves its bytes up against the
+# second part's as soon as it is done (``move_up``; its part is made lighter for it,
+# ``FIRST_PART_WEIGHT``), and any later part is moved down after all of them (``move_down``).
+# Measured on 2 cores, 1M records of 116 B: 68 ms serial, 38 ms in 2 parts uncompressed; lz4/zstd
+# 184/202 ms serial, ~105 ms in 2 parts (before the outputs came from Arrow's pool, see
+# ``pooled_arrays``). Moving the first part up instead of the second down: paired medians 4-11%
+# faster uncompressed, 7-8% with lz4/zstd. Why not ``numba.prange`` over batches: the kernel's
+# output cursor runs through all batches (keys and values are appended), so batches cannot be
+# decoded independently inside one call, and decompression (most of the time of a compressed
+# segment) happens outside the kernels anyway. Errors: when anything fails in the parallel decode,
+# the serial decode runs instead and raises the same first error as always. On a machine whose other
+# cores are busy the parts cannot run side by side and would only add the gap closing (~20% on one
+# core, measured): a decode whose parts got less than half a core each beyond the first makes the
+# next second's decodes serial (_note_concurrency).
 
 #: parallel decode only for runs with at least this many records-area bytes and batches
 PARALLEL_MIN_BYTES = 4 << 20
