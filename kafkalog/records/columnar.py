@@ -480,6 +480,9 @@ def decode_columns(
     A partial trailing entry is ignored, as Kafka's log reader does; a zero-filled tail, an
     unknown magic byte or a v2 entry shorter than its header raises ``CorruptRecordError``.
 
+    Columns of 1 MiB or more are allocated from Arrow's default memory pool, which keeps freed
+    memory for the next decode (see :mod:`kafkalog.records.pooled_arrays`).
+
     Raises
     ------
     CorruptRecordError
