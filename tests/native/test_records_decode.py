@@ -241,23 +241,12 @@ def test_error_codes() -> None:
     assert ret[1] == ref.ERR_RECORD_SIZE
 
 
-@settings(max_examples=300, deadline=None)
-@given(st.binary(min_size=0, max_size=200), st.integers(-5, 210), st.integers(-5, 210),
-       st.integers(-5, 210))
-def test_move_down_matches_reference(data: bytes, src: int, dst: int, n: int) -> None:
+@settings(max_examples=600, deadline=None)
+@given(st.sampled_from(["move_down", "move_up"]), st.binary(min_size=0, max_size=200),
+       st.integers(-5, 210), st.integers(-5, 210), st.integers(-5, 210))
+def test_moves_match_reference(name: str, data: bytes, src: int, dst: int, n: int) -> None:
     expected = bytearray(data)
-    moved = ref.move_down(expected, src, dst, n)
+    moved = getattr(ref, name)(expected, src, dst, n)
     buf = np.frombuffer(bytearray(data), np.uint8)
-    assert int(kd.move_down(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
-    assert buf.tobytes() == bytes(expected)
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.binary(min_size=0, max_size=200), st.integers(-5, 210), st.integers(-5, 210),
-       st.integers(-5, 210))
-def test_move_up_matches_reference(data: bytes, src: int, dst: int, n: int) -> None:
-    expected = bytearray(data)
-    moved = ref.move_up(expected, src, dst, n)
-    buf = np.frombuffer(bytearray(data), np.uint8)
-    assert int(kd.move_up(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
+    assert int(getattr(kd, name)(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
     assert buf.tobytes() == bytes(expected)
