@@ -184,3 +184,35 @@ def test_release_range_frees_only_whole_pages_inside() -> None:
     last = hi - (buf.ctypes.data + hi) % mmap.PAGESIZE
     assert buf[:first].all() and buf[last:].all()
     assert not buf[first:last].any()
+
+
+@pytest.mark.parametrize("codec", ["none", "gzip", "snappy", "lz4", "zstd"])
+def test_peer_built_segment_decodes_in_parts_as_the_peer_reads_it(
+        monkeypatch: pytest.MonkeyPatch, codec: str) -> None:
+    """Batches written by aiokafka (its codecs), decoded in parts into Arrow's pool (values
+    past 1 MiB), give the records aiokafka's own reader gives."""
+    import pyarrow as pa
+    from aiokafka.record.memory_records import MemoryRecords
+
+    from tests.test_columnar import aiokafka_batch
+    from tests.test_pooled_arrays import array_owner
+
+    rows = [(b"k%d" % i, bytes([i % 251]) * 1000 if i % 7 else None, 1_700_000_000_000 + i,
+             [("h", b"x%d" % i)] if i % 5 == 0 else []) for i in range(1500)]
+    data = b"".join(aiokafka_batch(rows[s:s + 250], codec, s) for s in range(0, 1500, 250))
+    parts = []
+    real = columnar._decode_v2_parts
+    monkeypatch.setattr(columnar, "_decode_v2_parts",
+                        lambda *a, **kw: (parts.append(a[-1]), real(*a, **kw))[1])
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 2)
+    cols = columnar.decode_columns(data)
+    assert parts == [2]
+    assert isinstance(array_owner(cols.value_data), pa.Buffer)
+    theirs, mr = [], MemoryRecords(data)
+    while (batch := mr.next_batch()) is not None:
+        assert batch.validate_crc()
+        theirs += [(r.offset, r.timestamp, r.key, r.value, [tuple(h) for h in r.headers])
+                   for r in batch]
+    ours = [(int(cols.offsets[i]), int(cols.timestamps[i]), cols.key(i), cols.value(i),
+             [tuple(h) for h in cols.headers(i)]) for i in range(cols.record_count)]
+    assert ours == theirs and len(ours) == 1500

@@ -12,6 +12,13 @@ from kafkalog.records import columnar
 from kafkalog.records.pooled_arrays import POOLED_MIN_BYTES, pooled_empty
 
 
+def array_owner(a: np.ndarray) -> object:
+    """The object that owns ``a``'s memory (through any views): a ``pa.Buffer`` from the pool."""
+    while isinstance(a.base, np.ndarray):
+        a = a.base
+    return a.base
+
+
 @pytest.mark.parametrize("dtype", [np.uint8, np.int32, np.int64, bool])
 def test_large_arrays_come_from_arrows_pool(dtype: type) -> None:
     n = POOLED_MIN_BYTES // np.dtype(dtype).itemsize + 3
@@ -42,10 +49,7 @@ def test_decoded_columns_live_in_arrows_pool() -> None:
     data = encode_batch([Record(b"k", b"v" * 1000, 1)] * 2000)
     cols = columnar.decode_columns(data)
     assert cols.value(1999) == b"v" * 1000
-    owner = cols.value_data
-    while isinstance(owner.base, np.ndarray):
-        owner = owner.base
-    assert isinstance(owner.base, pa.Buffer)
+    assert isinstance(array_owner(cols.value_data), pa.Buffer)
 
 
 def test_unpooled_allocates_from_numpy_inside_the_block_only() -> None:
@@ -57,12 +61,6 @@ def test_unpooled_allocates_from_numpy_inside_the_block_only() -> None:
             pass
         assert pooled_empty(POOLED_MIN_BYTES, np.uint8).base is None  # (nested: still off)
     assert isinstance(pooled_empty(POOLED_MIN_BYTES, np.uint8).base, pa.Buffer)
-
-
-def _owner(a: np.ndarray) -> object:
-    while isinstance(a.base, np.ndarray):
-        a = a.base
-    return a.base
 
 
 @pytest.mark.parametrize("limit, pooled", [(1 << 30, True), (1000, False)])
@@ -79,7 +77,7 @@ def test_read_table_pools_only_reads_up_to_its_limit(tmp_path, monkeypatch: pyte
 
     def spy(*a: object, **kw: object) -> object:
         cols = real(*a, **kw)
-        seen.append(_owner(cols.value_data))
+        seen.append(array_owner(cols.value_data))
         return cols
 
     monkeypatch.setattr(columnar, "decode_columns", spy)
