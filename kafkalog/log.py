@@ -1031,28 +1031,28 @@ class Log:
         # chunk, so nothing is reused, and the pool's huge pages would only add ~7 MiB per
         # chunk beyond the output (measured; see kafkalog.records.pooled_arrays)
         pooled = sum(p1 - p0 for _, p0, p1, _, _ in ranges) <= READ_TABLE_POOLED_BYTES
-        for seg, p0, p1, start, end in ranges:
-            # one bulk read per segment over a mapping (the decoder copies keys and values
-            # out, so nothing returned points into it), decoded in chunks of whole batches:
-            # what a decode holds beyond its output (decompressed batches) stays one chunk's
-            parts = []
-            with seg.mapped(p0, p1) as data:
-                for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
-                    try:
-                        with nullcontext() if pooled else unpooled():
+        with nullcontext() if pooled else unpooled():
+            for seg, p0, p1, start, end in ranges:
+                # one bulk read per segment over a mapping (the decoder copies keys and values
+                # out, so nothing returned points into it), decoded in chunks of whole batches:
+                # what a decode holds beyond its output (decompressed batches) stays one chunk's
+                parts = []
+                with seg.mapped(p0, p1) as data:
+                    for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
+                        try:
                             cols = decode_columns(data, start=a, end=b, start_offset=start,
                                                   end_offset=end)
-                    except CorruptRecordError as e:
-                        raise e.with_location(path=seg.log_path, position_base=p0) from None
-                    parts.append(cols)
-                if tx is not None:
-                    tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
-            seg.check_view()  # read-only: a segment changed under us ends the read
-            for cols in parts:
-                table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
-                if tx is not None:
-                    table = tx.filter_table(table, cols.offsets)
-                tables.append(table)
+                        except CorruptRecordError as e:
+                            raise e.with_location(path=seg.log_path, position_base=p0) from None
+                        parts.append(cols)
+                    if tx is not None:
+                        tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
+                seg.check_view()  # read-only: a segment changed under us ends the read
+                for cols in parts:
+                    table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
+                    if tx is not None:
+                        table = tx.filter_table(table, cols.offsets)
+                    tables.append(table)
         if not tables:
             empty = RecordColumns.empty()
             return empty.to_arrow(columns) if columns is not None else empty.to_arrow()
