@@ -165,6 +165,37 @@ def test_record_dealloc_frees_what_it_holds() -> None:
     assert ref() is None
 
 
+@pytest.mark.skipif(not FAST_CONSTRUCTOR, reason="the C constructor is not active")
+def test_freed_records_are_reused_as_new_ones() -> None:
+    """Records come back from the constructor's free list as new: their own fields, tracked
+    by the collector only when they could be in a cycle, and the class's reference count
+    balanced. Records of every origin go through the list: the constructor's, ``__new__``'s
+    (``_replace``) and the decoders' ``tuple.__new__``; more of them than the list holds.
+    (From the second round on, the tracked records are built from untracked ones' memory.)"""
+    import gc
+    import sys
+
+    from kafkalog.records.record import _make_record
+
+    before = sys.getrefcount(Record)
+    for round_ in range(3):
+        tracked = [Record(b"k", [i]) for i in range(6000)]
+        assert all(gc.is_tracked(r) for r in tracked)
+        replaced = [r._replace(value=b"v") for r in tracked[:100]]
+        decoded = [_make_record(b"d", b"v", i, (), i) for i in range(100)]
+        del tracked, replaced, decoded
+        atoms = [Record(b"k%d" % i, b"v", round_ * 10_000 + i) for i in range(6000)]
+        assert not any(gc.is_tracked(r) for r in atoms)
+        assert [tuple(r) for r in atoms] == [
+            (b"k%d" % i, b"v", round_ * 10_000 + i, (), None) for i in range(6000)]
+        with_headers = [Record(None, None, i, [("h", b"x")]) for i in range(6000)]
+        assert all(r.headers == (("h", b"x"),) and r.offset is None for r in with_headers)
+        # the list, the loop variable and the call hold the only references
+        assert {sys.getrefcount(r) for r in atoms} == {3}
+        del atoms, with_headers
+    assert sys.getrefcount(Record) == before
+
+
 @SETTINGS
 @given(st.lists(RECORD, min_size=1, max_size=20), st.sampled_from(["none", "lz4"]))
 def test_log_append_same_bytes_as_per_record_path(tmp_path_factory: pytest.TempPathFactory,
