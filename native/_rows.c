@@ -330,8 +330,6 @@ put_field(unsigned char *p, PyObject *b)
 }
 
 #define INT32_LIMIT 2147483647LL
-/* how many records ahead pass 1 asks for the objects it will read */
-#define PREFETCH_AHEAD 6
 
 /* the record's timestamp (default_ts for None); 0 = not a tuple of 2..5 the row path takes */
 static int
@@ -385,20 +383,6 @@ encode_records(PyObject *module, PyObject *const *args, Py_ssize_t nargs)
     /* pass 1: check every record as the Python path would accept it, size it exactly */
     for (Py_ssize_t i = 0; i < n; i++) {
         PyObject *r = items[i];
-        /* The keys, values and timestamps are objects of their own, wherever the caller's
-         * allocator put them: reading each one's header is a cache miss, and this loop was
-         * bound by them (measured). Ask for them some records ahead (the record's own
-         * tuple further ahead, as its items' addresses are read from it). */
-        if (i + 2 * PREFETCH_AHEAD < n)
-            __builtin_prefetch(items[i + 2 * PREFETCH_AHEAD]);
-        if (i + PREFETCH_AHEAD < n) {
-            PyObject *ahead = items[i + PREFETCH_AHEAD];
-            if (PyTuple_Check(ahead) && PyTuple_GET_SIZE(ahead) >= 3) {
-                __builtin_prefetch(PyTuple_GET_ITEM(ahead, 0));
-                __builtin_prefetch(PyTuple_GET_ITEM(ahead, 1));
-                __builtin_prefetch(PyTuple_GET_ITEM(ahead, 2));
-            }
-        }
         if (!PyTuple_Check(r))
             goto python_path;
         Py_ssize_t m = PyTuple_GET_SIZE(r);
