@@ -98,15 +98,38 @@ def test_damaged_input_raises_the_serial_first_error(monkeypatch: pytest.MonkeyP
 
 def test_backoff_after_parts_that_did_not_overlap(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(columnar, "PARALLEL_BACKOFF_SECONDS", 60.0)
-    columnar._note_concurrency(cpu=1.9, wall=1.0, parts=2)  # side by side: stay parallel
+    columnar._note_concurrency(cpu=1.8, wall=2.0)  # side by side: stay parallel
     assert columnar._serial_until == 0.0
-    columnar._note_concurrency(cpu=1.2, wall=1.0, parts=2)  # one core between them
+    columnar._note_concurrency(cpu=1.0, wall=2.0)  # one core between them
     assert columnar._serial_until > columnar.time.monotonic() + 50
     calls = []
     monkeypatch.setattr(columnar, "_decode_v2_parts", lambda *a: calls.append(a))
     buf, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "none", 0)] * 6)
     _decode(buf, 2, monkeypatch)
     assert calls == []  # serial while backing off
+
+
+def test_backoff_judges_the_parts_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The backoff compares the parts' CPU time with their own wall time: the work between
+    and after them, on one thread by design (here a slow allocation), does not count. (Counted
+    in, it made parallel decodes of 64 MiB chunks look serial, and every later one serial.)"""
+    import time
+
+    seen = []
+    monkeypatch.setattr(columnar, "_note_concurrency", lambda cpu, wall: seen.append(wall))
+    real_allocate = columnar._allocate
+
+    def slow_allocate(r: object) -> tuple:
+        time.sleep(0.3)
+        return real_allocate(r)
+
+    monkeypatch.setattr(columnar, "_allocate", slow_allocate)
+    buf, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "none", 0)] * 6)
+    t0 = time.perf_counter()
+    _decode(buf, 2, monkeypatch)
+    elapsed = time.perf_counter() - t0
+    assert len(seen) == 1 and elapsed >= 0.3
+    assert seen[0] < 0.3  # the four part-runs of a tiny decode, without the 0.3 s between
 
 
 def test_parallel_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -603,8 +603,12 @@ STREAM_CHUNK_BYTES = 2 << 20
 # segment) happens outside the kernels anyway. Errors: when anything fails in the parallel decode,
 # the serial decode runs instead and raises the same first error as always. On a machine whose other
 # cores are busy the parts cannot run side by side and would only add the gap closing (~20% on one
-# core, measured): a decode whose parts got less than half a core each beyond the first makes the
-# next second's decodes serial (_note_concurrency).
+# core, measured): a decode whose parts got less than PARALLEL_MIN_CORE_SHARE of a core each, while
+# they ran, makes the next second's decodes serial (_note_concurrency). Each part's CPU time is
+# compared with its own wall time, not with the whole decode's: the allocation and the gap closing
+# between and after the parts run on one thread by design, and counted in they made a decode that
+# did run its parts side by side look like one that did not (measured: ratios of 1.3-1.4 against
+# a threshold of 1.5 for 64 MiB chunks, so that every Log.read_table after the first ran serial).
 
 #: parallel decode only for runs with at least this many records-area bytes and batches
 PARALLEL_MIN_BYTES = 4 << 20
@@ -634,14 +638,18 @@ def decode_workers() -> int:
 #: other work: then the parts only add the cost of closing the gaps), decode serially for this
 #: long before trying again (seconds)
 PARALLEL_BACKOFF_SECONDS = 1.0
+#: parts that were on a CPU for less than this share of their own wall time did not run side by
+#: side (two parts sharing one core get about half each; side by side, close to all of it)
+PARALLEL_MIN_CORE_SHARE = 0.75
 _serial_until = 0.0
 
 
-def _note_concurrency(cpu: float, wall: float, parts: int) -> None:
-    """Back off to serial decodes when ``parts`` threads got less than half of the cores they
-    asked for beyond the first (CPU seconds of all parts over the wall time they took)."""
+def _note_concurrency(cpu: float, wall: float) -> None:
+    """Back off to serial decodes when the parts got less than ``PARALLEL_MIN_CORE_SHARE`` of
+    a core while they ran: ``cpu``, the CPU seconds of all parts, over ``wall``, the sum of
+    each part's own wall seconds (from its start to its end in its thread)."""
     global _serial_until
-    if wall > 0 and cpu / wall < 1 + 0.5 * (parts - 1):
+    if wall > 0 and cpu / wall < PARALLEL_MIN_CORE_SHARE:
         _serial_until = time.monotonic() + PARALLEL_BACKOFF_SECONDS
 
 
@@ -946,17 +954,19 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
     parts = list(zip(bounds[:-1], bounds[1:]))
     pool = _thread_pool(len(parts))
 
-    def prepare(part: tuple[int, int]) -> float:
-        t0 = time.thread_time()
+    def prepare(part: tuple[int, int]) -> tuple[float, float]:
+        t0, w0 = time.thread_time(), time.perf_counter()
         j0, j1 = part
         if validate:
             _check_crcs(src, scan, run[j0:j1])
         if not streaming:
             r.decompress(j0, j1, max_decompressed)  # distinct batches per part: no sharing
-        return time.thread_time() - t0
+        return time.thread_time() - t0, time.perf_counter() - w0
 
-    wall = time.perf_counter()
-    cpu = sum(f.result() for f in [pool.submit(prepare, p) for p in parts])
+    cpu = wall = 0.0  # (every part's CPU seconds, and its own wall seconds: _note_concurrency)
+    for f in [pool.submit(prepare, p) for p in parts]:
+        c, w = f.result()
+        cpu, wall = cpu + c, wall + w
     r.check_counts_fit()
     cap, data_cap, outputs, _, header_pos, header_count = _allocate(r)
     # where each part starts writing: rows and bytes of the parts before it, bounded above
@@ -968,8 +978,8 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
     # where the first part's key and value bytes start once it is decoded (see decode)
     first_start = [0, 0]
 
-    def decode(i: int) -> tuple[list[tuple], float]:
-        t0 = time.thread_time()
+    def decode(i: int) -> tuple[list[tuple], float, float]:
+        t0, w0 = time.thread_time(), time.perf_counter()
         j0, j1 = parts[i]
         h = r.decode(j0, j1, lo, last, outputs, states[i], header_pos, header_count)
         if i == 0 and len(parts) > 1:
@@ -984,14 +994,14 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
                 _rd.move_up(buf, np.int64(0), np.int64(edge - used), np.int64(used))
                 first_start[slot] = edge - used
                 _release_range(buf, 0, edge - used)  # (left behind below the moved bytes)
-        return h, time.thread_time() - t0
+        return h, time.thread_time() - t0, time.perf_counter() - w0
 
     header_parts = []
     for f in [pool.submit(decode, i) for i in range(len(parts))]:
-        h, t = f.result()
+        h, c, w = f.result()
         header_parts += h
-        cpu += t
-    _note_concurrency(cpu, time.perf_counter() - wall, len(parts))
+        cpu, wall = cpu + c, wall + w
+    _note_concurrency(cpu, wall)
     k = _close_gaps(outputs, states, row_base, byte_base, pool, *first_start)
     # the key and value columns start where the first part's bytes do
     outputs = outputs[:4] + (outputs[4][first_start[0]:],) + outputs[5:7] \
