@@ -40,9 +40,10 @@ static PyObject *record_class; /* the class the constructor was installed on (a 
  * free lists): code that builds a batch of records, appends it and drops it builds the next
  * batch from the same memory, without the allocator and without counting towards the
  * collector's next pass (measured: a fifth of the constructor's cost). Every object here has
- * refcount 0, is untracked, holds no items and no reference to its type. _Py_NewReference
- * left the public headers in 3.13: there, no free list. */
-#if PY_VERSION_HEX < 0x030D0000
+ * refcount 0, is untracked, holds no items and no reference to its type. Not where the GIL
+ * does not guard it (free-threaded builds), nor past the versions whose public headers declare
+ * _Py_NewReference (3.10 to 3.13, checked). */
+#if PY_VERSION_HEX < 0x030E0000 && !defined(Py_GIL_DISABLED)
 #define RECORD_FREELIST_MAX 4096
 static PyObject *record_freelist[RECORD_FREELIST_MAX];
 static int record_numfree;
