@@ -469,10 +469,15 @@ class Log:
         ...     [r.value for r in log.records()]
         [b'a', b'b']
         """
-        _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
-                           base_sequence=base_sequence,
-                           partition_leader_epoch=partition_leader_epoch,
-                           records_per_batch=records_per_batch)
+        # (the defaults, exactly: checked without building the keyword dict, a per-call cost)
+        if not (producer_id == producer_epoch == base_sequence == partition_leader_epoch == -1
+                and records_per_batch == 1000 and type(producer_id) is int
+                and type(producer_epoch) is int and type(base_sequence) is int
+                and type(partition_leader_epoch) is int and type(records_per_batch) is int):
+            _check_header_args(producer_id=producer_id, producer_epoch=producer_epoch,
+                               base_sequence=base_sequence,
+                               partition_leader_epoch=partition_leader_epoch,
+                               records_per_batch=records_per_batch)
         with self._write_lock:
             self._check_writable()
             self._maintenance(self._clock.milliseconds())

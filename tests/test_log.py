@@ -643,3 +643,28 @@ def test_segments_we_write_read_back_with_kafka_python(tmp_path: Path, compressi
     assert got == want
     assert {t for _, k, _, t in got if k.startswith(b"k")} == {T0 + 5}  # stamped by us
     assert {t for _, k, _, t in got if k.startswith(b"p")} == {T0, T0 + 1, T0 + 2}
+
+
+@pytest.mark.parametrize("kwargs, error", [
+    ({"records_per_batch": 1000.0}, TypeError),
+    ({"records_per_batch": True}, TypeError),
+    ({"producer_id": False}, TypeError),
+    ({"partition_leader_epoch": 2**31}, ValueError),
+    ({"producer_epoch": -(2**15) - 1}, ValueError),
+    ({"records_per_batch": 0}, ValueError),
+    ({"compression": True}, ValueError),
+    ({"compression": "brotli"}, ValueError),
+])
+def test_append_rejects_header_args_it_cannot_stamp(tmp_path: Path, kwargs: dict,
+                                                    error: type) -> None:
+    """Values equal to the defaults but of another type, and values a batch header field
+    cannot hold, are refused before anything is written (the default arguments skip the
+    check: this is what that shortcut must not let through)."""
+    with Log.open(tmp_path) as log:
+        with pytest.raises(error):
+            log.append([Record(b"k", b"v", 1)], **kwargs)
+        assert log.log_end_offset == 0
+        info = log.append([Record(b"k", b"v", 1)], compression="ZSTD", producer_epoch=np.int16(-1),
+                          partition_leader_epoch=3)
+        assert info.last_offset == 0
+        assert [r.value for r in log.records()] == [b"v"]

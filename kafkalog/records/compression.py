@@ -74,6 +74,10 @@ def codec_id(codec: str | int) -> int:
     >>> codec_id("zstd"), codec_id(2)
     (4, 2)
     """
+    if type(codec) is str:  # (the common case first: a per-append cost)
+        cid = CODEC_IDS.get(codec)
+        if cid is not None:
+            return cid
     if isinstance(codec, bool):
         raise UnsupportedCodecError(f"unknown compression codec {codec!r}")
     if isinstance(codec, int):
