@@ -17,6 +17,13 @@ and up to 2 MiB at the edge of each buffer's used bytes). Where the arrays are a
 ``Log.read_table``'s chunks, nothing is reused and those pages only add up (~7 MiB per 64 MiB
 chunk, measured): such callers allocate from numpy inside :func:`unpooled`.
 
+The reuse holds while decodes follow each other closely: mimalloc returns memory that stayed
+free past its purge delay (10 ms by default) to the kernel, and the next decode faults it in
+again. Measured, 1M uncompressed records decoded serially: 46-53 ms back to back, 48-90 ms
+with 50 ms between decodes; with ``MIMALLOC_PURGE_DELAY=-1`` in the environment (read when
+pyarrow loads; it keeps freed memory for the whole process, which is why this module does not
+set it) 46-48 ms either way.
+
 Example
 -------
 >>> a = pooled_empty(1 << 20, np.int64)
