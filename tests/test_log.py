@@ -657,9 +657,9 @@ def test_segments_we_write_read_back_with_kafka_python(tmp_path: Path, compressi
 ])
 def test_append_rejects_header_args_it_cannot_stamp(tmp_path: Path, kwargs: dict,
                                                     error: type) -> None:
-    """Values equal to the defaults but of another type, and values a batch header field
-    cannot hold, are refused before anything is written (the default arguments skip the
-    check: this is what that shortcut must not let through)."""
+    """Values equal to valid ones but of another type, and values a batch header field
+    cannot hold, are refused before anything is written (plain ints in range pass the check
+    in one expression: this is what that shortcut must not let through)."""
     with Log.open(tmp_path) as log:
         with pytest.raises(error):
             log.append([Record(b"k", b"v", 1)], **kwargs)
