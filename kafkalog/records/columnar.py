@@ -596,7 +596,11 @@ STREAM_CHUNK_BYTES = 2 << 20
 # ``FIRST_PART_WEIGHT``), and any later part is moved down after all of them (``move_down``).
 # Measured on 2 cores, 1M records of 116 B: 68 ms serial, 38 ms in 2 parts uncompressed; lz4/zstd
 # 184/202 ms serial, ~105 ms in 2 parts (before the outputs came from Arrow's pool, see
-# ``pooled_arrays``). Moving the first part up instead of the second down: paired medians 4-11%
+# ``pooled_arrays``, and before lz4/zstd were decoded streaming). With both, the serial decode has
+# caught up much of the gain: medians 49.6 -> 44.7 ms uncompressed, 92 -> 81 ms lz4 (best 47 -> 32
+# and 68 -> 64 ms). Next to each other the two parts' kernels ran at about half their speed alone
+# (31 ms each for half the records, 34.5 ms serial for all): they contend, for memory bandwidth as
+# far as measured. Moving the first part up instead of the second down: paired medians 4-11%
 # faster uncompressed, 7-8% with lz4/zstd. Why not ``numba.prange`` over batches: the kernel's
 # output cursor runs through all batches (keys and values are appended), so batches cannot be
 # decoded independently inside one call, and decompression (most of the time of a compressed
@@ -639,8 +643,10 @@ def decode_workers() -> int:
 #: long before trying again (seconds)
 PARALLEL_BACKOFF_SECONDS = 1.0
 #: parts that were on a CPU for less than this share of their own wall time did not run side by
-#: side (two parts sharing one core get about half each; side by side, close to all of it)
-PARALLEL_MIN_CORE_SHARE = 0.75
+#: side. Measured, 2 parts over 1M records, 16 decodes each: pinned to one core 0.51-0.60; on
+#: two cores 0.86-0.99 uncompressed, and 0.82-0.95 with lz4 from the lower quartile up (a few
+#: lz4 decodes fell to 0.58, when something else held a core: backing off then is right)
+PARALLEL_MIN_CORE_SHARE = 0.65
 _serial_until = 0.0
 
 
