@@ -93,7 +93,8 @@ from .lock import LOCK_FILE_NAME, DirectoryLock
 from .native import scan as native_scan
 from .records.builder import encode_batch, encode_records_v2
 from .records.compression import codec_id as _codec_id
-from .records.crc import _crc32c, crc32c
+from .records.crc import crc32c
+from .records.single_batch import single_v2_batch as _single_v2_batch
 from .retention import (
     log_start_offset_breached,
     retention_ms_breached,
@@ -131,9 +132,6 @@ _ATTR_TIMESTAMP_TYPE = 0x08
 #: v2 batch header up to producerId: baseOffset, batchLength, partitionLeaderEpoch, magic,
 #: crc, attributes, lastOffsetDelta, baseTimestamp, maxTimestamp, producerId
 _V2_HEADER = struct.Struct(">qiibIhiqqq")
-#: the whole 61-byte v2 batch header: ... producerId, producerEpoch, baseSequence, recordsCount
-_V2_FULL_HEADER = struct.Struct(">qiibIhiqqqhii")
-_ATTR_TXN_OR_CONTROL = 0x30
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
 _I64 = struct.Struct(">q")
@@ -635,30 +633,23 @@ class Log:
         ``max_message_bytes`` check (follower appends, as Kafka's ``appendAsFollower``);
         ``crc_checked``: ``data`` was just encoded by this log (its CRC is not computed again)."""
         # Per-call overhead is what limits 16 KiB appends (the pwrite and the CRC are the
-        # floor): one struct read for the whole header, one CRC call over a memoryview, the
-        # roll check and the segment append called directly, no numpy, no dicts.
+        # floor): the header read, its checks and the CRC in one call (C when built), the roll
+        # check and the segment append called directly, no numpy, no dicts.
+        h = _single_v2_batch(data, not crc_checked)
+        if h is None:
+            return None  # not one plain v2 batch, or a bad CRC: the general path decides
+        base, last, epoch, max_ts, count = h
         n = len(data)
-        if n < _V2_FULL_HEADER.size:
-            return None
-        (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
-         producer_id, _producer_epoch, _base_sequence, count) = _V2_FULL_HEADER.unpack_from(data)
-        if magic != 2 or length + 12 != n or last_delta < 0 or producer_id != -1 \
-                or attrs & _ATTR_TXN_OR_CONTROL:
-            return None  # producer state (idempotence, transactions) needs the general path
         config = self._config
         if (n > config.max_message_bytes and not ignore_record_size) \
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
-        view = memoryview(data)
-        if not crc_checked and _crc32c(view[21:]) != crc:
-            return None  # the general path raises the precise error
-        last = base + last_delta
         seg = self._segments.active
         if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)
         shallow = last if max_ts >= 0 else -1
         # returns once the bytes are written; the committed size is published after that
-        seg.append(last, max_ts, shallow, view)
+        seg.append(last, max_ts, shallow, data)
         self._log_end_offset = last + 1
         # after_log_append with no producer batches: only the end offset moves
         # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)

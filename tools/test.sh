@@ -9,7 +9,9 @@ ruff check .
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$(python -c 'import sys; print(sys.executable)')}"
 python -m pytest
 NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider
-# the row path again without the optional C extension (kafkalog.native._rows): the fallback users
-# without a compiler get must give the same records and bytes
+# the row and append paths again without the optional C extensions (kafkalog.native._rows,
+# kafkalog.native._append): the fallback users without a compiler get must give the same
+# records and bytes
 KAFKALOG_NO_EXTENSIONS=1 python -m pytest -p no:cacheprovider \
-    tests/test_builder_rows.py tests/test_builder.py tests/test_log.py
+    tests/test_builder_rows.py tests/test_builder.py tests/test_log.py \
+    tests/test_log_fast_paths.py tests/test_single_batch.py tests/test_segment_reserve.py

@@ -1,0 +1,68 @@
+"""The header of one whole v2 batch, checked for a log's single-batch append path.
+
+:func:`single_v2_batch` returns ``(base_offset, last_offset, partition_leader_epoch,
+max_timestamp, records_count)`` when ``data`` is exactly one whole v2 record batch that a log
+may append without its general path (no producer id, neither transactional nor control, a
+``lastOffsetDelta`` that is not negative and, with ``check_crc``, a valid CRC-32C), and
+``None`` for anything else: the general path then checks the bytes and raises the precise
+error. It is the C function of ``native/_append.c`` when that extension is built (and
+``KAFKALOG_NO_EXTENSIONS`` is not set), else :func:`single_v2_batch_py`, its reference.
+
+>>> from kafkalog import Record, encode_batch
+>>> single_v2_batch(encode_batch([Record(b"k", b"v", 5)], base_offset=7), True)
+(7, 7, -1, 5, 1)
+>>> single_v2_batch(b"not a batch", True) is None
+True
+"""
+
+from __future__ import annotations
+
+import os
+import struct
+from typing import Any
+
+from .crc import _crc32c
+
+__all__ = ["single_v2_batch", "single_v2_batch_py", "V2_HEADER_SIZE"]
+
+#: the whole 61-byte v2 batch header: baseOffset, batchLength, partitionLeaderEpoch, magic,
+#: crc, attributes, lastOffsetDelta, baseTimestamp, maxTimestamp, producerId, producerEpoch,
+#: baseSequence, recordsCount
+_V2_FULL_HEADER = struct.Struct(">qiibIhiqqqhii")
+V2_HEADER_SIZE = _V2_FULL_HEADER.size
+_ATTR_TXN_OR_CONTROL = 0x30
+
+
+def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, int] | None:
+    """Reference of :func:`single_v2_batch` (the fallback when the C extension is absent)."""
+    try:
+        view = memoryview(data)
+    except TypeError:
+        return None
+    if not view.c_contiguous or view.ndim > 1 or view.itemsize != 1:
+        return None  # (one dimension of single bytes: len(data) is then the byte count)
+    n = len(view)
+    if n < V2_HEADER_SIZE:
+        return None
+    (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
+     producer_id, _producer_epoch, _base_sequence, count) = _V2_FULL_HEADER.unpack_from(view)
+    if magic != 2 or length + 12 != n or last_delta < 0 or producer_id != -1 \
+            or attrs & _ATTR_TXN_OR_CONTROL:
+        return None  # producer state (idempotence, transactions) needs the general path
+    if check_crc and _crc32c(view[21:]) != crc:
+        return None
+    return base, base + last_delta, epoch, max_ts, count
+
+
+def _backend() -> Any:
+    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
+        return single_v2_batch_py
+    try:
+        from ..native import _append
+    except ImportError:  # not built
+        return single_v2_batch_py
+    return _append.single_v2_batch
+
+
+#: ``single_v2_batch(data, check_crc)``: the C function when built, else the reference.
+single_v2_batch = _backend()
