@@ -3,10 +3,12 @@
 Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is better):
 
 * ``append.batches_16KiB.per_call``: ``Log.append_batches`` of pre-encoded ~16 KiB v2 batches
-  (128 records of 16 + 100 bytes each), one batch per call (CRC check, header scan, roll check,
-  ``pwrite``, index entry), vs a plain ``file.write`` of the same bytes per batch to a file in
-  the same directory (bytes/s; target ratio >= 0.7). No fsync on either side (both land in the
-  page cache; the log's fsyncs at roll time are counted: 1 GiB segments, so at most one).
+  (128 records of 16 + 100 bytes each), one batch per call (header and CRC check, in C when
+  ``kafkalog.native._append`` is built; roll check; ``pwrite`` into blocks the segment reserved
+  ahead, ``RESERVE_AHEAD_BYTES``; index entry), vs a plain ``file.write`` of the same bytes per
+  batch to a file in the same directory (bytes/s; target ratio >= 0.7). No fsync on either
+  side (both land in the page cache; the log's fsyncs at roll time are counted: 1 GiB
+  segments, so at most one).
 * ``append.batches_16KiB.1MiB_calls``: the same bytes, 64 batches per call (a follower's fetch).
 * ``append.columns``: ``Log.append(RecordColumns)`` of 116-byte records (16-byte key, 100-byte
   value), 1,000 per batch, records/s; baseline: ``encode_columns`` alone on the same columns
