@@ -85,14 +85,15 @@ STAGED_INDEX_ENTRIES = 256
 
 _U32 = struct.Struct(">I")
 _pwrite = os.pwrite  # (per append: one global lookup instead of two)
-#: how far past its end a writable segment reserves disk blocks for the appends that follow
-#: (``LogSegment._reserve``). Why: on ext4 a write into blocks reserved with
-#: ``fallocate(FALLOC_FL_KEEP_SIZE)`` costs less than one that allocates them (16 KiB appends:
-#: 12.2-13.4 us against 10.7-12.0 us per pwrite, the same with 256 KiB to 4 MiB ahead,
-#: benchmarks/RESULTS.md). The file's length is unchanged (readers, Kafka and copies see the
-#: same file); the reserved tail is given back when the segment is rolled, closed or
-#: truncated, so at most this much per active segment is held, or left behind by a crash
-#: until that segment is next appended to and closed.
+#: how far past its end a writable segment reserves disk blocks for the appends that follow,
+#: once it holds that much itself (``LogSegment._reserve``). Why: on ext4 a write into blocks
+#: reserved with ``fallocate(FALLOC_FL_KEEP_SIZE)`` costs less than one that allocates them
+#: (16 KiB pwrites of fresh data: 12.2-13.4 us against 10.7-12.0 us, the same with 256 KiB to
+#: 4 MiB ahead). The file's length is unchanged (readers, Kafka and copies see the same file);
+#: the reserved tail is given back when the segment is rolled, closed or truncated. So the
+#: blocks held past the data are at most this much per active segment and never more than
+#: the segment holds (a directory of many small partitions reserves nothing); a crash leaves
+#: them until that segment is next appended to and closed.
 RESERVE_AHEAD_BYTES = 1 << 20
 
 
@@ -296,10 +297,11 @@ class LogSegment:
         self._clock = clock
         self._fd = fd
         self._size = size
-        # disk blocks of the .log are reserved (fallocate, file length unchanged) up to here;
-        # an append ending past it reserves more (_reserve). _blocks_reserved: some may lie
-        # past the end of the file, to give back on roll, close or truncation
-        self._reserved_end = size
+        # disk blocks of the .log are reserved (fallocate, file length unchanged) up to here,
+        # or the segment reserves nothing before it holds RESERVE_AHEAD_BYTES; an append
+        # ending past it reserves more (_reserve). _blocks_reserved: some may lie past the end
+        # of the file, to give back on roll, close or truncation
+        self._reserved_end = max(size, RESERVE_AHEAD_BYTES)
         self._blocks_reserved = False
         self._read_only = read_only
         self.roll_jitter_ms = roll_jitter_ms
@@ -937,7 +939,9 @@ class LogSegment:
 
     def _reserve(self, end: int) -> None:
         """Reserve the .log's blocks up to ``end`` and ``RESERVE_AHEAD_BYTES`` past the
-        reserved end (at most to ``segment_bytes``, where the segment rolls). Where that fails
+        reserved end (at most to ``segment_bytes``, where the segment rolls); called by an
+        append ending past ``_reserved_end`` (never by one ending within the segment's first
+        ``RESERVE_AHEAD_BYTES``). Where that fails
         (no extension, a filesystem without ``fallocate``, no space left: the write itself
         reports that) this segment stops reserving: writes then allocate as they go."""
         start = max(self._reserved_end, self._size)
@@ -958,7 +962,7 @@ class LogSegment:
         st = os.fstat(self._fd)
         os.ftruncate(self._fd, st.st_size)
         os.utime(self._fd, ns=(st.st_atime_ns, st.st_mtime_ns))
-        self._reserved_end = st.st_size
+        self._reserved_end = max(st.st_size, RESERVE_AHEAD_BYTES)
 
     def _write_index_entry(self, offset: int, position: int, m: TimestampOffset) -> None:
         """Write the staged entries, then stage this append's entry again (staging was full,
@@ -1070,7 +1074,7 @@ class LogSegment:
         os.ftruncate(self._fd, valid_bytes)  # (gives back reserved blocks too)
         self._size = valid_bytes
         self._blocks_reserved = False
-        self._reserved_end = valid_bytes
+        self._reserved_end = max(valid_bytes, RESERVE_AHEAD_BYTES)
         oi.trim_to_valid_size()
         m = self._max_timestamp_and_offset
         if m.timestamp >= 0:
@@ -1130,7 +1134,7 @@ class LogSegment:
             self._wait_for_mapped_readers()
             os.ftruncate(self._fd, mapping.position)  # (gives back reserved blocks too)
             self._blocks_reserved = False
-            self._reserved_end = mapping.position
+            self._reserved_end = max(mapping.position, RESERVE_AHEAD_BYTES)
         if self._size == 0:
             self.created_ms = self._clock.milliseconds()
             self._rolling_based_timestamp = None
@@ -1166,7 +1170,7 @@ class LogSegment:
         if os.fstat(self._fd).st_size != self._size:
             os.ftruncate(self._fd, self._size)  # (gives back reserved blocks too)
             self._blocks_reserved = False
-            self._reserved_end = self._size
+            self._reserved_end = max(self._size, RESERVE_AHEAD_BYTES)
         elif self._blocks_reserved:
             self._release_reserved_blocks()
 
