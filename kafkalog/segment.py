@@ -57,6 +57,7 @@ from .errors import (
 from .file_copy import read_preallocated
 from .index.offset_index import OffsetIndex
 from .index.time_index import TimeIndex, TimestampOffset
+from .native import optional_extension
 from .native import scan as native_scan
 from .records.crc import crc32, crc32c
 
@@ -97,18 +98,11 @@ _pwrite = os.pwrite  # (per append: one global lookup instead of two)
 RESERVE_AHEAD_BYTES = 1 << 20
 
 
-def _reserve_blocks_backend() -> Callable[[int, int, int], int] | None:
-    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
-        return None
-    try:
-        from .native import _append
-    except ImportError:  # not built: segments do not reserve
-        return None
-    return _append.reserve_blocks  # type: ignore[no-any-return]
-
-
-#: ``reserve_blocks(fd, offset, length) -> errno`` (0: reserved), or None without the extension
-_reserve_blocks = _reserve_blocks_backend()
+_append_ext = optional_extension("_append")
+#: ``reserve_blocks(fd, offset, length) -> errno`` (0: reserved), or None without the
+#: extension (segments then reserve nothing)
+_reserve_blocks: Callable[[int, int, int], int] | None = \
+    _append_ext.reserve_blocks if _append_ext is not None else None
 _I32 = struct.Struct(">i")
 
 

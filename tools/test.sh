@@ -14,4 +14,5 @@ NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider
 # records and bytes
 KAFKALOG_NO_EXTENSIONS=1 python -m pytest -p no:cacheprovider \
     tests/test_builder_rows.py tests/test_builder.py tests/test_log.py \
-    tests/test_log_fast_paths.py tests/test_single_batch.py tests/test_segment_reserve.py
+    tests/test_log_fast_paths.py tests/test_single_batch.py tests/test_segment_reserve.py \
+    tests/test_native_extensions.py

@@ -14,7 +14,6 @@ not shrink it, as Kafka does); the CRC-32C covers attributes .. end.
 
 from __future__ import annotations
 
-import os
 import struct
 import time
 from collections.abc import Iterable
@@ -23,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import InvalidRecordError, InvalidRequestError
+from ..native import optional_extension
 from ..native import records_encode as _re
 from . import compression as _compression
 from .batch import (
@@ -194,19 +194,10 @@ def _encode_records_py(records: Any, default_timestamp: int, header_room: int
     return bytearray(out[:int(end)]), n, int(timestamps[0]), max_ts
 
 
-def _encode_records_backend() -> Any:
-    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
-        return _encode_records_py
-    try:
-        from ..native import _rows
-    except ImportError:  # not built
-        return _encode_records_py
-    return _rows.encode_records
-
-
+_rows = optional_extension("_rows")
 #: ``encode_records(records, default_timestamp, header_room)``: the C function when built,
 #: else ``_encode_records_py``.
-encode_records = _encode_records_backend()
+encode_records = _rows.encode_records if _rows is not None else _encode_records_py
 #: fewer records go through the per-record path: with the kernel (no C extension) the row
 #: path's fixed cost exceeds the per-record path's below about 8 records; the C encoder is
 #: the faster one from 1 record on (4.5 us against 7.8 us for one record, measured)

@@ -20,8 +20,9 @@ Being a tuple it is cheap to build and compare; readers build millions of them.
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
+
+from ..native import optional_extension
 
 __all__ = [
     "Record",
@@ -98,11 +99,8 @@ def _install_fast_constructor() -> bool:
     than a compiled producer's whole per-record append. The object is the same; every call
     shape the C code does not handle still goes through ``__new__``. ``KAFKALOG_NO_EXTENSIONS``
     keeps the pure-Python constructor."""
-    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
-        return False
-    try:
-        from ..native import _rows
-    except ImportError:  # not built: the pure-Python constructor
+    _rows = optional_extension("_rows")
+    if _rows is None:  # not built, or disabled: the pure-Python constructor
         return False
     _rows.install_record_constructor(Record)
     return True

@@ -17,10 +17,10 @@ True
 
 from __future__ import annotations
 
-import os
 import struct
 from typing import Any
 
+from ..native import optional_extension
 from .crc import _crc32c
 
 __all__ = ["single_v2_batch", "single_v2_batch_py", "V2_HEADER_SIZE"]
@@ -54,15 +54,6 @@ def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, 
     return base, base + last_delta, epoch, max_ts, count
 
 
-def _backend() -> Any:
-    if os.environ.get("KAFKALOG_NO_EXTENSIONS"):
-        return single_v2_batch_py
-    try:
-        from ..native import _append
-    except ImportError:  # not built
-        return single_v2_batch_py
-    return _append.single_v2_batch
-
-
+_append = optional_extension("_append")
 #: ``single_v2_batch(data, check_crc)``: the C function when built, else the reference.
-single_v2_batch = _backend()
+single_v2_batch = _append.single_v2_batch if _append is not None else single_v2_batch_py
