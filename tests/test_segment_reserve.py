@@ -177,3 +177,44 @@ def test_no_reservation_where_it_fails(tmp_path, monkeypatch) -> None:
     log.close()
     with _open(tmp_path) as again:
         assert [r.value for r in again.records()] == [r.value for r in written]
+
+
+def test_peer_batches_appended_one_per_call_read_back_by_the_peer(tmp_path, reserving,
+                                                                  monkeypatch) -> None:
+    # aiokafka's compiled builder makes ~16 KiB batches; each goes through the single-batch
+    # fast path (the C header/CRC check: the general path is made to fail here) into a
+    # segment that reserves ahead; aiokafka's reader then reads the file while it is open
+    # and reserving: exactly the whole batches, CRCs valid, nothing past them
+    aio_dr = pytest.importorskip("aiokafka.record.default_records")
+    aio_mr = pytest.importorskip("aiokafka.record.memory_records")
+    log = _open(tmp_path)
+
+    def no_general_path(*args: object, **kw: object) -> None:
+        raise AssertionError("a peer batch left the single-batch fast path")
+
+    monkeypatch.setattr(Log, "_scan_whole", no_general_path)
+    values = []
+    for b in range(200):
+        builder = aio_dr.DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+        for i in range(128):
+            v = b"%06d-%03d" % (b, i) + b"v" * 100
+            builder.append(i, timestamp=1_000 + b, key=b"k%d" % i, value=v, headers=[])
+            values.append(v)
+        batch = bytearray(builder.build())
+        batch[0:8] = (log.log_end_offset).to_bytes(8, "big")  # (not under the CRC)
+        log.append_batches(bytes(batch))
+    seg = log.active_segment
+    assert seg.size > AHEAD and _allocated(seg.log_path) > _whole_pages(seg.log_path)
+    with open(seg.log_path, "rb") as f:
+        data = f.read()
+    assert len(data) == seg.size
+    mr = aio_mr.MemoryRecords(data)
+    read, offsets = [], []
+    while (batch := mr.next_batch()) is not None:
+        assert batch.validate_crc()
+        for r in batch:
+            read.append(r.value)
+            offsets.append(r.offset)
+    assert read == values
+    assert offsets == list(range(len(values)))
+    log.close()
