@@ -10,6 +10,10 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   side (both land in the page cache; the log's fsyncs at roll time are counted: 1 GiB
   segments, so at most one).
 * ``append.batches_16KiB.1MiB_calls``: the same bytes, 64 batches per call (a follower's fetch).
+* ``append.pwrite_16KiB.reserved``: the same batches written by a plain ``os.pwrite`` loop into
+  a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
+  a segment does past its first MiB) vs the same loop without: the share of the per-call
+  row's gain that comes from the filesystem, not from our code.
 * ``append.columns``: ``Log.append(RecordColumns)`` of 116-byte records (16-byte key, 100-byte
   value), 1,000 per batch, records/s; baseline: ``encode_columns`` alone on the same columns
   (the codec's encode speed: the log's share is what the ratio shows). Target >= 1,000,000/s.
@@ -172,7 +176,54 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
         "note": "same bytes, 64 batches (~1 MiB) per append_batches call (a follower's fetch)"})
     state.pop("log").close()
     clear_plain()
+    rows += _bench_reserve(tmp, views, repeat)
     return rows
+
+
+def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
+    """``append.pwrite_16KiB.reserved``: why segments reserve blocks ahead (see the module
+    docstring)."""
+    from kafkalog.segment import RESERVE_AHEAD_BYTES, _reserve_blocks
+
+    if _reserve_blocks is None:  # pragma: no cover - the optional extension is not built
+        return []
+    path = tmp / "pwrite.bin"
+    size = sum(len(v) for v in views)
+
+    def clear() -> None:
+        path.unlink(missing_ok=True)
+        os.sync()  # (as bench_append's setups)
+
+    def loop(reserve: bool) -> Callable[[], None]:
+        def run() -> None:
+            fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+            try:
+                pos = reserved = 0
+                for v in views:
+                    if reserve and pos + len(v) > reserved:
+                        if _reserve_blocks(fd, reserved, RESERVE_AHEAD_BYTES):
+                            raise OSError("this filesystem does not reserve blocks")
+                        reserved += RESERVE_AHEAD_BYTES
+                    pos += os.pwrite(fd, v, pos)
+                os.ftruncate(fd, pos)  # (what a segment's close does with the reserved tail)
+            finally:
+                os.close(fd)
+        return run
+
+    try:
+        t_plain, t_reserved = _best(loop(False), loop(True), repeat=repeat,
+                                    setups=(clear, clear))
+    except OSError as e:  # pragma: no cover - another filesystem
+        print(f"append.pwrite_16KiB.reserved skipped: {e}", file=sys.stderr)
+        return []
+    finally:
+        clear()
+    return [{
+        "name": "append.pwrite_16KiB.reserved", "value": size / t_reserved, "unit": "bytes/s",
+        "baseline": size / t_plain, "ratio": t_plain / t_reserved,
+        "note": f"the same {len(views):,} batches by os.pwrite into a new file, with "
+                f"fallocate(KEEP_SIZE) {RESERVE_AHEAD_BYTES // MIB} MiB ahead (as a segment "
+                f"past its first MiB) vs without"}]
 
 
 def bench_columns(tmp: Path, n: int, repeat: int) -> list[dict]:
