@@ -85,12 +85,14 @@ READ_CHUNK = 16 * 1024 * 1024
 STAGED_INDEX_ENTRIES = 256
 
 _U32 = struct.Struct(">I")
+_I32 = struct.Struct(">i")
 _pwrite = os.pwrite  # (per append: one global lookup instead of two)
 #: how far past its end a writable segment reserves disk blocks for the appends that follow,
 #: once it holds that much itself (``LogSegment._reserve``). Why: on ext4 a write into blocks
 #: reserved with ``fallocate(FALLOC_FL_KEEP_SIZE)`` costs less than one that allocates them
-#: (16 KiB pwrites of fresh data: 12.2-13.4 us against 10.7-12.0 us, the same with 256 KiB to
-#: 4 MiB ahead). The file's length is unchanged (readers, Kafka and copies see the same file);
+#: (16 KiB pwrites of fresh data: 10.7-12.0 us against 12.2-13.4 us, about the same with
+#: 256 KiB to 4 MiB ahead; row ``append.pwrite_16KiB.reserved`` of benchmarks/RESULTS.md,
+#: 1.13x). The file's length is unchanged (readers, Kafka and copies see the same file);
 #: the reserved tail is given back when the segment is rolled, closed or truncated. So the
 #: blocks held past the data are at most this much per active segment and never more than
 #: the segment holds (a directory of many small partitions reserves nothing); a crash leaves
@@ -103,7 +105,6 @@ _append_ext = optional_extension("_append")
 #: extension (segments then reserve nothing)
 _reserve_blocks: Callable[[int, int, int], int] | None = \
     _append_ext.reserve_blocks if _append_ext is not None else None
-_I32 = struct.Struct(">i")
 
 
 class _StagedIndexEntries:
