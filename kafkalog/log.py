@@ -922,7 +922,12 @@ class Log:
                 f"start offset out of range: its segment was deleted under the reader "
                 f"(expected >= {segs[0].base_offset}, found {start})",
                 path=self._dir, offset=start)
-        for seg in segs:
+        for i, seg in enumerate(segs):
+            # a segment's records lie below the next segment's base offset: a read-only view
+            # whose segment the writer truncated and refilled (the bytes now reaching past
+            # that base, the next segment's file renamed away but still read through its
+            # descriptor) would otherwise hand out those offsets twice, going backwards
+            seg_end = min(end, segs[i + 1].base_offset) if i + 1 < len(segs) else end
             first = seg.translate_offset(start, seg.lookup_position(start))
             if first is None:
                 # read-only: a segment of the view emptied or deleted by the writer must not
@@ -940,7 +945,7 @@ class Log:
                 # offset, Kafka's FileRecords.searchForOffsetWithSize its first), so it is kept
                 end_pos = e.position + e.size
             if end_pos > first.position:
-                yield seg, first.position, end_pos, start, end
+                yield seg, first.position, end_pos, start, seg_end
 
     def _chunks(self, start_offset: int | None, end_offset: int | None
                 ) -> Iterator[tuple[LogSegment, int, bytes, int, int]]:
@@ -969,11 +974,12 @@ class Log:
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
         if tx is not None:
             end_offset = tx.end_offset
-        prev = None
+        last = -1  # the offset last yielded: offsets only grow within one read
         for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
-            if prev is not None and prev is not seg:
-                prev.check_view()  # read-only: a segment changed under us ends the read
-            prev = seg
+            # read-only: a segment deleted or cut under us ends the read before its bytes,
+            # read after that moment, are mixed with what came before (checked per chunk,
+            # after its read and before any of its records are handed out)
+            seg.check_view()
             try:
                 for batch in iter_batches(chunk, path=seg.log_path):
                     if batch.last_offset < start:
@@ -984,11 +990,15 @@ class Log:
                         continue
                     for r in batch:
                         if start <= r.offset < end:
+                            if r.offset <= last and self._read_only:
+                                # the writer truncated and refilled the file between the
+                                # view and this read, past what the size check sees
+                                raise seg.changed_under_reader(
+                                    pos, f"offset {r.offset} after {last} in one read")
+                            last = r.offset
                             yield r
             except CorruptRecordError as e:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
-        if prev is not None:
-            prev.check_view()
 
     def read_table(self, start_offset: int | None = None, end_offset: int | None = None,
                    *, columns: Sequence[str] | None = None,
@@ -1077,6 +1087,10 @@ class Log:
             # timestamp: the writer adds the final time-index entry only at roll/close
             if seg.largest_timestamp >= timestamp or (self._read_only and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
+                if self._read_only:
+                    # the writing process may have truncated this segment during the search:
+                    # its answer (None included) would be of a log that no longer exists
+                    seg.check_view()
                 # Deliberate deviation: Kafka's searchOffsetInLocalLog answers None here; a
                 # segment whose largest timestamp is its .log mtime (time index lost, recreated
                 # empty at load) must not hide later segments (tests/reliability regression)
@@ -1116,6 +1130,8 @@ class Log:
             idx = np.flatnonzero((which == k) & ~special)
             if idx.size:
                 found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
+                if self._read_only:
+                    seg.check_view()  # as offset_for_timestamp: no answers from a stale view
                 for i, f in zip(idx.tolist(), found):
                     # as offset_for_timestamp (deliberate deviation): a segment that answers
                     # nothing does not hide later ones (rare: its largest timestamp is an mtime)
@@ -1146,6 +1162,12 @@ class Log:
                 best = seg
         if best is None:
             return None
+        found = self._search_max_timestamp(best)
+        best.check_view()  # read-only: not an answer from a segment cut under the search
+        return found
+
+    @staticmethod
+    def _search_max_timestamp(best: LogSegment) -> int | None:
         max_ts = best.max_timestamp_so_far
         position = best.lookup_position(best.shallow_offset_of_max_timestamp_so_far)
         for chunk_pos, sc in best.scan_headers(position):

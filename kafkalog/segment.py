@@ -555,7 +555,7 @@ class LogSegment:
             data = self.pread(start, want)
             sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
             if len(data) < want or sc["stop_position"] != len(data):
-                raise self._changed_under_reader(start + int(sc["stop_position"]))
+                raise self.changed_under_reader(start + int(sc["stop_position"]))
             yield data
             return
         with self._mapped_cond:
@@ -700,7 +700,7 @@ class LogSegment:
             buf = self.pread(pos, min(chunk_size, end - pos))
             if not buf:
                 if self._read_only:
-                    raise self._changed_under_reader(pos)
+                    raise self.changed_under_reader(pos)
                 return
             sc = native_scan.scan_entries(np.frombuffer(buf, np.uint8))
             whole = sc["stop_position"]
@@ -714,16 +714,16 @@ class LogSegment:
                         pos += need
                         continue
                 if self._read_only:
-                    raise self._changed_under_reader(pos)
+                    raise self.changed_under_reader(pos)
                 return
             yield pos, buf[:whole] if whole < len(buf) else buf
             pos += whole
             if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
                 if self._read_only:
-                    raise self._changed_under_reader(pos)
+                    raise self.changed_under_reader(pos)
                 return
         if self._read_only and pos < end:
-            raise self._changed_under_reader(pos)
+            raise self.changed_under_reader(pos)
 
     def check_view(self) -> None:
         """Read-only segments, after a read: raise :class:`OffsetOutOfRangeError` when the
@@ -755,14 +755,16 @@ class LogSegment:
             return False
         return (st.st_ino, st.st_dev) == (cur.st_ino, cur.st_dev) and st.st_size >= self._size
 
-    def _changed_under_reader(self, position: int) -> OffsetOutOfRangeError:
+    def changed_under_reader(self, position: int, found: str | None = None
+                             ) -> OffsetOutOfRangeError:
         """The error of a read-only reader whose view of this segment is stale (see
-        :meth:`iter_chunks`)."""
+        :meth:`iter_chunks`); ``found`` says what gave it away, when not the default (the
+        committed bytes are no longer whole batches)."""
+        found = found or f"committed bytes up to {self._size} are not whole batches from here"
         return OffsetOutOfRangeError(
-            f"segment changed under the reader: committed bytes up to {self._size} are not "
-            f"whole batches from here (the writing process truncated it since the last "
-            f"refresh(), or it is damaged: kafkalog verify tells); refresh() and read again",
-            path=self.log_path, position=position)
+            f"segment changed under the reader: {found} (the writing process truncated it "
+            f"since the last refresh(), or it is damaged: kafkalog verify tells); refresh() "
+            f"and read again", path=self.log_path, position=position)
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
                                  record_timestamps: Callable[[bytes], list[tuple[int, int]]]

@@ -1,0 +1,136 @@
+"""A read-only view under a writer that truncates and refills a segment between the view and
+the read (the ABA case the size check of ``LogSegment.is_current`` cannot see: the file is cut,
+then grows back past the size the view committed to).
+
+Found by ``tests/reliability/test_readers.py``: a reader process yielded offsets 13366.. after
+13385, once in a CI run. These build the case byte for byte: the writer rewrites the truncated
+offsets as batches of exactly the old batches' sizes, so every batch boundary the view knows
+still holds a batch.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from kafkalog import Record, encode_batch
+from kafkalog.config import LogConfig
+from kafkalog.errors import OffsetOutOfRangeError
+from kafkalog.log import Log
+from kafkalog.segment import LogSegment
+
+CFG = LogConfig(segment_bytes=1_000_000)
+
+
+def rec(offset: int, size: int = 200) -> Record:
+    return Record(b"k%d" % offset, (b"v%d-" % offset).ljust(size, b"."), 1000 + offset)
+
+
+def sized_batch(first: int, last: int, base: int, size: int) -> list[Record]:
+    """Records ``first..last`` (small values, the last one padded) encoding to ``size`` bytes
+    at ``base``: the same byte length as the batch they replace."""
+    for pad in range(4000):
+        batch = [rec(o, 10) for o in range(first, last)] + [rec(last, 10 + pad)]
+        if len(encode_batch(batch, base_offset=base)) == size:
+            return batch
+    raise AssertionError(f"no padding gives {size} bytes")
+
+
+def batch_size(first: int, last: int) -> int:
+    return len(encode_batch([rec(o) for o in range(first, last + 1)], base_offset=first))
+
+
+def test_records_stop_instead_of_going_back_when_a_refilled_segment_reaches_past_the_next(
+        tmp_path: Path) -> None:
+    with Log.open(tmp_path, CFG) as writer:
+        writer.append([rec(o) for o in range(10)])
+        writer.append([rec(o) for o in range(10, 20)])
+        writer.roll()
+        writer.append([rec(o) for o in range(20, 30)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            assert [s.base_offset for s in reader.segments] == [0, 20]
+            # the writer cuts segment 0 back to offset 10 (segment 20 renamed away, still read
+            # through the reader's descriptor) and refills it: 10..29 in the old 10..19 bytes
+            writer.truncate_to(10)
+            writer.append(sized_batch(10, 29, 10, batch_size(10, 19)))
+            writer.roll()
+            assert reader.segments[0].is_current()  # same file, not shorter: the view passes
+            seen: list[int] = []
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000020.log"):
+                for r in reader.records(0):
+                    seen.append(r.offset)
+            # before the fix: 0..29 from the refilled segment, then 20..29 again from the old
+            # file. Now segment 0 gives no offset at or past the next segment's base, and the
+            # deleted segment ends the read before any of its stale records is handed out
+            assert seen == list(range(20))
+            with pytest.raises(OffsetOutOfRangeError):
+                reader.read_table(0)
+            reader.refresh()
+            assert [r.offset for r in reader.records(0)] == list(range(30))
+            assert reader.read_table(0).column("offset").to_pylist() == list(range(30))
+        finally:
+            reader.close()
+
+
+def test_records_stop_instead_of_going_back_between_chunks_of_one_segment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with Log.open(tmp_path, CFG) as writer:
+        for first in (0, 10, 20):
+            writer.append([rec(o) for o in range(first, first + 10)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            sizes = [batch_size(0, 9), batch_size(10, 19), batch_size(20, 29)]
+            # chunks of two batches: 0..19 is read and handed out before 20..29 is read
+            chunks = LogSegment.iter_chunks
+            monkeypatch.setattr(LogSegment, "iter_chunks", lambda self, a, b=None: chunks(
+                self, a, b, chunk_size=sizes[0] + sizes[1]))
+            it = reader.records(0)
+            seen = [next(it).offset for _ in range(20)]
+            # the writer cuts back to 10 and refills with 10..14 in the old 10..19 bytes and
+            # 15..29 in the old 20..29 bytes: the next chunk starts at a batch, at offset 15
+            writer.truncate_to(10)
+            writer.append(sized_batch(10, 14, 10, sizes[1]))
+            writer.append(sized_batch(15, 29, 15, sizes[2]))
+            with pytest.raises(OffsetOutOfRangeError, match="offset 15 after 19 in one read"):
+                seen.extend(r.offset for r in it)
+            assert seen == list(range(20))
+        finally:
+            reader.close()
+
+
+def test_a_writable_log_reads_as_before(tmp_path: Path) -> None:
+    """The clamp to the next segment's base offset changes nothing for a valid log."""
+    with Log.open(tmp_path, LogConfig(segment_bytes=3000)) as log:
+        for first in range(0, 60, 5):
+            log.append([rec(o) for o in range(first, first + 5)])
+        assert len(log.segments) > 3
+        assert [r.offset for r in log.records(3)] == list(range(3, 60))
+        assert [r.offset for r in log.records(7, 41)] == list(range(7, 41))
+        assert log.read_table(7, 41).column("offset").to_pylist() == list(range(7, 41))
+
+
+def test_offset_for_timestamp_does_not_answer_none_from_a_segment_cut_under_it(
+        tmp_path: Path) -> None:
+    """Found by ``tools/reliability.py readers --seed 5``: the writer truncated the segment
+    holding the target below it during the reader's search, and the reader answered None (no
+    record that late) for a timestamp its view holds."""
+    with Log.open(tmp_path, CFG) as writer:
+        for first in (0, 10, 20):
+            writer.append([rec(o) for o in range(first, first + 10)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            assert reader.offset_for_timestamp(1000 + 25) == 25
+            assert reader.offsets_for_timestamps([1000 + 25, 1000 + 3]) == [25, 3]
+            writer.truncate_to(10)  # the view still ends at 30
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.offset_for_timestamp(1000 + 25)
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.offsets_for_timestamps([1000 + 25])
+            reader.refresh()
+            assert reader.log_end_offset == 10
+            assert reader.offset_for_timestamp(1000 + 25) is None  # now true of the log
+            assert reader.offset_for_timestamp(1000 + 5) == 5
+        finally:
+            reader.close()
