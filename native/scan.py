@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from ._jit import kernel, kernel_input
 from .bytes_be import read_i16, read_i32, read_i64, read_u32
 
 LOG_OVERHEAD = 12
@@ -155,6 +155,8 @@ def scan_entries(buf: np.ndarray, start: int = 0, end: int | None = None,
     """
     if end is None or end > buf.shape[0]:
         end = buf.shape[0]
+    if buf.dtype == np.uint8:  # one specialisation of the kernels for mapped and copied bytes
+        buf = kernel_input(buf, np.uint8)
     n, stop, reason = count_entries(buf, np.int64(start), np.int64(end), np.int64(max_entries))
     n = int(n)
     out = {

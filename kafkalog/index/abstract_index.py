@@ -63,6 +63,7 @@ from kafkalog.errors import (
 )
 from kafkalog.file_copy import read_file
 from kafkalog.native import index_search
+from kafkalog.native._jit import kernel_input
 
 __all__ = ["AbstractIndex", "DEFAULT_MAX_INDEX_SIZE", "round_down_to_exact_multiple"]
 
@@ -79,7 +80,9 @@ _MSYNC_NEEDED = not sys.platform.startswith("linux")
 DEFAULT_MAX_INDEX_SIZE = 10 * 1024 * 1024
 
 _INT32_MAX = 2**31 - 1
-_EMPTY = np.zeros(0, dtype=np.uint8)
+# Every buffer the search kernels see is a read-only uint8 array (the mapping's view included:
+# writes go through the mmap), so each kernel compiles once, not once per flag (kernel_input)
+_EMPTY = kernel_input(np.zeros(0, dtype=np.uint8), np.uint8)
 
 
 def _reserve(fd: int, size: int) -> None:
@@ -160,7 +163,7 @@ class AbstractIndex:
             # decision (FileNotFoundError passes through). A private copy, never a mapping: see
             # the module notes.
             data = read_file(self._path)
-            self._buf = np.frombuffer(data, dtype=np.uint8) if data else _EMPTY
+            self._buf = kernel_input(np.frombuffer(data, np.uint8), np.uint8) if data else _EMPTY
             self._length = len(data)
             self._max_entries = self._length // es
             self._entries = self._max_entries
@@ -196,12 +199,18 @@ class AbstractIndex:
         rejects)."""
         if length > 0:
             self._mmap = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE)
-            self._buf = np.frombuffer(self._mmap, dtype=np.uint8)
+            self._buf = kernel_input(np.frombuffer(self._mmap, np.uint8), np.uint8)
         else:
             self._mmap = None
             self._buf = _EMPTY
         self._length = length
         self._max_entries = length // self.ENTRY_SIZE
+
+    def _writable_slots(self, first: int, count: int) -> np.ndarray:
+        """The mapped bytes of slots ``first .. first + count - 1``, writable (the batched
+        appends store into them; :attr:`buffer` is a read-only view of the same memory)."""
+        es = self.ENTRY_SIZE
+        return np.frombuffer(self._mmap, np.uint8)[first * es:(first + count) * es]
 
     def _unmap(self) -> None:
         """Release the mapping (Kafka's ``forceUnmap``)."""

@@ -24,6 +24,7 @@ import numpy as np
 from ..errors import InvalidRecordError, InvalidRequestError
 from ..native import optional_extension
 from ..native import records_encode as _re
+from ..native._jit import kernel_input
 from . import compression as _compression
 from .batch import (
     ATTRIBUTES_OFFSET,
@@ -178,9 +179,10 @@ def _encode_records_py(records: Any, default_timestamp: int, header_room: int
         if err != _re.ERR_OK:
             return None  # a header above int32: the per-record path raises for it
         header_total = int(header_bytes.sum())
+        header_bytes = kernel_input(header_bytes, i64)
     else:
         if _ONES.shape[0] < n:
-            _ONES = np.ones(max(n, 4096), np.int8)
+            _ONES = kernel_input(np.ones(max(n, 4096), i64), i64)  # as encode_columns passes
         header_bytes = _ONES[:n]  # just the header count varint (0)
         header_total = n
     cap = header_room + header_total + n * _re.MAX_RECORD_OVERHEAD + len(kd_b) + len(vd_b)
@@ -202,7 +204,7 @@ encode_records = _rows.encode_records if _rows is not None else _encode_records_
 #: path's fixed cost exceeds the per-record path's below about 8 records; the C encoder is
 #: the faster one from 1 record on (4.5 us against 7.8 us for one record, measured)
 ROW_KERNEL_MIN_RECORDS = 8 if encode_records is _encode_records_py else 1
-_ONES = np.ones(0, np.int8)
+_ONES = np.ones(0, np.int64)
 
 
 def encode_records_v2(

@@ -45,6 +45,7 @@ from ..errors import CorruptRecordError, InvalidRecordError, InvalidRequestError
 from ..file_copy import FileCopy
 from ..native import records_decode as _rd
 from ..native import records_encode as _re
+from ..native._jit import kernel_input
 from ..native.scan import (
     STOP_BAD_MAGIC,
     STOP_CORRUPT_SIZE,
@@ -1306,12 +1307,18 @@ def encode_columns(
     firsts = np.arange(0, n, records_per_batch, dtype=np.int64)
     bounds = np.append(firsts, np.int64(n))
     nb = firsts.shape[0]
-    timestamps = _contig(np.asarray(cols.timestamps, np.int64))
-    args = (timestamps, _u8(cols.key_data), _contig(cols.key_offsets),
-            _bools(cols.key_valid), _u8(cols.value_data), _contig(cols.value_offsets),
-            _bools(cols.value_valid), _contig(cols.header_offsets), _u8(cols.header_key_data),
-            _contig(cols.header_key_offsets), _u8(cols.header_value_data),
-            _contig(cols.header_value_offsets), _bools(cols.header_value_valid))
+    # one specialisation of each kernel below (kernel_input): read-only inputs, int64 offsets
+    i64, u8, b1 = np.int64, np.uint8, np.bool_
+    args = (kernel_input(cols.timestamps, i64), kernel_input(_u8(cols.key_data), u8),
+            kernel_input(cols.key_offsets, i64), kernel_input(cols.key_valid, b1),
+            kernel_input(_u8(cols.value_data), u8), kernel_input(cols.value_offsets, i64),
+            kernel_input(cols.value_valid, b1), kernel_input(cols.header_offsets, i64),
+            kernel_input(_u8(cols.header_key_data), u8),
+            kernel_input(cols.header_key_offsets, i64),
+            kernel_input(_u8(cols.header_value_data), u8),
+            kernel_input(cols.header_value_offsets, i64),
+            kernel_input(cols.header_value_valid, b1))
+    timestamps = args[0]
     n_headers = int(cols.header_value_valid.shape[0])
     if n_headers and int(cols.header_offsets[-1]) != int(cols.header_offsets[0]):
         header_bytes = np.empty(n, np.int64)
@@ -1322,8 +1329,9 @@ def encode_columns(
             raise InvalidRecordError(f"record {int(rec)}: {_re.ERROR_MESSAGES[int(err)]}")
         header_total = int(header_bytes.sum())
     else:
-        header_bytes = np.ones(n, np.int8)  # just the header count varint (0)
+        header_bytes = np.ones(n, np.int64)  # just the header count varint (0)
         header_total = n
+    header_bytes = kernel_input(header_bytes, np.int64)
     fixed = header_total + n * _re.MAX_RECORD_OVERHEAD + nb * RECORD_BATCH_OVERHEAD
     # Capacity: the data buffers' sizes bound the key/value bytes unless items share bytes
     # (offsets may overlap); the kernel checks capacity, and on ERR_OUTPUT_FULL we retry once
@@ -1427,10 +1435,6 @@ def _data_bytes(offsets: np.ndarray, valid: np.ndarray, n: int) -> int:
 def _u8(a: np.ndarray) -> np.ndarray:
     """Contiguous bytes of ``a`` as a 1-d uint8 array (a view when already so)."""
     return np.ascontiguousarray(a).reshape(-1).view(np.uint8)
-
-
-def _bools(a: np.ndarray) -> np.ndarray:
-    return _contig(np.asarray(a, bool))
 
 
 def _as_columns(obj: Any) -> RecordColumns:
