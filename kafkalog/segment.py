@@ -992,11 +992,13 @@ class LogSegment:
         k = len(st.fields) // 4
         if not k:
             return
-        rows = np.frombuffer(st.fields, np.int64, 4 * k).reshape(k, 4).copy()
+        # columns (offset, position, timestamp, time-index offset), each contiguous: the
+        # append kernels then see the one array type every caller passes (one compilation)
+        cols = np.frombuffer(st.fields, np.int64, 4 * k).reshape(k, 4).T.copy()
         del st.fields[:4 * k]
         # the checks and errors of sequential appends (staging only checked the offsets)
-        self._open_offset_index().append_many_unlocked(rows[:, 0], rows[:, 1])
-        self._open_time_index().maybe_append_many_unlocked(rows[:, 2], rows[:, 3])
+        self._open_offset_index().append_many_unlocked(cols[0], cols[1])
+        self._open_time_index().maybe_append_many_unlocked(cols[2], cols[3])
 
     def _measure_index_room(self) -> None:
         """Write the staged entries, then measure the room for staging more."""

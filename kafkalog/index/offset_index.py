@@ -30,7 +30,6 @@ import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
 from kafkalog.native import index_append, index_search
-from kafkalog.native._jit import kernel_input
 
 from .abstract_index import DEFAULT_MAX_INDEX_SIZE, AbstractIndex
 
@@ -212,8 +211,8 @@ class OffsetIndex(AbstractIndex):
         else:
             # the kernel checks every entry first and writes only when all pass
             written = index_append.pack_offset_entries(
-                kernel_input(offsets, np.int64), kernel_input(positions, np.int64),
-                self._base_offset, self._last_offset, entries, self._writable_slots(entries, k))
+                offsets, positions, self._base_offset, self._last_offset, entries,
+                self._writable_slots(entries, k))
         if written != k:
             for o, p in zip(offsets.tolist(), positions.tolist()):
                 self.append_unlocked(o, p)

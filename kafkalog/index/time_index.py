@@ -31,7 +31,6 @@ import numpy as np
 
 from kafkalog.errors import CorruptIndexError, IndexFullError, InvalidOffsetError
 from kafkalog.native import index_append, index_search
-from kafkalog.native._jit import kernel_input
 
 from .abstract_index import DEFAULT_MAX_INDEX_SIZE, AbstractIndex
 
@@ -225,8 +224,8 @@ class TimeIndex(AbstractIndex):
         else:
             # the kernel checks every call first and writes only when all pass
             written = index_append.pack_time_entries(
-                kernel_input(timestamps, np.int64), kernel_input(offsets, np.int64),
-                self._base_offset, last_ts, last_offset, entries, self._writable_slots(entries, k))
+                timestamps, offsets, self._base_offset, last_ts, last_offset, entries,
+                self._writable_slots(entries, k))
         if written < 0:
             self._maybe_append_each(timestamps, offsets)
             return
