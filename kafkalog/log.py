@@ -974,7 +974,7 @@ class Log:
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
         if tx is not None:
             end_offset = tx.end_offset
-        last = -1  # the offset last yielded: offsets only grow within one read
+        last = -1  # read-only: the last offset of the batch last read (offsets only grow)
         for seg, pos, chunk, start, end in self._chunks(start_offset, end_offset):
             # read-only: a segment deleted or cut under us ends the read before its bytes,
             # read after that moment, are mixed with what came before (checked per chunk,
@@ -988,14 +988,16 @@ class Log:
                         continue
                     if tx is not None and tx.skip(batch):
                         continue
+                    if self._read_only:  # one comparison per batch, not per record
+                        first = max(batch.base_offset, start)
+                        if first <= last:
+                            # the writer truncated and refilled the file between the view
+                            # and this read, past what the size check sees
+                            raise seg.changed_under_reader(
+                                pos, f"offset {first} after {last} in one read")
+                        last = batch.last_offset
                     for r in batch:
                         if start <= r.offset < end:
-                            if r.offset <= last and self._read_only:
-                                # the writer truncated and refilled the file between the
-                                # view and this read, past what the size check sees
-                                raise seg.changed_under_reader(
-                                    pos, f"offset {r.offset} after {last} in one read")
-                            last = r.offset
                             yield r
             except CorruptRecordError as e:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
@@ -1087,10 +1089,9 @@ class Log:
             # timestamp: the writer adds the final time-index entry only at roll/close
             if seg.largest_timestamp >= timestamp or (self._read_only and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
-                if self._read_only:
-                    # the writing process may have truncated this segment during the search:
-                    # its answer (None included) would be of a log that no longer exists
-                    seg.check_view()
+                # read-only: the writing process may have cut this segment during the search,
+                # and its answer (None included) be of a log that no longer exists
+                seg.check_view()
                 # Deliberate deviation: Kafka's searchOffsetInLocalLog answers None here; a
                 # segment whose largest timestamp is its .log mtime (time index lost, recreated
                 # empty at load) must not hide later segments (tests/reliability regression)
@@ -1130,8 +1131,7 @@ class Log:
             idx = np.flatnonzero((which == k) & ~special)
             if idx.size:
                 found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
-                if self._read_only:
-                    seg.check_view()  # as offset_for_timestamp: no answers from a stale view
+                seg.check_view()  # as offset_for_timestamp: no answers from a stale view
                 for i, f in zip(idx.tolist(), found):
                     # as offset_for_timestamp (deliberate deviation): a segment that answers
                     # nothing does not hide later ones (rare: its largest timestamp is an mtime)
