@@ -26,7 +26,9 @@ reading as it was.
 
 The cost is one memory copy of the bytes a reader uses (the page cache to our buffer), paid
 instead of the page-table work of a mapping. A sequential reader (dump, verify, Spark) copies in
-windows and :meth:`FileCopy.release`\\ s what it has passed, so its resident set stays flat; index
+windows and :meth:`FileCopy.release`\\ s what it has passed, so its resident set stays flat; the
+pages it releases are moved under the next windows rather than freed (:mod:`kafkalog.page_pool`:
+a fresh page costs a fault and a zeroing, which made the copy six times slower than the read); index
 files are copied whole (:func:`read_file`) or up to their preallocated zero tail
 (:func:`read_preallocated`). The writer itself keeps its mappings: it is the one process that
 changes its files, and :mod:`kafkalog.index.abstract_index` / :mod:`kafkalog.segment` order its
@@ -44,6 +46,7 @@ Example
 
 from __future__ import annotations
 
+import ctypes
 import errno
 import mmap
 import os
@@ -53,13 +56,19 @@ from collections.abc import Iterator
 import numpy as np
 
 from kafkalog.native import scan as native_scan
+from kafkalog.page_pool import PagePool, address_of
 
-__all__ = ["FileCopy", "BLOCK_SIZE", "SCAN_WINDOW", "read_file", "read_preallocated"]
+__all__ = ["FileCopy", "BLOCK_SIZE", "SCAN_WINDOW", "POOL_BYTES", "read_file",
+           "read_preallocated"]
 
 #: copy granularity (bytes): one ``preadv`` fills every missing block of a requested range
 BLOCK_SIZE = 64 * 1024
 #: bytes a windowed :meth:`FileCopy.scan` copies ahead of the header scan per step
 SCAN_WINDOW = 4 * 1024 * 1024
+#: released pages a copy keeps for its next reads (see :mod:`kafkalog.page_pool`): two scan
+#: windows, so what a sequential reader releases (about a window at a time) all finds a next
+#: window; more would only add to the resident set
+POOL_BYTES = 2 * SCAN_WINDOW
 _EMPTY = np.zeros(0, dtype=np.uint8)
 _EMPTY.flags.writeable = False
 
@@ -190,6 +199,9 @@ class FileCopy:
         self.size = length
         nblocks = -(-length // BLOCK_SIZE)
         self._copied = np.zeros(nblocks, dtype=bool)
+        # made at the first release (only sequential readers release)
+        self._pool: PagePool | None = None
+        self._addr = 0
 
     # -- filling ---------------------------------------------------------------------------
 
@@ -207,13 +219,20 @@ class FileCopy:
             breaks = np.flatnonzero(np.diff(missing) != 1)
             firsts = np.concatenate(([missing[0]], missing[breaks + 1])) + b0
             lasts = np.concatenate((missing[breaks], [missing[-1]])) + b0
+            pool = self._pool
             for f, last in zip(firsts.tolist(), lasts.tolist()):
                 lo = f * BLOCK_SIZE
                 hi = min((last + 1) * BLOCK_SIZE, self.length)
                 if lo >= self.size:
                     break  # known to be past the (shrunk) end: zeros already
+                # pages released earlier move under the range first (no fault, no zeroing);
+                # they hold old bytes until the read below overwrites them
+                lent = pool.borrow(self._addr + lo, hi - lo) if pool is not None else 0
                 got = _pread_into(self._fd, self._view[lo:hi], lo)
                 self._copied[f:last + 1] = True
+                if got < lent:
+                    # the file ends inside the borrowed pages: past its end reads as zeros
+                    ctypes.memset(self._addr + lo + got, 0, lent - got)
                 if got < hi - lo:
                     self.size = min(self.size, lo + got)
         return min(end, self.size)
@@ -276,11 +295,26 @@ class FileCopy:
         as zeros until :meth:`ensure` copies them again.
         """
         b1 = min(int(upto), self.length) // BLOCK_SIZE
-        if b1 <= 0 or self._mem is None:
+        if b1 <= 0 or self._mem is None or not hasattr(self._mem, "madvise"):
             return
-        if hasattr(self._mem, "madvise"):
-            self._mem.madvise(mmap.MADV_DONTNEED, 0, b1 * BLOCK_SIZE)
-            self._copied[:b1] = False
+        copied = np.flatnonzero(self._copied[:b1])
+        if not copied.size:
+            return
+        if self._pool is None:
+            self._pool = PagePool(POOL_BYTES)
+            self._addr = address_of(self._mem)
+        pool = self._pool
+        # runs of copied blocks: parked in the pool for the next reads while it has room, the
+        # rest freed; either way the range reads as zeros from here
+        breaks = np.flatnonzero(np.diff(copied) != 1)
+        firsts = np.concatenate(([copied[0]], copied[breaks + 1]))
+        lasts = np.concatenate((copied[breaks], [copied[-1]]))
+        for f, last in zip(firsts.tolist(), lasts.tolist()):
+            lo, hi = f * BLOCK_SIZE, (last + 1) * BLOCK_SIZE
+            lo += pool.park(self._addr + lo, hi - lo)
+            if lo < hi:
+                self._mem.madvise(mmap.MADV_DONTNEED, lo, hi - lo)
+        self._copied[:b1] = False
 
     def close(self) -> None:
         """Close the descriptor and drop the buffer (views still exported keep it alive)."""
@@ -289,6 +323,9 @@ class FileCopy:
             os.close(fd)
         self.buf = _EMPTY
         self._view.release()
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close()
         mem, self._mem = self._mem, None
         if mem is not None:
             try:

@@ -295,8 +295,9 @@ class _ChunkReader:
             copy.close()
 
 
-#: bytes a task's copy of a chunk may hold behind its scan before they are released
-_RELEASE_EVERY = 8 * 1024 * 1024
+#: bytes a task's copy of a chunk may hold behind its scan before they are released (about
+#: every scan window: released pages are reused for the next window, see kafkalog.page_pool)
+_RELEASE_EVERY = 2 * 1024 * 1024
 
 
 def read_chunks(chunks: list[Chunk], settings: ReadSettings, schema: pa.Schema,

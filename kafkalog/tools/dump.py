@@ -100,7 +100,9 @@ HEADER_SIZE_UP_TO_MAGIC = 17
 MIN_ENTRY_SIZE = 14  # LegacyRecord.RECORD_OVERHEAD_V0
 RECORD_BATCH_OVERHEAD = 61
 SCAN_CHUNK = 4096  # entries per native scan call: bounds memory whatever the segment size
-RELEASE_EVERY = 8 * 1024 * 1024  # drop pages already dumped from the resident set this often
+# drop pages already dumped from the resident set this often: every half scan window, so each
+# window's pages are parked and reused by the next (kafkalog.page_pool) while still in cache
+RELEASE_EVERY = 2 * 1024 * 1024
 
 _V2_HEADER = struct.Struct(">qiibIhiqqqhii")  # DefaultRecordBatch header, 61 bytes
 _CODEC_NAMES = {0: "none", 1: "gzip", 2: "snappy", 3: "lz4", 4: "zstd"}
