@@ -26,6 +26,9 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
   with ``Log.append(records)`` (one batch per call, into a fresh log) instead of
   ``encode_batch``. Codecs none, gzip, snappy, lz4, zstd. Whether the optional C extension
   (``kafkalog.native._rows``) is active is in the notes.
+* ``decode.lz4.content_checksum.vs_aiokafka``: ``decode.lz4`` on the same records framed as Go
+  producers frame them (pierrec/lz4, Sarama's LZ4 library: independent blocks and a content
+  checksum, an xxHash32 of every batch's records that both sides verify), CRCs checked.
 * ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
   serial decode, both with the process pinned to one core: what the parallel decode costs when
   the other core is busy (ratio = serial / parallel, < 1 = slower).
@@ -46,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import struct
 import time
 import warnings
 from collections.abc import Callable
@@ -327,6 +331,46 @@ def bench_decode_one_core(data: bytes, repeat: int) -> list[dict]:
                      f"parts regardless: {t_forced:.4f} s ({t_ser / t_forced:.2f}x)"}]
 
 
+def content_checksummed_lz4(cols: RecordColumns) -> bytes:
+    """``cols`` as lz4 batches of ``PER_BATCH`` records whose frames carry a content checksum
+    (FLG 0x64, what pierrec/lz4 writes by default; Kafka's own frames have none)."""
+    import lz4.frame
+    from crc32c import crc32c
+    from kafkalog.native.scan import scan_entries
+
+    plain = encode_columns(cols, records_per_batch=PER_BATCH)
+    sc = scan_entries(np.frombuffer(plain, np.uint8), 0, max_entries=1 << 30)
+    out = bytearray()
+    for p, size in zip(sc["positions"][: sc["count"]].tolist(),
+                       sc["sizes"][: sc["count"]].tolist()):
+        head = bytearray(plain[p:p + 61])
+        frame = lz4.frame.compress(plain[p + 61:p + size], block_linked=False,
+                                   content_checksum=True)
+        struct.pack_into(">h", head, 21, struct.unpack_from(">h", head, 21)[0] | 3)
+        struct.pack_into(">i", head, 8, 61 + len(frame) - 12)
+        batch = head + frame
+        struct.pack_into(">I", batch, 17, crc32c(bytes(batch[21:])))
+        out += batch
+    return bytes(out)
+
+
+def bench_checksummed_lz4(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
+    """``decode.lz4.content_checksum.vs_aiokafka`` (see the module docstring)."""
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    mr, _, note = peers["aiokafka"]
+    data = content_checksummed_lz4(cols)
+    n = len(cols)
+    if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
+        raise AssertionError("a side decoded a different record count")
+    t_ours, t_peer = _best_pair(lambda: decode_columns(data), _peer_decode(mr, data), repeat,
+                                repeat)
+    return [_row("decode.lz4.content_checksum.vs_aiokafka", n / t_ours, n / t_peer,
+                 "records/s", f"{n:,} records, {len(data) / 1e6:.1f} MB as lz4 frames with a "
+                 f"content checksum (pierrec/lz4's default: Sarama and other Go producers); "
+                 f"CRCs and content checksums checked by both; {note}")]
+
+
 def _row(name: str, value: float, baseline: float, unit: str, note: str) -> dict:
     return {"name": name, "value": value, "unit": unit, "baseline": baseline,
             "ratio": value / baseline if baseline else float("inf"), "note": note}
@@ -401,6 +445,7 @@ def run(quick: bool = False) -> list[dict]:
         return go
 
     out += bench_rows(cols, peers, repeat)
+    out += bench_checksummed_lz4(cols, peers, repeat)
     out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
     t_ours, t_pkg = _best_pair(loop(kcrc.crc32c), loop(crc32c.crc32c), 30, 30)
     out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,
