@@ -29,6 +29,12 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
 * ``decode.lz4.content_checksum.vs_aiokafka``: ``decode.lz4`` on the same records framed as Go
   producers frame them (pierrec/lz4, Sarama's LZ4 library: independent blocks and a content
   checksum, an xxHash32 of every batch's records that both sides verify), CRCs checked.
+* ``decode.legacy.v<magic>.<codec>.vs_aiokafka``: ``decode_columns`` of legacy message sets
+  (magic 0 and 1, what pre-0.11 brokers wrote; wrappers of 1,000 inner messages when
+  compressed) built by aiokafka's ``LegacyRecordBatchBuilder`` from the same records, vs
+  aiokafka's reader; CRCs checked by both. ``decode.legacy.v1.none.vs_object_path``: the same
+  against our own per-record object path (``LegacyEntry`` records, then columns), the one legacy
+  data took before ``kafkalog.records.legacy_columnar``.
 * ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
   serial decode, both with the process pinned to one core: what the parallel decode costs when
   the other core is busy (ratio = serial / parallel, < 1 = slower).
@@ -371,6 +377,68 @@ def bench_checksummed_lz4(cols: RecordColumns, peers: dict, repeat: int) -> list
                  f"CRCs and content checksums checked by both; {note}")]
 
 
+def _head(cols: RecordColumns, n: int) -> RecordColumns:
+    """The first ``n`` rows of ``cols`` (fixed-size keys and values, no headers)."""
+    return make_columns(n) if n < len(cols) else cols
+
+
+def legacy_sets(cols: RecordColumns, magic: int, codec: int, builder: type) -> bytes:
+    """``cols`` as legacy entries of ``magic`` (one message each, or wrappers of ``PER_BATCH``
+    inner messages at their last offset) written by a peer's ``LegacyRecordBatchBuilder``."""
+    n = len(cols)
+    out = bytearray()
+    for start in range(0, n, PER_BATCH):
+        b = builder(magic, codec, 1 << 30)
+        for i in range(start, min(n, start + PER_BATCH)):
+            b.append(i - start if codec and magic == 1 else i,  # v1 wrappers: relative
+                     timestamp=int(cols.timestamps[i]) if magic else None,
+                     key=cols.key_data[i * KEY_SIZE:(i + 1) * KEY_SIZE].tobytes(),
+                     value=cols.value_data[i * VALUE_SIZE:(i + 1) * VALUE_SIZE].tobytes())
+        built = bytearray(b.build())
+        if codec:
+            struct.pack_into(">q", built, 0, min(n, start + PER_BATCH) - 1)
+        out += built
+    return bytes(out)
+
+
+def bench_legacy(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
+    """``decode.legacy.*`` (see the module docstring)."""
+    from unittest import mock
+
+    from kafkalog.records import legacy_columnar
+
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    from aiokafka.record.legacy_records import LegacyRecordBatchBuilder
+
+    mr, _, note = peers["aiokafka"]
+    n = len(cols)
+    out = []
+    for magic, codec, name in ((0, 0, "none"), (1, 0, "none"), (1, 1, "gzip"),
+                               (1, 2, "snappy"), (1, 3, "lz4")):
+        data = legacy_sets(cols, magic, codec, LegacyRecordBatchBuilder)
+        if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
+            raise AssertionError("a side decoded a different record count")
+        what = (f"{n:,} records, {len(data) / 1e6:.1f} MB of magic {magic} "
+                + ("messages" if codec == 0 else f"{name} wrappers of {PER_BATCH:,}"))
+        t_ours, t_peer = _best_pair(lambda d=data: decode_columns(d), _peer_decode(mr, data),
+                                    repeat, repeat)
+        out.append(_row(f"decode.legacy.v{magic}.{name}.vs_aiokafka", n / t_ours, n / t_peer,
+                        "records/s", f"{what}; CRCs checked by both; {note}"))
+        if magic == 1 and codec == 0:
+            def object_path(d: bytes = data) -> object:
+                with mock.patch.object(legacy_columnar, "decode_legacy_entries",
+                                       return_value=None):
+                    return decode_columns(d)
+
+            t_ours, t_obj = _best_pair(lambda d=data: decode_columns(d), object_path,
+                                       repeat, max(1, repeat // 5))
+            out.append(_row("decode.legacy.v1.none.vs_object_path", n / t_ours, n / t_obj,
+                            "records/s", f"{what}; columns from the bytes vs a Record per "
+                            "message then columns (the path before legacy_columnar)"))
+    return out
+
+
 def _row(name: str, value: float, baseline: float, unit: str, note: str) -> dict:
     return {"name": name, "value": value, "unit": unit, "baseline": baseline,
             "ratio": value / baseline if baseline else float("inf"), "note": note}
@@ -446,6 +514,7 @@ def run(quick: bool = False) -> list[dict]:
 
     out += bench_rows(cols, peers, repeat)
     out += bench_checksummed_lz4(cols, peers, repeat)
+    out += bench_legacy(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
     t_ours, t_pkg = _best_pair(loop(kcrc.crc32c), loop(crc32c.crc32c), 30, 30)
     out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,

@@ -1181,11 +1181,18 @@ def _concat_offsets(parts: list[np.ndarray]) -> np.ndarray:
 
 def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int,
                    validate: bool, max_decompressed: int) -> RecordColumns:
-    """v0/v1 entries through the object path (rare data; a Python loop is acceptable here)."""
+    """v0/v1 entries: columns straight from their bytes (:mod:`.legacy_columnar`), or, where
+    that path declines (anything the object path would refuse), through the object path, which
+    raises the precise error."""
     from .batch import iter_batches
+    from .legacy_columnar import decode_legacy_entries
 
     positions = scan["positions"]
     sizes = scan["sizes"]
+    cols = decode_legacy_entries(src.buf, positions[run], sizes[run], lo=lo, last=last,
+                                 validate=validate, max_decompressed=max_decompressed)
+    if cols is not None:
+        return _legacy_columns(cols)
     records = []
     types = []
     for i in run.tolist():  # per entry, not a contiguous range: skipped entries stay skipped
@@ -1198,6 +1205,21 @@ def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int
                     records.append(r)
                     types.append(ts_type)
     return RecordColumns.from_records(records, types)
+
+
+def _legacy_columns(c: dict[str, np.ndarray]) -> RecordColumns:
+    """RecordColumns of :func:`decode_legacy_entries` output (legacy records have no headers)."""
+    n = c["offsets"].shape[0]
+    z8 = np.zeros(0, np.uint8)
+    return RecordColumns(
+        offsets=c["offsets"], timestamps=c["timestamps"], timestamp_types=c["timestamp_types"],
+        key_data=c["key_data"],
+        key_offsets=c["key_offsets"].astype(_offsets_dtype(int(c["key_offsets"][-1]))),
+        key_valid=c["key_valid"], value_data=c["value_data"],
+        value_offsets=c["value_offsets"].astype(_offsets_dtype(int(c["value_offsets"][-1]))),
+        value_valid=c["value_valid"], header_offsets=np.zeros(n + 1, np.int32),
+        header_key_data=z8, header_key_offsets=np.zeros(1, np.int32), header_value_data=z8,
+        header_value_offsets=np.zeros(1, np.int32), header_value_valid=np.zeros(0, bool))
 
 
 def _timestamp_type_code(entry: Any) -> int:
