@@ -35,6 +35,9 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
   aiokafka's reader; CRCs checked by both. ``decode.legacy.v1.none.vs_object_path``: the same
   against our own per-record object path (``LegacyEntry`` records, then columns), the one legacy
   data took before ``kafkalog.records.legacy_columnar``.
+* ``decode.<codec>.1_per_batch.vs_aiokafka``: 200,000 records in batches of one record each (what
+  a producer with ``linger.ms=0`` writes under light load), ``decode_columns`` vs aiokafka's
+  reader, CRCs checked by both: per-batch costs rather than per-record ones.
 * ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
   serial decode, both with the process pinned to one core: what the parallel decode costs when
   the other core is busy (ratio = serial / parallel, < 1 = slower).
@@ -439,6 +442,25 @@ def bench_legacy(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
     return out
 
 
+def bench_single_record_batches(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
+    """``decode.<codec>.1_per_batch.vs_aiokafka`` (see the module docstring)."""
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    mr, _, note = peers["aiokafka"]
+    n = len(cols)
+    out = []
+    for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
+        data = encode_columns(cols, records_per_batch=1, compression=codec)
+        if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
+            raise AssertionError("a side decoded a different record count")
+        t_ours, t_peer = _best_pair(lambda d=data: decode_columns(d), _peer_decode(mr, data),
+                                    max(1, repeat // 2), max(1, repeat // 2))
+        out.append(_row(f"decode.{codec}.1_per_batch.vs_aiokafka", n / t_ours, n / t_peer,
+                        "records/s", f"{n:,} records, one per batch, {len(data) / 1e6:.1f} MB "
+                        f"as {codec}; CRCs checked by both; {note}"))
+    return out
+
+
 def _row(name: str, value: float, baseline: float, unit: str, note: str) -> dict:
     return {"name": name, "value": value, "unit": unit, "baseline": baseline,
             "ratio": value / baseline if baseline else float("inf"), "note": note}
@@ -515,6 +537,7 @@ def run(quick: bool = False) -> list[dict]:
     out += bench_rows(cols, peers, repeat)
     out += bench_checksummed_lz4(cols, peers, repeat)
     out += bench_legacy(cols if quick else _head(cols, 200_000), peers, repeat)
+    out += bench_single_record_batches(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
     t_ours, t_pkg = _best_pair(loop(kcrc.crc32c), loop(crc32c.crc32c), 30, 30)
     out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,

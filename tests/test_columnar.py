@@ -66,12 +66,15 @@ def _records(n: int, seed: int = 1) -> list[tuple]:
     return out
 
 
-def kafka_python_batch(records, codec: str, base_offset: int = 0) -> bytes:
-    from kafka.record.default_records import DefaultRecordBatchBuilder
+# imported at collection: kafka-python's first import warns (importlib.resources.read_text),
+# which the suite's filterwarnings turns into an error inside a test run on its own
+_kafka_default_records = pytest.importorskip("kafka.record.default_records")
 
-    b = DefaultRecordBatchBuilder(magic=2, compression_type=KAFKA_PYTHON_CODECS[codec],
-                                  is_transactional=False, producer_id=-1, producer_epoch=-1,
-                                  base_sequence=-1, batch_size=1 << 30)
+
+def kafka_python_batch(records, codec: str, base_offset: int = 0) -> bytes:
+    b = _kafka_default_records.DefaultRecordBatchBuilder(
+        magic=2, compression_type=KAFKA_PYTHON_CODECS[codec], is_transactional=False,
+        producer_id=-1, producer_epoch=-1, base_sequence=-1, batch_size=1 << 30)
     for i, (key, value, ts, headers) in enumerate(records):
         b.append(i, timestamp=ts, key=key, value=value, headers=headers)
     buf = b.build()

@@ -5,6 +5,8 @@ same error, serial and in parallel parts."""
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,11 +37,15 @@ BATCHES = st.lists(st.tuples(st.lists(RECORD, min_size=1, max_size=12),
 
 
 def _decode(data: bytes, monkeypatch: pytest.MonkeyPatch, *, streamed: bool, threads: int = 1,
-            **kw: object) -> object:
+            packed: bool = True, **kw: object) -> object:
     with monkeypatch.context() as m:
         m.setattr(columnar, "decode_workers", lambda: threads)
-        if not streamed:  # no bound: every batch is decompressed first, as before streaming
+        if streamed:  # however small the batches (else small ones are decompressed first)
+            m.setattr(columnar, "STREAM_MIN_BATCH_BYTES", 0)
+        else:  # no bound: every batch is decompressed first, as before streaming
             m.setattr(columnar, "_decompressed_bound", lambda codec, data: None)
+        if not packed:  # each decompressed batch decoded from its own bytes, in its own call
+            m.setattr(columnar, "PACK_MAX_AREA", 0)
         try:
             return columnar.decode_columns(data, **kw)
         except KafkaLogError as e:
@@ -56,6 +62,9 @@ def test_streamed_equals_decompressed_first(monkeypatch: pytest.MonkeyPatch, bat
     before = _decode(buf, monkeypatch, streamed=False, start_offset=lo, end_offset=hi)
     _same(_decode(buf, monkeypatch, streamed=True, threads=threads, start_offset=lo,
                   end_offset=hi), before)
+    # small decompressed batches packed into one kernel call, or each decoded alone
+    _same(_decode(buf, monkeypatch, streamed=False, packed=False, threads=threads,
+                  start_offset=lo, end_offset=hi), before)
 
 
 @settings(max_examples=120, deadline=None,
@@ -72,6 +81,8 @@ def test_one_damaged_byte_raises_the_same_error(monkeypatch: pytest.MonkeyPatch,
     validate = data.draw(st.booleans())
     before = _decode(bytes(damaged), monkeypatch, streamed=False, validate=validate)
     _same(_decode(bytes(damaged), monkeypatch, streamed=True, threads=threads,
+                  validate=validate), before)
+    _same(_decode(bytes(damaged), monkeypatch, streamed=False, packed=False, threads=threads,
                   validate=validate), before)
 
 
@@ -144,6 +155,7 @@ def test_peer_built_batches_are_streamed_and_match_the_object_path(
         return taken[-1]
 
     monkeypatch.setattr(columnar._V2Run, "bound_areas", spy)
+    monkeypatch.setattr(columnar, "STREAM_MIN_BATCH_BYTES", 0)  # (these batches are small)
     assert columnar.decode_table(data).to_pylist() == expected_rows(data)
     assert taken == [True]
 
@@ -161,3 +173,25 @@ def test_no_bound_for_garbage_or_other_codecs() -> None:
     assert decompressed_bound(LZ4, memoryview(b"\x04\x22\x4d")) is None
     assert decompressed_bound(ZSTD, memoryview(b"not zstd at all")) is None
     assert decompressed_bound(1, memoryview(compress("gzip", b"abc"))) is None
+
+
+@pytest.mark.parametrize("codec", ["lz4", "zstd"])
+def test_small_batches_are_decompressed_first_and_packed(monkeypatch: pytest.MonkeyPatch,
+                                                         codec: str) -> None:
+    # one record per batch (a producer with linger.ms=0): no streaming, and the decompressed
+    # areas decoded together, a few kernel calls for all 300 batches instead of one each
+    data = b"".join(encode_batch([Record(b"k%d" % i, b"v" * 50, i)], base_offset=i,
+                                 compression=codec) for i in range(300))
+    bounded, calls = [], []
+    real_bound, real_call = columnar._V2Run.bound_areas, columnar._V2Run._decode_call
+    monkeypatch.setattr(columnar._V2Run, "bound_areas",
+                        lambda self, m: bounded.append(1) or real_bound(self, m))
+    monkeypatch.setattr(columnar._V2Run, "_decode_call",
+                        lambda self, *a: calls.append(a[4] - a[3]) or real_call(self, *a))
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 1)
+    assert columnar.decode_table(data).to_pylist() == expected_rows(data)
+    assert bounded == [] and sum(calls) == 300 and len(calls) == 1
+    big = b"".join(encode_batch([Record(b"k", os.urandom(100) * 30, i) for i in range(40)],
+                                base_offset=40 * j, compression=codec) for j in range(3))
+    assert columnar.decode_table(big).to_pylist() == expected_rows(big)
+    assert bounded == [1]  # batches of ~4 KiB and more compressed: streamed

@@ -69,6 +69,7 @@ from .compression import decompress as _decompress_codec
 from .compression import decompress_into as _decompress_into
 from .compression import decompressed_bound as _decompressed_bound
 from .crc import crc32c
+from .crc import crc32c_raw as _crc32c_raw
 from .pooled_arrays import pooled_empty
 
 __all__ = [
@@ -552,19 +553,23 @@ def decode_table(source: Any, **kwargs: Any) -> Any:
 
 
 def _check_crcs(src: _Source, scan: dict, run: np.ndarray) -> None:
-    buf = src.buf
-    mv = memoryview(buf)
-    positions = scan["positions"]
-    sizes = scan["sizes"]
-    stored = scan["crcs"]
-    for i in run.tolist():
-        pos = int(positions[i])
-        computed = crc32c(mv[pos + ATTRIBUTES_OFFSET:pos + int(sizes[i])])
-        if computed != int(stored[i]):
-            raise src.error(
-                CorruptRecordError,
-                f"record batch CRC mismatch (stored {int(stored[i])}, computed {computed})",
-                position=pos, offset=int(scan["base_offsets"][i]))
+    # one CRC-32C call per batch from a comprehension, compared at once: on segments of small
+    # batches (a producer with linger.ms=0 writes one record per batch) the Python loop around
+    # the call was most of the decode time
+    mv = memoryview(src.buf)
+    positions = scan["positions"][run]
+    starts = (positions + ATTRIBUTES_OFFSET).tolist()
+    ends = (positions + scan["sizes"][run]).tolist()
+    computed = np.fromiter([_crc32c_raw(mv[a:b]) for a, b in zip(starts, ends)], np.int64,
+                           len(starts))
+    stored = scan["crcs"][run]
+    bad = np.flatnonzero(computed != stored)
+    if bad.shape[0]:
+        j = int(bad[0])
+        raise src.error(
+            CorruptRecordError,
+            f"record batch CRC mismatch (stored {int(stored[j])}, computed {int(computed[j])})",
+            position=int(positions[j]), offset=int(scan["base_offsets"][run[j]]))
 
 
 def _read_be_i64(buf: np.ndarray, at: np.ndarray) -> np.ndarray:
@@ -584,6 +589,13 @@ _SCRATCH_KEEP_BYTES = 16 << 20
 #: bytes of bounds one streamed kernel call decompresses ahead (several batches per call: the
 #: per-call cost is spread, and the bytes are still in cache when decoded)
 STREAM_CHUNK_BYTES = 2 << 20
+#: decompressed records areas below this are packed together and decoded in one kernel call
+#: (a producer with linger.ms=0 writes a batch per record: a kernel call, and without packing a
+#: group split, per batch cost more than decoding its records)
+PACK_MAX_AREA = 64 << 10
+#: compressed batches this small on average are decompressed first rather than streamed: the
+#: frame-header bounds and per-batch scratch handling cost more than the bytes objects saved
+STREAM_MIN_BATCH_BYTES = 4 << 10
 
 
 # -- parallel decode ---------------------------------------------------------------------------
@@ -802,6 +814,29 @@ class _V2Run:
         return (_readonly(scratch[:at]), np.array(starts, np.int64), np.array(ends, np.int64),
                 j)
 
+    def _packed(self, j0: int, j1: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """Decompressed batches ``j0, j0 + 1, ...`` (before ``j1``) for one kernel call: a batch
+        whose area is ``PACK_MAX_AREA`` or more alone, from its own bytes (no copy); else
+        consecutive small ones copied together, up to ``STREAM_CHUNK_BYTES``. Returns the
+        source, the batches' start and end positions in it, and the batch after the last."""
+        first = self.decompressed[j0]
+        if first.shape[0] >= PACK_MAX_AREA:
+            return (first, np.zeros(1, np.int64), np.array([first.shape[0]], np.int64),
+                    j0 + 1)
+        parts = []
+        at = 0
+        j = j0
+        while j < j1 and self.decompressed[j].shape[0] < PACK_MAX_AREA \
+                and at + self.decompressed[j].shape[0] <= STREAM_CHUNK_BYTES:
+            parts.append(self.decompressed[j])
+            at += parts[-1].shape[0]
+            j += 1
+        if len(parts) == 1:
+            return first, np.zeros(1, np.int64), np.array([first.shape[0]], np.int64), j
+        lengths = np.fromiter((p.shape[0] for p in parts), np.int64, len(parts))
+        ends = np.cumsum(lengths)
+        return _readonly(np.concatenate(parts)), ends - lengths, ends, j
+
     def _check_true_size(self, j: int, size: int) -> None:
         self.true_area[j] = size
         if int(self.counts[j]) * MIN_RECORD_SIZE > size:
@@ -836,8 +871,7 @@ class _V2Run:
         header_parts: list[tuple] = []
         # streaming: one group per run of consecutive compressed batches, decoded in chunks;
         # else one per compressed batch (each from its own decompressed bytes)
-        change = compressed[1:] != compressed[:-1] if self.streaming \
-            else compressed[1:] | compressed[:-1]
+        change = compressed[1:] != compressed[:-1]
         breaks = np.flatnonzero(change) + 1
         for group in np.split(np.arange(j0, j1), breaks):
             g0, g1 = int(group[0]), int(group[-1]) + 1
@@ -846,10 +880,12 @@ class _V2Run:
                                   False, lo, last, outputs, state, header_pos, header_count,
                                   header_parts)
             elif not self.streaming:
-                source = self.decompressed[g0]
-                self._decode_call(source, np.zeros(1, np.int64),
-                                  np.array([source.shape[0]], np.int64), g0, g1, True, lo,
-                                  last, outputs, state, header_pos, header_count, header_parts)
+                c0 = g0
+                while c0 < g1:
+                    source, starts, ends, c1 = self._packed(c0, g1)
+                    self._decode_call(source, starts, ends, c0, c1, True, lo, last, outputs,
+                                      state, header_pos, header_count, header_parts)
+                    c0 = c1
             else:
                 c0 = g0
                 while c0 < g1:
@@ -893,7 +929,13 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
     workers = min(decode_workers(), nb // max(PARALLEL_MIN_BATCHES // 2, 1))
     if workers > 1 and time.monotonic() >= _serial_until:
         sizes = scan["sizes"][run]
-        if int(sizes.sum()) >= PARALLEL_MIN_BYTES:
+        compressed = (scan["attributes"][run] & COMPRESSION_CODEC_MASK) != 0
+        # small compressed batches: their per-batch Python work (codec calls) holds the GIL,
+        # and threads taking turns on it were slower than one (measured: 1-record lz4 batches
+        # 0.05 vs 0.07 M records/s, gzip 0.05 vs 0.14)
+        tiny = bool(compressed.any()) and int(sizes[compressed].sum()) < \
+            int(compressed.sum()) * STREAM_MIN_BATCH_BYTES
+        if int(sizes.sum()) >= PARALLEL_MIN_BYTES and not tiny:
             try:
                 return _decode_v2_parts(src, scan, run, lo, last, validate, max_decompressed,
                                         workers)
@@ -909,12 +951,20 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
     # cache, and no fresh memory is faulted in per batch: 2-4x less decompression time than
     # a bytes object per batch, measured); else every batch is decompressed first (bounded)
     # and decoded from its own bytes.
-    if not r.bound_areas(max_decompressed):
+    if not (_streams(r) and r.bound_areas(max_decompressed)):
         r.decompress(0, nb, max_decompressed)
     r.check_counts_fit()
     cap, data_cap, outputs, state, header_pos, header_count = _allocate(r)
     header_parts = r.decode(0, nb, lo, last, outputs, state, header_pos, header_count)
     return _fit_offsets(r, _columns(outputs, int(state[0]), header_parts, header_count))
+
+
+def _streams(r: _V2Run) -> bool:
+    """Whether the run's compressed batches are big enough on average to stream (above)."""
+    compressed = r.codecs != 0
+    n = int(compressed.sum())
+    return n > 0 and int((r.batch_end - r.batch_start)[compressed].sum()) >= \
+        n * STREAM_MIN_BATCH_BYTES
 
 
 def _fit_offsets(r: _V2Run, cols: RecordColumns) -> RecordColumns:
@@ -951,7 +1001,7 @@ def _decode_v2_parts(src: _Source, scan: dict, run: np.ndarray, lo: int, last: i
     r = _V2Run(src, scan, run)
     nb = run.shape[0]
     r.check_header_fields()
-    streaming = r.bound_areas(max_decompressed)
+    streaming = _streams(r) and r.bound_areas(max_decompressed)
     # parts of about equal bytes, each at least one batch; the first one lighter, as its
     # thread also moves its bytes up against the second part's (see decode below)
     ends = np.cumsum(r.batch_end - r.positions)

@@ -20,7 +20,11 @@ import zlib
 
 from crc32c import crc32c as _crc32c
 
-__all__ = ["crc32c", "crc32"]
+__all__ = ["crc32c", "crc32", "crc32c_raw"]
+
+#: the crc32c package's function itself, for per-batch loops where the wrapper's call is a
+#: measurable share (same result as :func:`crc32c`)
+crc32c_raw = _crc32c
 
 
 def crc32c(data: object, value: int = 0) -> int:
