@@ -340,6 +340,19 @@ def bench_decode_one_core(data: bytes, repeat: int) -> list[dict]:
                      f"parts regardless: {t_forced:.4f} s ({t_ser / t_forced:.2f}x)"}]
 
 
+def _decode_vs_aiokafka(name: str, data: bytes, n: int, what: str, peers: dict,
+                        repeat: int) -> dict:
+    """One ``decode.*.vs_aiokafka`` row: ``decode_columns(data)`` against aiokafka's reader,
+    both checked to find ``n`` records first."""
+    mr, _, note = peers["aiokafka"]
+    if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
+        raise AssertionError(f"{name}: a side decoded a different record count")
+    t_ours, t_peer = _best_pair(lambda: decode_columns(data), _peer_decode(mr, data), repeat,
+                                repeat)
+    return _row(name, n / t_ours, n / t_peer, "records/s",
+                f"{what}; CRCs checked by both; {note}")
+
+
 def content_checksummed_lz4(cols: RecordColumns) -> bytes:
     """``cols`` as lz4 batches of ``PER_BATCH`` records whose frames carry a content checksum
     (FLG 0x64, what pierrec/lz4 writes by default; Kafka's own frames have none)."""
@@ -367,17 +380,13 @@ def bench_checksummed_lz4(cols: RecordColumns, peers: dict, repeat: int) -> list
     """``decode.lz4.content_checksum.vs_aiokafka`` (see the module docstring)."""
     if "aiokafka" not in peers:  # pragma: no cover - optional peer
         return []
-    mr, _, note = peers["aiokafka"]
     data = content_checksummed_lz4(cols)
     n = len(cols)
-    if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
-        raise AssertionError("a side decoded a different record count")
-    t_ours, t_peer = _best_pair(lambda: decode_columns(data), _peer_decode(mr, data), repeat,
-                                repeat)
-    return [_row("decode.lz4.content_checksum.vs_aiokafka", n / t_ours, n / t_peer,
-                 "records/s", f"{n:,} records, {len(data) / 1e6:.1f} MB as lz4 frames with a "
-                 f"content checksum (pierrec/lz4's default: Sarama and other Go producers); "
-                 f"CRCs and content checksums checked by both; {note}")]
+    return [_decode_vs_aiokafka(
+        "decode.lz4.content_checksum.vs_aiokafka", data, n,
+        f"{n:,} records, {len(data) / 1e6:.1f} MB as lz4 frames with a content checksum "
+        "(pierrec/lz4's default: Sarama and other Go producers), checked by both sides too",
+        peers, repeat)]
 
 
 def _head(cols: RecordColumns, n: int) -> RecordColumns:
@@ -414,20 +423,15 @@ def bench_legacy(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
         return []
     from aiokafka.record.legacy_records import LegacyRecordBatchBuilder
 
-    mr, _, note = peers["aiokafka"]
     n = len(cols)
     out = []
     for magic, codec, name in ((0, 0, "none"), (1, 0, "none"), (1, 1, "gzip"),
                                (1, 2, "snappy"), (1, 3, "lz4")):
         data = legacy_sets(cols, magic, codec, LegacyRecordBatchBuilder)
-        if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
-            raise AssertionError("a side decoded a different record count")
         what = (f"{n:,} records, {len(data) / 1e6:.1f} MB of magic {magic} "
                 + ("messages" if codec == 0 else f"{name} wrappers of {PER_BATCH:,}"))
-        t_ours, t_peer = _best_pair(lambda d=data: decode_columns(d), _peer_decode(mr, data),
-                                    repeat, repeat)
-        out.append(_row(f"decode.legacy.v{magic}.{name}.vs_aiokafka", n / t_ours, n / t_peer,
-                        "records/s", f"{what}; CRCs checked by both; {note}"))
+        out.append(_decode_vs_aiokafka(f"decode.legacy.v{magic}.{name}.vs_aiokafka", data, n,
+                                       what, peers, repeat))
         if magic == 1 and codec == 0:
             def object_path(d: bytes = data) -> object:
                 with mock.patch.object(legacy_columnar, "decode_legacy_entries",
@@ -446,18 +450,14 @@ def bench_single_record_batches(cols: RecordColumns, peers: dict, repeat: int) -
     """``decode.<codec>.1_per_batch.vs_aiokafka`` (see the module docstring)."""
     if "aiokafka" not in peers:  # pragma: no cover - optional peer
         return []
-    mr, _, note = peers["aiokafka"]
     n = len(cols)
     out = []
     for codec in ("none", "gzip", "snappy", "lz4", "zstd"):
         data = encode_columns(cols, records_per_batch=1, compression=codec)
-        if decode_columns(data).record_count != n or _peer_decode(mr, data)() != n:
-            raise AssertionError("a side decoded a different record count")
-        t_ours, t_peer = _best_pair(lambda d=data: decode_columns(d), _peer_decode(mr, data),
-                                    max(1, repeat // 2), max(1, repeat // 2))
-        out.append(_row(f"decode.{codec}.1_per_batch.vs_aiokafka", n / t_ours, n / t_peer,
-                        "records/s", f"{n:,} records, one per batch, {len(data) / 1e6:.1f} MB "
-                        f"as {codec}; CRCs checked by both; {note}"))
+        out.append(_decode_vs_aiokafka(
+            f"decode.{codec}.1_per_batch.vs_aiokafka", data, n,
+            f"{n:,} records, one per batch, {len(data) / 1e6:.1f} MB as {codec}", peers,
+            max(1, repeat // 2)))
     return out
 
 

@@ -861,9 +861,9 @@ class _V2Run:
         """Decode batches ``j0 .. j1 - 1`` into ``outputs`` from ``state``; header parts.
 
         Calls: each run of consecutive uncompressed batches (read in place from the mapping);
-        streaming, each chunk of consecutive compressed batches (decompressed just before, see
-        ``_stream``); else each compressed batch (from its decompressed bytes). ``state``
-        carries the cursors.
+        each chunk of consecutive compressed batches: streaming, decompressed just before (see
+        ``_stream``); else from their decompressed bytes (see ``_packed``). ``state`` carries
+        the cursors.
         """
         src = self.src
         buf = src.buf
@@ -879,17 +879,13 @@ class _V2Run:
                 self._decode_call(buf, self.batch_start[g0:g1], self.batch_end[g0:g1], g0, g1,
                                   False, lo, last, outputs, state, header_pos, header_count,
                                   header_parts)
-            elif not self.streaming:
-                c0 = g0
-                while c0 < g1:
-                    source, starts, ends, c1 = self._packed(c0, g1)
-                    self._decode_call(source, starts, ends, c0, c1, True, lo, last, outputs,
-                                      state, header_pos, header_count, header_parts)
-                    c0 = c1
             else:
+                # chunks of consecutive compressed batches: decompressed just now (streaming)
+                # or earlier (small ones packed together, a big one from its own bytes)
+                take = self._stream if self.streaming else self._packed
                 c0 = g0
                 while c0 < g1:
-                    source, starts, ends, c1 = self._stream(c0, g1)
+                    source, starts, ends, c1 = take(c0, g1)
                     self._decode_call(source, starts, ends, c0, c1, True, lo, last, outputs,
                                       state, header_pos, header_count, header_parts)
                     c0 = c1
