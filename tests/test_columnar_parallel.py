@@ -31,6 +31,8 @@ def _parallel_for_small_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def _decode(data: bytes, threads: int, monkeypatch: pytest.MonkeyPatch, **kw: object) -> object:
     monkeypatch.setattr(columnar, "decode_workers", lambda: threads)
+    # in parts however small the compressed batches (else those go to one thread)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_COMPRESSED_BATCH", 0)
     try:
         return columnar.decode_columns(data, **kw)
     except KafkaLogError as e:
@@ -147,6 +149,27 @@ def test_parallel_path_is_taken(monkeypatch: pytest.MonkeyPatch) -> None:
     assert calls == [2]
 
 
+def test_small_compressed_batches_decode_in_one_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Compressed batches under PARALLEL_MIN_COMPRESSED_BATCH on average: one thread (their
+    codec calls hold the GIL); the same bytes uncompressed: in parts."""
+    calls = []
+    real = columnar._decode_v2_parts
+    monkeypatch.setattr(columnar, "_decode_v2_parts",
+                        lambda *a, **kw: (calls.append(a[-1]), real(*a, **kw))[1])
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 2)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_BYTES", 0)
+    small, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "lz4", 0)] * 6)
+    serial = columnar.decode_columns(small)
+    assert calls == []
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_COMPRESSED_BATCH", 0)
+    _same(columnar.decode_columns(small), serial)
+    assert calls == [2]
+    plain, _ = _segment([([Record(b"k", b"v" * 50, 1)] * 5, "none", 0)] * 6)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_COMPRESSED_BATCH", 4 << 10)
+    columnar.decode_columns(plain)
+    assert calls == [2, 2]
+
+
 @pytest.mark.skipif(columnar._madvise is None, reason="no madvise (not Linux)")
 def test_release_tail_frees_only_past_the_used_bytes() -> None:
     """The pages a parallel decode's later parts left behind are given back; the bytes the
@@ -228,6 +251,7 @@ def test_peer_built_segment_decodes_in_parts_as_the_peer_reads_it(
     monkeypatch.setattr(columnar, "_decode_v2_parts",
                         lambda *a, **kw: (parts.append(a[-1]), real(*a, **kw))[1])
     monkeypatch.setattr(columnar, "decode_workers", lambda: 2)
+    monkeypatch.setattr(columnar, "PARALLEL_MIN_COMPRESSED_BATCH", 0)  # (small batches)
     cols = columnar.decode_columns(data)
     assert parts == [2]
     assert isinstance(array_owner(cols.value_data), pa.Buffer)

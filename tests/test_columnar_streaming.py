@@ -40,6 +40,7 @@ def _decode(data: bytes, monkeypatch: pytest.MonkeyPatch, *, streamed: bool, thr
             packed: bool = True, **kw: object) -> object:
     with monkeypatch.context() as m:
         m.setattr(columnar, "decode_workers", lambda: threads)
+        m.setattr(columnar, "PARALLEL_MIN_COMPRESSED_BATCH", 0)  # threads as asked
         if streamed:  # however small the batches (else small ones are decompressed first)
             m.setattr(columnar, "STREAM_MIN_BATCH_BYTES", 0)
         else:  # no bound: every batch is decompressed first, as before streaming

@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.records": 1,
     "kafkalog.files": 1,
     "kafkalog.file_copy": 1,
+    "kafkalog.page_pool": 1,  # (below file_copy, which uses it; imports nothing of ours)
     "kafkalog.clock": 1,
     "kafkalog.config": 1,
     "kafkalog.decoders": 1,

@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 python -m pip install -e '.[dev]'
 ruff check .
 export PYSPARK_PYTHON="${PYSPARK_PYTHON:-$(python -c 'import sys; print(sys.executable)')}"
-python -m pytest
+python -m pytest --durations=25
 NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider
 # the row and append paths again without the optional C extensions (kafkalog.native._rows,
 # kafkalog.native._append): the fallback users without a compiler get must give the same

@@ -630,6 +630,8 @@ STREAM_MIN_BATCH_BYTES = 4 << 10
 #: parallel decode only for runs with at least this many records-area bytes and batches
 PARALLEL_MIN_BYTES = 4 << 20
 PARALLEL_MIN_BATCHES = 8
+#: compressed batches this small on average are decoded in one thread (see _decode_v2)
+PARALLEL_MIN_COMPRESSED_BATCH = 4 << 10
 #: the first part's share of the bytes, against 1 for every other part: its thread also moves
 #: its decoded bytes (see _decode_v2_parts)
 FIRST_PART_WEIGHT = 0.8
@@ -930,7 +932,7 @@ def _decode_v2(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int, va
         # and threads taking turns on it were slower than one (measured: 1-record lz4 batches
         # 0.05 vs 0.07 M records/s, gzip 0.05 vs 0.14)
         tiny = bool(compressed.any()) and int(sizes[compressed].sum()) < \
-            int(compressed.sum()) * STREAM_MIN_BATCH_BYTES
+            int(compressed.sum()) * PARALLEL_MIN_COMPRESSED_BATCH
         if int(sizes.sum()) >= PARALLEL_MIN_BYTES and not tiny:
             try:
                 return _decode_v2_parts(src, scan, run, lo, last, validate, max_decompressed,
