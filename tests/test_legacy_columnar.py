@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kafkalog.native.scan import scan_entries
 
 from kafkalog import KafkaLogError, decode_columns
 from kafkalog.records import legacy_columnar
@@ -118,26 +119,36 @@ def test_same_error_as_the_object_path(data: bytes, where: float, bit: int,
     _same(_outcome(bytes(bad), validate=validate), _object_path(bytes(bad), validate=validate))
 
 
+def _entries(data: bytes) -> tuple:
+    """``decode_legacy_entries``'s positional arguments for every entry of ``data``, from the
+    scan the columnar decoder makes."""
+    buf = np.frombuffer(data, np.uint8)
+    sc = scan_entries(buf)
+    return buf, sc["positions"], sc["sizes"], sc["base_offsets"], sc["crcs"]
+
+
 def test_fast_path_taken_and_declines_to_the_object_path() -> None:
     data = encode_legacy_message(7, b"k", b"v", magic=1, timestamp=5)
-    buf = np.frombuffer(data, np.uint8)
-    args = (buf, np.array([0]), np.array([len(data)]))
     kw = {"lo": 0, "last": 2**63 - 1, "validate": True, "max_decompressed": 1 << 20}
-    cols = legacy_columnar.decode_legacy_entries(*args, **kw)
+    cols = legacy_columnar.decode_legacy_entries(*_entries(data), **kw)
     assert cols is not None and cols["offsets"].tolist() == [7]
     # a bad CRC: declined, and the object path words the error
     bad = bytearray(data)
     bad[-1] ^= 1
-    bad_buf = np.frombuffer(bytes(bad), np.uint8)
-    assert legacy_columnar.decode_legacy_entries(bad_buf, *args[1:], **kw) is None
+    assert legacy_columnar.decode_legacy_entries(*_entries(bytes(bad)), **kw) is None
+    # (the stored CRC is the scan's: a wrong one passed in is a mismatch too)
+    buf, pos, sizes, offs, crcs = _entries(data)
+    assert legacy_columnar.decode_legacy_entries(buf, pos, sizes, offs, crcs ^ 1, **kw) is None
     with pytest.raises(KafkaLogError, match="stored crc"):
         decode_columns(bytes(bad))
+    # the entry offsets are the scan's too (a wrapper's inner offsets are relative to them)
+    cols = legacy_columnar.decode_legacy_entries(buf, pos, sizes, offs + 5, crcs, **kw)
+    assert cols is not None and cols["offsets"].tolist() == [12]
     # a wrapper whose inner message is itself compressed
     inner = encode_legacy_message(0, None, b"x", magic=1, attributes=2)
     wrap = encode_legacy_message(0, None, compress("gzip", inner, magic=1), magic=1,
                                  attributes=1)
-    assert legacy_columnar.decode_legacy_entries(
-        np.frombuffer(wrap, np.uint8), np.array([0]), np.array([len(wrap)]), **kw) is None
+    assert legacy_columnar.decode_legacy_entries(*_entries(wrap), **kw) is None
     with pytest.raises(KafkaLogError, match="Inner messages must not be compressed"):
         decode_columns(wrap)
 

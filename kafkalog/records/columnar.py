@@ -1237,8 +1237,9 @@ def _decode_legacy(src: _Source, scan: dict, run: np.ndarray, lo: int, last: int
 
     positions = scan["positions"]
     sizes = scan["sizes"]
-    cols = decode_legacy_entries(src.buf, positions[run], sizes[run], lo=lo, last=last,
-                                 validate=validate, max_decompressed=max_decompressed)
+    cols = decode_legacy_entries(src.buf, positions[run], sizes[run], scan["base_offsets"][run],
+                                 scan["crcs"][run], lo=lo, last=last, validate=validate,
+                                 max_decompressed=max_decompressed)
     if cols is not None:
         return _legacy_columns(cols)
     records = []

@@ -32,13 +32,6 @@ _LOG_APPEND_TIME_BIT = 0x08
 _MIN_INNER_ENTRY = _ld.LOG_OVERHEAD + _ld.RECORD_OVERHEAD_V0  # 26 bytes
 
 
-def _be(buf: np.ndarray, at: np.ndarray, dtype: str) -> np.ndarray:
-    """The big-endian fields of ``dtype`` at byte positions ``at`` of ``buf``, as native ints."""
-    width = np.dtype(dtype).itemsize
-    idx = at[:, None] + np.arange(width, dtype=np.int64)
-    return buf[idx].copy().view(dtype).reshape(-1).astype(np.int64)
-
-
 def _parse(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, ...] | None:
     n = starts.shape[0]
     magic = np.empty(n, np.uint8)
@@ -53,12 +46,17 @@ def _parse(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nd
     return magic, attrs, ts, kpos, klen, vpos, vlen
 
 
-def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndarray, *,
+def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndarray,
+                          entry_offsets: np.ndarray, stored_crcs: np.ndarray, *,
                           lo: int, last: int, validate: bool,
                           max_decompressed: int) -> dict[str, np.ndarray] | None:
     """Columns of the records of the legacy entries at ``positions`` (whole entries of ``buf``,
     sizes including the 12-byte prefix), offsets in ``[lo, last]``; None where the object path
     must decode them (it raises what is wrong).
+
+    ``entry_offsets`` and ``stored_crcs`` are each entry's offset and stored CRC as
+    :func:`kafkalog.native.scan.scan_entries` reads them (``base_offsets``, ``crcs``): the
+    caller has scanned the entries already, so they are not read twice.
 
     Returns ``offsets``, ``timestamps``, ``timestamp_types`` (int32: -1 none (v0), 0
     CreateTime, 1 LogAppendTime), ``key_data``/``key_offsets``/``key_valid`` and the same for
@@ -66,9 +64,12 @@ def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndar
 
     >>> from kafkalog.records.legacy import encode_legacy
     >>> from kafkalog import Record
+    >>> from kafkalog.native.scan import scan_entries
     >>> data = np.frombuffer(encode_legacy([Record(b"k", b"v", 5)], magic=1), np.uint8)
-    >>> cols = decode_legacy_entries(data, np.array([0]), np.array([data.size]), lo=0,
-    ...                              last=2**63 - 1, validate=True, max_decompressed=1 << 20)
+    >>> sc = scan_entries(data)
+    >>> cols = decode_legacy_entries(data, sc["positions"], sc["sizes"], sc["base_offsets"],
+    ...                              sc["crcs"], lo=0, last=2**63 - 1, validate=True,
+    ...                              max_decompressed=1 << 20)
     >>> cols["offsets"].tolist(), cols["timestamps"].tolist(), cols["value_data"].tobytes()
     ([0], [5], b'v')
     """
@@ -80,11 +81,11 @@ def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndar
     if outer is None:
         return None
     magic, attrs, ts, kpos, klen, vpos, vlen = outer
-    entry_offsets = _be(buf, pos, ">i8")
+    entry_offsets = np.asarray(entry_offsets, np.int64)
     if validate:
         # Kafka's LegacyRecord.isValid: CRC-32 of magic .. end (one zlib call per entry)
         # (zlib.crc32 straight from a comprehension: the loop is most of this path's time)
-        stored = _be(buf, pos + 12, ">u4")
+        stored = np.asarray(stored_crcs, np.int64)
         mv = memoryview(buf)
         computed = np.fromiter([zlib.crc32(mv[a:b]) for a, b in zip((pos + 16).tolist(),
                                                                     ends.tolist())], np.int64, n)
