@@ -7,19 +7,24 @@ module never makes a Python object per record. :func:`decode_columns` reads a ``
 1. ``native.scan.scan_entries`` finds every entry header in one kernel call;
 2. batches outside ``[start_offset, end_offset)`` are dropped using the scan's offsets;
 3. each kept v2 batch's CRC-32C is checked over a memoryview of the buffer (no copy);
-4. compressed batches are decompressed (bounded), each into its own buffer;
+4. compressed batches are decompressed (bounded): lz4/zstd batches of 4 KiB and more each
+   into a thread's scratch buffer just before they are decoded (streaming); snappy, lz4 and
+   zstd frames of the plain shape into packs shared by consecutive batches
+   (:mod:`.packed_areas`: one kernel call finds every payload, then one codec call a batch);
+   the rest (gzip, unusual frames, damaged ones) each into its own buffer through the codec
+   layer, which raises the precise error;
 5. ``native.records_decode.decode_records`` validates every record and writes offsets,
    timestamps, keys and values into preallocated contiguous columns: one call for each run of
    uncompressed batches (read in place from the buffer: one call for a whole uncompressed
-   segment) and one per compressed batch (from its decompressed bytes), the calls continuing
-   each other's columns; ``gather_headers`` then copies headers (only when some record has
-   any).
+   segment), one per chunk, pack or run of small decompressed batches, one per big one, the
+   calls continuing each other's columns; ``gather_headers`` then copies headers (only when
+   some record has any).
 
-Legacy v0/v1 entries (rare: Kafka 4 never writes them) go through the object path, entry by
-entry, and are merged in file order. :func:`encode_columns` is the reverse for v2: one
-``native.records_encode.encode_batches`` call writes the records of all batches into one
-buffer; batch headers are filled in one vectorized step, then CRC-32C (and compression) per
-batch.
+Legacy v0/v1 entries (rare: Kafka 4 never writes them) are decoded by
+:mod:`.legacy_columnar` (or, where it declines, the object path) and merged in file order.
+:func:`encode_columns` is the reverse for v2: one ``native.records_encode.encode_batches`` call
+writes the records of all batches into one buffer; batch headers are filled in one vectorized
+step, then CRC-32C (and compression) per batch.
 
 Arrow layout (:meth:`RecordColumns.to_arrow`): ``key``/``value`` are ``binary`` with int32
 offsets while a column holds less than 2 GiB (what Spark and most consumers expect), and
@@ -70,6 +75,7 @@ from .compression import decompress_into as _decompress_into
 from .compression import decompressed_bound as _decompressed_bound
 from .crc import crc32c
 from .crc import crc32c_raw as _crc32c_raw
+from .packed_areas import PACKED_CODECS, decompress_packed
 from .pooled_arrays import pooled_empty
 
 __all__ = [
@@ -596,6 +602,9 @@ PACK_MAX_AREA = 64 << 10
 #: compressed batches this small on average are decompressed first rather than streamed: the
 #: frame-header bounds and per-batch scratch handling cost more than the bytes objects saved
 STREAM_MIN_BATCH_BYTES = 4 << 10
+#: fewer batches of a codec in a run take the codec layer one by one (the packed path's fixed
+#: cost, a kernel call and a few array operations, is worth it from a few batches on)
+PACKED_MIN_BATCHES = 4
 
 
 # -- parallel decode ---------------------------------------------------------------------------
@@ -717,6 +726,13 @@ class _V2Run:
         self.streaming = False
         self.max_decompressed = 0
         self.true_area = self.area.copy()
+        # batches decompressed into shared packs (see ``decompress``): batch j's bytes are
+        # packs[pack_id[j]][pack_lo[j]:pack_hi[j]]; pack_id -1: its own buffer, if any
+        nb = run.shape[0]
+        self.pack_id = np.full(nb, -1, np.int64)
+        self.pack_lo = np.zeros(nb, np.int64)
+        self.pack_hi = np.zeros(nb, np.int64)
+        self.packs: dict[int, np.ndarray] = {}
 
     def error(self, j: int, message: str) -> KafkaLogError:
         return self.src.error(CorruptRecordError, message, position=int(self.positions[j]),
@@ -735,10 +751,30 @@ class _V2Run:
                                 f"{int(self.counts[j])})")
 
     def decompress(self, j0: int, j1: int, max_decompressed: int) -> None:
-        """Decompress the compressed batches among ``j0 .. j1 - 1`` (bounded)."""
+        """Decompress the compressed batches among ``j0 .. j1 - 1`` (bounded): snappy, lz4 and
+        zstd frames of the plain shape straight into packs shared by consecutive batches
+        (:mod:`.packed_areas`: one kernel call finds the payloads, then one codec call a
+        batch), the rest each into its own bytes through the codec layer. Batches the packed
+        path leaves (any it cannot vouch for) take the codec layer, which raises as always;
+        the packed path raises nothing, so the first error is still the first bad batch's."""
         mv = memoryview(self.src.buf)
         codecs = self.codecs
-        for j in (np.flatnonzero(codecs[j0:j1]) + j0).tolist():
+        comp = np.flatnonzero(codecs[j0:j1]) + j0
+        for codec in PACKED_CODECS:
+            sel = comp[codecs[comp] == codec]
+            if sel.shape[0] < PACKED_MIN_BATCHES:
+                continue
+            p = decompress_packed(codec, self.src.buf, self.batch_start[sel],
+                                  self.batch_end[sel], sel, max_decompressed,
+                                  STREAM_CHUNK_BYTES)
+            done = p.pack_id >= 0
+            took = sel[done]
+            self.pack_id[took] = p.pack_id[done]
+            self.pack_lo[took] = p.lo[done]
+            self.pack_hi[took] = p.hi[done]
+            self.area[took] = p.hi[done] - p.lo[done]
+            self.packs.update(p.packs)  # (pack names are batch numbers: parts never collide)
+        for j in comp[self.pack_id[comp] < 0].tolist():
             self.decompressed[j] = _readonly(np.frombuffer(
                 self._decompress_one(j, mv, max_decompressed), np.uint8))
             self.area[j] = len(self.decompressed[j])
@@ -821,6 +857,11 @@ class _V2Run:
         whose area is ``PACK_MAX_AREA`` or more alone, from its own bytes (no copy); else
         consecutive small ones copied together, up to ``STREAM_CHUNK_BYTES``. Returns the
         source, the batches' start and end positions in it, and the batch after the last."""
+        pid = int(self.pack_id[j0])
+        if pid >= 0:  # consecutive batches of one pack: already together
+            other = np.flatnonzero(self.pack_id[j0:j1] != pid)
+            j = j0 + int(other[0]) if other.shape[0] else j1
+            return self.packs[pid], self.pack_lo[j0:j], self.pack_hi[j0:j], j
         first = self.decompressed[j0]
         if first.shape[0] >= PACK_MAX_AREA:
             return (first, np.zeros(1, np.int64), np.array([first.shape[0]], np.int64),
@@ -828,7 +869,7 @@ class _V2Run:
         parts = []
         at = 0
         j = j0
-        while j < j1 and self.decompressed[j].shape[0] < PACK_MAX_AREA \
+        while j < j1 and self.pack_id[j] < 0 and self.decompressed[j].shape[0] < PACK_MAX_AREA \
                 and at + self.decompressed[j].shape[0] <= STREAM_CHUNK_BYTES:
             parts.append(self.decompressed[j])
             at += parts[-1].shape[0]

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import time
 
+import numpy as np
 import pytest
+from kafkalog.native.scan import scan_entries
 
 from kafkalog import Log
+from kafkalog.records import columnar, packed_areas
 
 from .peers import (
     CODECS,
@@ -118,3 +121,42 @@ def test_transactions_committed_and_aborted(server, log_dir):
         assert len(markers) == 3  # commit, abort, commit control records
         assert [r.value for r in log.records(isolation="read_committed")] == \
             [v for _, v, _ in committed]
+
+
+@pytest.mark.parametrize("codec", ["snappy", "lz4", "zstd"])
+def test_one_record_batches_take_the_packed_path(server, log_dir, monkeypatch, codec):
+    # librdkafka with linger.ms=0 and one message per batch (a light-load producer): every
+    # frame it writes has the plain shape, so the columnar decode of its segment decompresses
+    # all of them through kafkalog.records.packed_areas, and gives what the codec layer gives
+    create_topic(server.address, "one", 1)
+    records = [(b"k%d" % i, b"value-%d " % i * (8 + i % 7), [("h", b"%d" % i)])
+               for i in range(120)]
+    errors: list = []
+    p = ck.Producer({"bootstrap.servers": server.address, "linger.ms": 0,
+                     "batch.num.messages": 1, "compression.type": codec})
+    for k, v, h in records:
+        p.produce("one", key=k, value=v, headers=h, partition=0,
+                  on_delivery=lambda err, msg: err and errors.append(err))
+        p.flush(30)  # one in flight at a time: one batch each
+    assert errors == []
+    server.stop()
+    data = (log_dir / "one-0" / "00000000000000000000.log").read_bytes()
+    sc = scan_entries(np.frombuffer(data, np.uint8))
+    compressed = int(((sc["attributes"] & 7) != 0).sum())
+    assert sc["count"] == 120 and compressed >= 100  # (librdkafka may skip compressing some)
+    taken = []
+    real = packed_areas.decompress_packed
+    monkeypatch.setattr(columnar, "decompress_packed",
+                        lambda *a: taken.append(real(*a)) or taken[-1])
+    monkeypatch.setattr(columnar, "decode_workers", lambda: 1)
+    cols = columnar.decode_columns(data)
+    assert sum(int((t.pack_id >= 0).sum()) for t in taken) == compressed
+    with monkeypatch.context() as m:
+        m.setattr(columnar, "PACKED_MIN_BATCHES", 1 << 62)
+        layer = columnar.decode_columns(data)
+    for f in ("offsets", "key_data", "key_offsets", "value_data", "value_offsets",
+              "header_offsets"):
+        assert np.array_equal(getattr(cols, f), getattr(layer, f)), f
+    values = [cols.value_data[cols.value_offsets[i]:cols.value_offsets[i + 1]].tobytes()
+              for i in range(120)]
+    assert values == [v for _, v, _ in records]
