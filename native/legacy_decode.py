@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import inline, kernel
+from .records_decode import _copy
 
 #: crc + magic + attributes + key length + value length
 RECORD_OVERHEAD_V0 = 14
@@ -146,10 +147,11 @@ def gather(buf0, buf1, source, pos, length, out_offsets, out_data):
         n = length[i]
         if n > 0:
             p = pos[i]
+            # (records_decode's copy: slice assignment's per-call cost dominated small fields)
             if source[i]:
-                out_data[w:w + n] = buf1[p:p + n]
+                _copy(out_data[w:w + n], buf1[p:p + n])
             else:
-                out_data[w:w + n] = buf0[p:p + n]
+                _copy(out_data[w:w + n], buf0[p:p + n])
             w += n
         out_offsets[i + 1] = w
     return w

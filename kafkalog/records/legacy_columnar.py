@@ -23,6 +23,7 @@ from ..native import legacy_decode as _ld
 from ..native._jit import kernel_input
 from .compression import decompress
 from .crc import crc_of_ranges
+from .pooled_arrays import pooled_empty
 
 __all__ = ["decode_legacy_entries"]
 
@@ -167,7 +168,8 @@ def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndar
     out: dict[str, np.ndarray] = {"offsets": offsets, "timestamps": timestamps,
                                   "timestamp_types": ts_types}
     for name, p, ln in (("key", kp, kl), ("value", vp, vl)):
-        data = np.empty(int(ln[ln > 0].sum()), np.uint8)
+        # (Arrow's pool, as the v2 decode's columns: reused memory is not faulted in again)
+        data = pooled_empty(int(ln[ln > 0].sum()), np.uint8)
         offs = np.empty(ln.shape[0] + 1, np.int64)
         _ld.gather(buf, dbuf, kernel_input(source, np.bool_), kernel_input(p, np.int64),
                    kernel_input(ln, np.int64), offs, data)
