@@ -146,7 +146,14 @@ def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndar
     plain = np.repeat(~is_wrap, counts)
     total_rows = int(counts.sum())
 
+    all_plain, all_wrapped = inner is None, not (~is_wrap).any()
+
     def rows(outer_col: np.ndarray, inner_col: np.ndarray | None, dtype: type) -> np.ndarray:
+        # (a segment is usually all plain messages or all wrappers: no masked copies then)
+        if all_plain:
+            return outer_col.astype(dtype, copy=False)
+        if all_wrapped and inner_col is not None:
+            return inner_col.astype(dtype, copy=False)
         out = np.empty(total_rows, dtype)
         out[plain] = outer_col[~is_wrap]
         if inner_col is not None:
