@@ -28,8 +28,10 @@ from . import compression as _compression
 
 __all__ = ["PackedAreas", "decompress_packed", "PACKED_CODECS"]
 
-#: the codecs this path handles (gzip members are not worth it: its codec is the cost)
-PACKED_CODECS = (_cf.CODEC_SNAPPY, _cf.CODEC_LZ4, _cf.CODEC_ZSTD)
+#: the codecs this path handles (gzip members are not worth it: its codec is the cost; zstd
+#: needs zstandard's reusable context, a dependency the codec layer could run without)
+PACKED_CODECS = (_cf.CODEC_SNAPPY, _cf.CODEC_LZ4) + (
+    (_cf.CODEC_ZSTD,) if _compression._zstandard is not None else ())
 
 
 @dataclass
