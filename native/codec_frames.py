@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import inline, kernel
+from .bytes_be import read_i32
 
 CODEC_SNAPPY = 2
 CODEC_LZ4 = 3
@@ -60,13 +61,6 @@ def _u32le(buf, p):
 
 
 @inline
-def _i32be(buf, p):
-    v = (np.int64(buf[p]) << 24) | (np.int64(buf[p + 1]) << 16) | (np.int64(buf[p + 2]) << 8) \
-        | np.int64(buf[p + 3])
-    return v - (np.int64(1) << 32) if v >= (np.int64(1) << 31) else v
-
-
-@inline
 def _snappy(buf, s, e, magic, out):
     """Fill ``out`` = (payload start, payload end, need) for a snappy area; False if not plain."""
     n = e - s
@@ -80,11 +74,11 @@ def _snappy(buf, s, e, magic, out):
                 break
     a = s
     if is_stream:
-        if _i32be(buf, s + 8) < 1:  # stream version
+        if read_i32(buf, s + 8) < 1:  # stream version
             return False
         if n - 16 < 4:
             return False  # a stream without a chunk (empty content)
-        chunk = _i32be(buf, s + 16)
+        chunk = read_i32(buf, s + 16)
         a = s + 20
         # one chunk, at most 3 bytes after it (no room for another length: snappy-java ends)
         if chunk < 1 or chunk > e - a or e - (a + chunk) >= 4:

@@ -18,9 +18,8 @@ entries through the object path, which raises its precise error. Every read is b
 
 from __future__ import annotations
 
-import numpy as np
-
-from ._jit import inline, kernel
+from ._jit import kernel
+from .bytes_be import read_i32, read_i64
 from .records_decode import _copy
 
 #: crc + magic + attributes + key length + value length
@@ -38,21 +37,6 @@ ERR_VALUE = 5  # value length overruns the message
 #: :func:`walk_inner` failure codes
 ERR_INNER_SIZE = 6  # an inner entry's size below the minimum overhead
 ERR_NO_INNER = 7  # a wrapper without a whole inner entry
-
-
-@inline
-def _i32(buf, p):
-    v = (np.int64(buf[p]) << 24) | (np.int64(buf[p + 1]) << 16) | (np.int64(buf[p + 2]) << 8) \
-        | np.int64(buf[p + 3])
-    return v - (np.int64(1) << 32) if v >= (np.int64(1) << 31) else v
-
-
-@inline
-def _i64(buf, p):
-    v = np.uint64(0)
-    for k in range(8):
-        v = (v << np.uint64(8)) | np.uint64(buf[p + k])
-    return np.int64(v)
 
 
 @kernel
@@ -76,11 +60,11 @@ def parse_messages(buf, starts, ends, magic, attrs, ts, kpos, klen, vpos, vlen):
         elif m == 1:
             if e - s < RECORD_OVERHEAD_V1:
                 return i, ERR_SMALL
-            ts[i] = _i64(buf, p)
+            ts[i] = read_i64(buf, p)
             p += 8
         else:
             return i, ERR_MAGIC
-        k = _i32(buf, p)
+        k = read_i32(buf, p)
         p += 4
         if k < 0:
             kpos[i] = p
@@ -93,7 +77,7 @@ def parse_messages(buf, starts, ends, magic, attrs, ts, kpos, klen, vpos, vlen):
             p += k
         if e - p < 4:
             return i, ERR_VALUE_LENGTH
-        v = _i32(buf, p)
+        v = read_i32(buf, p)
         p += 4
         if v < 0:
             vpos[i] = p
@@ -119,12 +103,12 @@ def walk_inner(buf, wstarts, wends, starts, ends, offsets, counts):
         e = wends[w]
         c = 0
         while e - p >= LOG_OVERHEAD:
-            size = _i32(buf, p + 8)
+            size = read_i32(buf, p + 8)
             if size < RECORD_OVERHEAD_V0:
                 return t, w, ERR_INNER_SIZE
             if size > e - p - LOG_OVERHEAD:
                 break
-            offsets[t] = _i64(buf, p)
+            offsets[t] = read_i64(buf, p)
             starts[t] = p + LOG_OVERHEAD
             ends[t] = p + LOG_OVERHEAD + size
             t += 1

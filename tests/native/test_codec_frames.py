@@ -15,6 +15,7 @@ from kafkalog.native import codec_frames as cf
 from kafkalog.records.compression import compress
 
 from ..reference.codec_frames import frame_payload
+from .damage import damaged
 
 
 def _frame(codec: int, raw: bytes, variant: int) -> bytes:
@@ -38,18 +39,7 @@ def areas(draw: st.DrawFn, codec: int) -> bytes:
     raw = draw(st.one_of(st.binary(min_size=1, max_size=300),
                          st.binary(min_size=1, max_size=8).map(lambda b: b * 40)))
     area = _frame(codec, raw, draw(st.integers(0, 3)))
-    how = draw(st.sampled_from(["whole", "whole", "cut", "flip", "tail", "random"]))
-    if how == "cut":
-        area = area[:draw(st.integers(0, len(area)))]
-    elif how == "flip":
-        b = bytearray(area)
-        b[draw(st.integers(0, len(b) - 1))] ^= 1 << draw(st.integers(0, 7))
-        area = bytes(b)
-    elif how == "tail":
-        area += draw(st.binary(min_size=1, max_size=6))
-    elif how == "random":
-        area = draw(st.binary(max_size=40))
-    return area
+    return damaged(draw, area, ("whole", "whole", "cut", "flip", "tail", "random"), 40)
 
 
 @settings(max_examples=300, deadline=None)

@@ -13,6 +13,8 @@ from kafkalog.native import legacy_decode as ld
 
 from kafkalog.records.legacy import _Malformed, _parse_message, encode_legacy_message
 
+from .damage import damaged
+
 blob = st.one_of(st.none(), st.binary(max_size=30))
 
 
@@ -22,16 +24,7 @@ def messages(draw: st.DrawFn) -> bytes:
     body = encode_legacy_message(0, draw(blob), draw(blob), magic=draw(st.sampled_from([0, 1])),
                                  timestamp=draw(st.integers(-1, 2**40)),
                                  attributes=draw(st.integers(0, 15)))[12:]
-    how = draw(st.sampled_from(["whole", "cut", "flip", "random"]))
-    if how == "cut":
-        body = body[:draw(st.integers(0, len(body)))]
-    elif how == "flip":
-        b = bytearray(body)
-        b[draw(st.integers(0, len(b) - 1))] ^= 1 << draw(st.integers(0, 7))
-        body = bytes(b)
-    elif how == "random":
-        body = draw(st.binary(max_size=60))
-    return body
+    return damaged(draw, body, ("whole", "cut", "flip", "random"), 60)
 
 
 def _ref_parse(buf: bytes, s: int, e: int) -> tuple | None:
