@@ -24,11 +24,7 @@ from crc32c import crc32c as _crc32c
 from ..native import crc_ranges as _cr
 from ..native._jit import kernel_input
 
-__all__ = ["crc32c", "crc32", "crc32c_raw", "crc_of_ranges"]
-
-#: the crc32c package's function itself, for per-batch loops where the wrapper's call is a
-#: measurable share (same result as :func:`crc32c`)
-crc32c_raw = _crc32c
+__all__ = ["crc32c", "crc32", "crc_of_ranges"]
 
 
 def crc32c(data: object, value: int = 0) -> int:
