@@ -7,6 +7,8 @@ Both functions take any contiguous bytes-like object (``bytes``, ``bytearray``, 
 ``mmap`` or a contiguous ``numpy.uint8`` array) and read it through the buffer protocol, so a
 slice of an mmapped segment is checksummed without a copy. ``crc32c`` is the ``crc32c`` package
 (hardware accelerated where the CPU allows); ``crc32`` is :func:`zlib.crc32`.
+:func:`crc_of_ranges` checksums many ranges of one buffer at once (a segment's batches or
+messages), in one kernel call where they are small.
 
 >>> crc32c(b"123456789")
 3808858755
