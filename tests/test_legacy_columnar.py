@@ -174,3 +174,20 @@ def test_peer_built_legacy_sets(peer: str, magic: int, codec: int) -> None:
     fast = _outcome(data)
     assert isinstance(fast, dict) and fast["offsets"].tolist() == list(range(300))
     _same(fast, _object_path(data))
+
+
+@pytest.mark.parametrize("codec", [1, 2, 3])
+def test_wrappers_over_the_decompression_limit_fail_as_the_object_path(codec: int) -> None:
+    # the limit applies to each wrapper's decompressed value: at its size the wrapper decodes,
+    # one byte below it the decode fails with the object path's words (whichever path the
+    # wrappers take: straight into one buffer for magic-1 lz4, bytes objects otherwise)
+    inner = b"".join(encode_legacy_message(i, b"k%d" % i, b"v" * 90, magic=1, timestamp=i)
+                     for i in range(40))
+    wrap = b"".join(encode_legacy_message(40 * w + 39, None, compress(codec, inner, magic=1),
+                                          magic=1, attributes=codec) for w in range(3))
+    for limit, fails in ((len(inner), False), (len(inner) - 1, True)):
+        fast = _outcome(wrap, max_decompressed_bytes=limit)
+        _same(fast, _object_path(wrap, max_decompressed_bytes=limit))
+        assert isinstance(fast, tuple) == fails
+        if fails:
+            assert "decompresses to more than" in fast[1]

@@ -21,7 +21,7 @@ import numpy as np
 from ..errors import KafkaLogError
 from ..native import legacy_decode as _ld
 from ..native._jit import kernel_input
-from .compression import decompress
+from .compression import LZ4, decompress, decompress_into, decompressed_bound
 from .crc import crc_of_ranges
 from .pooled_arrays import pooled_empty
 
@@ -44,6 +44,36 @@ def _parse(buf: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> tuple[np.nd
     if bad >= 0:
         return None
     return magic, attrs, ts, kpos, klen, vpos, vlen
+
+
+def _decompress_wrappers(buf: np.ndarray, w: np.ndarray, codec: np.ndarray,
+                         magic: np.ndarray, vpos: np.ndarray, vlen: np.ndarray,
+                         max_decompressed: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The wrappers ``w``'s values decompressed back to back into one buffer, and each one's
+    length. LZ4 wrappers of magic 1 (whose frames, unlike magic 0's, carry Kafka's v2 header
+    checksum) go straight into one buffer sized from their block headers; any other wrapper
+    makes every one a bytes object, joined (a copy of all of them)."""
+    mv = memoryview(buf)
+    spans = [(int(vpos[j]), int(vpos[j] + vlen[j])) for j in w.tolist()]
+    if (codec[w] == LZ4).all() and (magic[w] == 1).all():
+        bounds = [decompressed_bound(LZ4, mv[a:b]) for a, b in spans]
+        if None not in bounds:
+            # (+ the largest block: the frame walk wants a whole block's room before each)
+            out = np.empty(sum(bounds) + (4 << 20), np.uint8)  # type: ignore[arg-type]
+            view = memoryview(out)
+            lengths = []
+            at = 0
+            for a, b in spans:
+                got = decompress_into(LZ4, mv[a:b], view[at:], max_size=max_decompressed)
+                if got is None:
+                    return None
+                lengths.append(got)
+                at += got
+            return kernel_input(out[:at], np.uint8), np.array(lengths, np.int64)
+    parts = [decompress(int(codec[j]), mv[a:b], magic=int(magic[j]), max_size=max_decompressed)
+             for j, (a, b) in zip(w.tolist(), spans)]
+    lengths = np.fromiter((len(x) for x in parts), np.int64, len(parts))
+    return kernel_input(np.frombuffer(b"".join(parts), np.uint8), np.uint8), lengths
 
 
 def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndarray,
@@ -99,19 +129,15 @@ def decode_legacy_entries(buf: np.ndarray, positions: np.ndarray, sizes: np.ndar
         w = np.flatnonzero(is_wrap)
         if (codec[w] > 3).any() or (vlen[w] < 0).any():
             return None  # an invalid codec id, a null wrapper value
-        parts = []
-        mv = memoryview(buf)
         try:
-            for j in w.tolist():
-                p = int(vpos[j])
-                parts.append(decompress(int(codec[j]), mv[p:p + int(vlen[j])],
-                                        magic=int(magic[j]), max_size=max_decompressed))
+            unpacked = _decompress_wrappers(buf, w, codec, magic, vpos, vlen, max_decompressed)
         except KafkaLogError:
             return None
-        lengths = np.fromiter((len(x) for x in parts), np.int64, len(parts))
+        if unpacked is None:
+            return None
+        dbuf, lengths = unpacked
         wends = np.cumsum(lengths)
         wstarts = wends - lengths
-        dbuf = kernel_input(np.frombuffer(b"".join(parts), np.uint8), np.uint8)
         cap = int(lengths.sum()) // _MIN_INNER_ENTRY + 1
         istarts, iends, ioffs = (np.empty(cap, np.int64) for _ in range(3))
         wcount = np.zeros(len(w), np.int64)
