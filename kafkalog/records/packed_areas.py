@@ -94,6 +94,7 @@ def decompress_packed(codec: int, buf: np.ndarray, starts: np.ndarray, ends: np.
     done: list[int] = []  # (positions in take, pack names, starts: lists, not array stores)
     names: list[int] = []
     los: list[int] = []
+    his: list[int] = []
     # one iteration per batch: this loop is the path's per-batch cost (about 1 us besides the
     # codec call, measured), so the codec branches are inline rather than a call each
     snappy = cramjam.snappy.decompress_raw_into
@@ -137,24 +138,15 @@ def decompress_packed(codec: int, buf: np.ndarray, starts: np.ndarray, ends: np.
         names.append(current)
         los.append(at)
         at += got
+        his.append(at)
     if names and names[-1] == current:  # (its areas may all be empty: still a pack)
         packs[current] = _readonly(pack[:at])
     if done:
         rows = take[np.array(done, np.int64)]
         pack_id[rows] = names
         lo[rows] = los
-        hi[rows] = _ends(np.array(names, np.int64), np.array(los, np.int64), packs)
+        hi[rows] = his
     return PackedAreas(pack_id, lo, hi, packs)
-
-
-def _ends(names: np.ndarray, los: np.ndarray, packs: dict[int, np.ndarray]) -> np.ndarray:
-    """Each packed batch's end: the next batch's start in the same pack, else its pack's end."""
-    ends = np.empty_like(los)
-    ends[:-1] = los[1:]
-    last = np.ones(names.shape[0], bool)
-    last[:-1] = names[1:] != names[:-1]
-    ends[last] = [packs[x].shape[0] for x in names[last].tolist()]
-    return ends
 
 
 def _check_lz4_descriptors(buf: np.ndarray, starts: np.ndarray, kind: np.ndarray,
