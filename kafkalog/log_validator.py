@@ -172,8 +172,8 @@ def validate_and_assign_offsets(
             f"batch with producerId {producer_id}", position=0)
 
     log_append = config.message_timestamp_type == "LogAppendTime"
-    timestamps, key_valid = _check_records(view, count, attrs, base_ts, max_ts)
-    if "compact" in config.cleanup_policy and not bool(np.all(key_valid)):
+    largest, all_keys = _check_records(view, count, attrs, base_ts, max_ts)
+    if "compact" in config.cleanup_policy and not all_keys:
         raise InvalidRecordError(
             "produced records rejected: compacted topic cannot accept message without key",
             position=0)
@@ -182,7 +182,7 @@ def validate_and_assign_offsets(
         new_attrs, new_max = attrs | TIMESTAMP_TYPE_MASK, now
     else:
         new_attrs = attrs & ~TIMESTAMP_TYPE_MASK
-        new_max = int(timestamps.max()) if count else NO_TIMESTAMP
+        new_max = largest if count else NO_TIMESTAMP
     if (new_attrs, new_max) != (attrs, max_ts):  # DefaultRecordBatch.setMaxTimestamp
         _I16.pack_into(data, ATTRIBUTES_OFFSET, new_attrs)
         _I64.pack_into(data, MAX_TIMESTAMP_OFFSET, new_max)
@@ -194,13 +194,14 @@ def validate_and_assign_offsets(
 
 
 def _check_records(view: memoryview, count: int, attrs: int, base_ts: int, max_ts: int
-                   ) -> tuple[np.ndarray, np.ndarray]:
+                   ) -> tuple[int, bool]:
     """Parse every record of the batch (decompressed first when compressed), as Kafka's record
-    iterator does: ``(timestamps, key present)`` per record. The record offsets are checked
-    to be the deltas 0, 1, 2, ... One call of the columnar decoder's kernel
-    (:func:`kafkalog.native.records_decode.decode_records`, the one ``decode_columns`` uses)
-    on this batch alone: a producer's batch is small, and the per-call setup of
-    ``decode_columns`` would cost more than the parse."""
+    iterator does, and check that the record offsets are the deltas 0, 1, 2, ...: ``(largest
+    record timestamp, every key present)``. One call of
+    :func:`kafkalog.native.records_decode.check_records`, which walks the records with the
+    columnar decoder's own record parse (the same bytes accepted and refused) and copies
+    nothing: a producer's batch is small, and this runs once per partition of every produce
+    request."""
     codec = attrs & COMPRESSION_CODEC_MASK
     area: Any = view[RECORD_BATCH_OVERHEAD:]
     if codec:
@@ -216,26 +217,15 @@ def _check_records(view: memoryview, count: int, attrs: int, base_ts: int, max_t
         raise CorruptRecordError(
             f"produced records rejected: recordsCount {count} cannot fit in a {size}-byte "
             f"records area", position=RECORD_BATCH_OVERHEAD)
-    one = np.ones(1, np.int64)
-    off_t = np.int32 if size < 2**31 else np.int64
-    offsets = np.empty(count, np.int64)
-    timestamps = np.empty(count, np.int64)
-    key_valid = np.empty(count, bool)
-    k, err, _, err_pos = _rd.decode_records(
-        buf, np.zeros(1, np.int64), one * size, np.zeros(1, np.int64), one * base_ts,
-        np.array([1 if attrs & TIMESTAMP_TYPE_MASK else 0], np.int8), one * max_ts,
-        one * count, np.int64(0), np.int64(count), offsets, timestamps,
-        np.empty(count, np.int32), np.empty(count + 1, off_t), np.empty(size, np.uint8),
-        key_valid, np.empty(count + 1, off_t), np.empty(size, np.uint8),
-        np.empty(count, bool), np.empty(count, np.int64), np.empty(count, np.int32),
-        np.zeros(6, np.int64))
+    _, err, err_pos, in_sequence, largest, all_keys = _rd.check_records(
+        buf, 0, size, count, base_ts, bool(attrs & TIMESTAMP_TYPE_MASK), max_ts)
     if err != _rd.ERR_OK:
         msg = _rd.ERROR_MESSAGES.get(int(err), f"record error {int(err)}")
         where = (f"at byte {int(err_pos)} of the decompressed records" if codec
                  else f"at byte {RECORD_BATCH_OVERHEAD + int(err_pos)} of the batch")
         raise CorruptRecordError(f"produced records rejected: {msg} ({where})", position=0)
-    if k != count or not np.array_equal(offsets, np.arange(count, dtype=np.int64)):
+    if not in_sequence:
         raise InvalidRecordError(
             "produced records rejected: record offset deltas are not 0, 1, 2, ... (a v2 "
             "producer writes them so; Kafka would rebuild the batch)", position=0)
-    return timestamps, key_valid
+    return int(largest), bool(all_keys)

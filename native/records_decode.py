@@ -98,6 +98,85 @@ def _copy(dst, src):
         dst[j] = src[j]
 
 
+@inline
+def parse_record(src, p, end):
+    """Parse the record at ``src[p]``, its fields bounded by ``end`` (the records area's end),
+    as Kafka's ``DefaultRecord.readFrom`` checks it (see the module docstring).
+
+    Returns ``(err, next, ts_delta, offset_delta, klen, kpos, vlen, vpos, nh, hpos, hk_bytes,
+    hv_bytes)``: ``next`` is the position after the record; ``kpos``/``vpos`` where the key and
+    value bytes start (lengths < 0: null); ``hpos`` where the ``nh`` headers start and
+    ``hk_bytes``/``hv_bytes`` their key and value bytes. On error (``err != ERR_OK``) the
+    other fields are meaningless. One parse shared by :func:`decode_records` and
+    :func:`check_records`, so both accept and refuse exactly the same bytes.
+    """
+    z = np.int64(0)
+    length, p = decode_varint(src, p, end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    if length < 0:
+        return ERR_NEGATIVE_LENGTH, p, z, z, z, z, z, z, z, z, z, z
+    if length > end - p:
+        return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+    body_end = p + length
+    if p >= body_end:  # the attributes byte
+        return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+    p += 1
+    ts_delta, p = decode_varlong(src, p, body_end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    offset_delta, p = decode_varint(src, p, body_end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    klen, p = decode_varint(src, p, body_end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    kpos = p
+    if klen >= 0:
+        if klen > body_end - p:
+            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+        p += klen
+    vlen, p = decode_varint(src, p, body_end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    vpos = p
+    if vlen >= 0:
+        if vlen > body_end - p:
+            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+        p += vlen
+    nh, p = decode_varint(src, p, body_end)
+    if p < 0:
+        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+    if nh < 0:
+        return ERR_NEGATIVE_HEADER_COUNT, p, z, z, z, z, z, z, z, z, z, z
+    hpos = p
+    hk_bytes = np.int64(0)
+    hv_bytes = np.int64(0)
+    for _h in range(nh):
+        hk, p = decode_varint(src, p, body_end)
+        if p < 0:
+            return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        if hk < 0:
+            return ERR_NEGATIVE_HEADER_KEY, p, z, z, z, z, z, z, z, z, z, z
+        if hk > body_end - p:
+            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+        p += hk
+        hk_bytes += hk
+        hv, p = decode_varint(src, p, body_end)
+        if p < 0:
+            return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        if hv >= 0:
+            if hv > body_end - p:
+                return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+            p += hv
+            hv_bytes += hv
+    if p != body_end:
+        return ERR_RECORD_SIZE, p, z, z, z, z, z, z, z, z, z, z
+    return (ERR_OK, p, np.int64(ts_delta), np.int64(offset_delta), np.int64(klen),
+            np.int64(kpos), np.int64(vlen), np.int64(vpos), np.int64(nh), np.int64(hpos),
+            hk_bytes, hv_bytes)
+
+
 @kernel
 def decode_records(
     buf, batch_start, batch_end, batch_base_offset, batch_base_timestamp, batch_log_append,
@@ -163,67 +242,10 @@ def decode_records(
         max_ts = np.int64(batch_max_timestamp[i])
         for _ in range(batch_record_count[i]):
             rec_start = p
-            length, p = decode_varint(src, p, end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            if length < 0:
-                return k, ERR_NEGATIVE_LENGTH, i, rec_start
-            if length > end - p:
-                return k, ERR_TRUNCATED, i, rec_start
-            body_end = p + length
-            if p >= body_end:  # the attributes byte
-                return k, ERR_TRUNCATED, i, rec_start
-            p += 1
-            ts_delta, p = decode_varlong(src, p, body_end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            offset_delta, p = decode_varint(src, p, body_end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            klen, p = decode_varint(src, p, body_end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            kpos = p
-            if klen >= 0:
-                if klen > body_end - p:
-                    return k, ERR_TRUNCATED, i, rec_start
-                p += klen
-            vlen, p = decode_varint(src, p, body_end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            vpos = p
-            if vlen >= 0:
-                if vlen > body_end - p:
-                    return k, ERR_TRUNCATED, i, rec_start
-                p += vlen
-            nh, p = decode_varint(src, p, body_end)
-            if p < 0:
-                return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-            if nh < 0:
-                return k, ERR_NEGATIVE_HEADER_COUNT, i, rec_start
-            hpos = p
-            hk_bytes = np.int64(0)
-            hv_bytes = np.int64(0)
-            for _h in range(nh):
-                hk, p = decode_varint(src, p, body_end)
-                if p < 0:
-                    return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-                if hk < 0:
-                    return k, ERR_NEGATIVE_HEADER_KEY, i, rec_start
-                if hk > body_end - p:
-                    return k, ERR_TRUNCATED, i, rec_start
-                p += hk
-                hk_bytes += hk
-                hv, p = decode_varint(src, p, body_end)
-                if p < 0:
-                    return k, ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, i, rec_start
-                if hv >= 0:
-                    if hv > body_end - p:
-                        return k, ERR_TRUNCATED, i, rec_start
-                    p += hv
-                    hv_bytes += hv
-            if p != body_end:
-                return k, ERR_RECORD_SIZE, i, rec_start
+            (err, p, ts_delta, offset_delta, klen, kpos, vlen, vpos, nh, hpos, hk_bytes,
+             hv_bytes) = parse_record(src, p, end)
+            if err != ERR_OK:
+                return k, err, i, rec_start
             offset = add_wrap(base_offset, offset_delta)
             if offset < start_offset or offset > last_offset:
                 continue
@@ -366,3 +388,44 @@ def move_up(buf, src, dst, n):
         _copy(buf[dst + start:dst + end], buf[src + start:src + end])
         end = start
     return np.int64(n)
+
+
+@kernel
+def check_records(buf, start, end, count, base_timestamp, log_append, max_timestamp):
+    """Validate the ``count`` records of one v2 records area ``buf[start:end]`` as
+    :func:`decode_records` does (the same :func:`parse_record`), copying nothing: what a
+    broker checks of a producer's batch (Kafka's ``LogValidator`` iterating its records).
+
+    Returns ``(parsed, err, err_pos, in_sequence, max_ts, all_keys)``: ``in_sequence`` is true
+    when record ``j``'s offset delta is ``j`` for every record (a v2 producer writes them so);
+    ``max_ts`` the largest record timestamp (``max_timestamp`` for a LogAppendTime batch, whose
+    records all carry it; -1 when ``count`` is 0); ``all_keys`` true when no key is null.
+    ``err_pos`` is the position in ``buf`` of the record that failed, or of the bytes left
+    after the last record (``ERR_RECORDS_REMAINING``); -1 without error.
+    """
+    p = np.int64(start)
+    end = np.int64(end)
+    in_sequence = True
+    all_keys = True
+    max_ts = np.int64(-1)
+    if p < 0 or end < p or end > buf.shape[0]:
+        return np.int64(0), ERR_BAD_BATCH_RANGE, p, False, max_ts, False
+    base_ts = np.int64(base_timestamp)
+    n = np.int64(0)
+    for j in range(count):
+        rec_start = p
+        (err, p, ts_delta, offset_delta, klen, _kpos, _vlen, _vpos, _nh, _hpos, _hk,
+         _hv) = parse_record(buf, p, end)
+        if err != ERR_OK:
+            return n, err, rec_start, False, max_ts, False
+        if offset_delta != j:
+            in_sequence = False
+        ts = np.int64(max_timestamp) if log_append else add_wrap(base_ts, ts_delta)
+        if n == 0 or ts > max_ts:
+            max_ts = ts
+        if klen < 0:
+            all_keys = False
+        n += 1
+    if p != end:
+        return n, ERR_RECORDS_REMAINING, p, False, max_ts, False
+    return n, ERR_OK, np.int64(-1), in_sequence, max_ts, all_keys

@@ -250,3 +250,62 @@ def test_moves_match_reference(name: str, data: bytes, src: int, dst: int, n: in
     buf = np.frombuffer(bytearray(data), np.uint8)
     assert int(getattr(kd, name)(buf, np.int64(src), np.int64(dst), np.int64(n))) == moved
     assert buf.tobytes() == bytes(expected)
+
+
+def _check_both(data: bytes, start: int, end: int, count: int, base_ts: int, log_append: bool,
+                max_ts: int) -> tuple:
+    args = (_ro(data), start, end, count, base_ts, log_append, max_ts)
+    got = tuple(int(x) if not isinstance(x, (bool, np.bool_)) else bool(x)
+                for x in kd.check_records(*args))
+    want = ref.check_records(*args)
+    assert got == tuple(want)
+    return got
+
+
+@settings(max_examples=300, deadline=None)
+@given(records, st.booleans(), st.integers(-(2**62), 2**62), st.booleans())
+def test_check_records_matches_reference_on_valid_areas(recs, log_append, base_ts,
+                                                       renumber) -> None:
+    if renumber:  # the producer's numbering: offset delta j for record j
+        recs = [(r[0], j, *r[2:]) for j, r in enumerate(recs)]
+    area = b"\xee" + b"".join(_record(*r) for r in recs)
+    got = _check_both(area, 1, len(area), len(recs), base_ts, log_append, base_ts + 3)
+    assert got[1] == ref.ERR_OK
+    if renumber:
+        assert got[3] is True
+
+
+@settings(max_examples=300, deadline=None)
+@given(records.filter(bool), st.data())
+def test_check_records_matches_reference_on_damaged_areas(recs, data) -> None:
+    area = bytearray(b"".join(_record(*r) for r in recs))
+    for _ in range(data.draw(st.integers(1, 3))):
+        i = data.draw(st.integers(0, len(area) - 1))
+        area[i] ^= 1 << data.draw(st.integers(0, 7))
+    cut = data.draw(st.integers(0, len(area)))
+    count = data.draw(st.integers(0, len(recs) + 1))
+    _check_both(bytes(area[:cut]), 0, cut, count, 5, False, 9)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), st.integers(0, 8), st.integers(-3, 70), st.integers(0, 70))
+def test_check_records_matches_reference_on_arbitrary_bytes(data, count, start, end) -> None:
+    _check_both(data, start, end, count, -(2**63) + 1, False, 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(records, st.data())
+def test_check_records_agrees_with_decode_records(recs, data) -> None:
+    # the validate-only walk and the decoder accept and refuse the same bytes (one parse)
+    area = bytearray(b"".join(_record(*r) for r in recs))
+    if area and data.draw(st.booleans()):
+        area[data.draw(st.integers(0, len(area) - 1))] ^= 1 << data.draw(st.integers(0, 7))
+    count = data.draw(st.integers(0, len(recs) + 1))
+    chk = kd.check_records(_ro(bytes(area)), 0, len(area), count, 0, False, 0)
+    ret, out = _run_both(bytes(area), b"", [(0, 0, len(area), 0, 0, 0, 0, count)], *INT64)
+    assert (int(chk[1]), int(chk[2])) == (int(ret[1]), int(ret[3]))
+    if ret[1] == ref.ERR_OK:
+        n = int(ret[0])
+        assert int(chk[0]) == n
+        assert bool(chk[5]) == bool(np.all(out["key_valid"][:n]))
+        assert int(chk[4]) == (int(out["timestamps"][:n].max()) if n else -1)

@@ -190,3 +190,27 @@ def move_up(buf: bytearray, src: int, dst: int, n: int) -> int:
         return 0
     buf[dst:dst + n] = bytes(buf[src:src + n])
     return n
+
+
+def check_records(buf, start, end, count, base_timestamp, log_append, max_timestamp):
+    """Oracle of the validate-only walk: ``(parsed, err, err_pos, in_sequence, max_ts,
+    all_keys)`` (see the kernel's docstring)."""
+    src = bytes(buf)
+    p, end = int(start), int(end)
+    if p < 0 or end < p or end > len(src):
+        return 0, ERR_BAD_BATCH_RANGE, p, False, -1, False
+    deltas, stamps, keys = [], [], []
+    for _ in range(int(count)):
+        rec_start = p
+        try:
+            p, f = _read_record(src, p, end)
+        except _Bad as e:
+            return len(deltas), e.code, rec_start, False, max(stamps, default=-1), False
+        deltas.append(f["offset_delta"])
+        stamps.append(int(max_timestamp) if log_append
+                      else _long(int(base_timestamp) + f["ts_delta"]))
+        keys.append(f["key"] is not None)
+    if p != end:
+        return len(deltas), ERR_RECORDS_REMAINING, p, False, max(stamps, default=-1), False
+    return (len(deltas), ERR_OK, -1, deltas == list(range(len(deltas))),
+            max(stamps, default=-1), all(keys))
