@@ -94,6 +94,7 @@ from .native import scan as native_scan
 from .records.builder import encode_batch, encode_records_v2
 from .records.compression import codec_id as _codec_id
 from .records.crc import crc32c
+from .records.single_batch import single_producer_v2_batch as _single_producer_v2_batch
 from .records.single_batch import single_v2_batch as _single_v2_batch
 from .retention import (
     log_start_offset_breached,
@@ -553,7 +554,8 @@ class Log:
                 self._maintenance(now)  # (its two conditions, tested here: per-append cost)
             if len(data) == 0:
                 return self._empty_info()
-            fast = self._append_one_v2_batch(data, now, True)
+            fast = self._append_one_v2_batch(data, now, True,
+                                             origin=_producer_state.REPLICATION)
             if fast is not None:
                 return fast
             sc = self._scan_whole(data, "appended data")
@@ -626,7 +628,8 @@ class Log:
             return self._append_groups(v.data, sc, [(0, 1)], v.log_append_time)
 
     def _append_one_v2_batch(self, data: Any, now: int, ignore_record_size: bool = False,
-                             crc_checked: bool = False) -> LogAppendInfo | None:
+                             crc_checked: bool = False, origin: str = _producer_state.CLIENT
+                             ) -> LogAppendInfo | None:
         """The common follower case, one whole v2 batch, checked and written without numpy:
         per-call overhead is what limits small appends. None when ``data`` is anything else
         (the general path then checks it). ``ignore_record_size``: skip the
@@ -637,7 +640,10 @@ class Log:
         # check and the segment append called directly, no numpy, no dicts.
         h = _single_v2_batch(data, not crc_checked)
         if h is None:
-            return None  # not one plain v2 batch, or a bad CRC: the general path decides
+            # an idempotent producer's batch, or not one plain v2 batch (or a bad CRC: the
+            # general path then decides)
+            return self._append_one_producer_batch(data, now, ignore_record_size, crc_checked,
+                                                   origin)
         base, last, epoch, max_ts, count = h
         n = len(data)
         config = self._config
@@ -657,6 +663,42 @@ class Log:
         if epoch >= 0:
             # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
             # assign() is a no-op without I/O for the latest epoch
+            self._cache.assign(epoch, base)
+        if last + 1 - self._recovery_point >= config.flush_messages:
+            self.flush()
+        return _new_append_info((base, last, max_ts, shallow, -1, self._log_start_offset,
+                                 count, 1, n, False))
+
+    def _append_one_producer_batch(self, data: Any, now: int, ignore_record_size: bool,
+                                   crc_checked: bool, origin: str) -> LogAppendInfo | None:
+        """:meth:`_append_one_v2_batch` for one whole v2 batch of an idempotent producer
+        (neither transactional nor control): the producer state checks it (sequence, epoch,
+        duplicate) and takes it exactly as in the general path, without the numpy scan and
+        header gathers a single batch does not need. None for anything else."""
+        h = _single_producer_v2_batch(data, not crc_checked)
+        if h is None:
+            return None
+        base, last, epoch, max_ts, count, pid, producer_epoch, base_sequence = h
+        n = len(data)
+        config = self._config
+        if (n > config.max_message_bytes and not ignore_record_size) \
+                or n > config.segment_bytes or base < self._log_end_offset:
+            return None  # the general path raises the precise error
+        batches = [_producer_state.producer_batch(pid, producer_epoch, base_sequence, base,
+                                                  last, max_ts)]
+        # validated before anything is written (raises ProducerStateError subclasses)
+        dup = self._producer_state.prepare_append(batches, origin).duplicate
+        if dup is not None:  # an idempotent retry: the original offsets, nothing written
+            return LogAppendInfo(dup.first_offset, dup.last_offset, -1, -1, -1,
+                                 self._log_start_offset, 0, 0, 0, duplicate=True)
+        seg = self._segments.active
+        if seg.should_roll_positional(max_ts, last, n, now):
+            seg = self._roll(base)
+        shallow = last if max_ts >= 0 else -1
+        seg.append(last, max_ts, shallow, data)
+        self._log_end_offset = last + 1
+        _producer_state.after_log_append(self, batches, 0, n)
+        if epoch >= 0:
             self._cache.assign(epoch, base)
         if last + 1 - self._recovery_point >= config.flush_messages:
             self.flush()

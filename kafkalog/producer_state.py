@@ -283,6 +283,18 @@ def _be(buf: np.ndarray, positions: np.ndarray, offset: int, width: int, dtype: 
     return np.ascontiguousarray(buf[idx]).view(dtype).reshape(-1)
 
 
+def producer_batch(producer_id: int, producer_epoch: int, base_sequence: int, base_offset: int,
+                   last_offset: int, max_timestamp: int, is_transactional: bool = False,
+                   control: tuple[bool, int] | None = None, position: int = 0) -> ProducerBatch:
+    """The :class:`ProducerBatch` of one batch's header fields: its last sequence is the base
+    sequence plus the offset span, wrapping past ``INT32_MAX`` to 0 (Kafka's
+    ``DefaultRecordBatch.incrementSequence``)."""
+    last_sequence = NO_SEQUENCE if base_sequence == NO_SEQUENCE \
+        else (base_sequence + (last_offset - base_offset)) % (INT32_MAX + 1)
+    return ProducerBatch(producer_id, producer_epoch, base_sequence, last_sequence, base_offset,
+                         last_offset, max_timestamp, is_transactional, control, position)
+
+
 def producer_batches(buf: Any, sc: dict, lo: int = 0, hi: int | None = None
                      ) -> list[ProducerBatch]:
     """The v2 batches of scan ``sc`` (over ``buf``) in ``[lo, hi)`` that carry a producer id.
@@ -318,16 +330,14 @@ def producer_batches(buf: Any, sc: dict, lo: int = 0, hi: int | None = None
     sizes = sc["sizes"][v2].tolist()
     out = []
     for i, p in enumerate(pos.tolist()):
-        first, last, seq = firsts[i], lasts[i], seqs[i]
-        last_seq = NO_SEQUENCE if seq == NO_SEQUENCE else (seq + (last - first)) % (INT32_MAX + 1)
         control = None
         ts = max_ts[i]
         if attrs[i] & _ATTR_CONTROL:
             control, ts = _end_txn_marker(buf, p, sizes[i])
             if control is None:
                 continue  # an empty control batch (cleaned) or a non-marker: no state change
-        out.append(ProducerBatch(int(pids[i]), epochs[i], seq, last_seq, first, last, ts,
-                                 bool(attrs[i] & _ATTR_TRANSACTIONAL), control, p))
+        out.append(producer_batch(int(pids[i]), epochs[i], seqs[i], firsts[i], lasts[i], ts,
+                                  bool(attrs[i] & _ATTR_TRANSACTIONAL), control, p))
     return out
 
 

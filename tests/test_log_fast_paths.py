@@ -250,6 +250,104 @@ def test_replay_over_the_mapping_equals_replay_over_chunks(tmp_path: Path) -> No
     assert mapped.producers  # the log did have producer state to replay
 
 
+# -- the idempotent producer's single batch vs the general path --------------------------------
+
+_PRODUCER_APPENDS = st.lists(st.tuples(
+    st.sampled_from(["append", "leader", "follower"]),  # Log.append / append_as_leader /
+                                                         # append_batches (replication)
+    st.sampled_from([1, 2, -1]),  # producer id (-1: a plain batch between them)
+    st.sampled_from([0, 0, 0, 1, -1]),  # epoch change
+    st.sampled_from(["next", "next", "next", "retry", "gap", "old", "zero", "wrap"]),
+    st.integers(1, 4),  # records
+    st.sampled_from([-1, 0, 2]),  # partition leader epoch
+), min_size=1, max_size=25)
+
+
+def _producer_state(log: Log) -> tuple:
+    ps = log._producer_state
+    return ({pid: e.to_snapshot() for pid, e in sorted(ps.producers.items())},
+            dict(ps.ongoing_txns), ps.map_end_offset)
+
+
+@SETTINGS
+@given(appends=_PRODUCER_APPENDS, segment_bytes=st.sampled_from([400, 1 << 20]))
+def test_producer_batch_fast_path_does_what_the_general_path_does(
+        tmp_path_factory, monkeypatch, appends, segment_bytes) -> None:
+    # Log._append_one_producer_batch (an idempotent producer's one v2 batch, no numpy scan)
+    # against the general scan-based path: same answers (offsets, duplicates, the same errors
+    # for out-of-order sequences and fenced epochs), same files, same producer state, through
+    # the three ways a batch arrives (client appends check sequences, replication does not)
+    cfg = LogConfig(segment_bytes=segment_bytes, index_interval_bytes=100)
+    root = tmp_path_factory.mktemp("producer")
+    results = {}
+    for path in ("fast", "general"):
+        if path == "general":
+            monkeypatch.setattr(Log, "_append_one_producer_batch", lambda *a, **k: None)
+        d = root / path
+        out: list = []
+        epochs = {1: 0, 2: 3}
+        next_seq = {1: 0, 2: 2**31 - 3}  # producer 2 wraps past INT32_MAX
+        last_batch: dict[int, tuple] = {}
+        with Log.open(d, cfg, clock=ManualClock(T0)) as log:
+            for i, (how, pid, bump, seq_kind, n, leader_epoch) in enumerate(appends):
+                recs = [Record(b"k", b"v%d" % i, T0 + i) for _ in range(n)]
+                fields: dict = {}
+                if pid > 0:
+                    epochs[pid] = max(epochs[pid] + bump, 0)
+                    seq = {"next": next_seq[pid], "gap": next_seq[pid] + 2,
+                           "old": max(next_seq[pid] - 7, 0), "zero": 0,
+                           "wrap": 2**31 - 1}.get(seq_kind, next_seq[pid])
+                    if seq_kind == "retry" and pid in last_batch:
+                        seq, n_prev, epoch_prev = last_batch[pid]
+                        recs = recs[:1] * n_prev
+                        epochs[pid] = epoch_prev
+                    fields = dict(producer_id=pid, producer_epoch=epochs[pid],
+                                  base_sequence=seq)
+                try:
+                    if how == "append":
+                        info = log.append(recs, partition_leader_epoch=leader_epoch, **fields)
+                    else:
+                        data = encode_batch(recs, base_offset=log.log_end_offset,
+                                            partition_leader_epoch=leader_epoch, **fields)
+                        info = (log.append_as_leader(data, partition_leader_epoch=leader_epoch)
+                                if how == "leader" else log.append_batches(data))
+                    out.append(tuple(info))
+                    if pid > 0 and not info.duplicate:
+                        last_batch[pid] = (fields["base_sequence"], len(recs), epochs[pid])
+                        next_seq[pid] = (fields["base_sequence"] + len(recs)) % 2**31
+                except Exception as e:  # noqa: BLE001 - both paths must raise the same
+                    out.append((type(e).__name__, str(e).replace(str(d), "")))
+                out.append(_producer_state(log))
+            out.append((log.log_end_offset, [s.base_offset for s in log.segments]))
+        snapshots = {p.name: p.read_bytes() for p in sorted(d.glob("*.snapshot"))}
+        results[path] = (out, _files(d), snapshots)
+    assert results["fast"] == results["general"]
+
+
+def test_producer_batch_fast_path_is_taken(tmp_path: Path, monkeypatch) -> None:
+    # (the equality test above would also pass if the fast path never ran)
+    taken = []
+    original = Log._append_one_producer_batch
+
+    def spy(self, *args):
+        info = original(self, *args)
+        taken.append(info is not None)
+        return info
+
+    monkeypatch.setattr(Log, "_append_one_producer_batch", spy)
+    with Log.open(tmp_path / "p", clock=ManualClock(T0)) as log:
+        log.append([Record(None, b"a", T0)], producer_id=5, producer_epoch=0, base_sequence=0)
+        log.append_as_leader(encode_batch([Record(None, b"b", T0)], producer_id=5,
+                                          producer_epoch=0, base_sequence=1))
+        dup = log.append_as_leader(encode_batch([Record(None, b"b", T0)], producer_id=5,
+                                                producer_epoch=0, base_sequence=1))
+        log.append([Record(None, b"c", T0)], producer_id=6, producer_epoch=0, base_sequence=0,
+                   transactional=True)  # transactional: the general path
+        assert dup.duplicate and (dup.first_offset, dup.last_offset) == (1, 1)
+        assert log._producer_state.producers[5].last_seq == 1
+    assert taken == [True, True, True, False]
+
+
 def test_recovery_scan_is_handed_out_once_and_only_while_valid(tmp_path: Path) -> None:
     cfg = LogConfig()
     seg = LogSegment.open(tmp_path, 0, cfg, ManualClock(T0))

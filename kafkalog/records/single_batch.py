@@ -23,7 +23,8 @@ from typing import Any
 from ..native import optional_extension
 from .crc import _crc32c
 
-__all__ = ["single_v2_batch", "single_v2_batch_py", "V2_HEADER_SIZE"]
+__all__ = ["single_v2_batch", "single_v2_batch_py", "single_producer_v2_batch",
+           "V2_HEADER_SIZE"]
 
 #: the whole 61-byte v2 batch header: baseOffset, batchLength, partitionLeaderEpoch, magic,
 #: crc, attributes, lastOffsetDelta, baseTimestamp, maxTimestamp, producerId, producerEpoch,
@@ -57,3 +58,36 @@ def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, 
 _append = optional_extension("_append")
 #: ``single_v2_batch(data, check_crc)``: the C function when built, else the reference.
 single_v2_batch = _append.single_v2_batch if _append is not None else single_v2_batch_py
+
+
+def single_producer_v2_batch(data: Any, check_crc: bool
+                             ) -> tuple[int, int, int, int, int, int, int, int] | None:
+    """The other common single batch: one whole v2 batch of an idempotent producer (a producer
+    id, neither transactional nor control; what Java producers send by default since Kafka
+    3.0). Returns ``(base_offset, last_offset, partition_leader_epoch, max_timestamp,
+    records_count, producer_id, producer_epoch, base_sequence)``, or None for anything else
+    (including a batch :func:`single_v2_batch` takes, and, with ``check_crc``, a bad CRC).
+
+    >>> from kafkalog import Record, encode_batch
+    >>> single_producer_v2_batch(encode_batch([Record(None, b"v", 5)], producer_id=9,
+    ...                                       producer_epoch=1, base_sequence=4), True)
+    (0, 0, -1, 5, 1, 9, 1, 4)
+    """
+    try:
+        view = memoryview(data)
+    except TypeError:
+        return None
+    if not view.c_contiguous or view.ndim > 1 or view.itemsize != 1:
+        return None
+    n = len(view)
+    if n < V2_HEADER_SIZE:
+        return None
+    (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
+     producer_id, producer_epoch, base_sequence, count) = _V2_FULL_HEADER.unpack_from(view)
+    if magic != 2 or length + 12 != n or last_delta < 0 or producer_id < 0 \
+            or attrs & _ATTR_TXN_OR_CONTROL:
+        return None
+    if check_crc and _crc32c(view[21:]) != crc:
+        return None
+    return (base, base + last_delta, epoch, max_ts, count, producer_id, producer_epoch,
+            base_sequence)
