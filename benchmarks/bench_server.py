@@ -15,6 +15,13 @@ ratio >= 0.5):
   append with its ``pwrite``, encode the answer), i.e. without the client's own cost, the
   network, and the time the thread waited for a core while the client (same process) ran: what
   the server adds. The baseline ``Log.append`` runs alone, so the same measure applies.
+  Before the timed run the client produces 2,000 records into another topic of the same
+  server, as a running server has already loaded its kernels (from numba's cache) and made its
+  first log's files: ~50 ms otherwise charged to the first requests.
+* ``produce.aiokafka.100B.idempotent`` (and ``.server_side``): the same with
+  ``enable_idempotence=True`` (acks=all): every batch carries a producer id and sequence, the
+  producer-state checks run on each (Java producers are idempotent by default since Kafka 3.0).
+  Same baseline (plain ``Log.append``).
 * ``consume.<client>.<size>``: records/s the client reads back from offset 0 (confluent:
   ``Consumer.consume`` in 1,000-message calls; aiokafka: ``getmany``), timed from the first
   message received (the clients' start-up, a second or so, is left out). Baseline: the engine's
@@ -31,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import os
 import random
 import shutil
@@ -46,6 +54,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_codec import format_rows  # noqa: E402
 
 TOPIC = "bench"
+WARMUP_TOPIC = "warmup"
+WARMUP_RECORDS = 2_000
 
 
 def make_records(n: int, size: int, seed: int = 1) -> list[tuple[bytes, bytes]]:
@@ -107,17 +117,17 @@ def engine_read(server: KafkaServer) -> tuple[float, float]:
 # -- confluent-kafka ---------------------------------------------------------------------------
 
 
-def confluent_produce(address: str, records: list[tuple[bytes, bytes]], acks: str = "1"
-                      ) -> float:
+def confluent_produce(address: str, records: list[tuple[bytes, bytes]], acks: str = "1",
+                      topic: str = TOPIC) -> float:
     import confluent_kafka as ck
 
     p = ck.Producer({"bootstrap.servers": address, "acks": acks, "linger.ms": 5})
-    p.list_topics(TOPIC, timeout=10)  # metadata before the clock starts
+    p.list_topics(topic, timeout=10)  # metadata before the clock starts
     t0 = time.perf_counter()
     for k, v in records:
         while True:
             try:
-                p.produce(TOPIC, key=k, value=v, partition=0)
+                p.produce(topic, key=k, value=v, partition=0)
                 break
             except BufferError:
                 p.poll(0.01)
@@ -164,15 +174,18 @@ def confluent_latency(address: str, samples: int, acks: str) -> list[float]:
 # -- aiokafka ----------------------------------------------------------------------------------
 
 
-def aiokafka_produce(address: str, records: list[tuple[bytes, bytes]]) -> float:
+def aiokafka_produce(address: str, records: list[tuple[bytes, bytes]], topic: str = TOPIC,
+                     idempotent: bool = False) -> float:
     from aiokafka import AIOKafkaProducer
 
     async def run() -> float:
-        p = AIOKafkaProducer(bootstrap_servers=address, acks=1, linger_ms=5)
+        # (an idempotent producer needs acks=all)
+        p = AIOKafkaProducer(bootstrap_servers=address, acks="all" if idempotent else 1,
+                             linger_ms=5, enable_idempotence=idempotent)
         await p.start()
-        await p.partitions_for(TOPIC)
+        await p.partitions_for(topic)
         t0 = time.perf_counter()
-        futures = [await p.send(TOPIC, key=k, value=v, partition=0) for k, v in records]
+        futures = [await p.send(topic, key=k, value=v, partition=0) for k, v in records]
         await asyncio.gather(*futures)
         elapsed = time.perf_counter() - t0
         await p.stop()
@@ -209,12 +222,22 @@ def aiokafka_consume(address: str, n: int) -> float:
 # -- rows --------------------------------------------------------------------------------------
 
 
-def bench_throughput(tmp: Path, client: str, size: int, n: int) -> list[dict]:
+def bench_throughput(tmp: Path, client: str, size: int, n: int, idempotent: bool = False
+                     ) -> list[dict]:
     records = make_records(n, size)
     server = _server(tmp)
     try:
-        produce = confluent_produce if client == "confluent" else aiokafka_produce
-        consume = confluent_consume if client == "confluent" else aiokafka_consume
+        if client == "confluent":
+            produce, consume = confluent_produce, confluent_consume
+        else:
+            produce = functools.partial(aiokafka_produce, idempotent=idempotent)
+            consume = aiokafka_consume
+        # the server warmed up first, as a running server is: kernels loaded from numba's
+        # cache, files of a first log created, first connections made (~50 ms that would
+        # otherwise be charged to the first requests timed)
+        server.broker.create_topic(WARMUP_TOPIC, 1)
+        produce(server.address, records[:WARMUP_RECORDS], topic=WARMUP_TOPIC)
+        server.broker.request_metrics.clear()
         produced = produce(server.address, records)
         handled = server.broker.request_metrics["Produce"][2] / 1e9  # the loop thread's CPU
         consumed = consume(server.address, n)
@@ -223,7 +246,8 @@ def bench_throughput(tmp: Path, client: str, size: int, n: int) -> list[dict]:
         server.stop()
     read_records, read_table = engine_read(server)
     appended = engine_append(tmp, records, counts)
-    label = f"{size}B" if size < 1024 else f"{size // 1024}KiB"
+    label = (f"{size}B" if size < 1024 else f"{size // 1024}KiB") \
+        + (".idempotent" if idempotent else "")
     batch = f"{n} records of 16 B key + {size} B value, {len(counts)} batches " \
         f"(~{n // max(len(counts), 1)} records each, as the client made them)"
     return [
@@ -274,6 +298,8 @@ def run(quick: bool = False) -> list[dict]:
         for client in ("confluent", "aiokafka"):
             rows += bench_throughput(tmp, client, 100, 20_000 if quick else 200_000)
             rows += bench_throughput(tmp, client, 1024, 10_000 if quick else 100_000)
+        rows += bench_throughput(tmp, "aiokafka", 100, 20_000 if quick else 200_000,
+                                 idempotent=True)
         rows += bench_latency(tmp, 500 if quick else 3000)
         return rows
     finally:
