@@ -113,3 +113,37 @@ def test_backend_is_the_c_function_unless_disabled() -> None:
     wanted = _append is not None and not os.environ.get("KAFKALOG_NO_EXTENSIONS")
     assert (single_batch.single_v2_batch is not single_v2_batch_py) == wanted
 
+
+
+# -- an idempotent producer's batch -------------------------------------------------------------
+
+PRODUCER = st.builds(
+    lambda n, base, pid, pepoch, seq, txn: encode_batch(
+        [Record(b"k", b"v" * i, 5 + i) for i in range(n)], base_offset=base,
+        producer_id=pid, producer_epoch=pepoch, base_sequence=seq, transactional=txn),
+    st.integers(1, 5), st.integers(0, 2**62), st.sampled_from([-1, 0, 7, 2**62]),
+    st.integers(0, 2**15 - 1), st.integers(0, 2**31 - 1), st.booleans())
+PRODUCER_ANY = st.one_of(
+    PRODUCER, ANY,
+    st.builds(lambda b, pos, val: b[:pos % len(b)] + bytes([val]) + b[pos % len(b) + 1:],
+              PRODUCER, st.integers(0, 200), st.integers(0, 255)),
+    st.builds(lambda b, k: b[:k % (len(b) + 1)], PRODUCER, st.integers(0, 200)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(PRODUCER_ANY, st.booleans(), st.sampled_from([bytes, bytearray, memoryview]))
+def test_producer_batch_reads_what_the_fields_say(data: bytes, check_crc: bool,
+                                                  kind: type) -> None:
+    got = single_batch.single_producer_v2_batch(kind(data), check_crc)
+    want = None
+    if len(data) >= 61:
+        base, length, epoch, magic, crc = struct.unpack_from(">qiibI", data)
+        attrs, last_delta, _bts, max_ts, pid, pepoch, seq, count = struct.unpack_from(
+            ">hiqqqhii", data, 21)
+        from kafkalog.records.crc import crc32c
+        if magic == 2 and length + 12 == len(data) and last_delta >= 0 and pid >= 0 \
+                and not attrs & 0x30 and not (check_crc and crc32c(data[21:]) != crc):
+            want = (base, base + last_delta, epoch, max_ts, count, pid, pepoch, seq)
+    assert got == want
+    # the two single-batch checks never both take a batch
+    assert got is None or single_v2_batch_py(data, check_crc) is None
