@@ -671,26 +671,35 @@ class Log:
 
     def _append_one_producer_batch(self, data: Any, now: int, ignore_record_size: bool,
                                    crc_checked: bool, origin: str) -> LogAppendInfo | None:
-        """:meth:`_append_one_v2_batch` for one whole v2 batch of an idempotent producer
-        (neither transactional nor control): the producer state checks it (sequence, epoch,
-        duplicate) and takes it exactly as in the general path, without the numpy scan and
-        header gathers a single batch does not need. None for anything else."""
+        """:meth:`_append_one_v2_batch` for one whole v2 data batch of an idempotent or
+        transactional producer (not a control batch): the producer state checks it (sequence,
+        epoch, duplicate, transaction state) and takes it exactly as in the general path
+        (:meth:`_append_groups`), without the numpy scan and header gathers a single batch
+        does not need. None for anything else."""
         h = _single_producer_v2_batch(data, not crc_checked)
         if h is None:
             return None
-        base, last, epoch, max_ts, count, pid, producer_epoch, base_sequence = h
+        base, last, epoch, max_ts, count, pid, producer_epoch, base_sequence, txn = h
         n = len(data)
         config = self._config
         if (n > config.max_message_bytes and not ignore_record_size) \
                 or n > config.segment_bytes or base < self._log_end_offset:
             return None  # the general path raises the precise error
         batches = [_producer_state.producer_batch(pid, producer_epoch, base_sequence, base,
-                                                  last, max_ts)]
+                                                  last, max_ts, txn)]
         # validated before anything is written (raises ProducerStateError subclasses)
-        dup = self._producer_state.prepare_append(batches, origin).duplicate
+        ps = self._producer_state
+        dup = ps.prepare_append(batches, origin).duplicate
         if dup is not None:  # an idempotent retry: the original offsets, nothing written
             return LogAppendInfo(dup.first_offset, dup.last_offset, -1, -1, -1,
                                  self._log_start_offset, 0, 0, 0, duplicate=True)
+        if txn:
+            # a transaction this batch opens becomes unstable before the bytes are published
+            # (producer_state.prepare_log_append: a reader computing the LSO from another
+            # thread never sees its data as stable)
+            entry = ps.producers.get(pid)
+            if entry is None or entry.current_txn_first_offset is None:
+                ps.ongoing_txns[base] = pid
         seg = self._segments.active
         if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)

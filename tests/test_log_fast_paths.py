@@ -253,13 +253,14 @@ def test_replay_over_the_mapping_equals_replay_over_chunks(tmp_path: Path) -> No
 # -- the idempotent producer's single batch vs the general path --------------------------------
 
 _PRODUCER_APPENDS = st.lists(st.tuples(
-    st.sampled_from(["append", "leader", "follower"]),  # Log.append / append_as_leader /
-                                                         # append_batches (replication)
+    # Log.append / append_as_leader / append_batches (replication) / an end-transaction marker
+    st.sampled_from(["append", "leader", "follower", "append", "leader", "commit", "abort"]),
     st.sampled_from([1, 2, -1]),  # producer id (-1: a plain batch between them)
     st.sampled_from([0, 0, 0, 1, -1]),  # epoch change
     st.sampled_from(["next", "next", "next", "retry", "gap", "old", "zero", "wrap"]),
     st.integers(1, 4),  # records
     st.sampled_from([-1, 0, 2]),  # partition leader epoch
+    st.booleans(),  # transactional
 ), min_size=1, max_size=25)
 
 
@@ -273,10 +274,12 @@ def _producer_state(log: Log) -> tuple:
 @given(appends=_PRODUCER_APPENDS, segment_bytes=st.sampled_from([400, 1 << 20]))
 def test_producer_batch_fast_path_does_what_the_general_path_does(
         tmp_path_factory, monkeypatch, appends, segment_bytes) -> None:
-    # Log._append_one_producer_batch (an idempotent producer's one v2 batch, no numpy scan)
-    # against the general scan-based path: same answers (offsets, duplicates, the same errors
-    # for out-of-order sequences and fenced epochs), same files, same producer state, through
-    # the three ways a batch arrives (client appends check sequences, replication does not)
+    # Log._append_one_producer_batch (an idempotent or transactional producer's one v2 data
+    # batch, no numpy scan) against the general scan-based path: same answers (offsets,
+    # duplicates, the same errors for out-of-order sequences, fenced epochs and transaction
+    # states), same files (.txnindex and snapshots too), same producer state and open
+    # transactions, through the three ways a batch arrives (client appends check sequences,
+    # replication does not), with commit and abort markers between them
     cfg = LogConfig(segment_bytes=segment_bytes, index_interval_bytes=100)
     root = tmp_path_factory.mktemp("producer")
     results = {}
@@ -289,12 +292,23 @@ def test_producer_batch_fast_path_does_what_the_general_path_does(
         next_seq = {1: 0, 2: 2**31 - 3}  # producer 2 wraps past INT32_MAX
         last_batch: dict[int, tuple] = {}
         with Log.open(d, cfg, clock=ManualClock(T0)) as log:
-            for i, (how, pid, bump, seq_kind, n, leader_epoch) in enumerate(appends):
+            for i, (how, pid, bump, seq_kind, n, leader_epoch, txn) in enumerate(appends):
                 recs = [Record(b"k", b"v%d" % i, T0 + i) for _ in range(n)]
                 fields: dict = {}
+                if how in ("commit", "abort"):
+                    if pid < 0:
+                        continue
+                    try:
+                        marker = (log.commit_transaction if how == "commit"
+                                  else log.abort_transaction)
+                        out.append(tuple(marker(pid, epochs[pid])))
+                    except Exception as e:  # noqa: BLE001 - both paths must raise the same
+                        out.append((type(e).__name__, str(e).replace(str(d), "")))
+                    out.append(_producer_state(log))
+                    continue
                 if pid > 0:
                     epochs[pid] = max(epochs[pid] + bump, 0)
-                    seq = {"next": next_seq[pid], "gap": next_seq[pid] + 2,
+                    seq = {"next": next_seq[pid], "gap": (next_seq[pid] + 2) % 2**31,
                            "old": max(next_seq[pid] - 7, 0), "zero": 0,
                            "wrap": 2**31 - 1}.get(seq_kind, next_seq[pid])
                     if seq_kind == "retry" and pid in last_batch:
@@ -302,7 +316,7 @@ def test_producer_batch_fast_path_does_what_the_general_path_does(
                         recs = recs[:1] * n_prev
                         epochs[pid] = epoch_prev
                     fields = dict(producer_id=pid, producer_epoch=epochs[pid],
-                                  base_sequence=seq)
+                                  base_sequence=seq, transactional=txn)
                 try:
                     if how == "append":
                         info = log.append(recs, partition_leader_epoch=leader_epoch, **fields)
@@ -319,7 +333,8 @@ def test_producer_batch_fast_path_does_what_the_general_path_does(
                     out.append((type(e).__name__, str(e).replace(str(d), "")))
                 out.append(_producer_state(log))
             out.append((log.log_end_offset, [s.base_offset for s in log.segments]))
-        snapshots = {p.name: p.read_bytes() for p in sorted(d.glob("*.snapshot"))}
+        snapshots = {p.name: p.read_bytes() for p in sorted(d.glob("*.snapshot"))
+                     + sorted(d.glob("*.txnindex"))}
         results[path] = (out, _files(d), snapshots)
     assert results["fast"] == results["general"]
 
@@ -342,10 +357,13 @@ def test_producer_batch_fast_path_is_taken(tmp_path: Path, monkeypatch) -> None:
         dup = log.append_as_leader(encode_batch([Record(None, b"b", T0)], producer_id=5,
                                                 producer_epoch=0, base_sequence=1))
         log.append([Record(None, b"c", T0)], producer_id=6, producer_epoch=0, base_sequence=0,
-                   transactional=True)  # transactional: the general path
+                   transactional=True)
+        assert log._producer_state.ongoing_txns == {2: 6}
+        log.commit_transaction(6, 0)  # a control batch: the general path
         assert dup.duplicate and (dup.first_offset, dup.last_offset) == (1, 1)
         assert log._producer_state.producers[5].last_seq == 1
-    assert taken == [True, True, True, False]
+        assert log._producer_state.ongoing_txns == {}
+    assert taken == [True, True, True, True]  # (the marker never comes this way)
 
 
 def test_recovery_scan_is_handed_out_once_and_only_while_valid(tmp_path: Path) -> None:

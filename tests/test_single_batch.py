@@ -142,8 +142,9 @@ def test_producer_batch_reads_what_the_fields_say(data: bytes, check_crc: bool,
             ">hiqqqhii", data, 21)
         from kafkalog.records.crc import crc32c
         if magic == 2 and length + 12 == len(data) and last_delta >= 0 and pid >= 0 \
-                and not attrs & 0x30 and not (check_crc and crc32c(data[21:]) != crc):
-            want = (base, base + last_delta, epoch, max_ts, count, pid, pepoch, seq)
+                and not attrs & 0x20 and not (check_crc and crc32c(data[21:]) != crc):
+            want = (base, base + last_delta, epoch, max_ts, count, pid, pepoch, seq,
+                    bool(attrs & 0x10))
     assert got == want
     # the two single-batch checks never both take a batch
     assert got is None or single_v2_batch_py(data, check_crc) is None

@@ -32,6 +32,8 @@ __all__ = ["single_v2_batch", "single_v2_batch_py", "single_producer_v2_batch",
 _V2_FULL_HEADER = struct.Struct(">qiibIhiqqqhii")
 V2_HEADER_SIZE = _V2_FULL_HEADER.size
 _ATTR_TXN_OR_CONTROL = 0x30
+_ATTR_TRANSACTIONAL = 0x10
+_ATTR_CONTROL = 0x20
 
 
 def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, int] | None:
@@ -61,17 +63,18 @@ single_v2_batch = _append.single_v2_batch if _append is not None else single_v2_
 
 
 def single_producer_v2_batch(data: Any, check_crc: bool
-                             ) -> tuple[int, int, int, int, int, int, int, int] | None:
-    """The other common single batch: one whole v2 batch of an idempotent producer (a producer
-    id, neither transactional nor control; what Java producers send by default since Kafka
-    3.0). Returns ``(base_offset, last_offset, partition_leader_epoch, max_timestamp,
-    records_count, producer_id, producer_epoch, base_sequence)``, or None for anything else
-    (including a batch :func:`single_v2_batch` takes, and, with ``check_crc``, a bad CRC).
+                             ) -> tuple[int, int, int, int, int, int, int, int, bool] | None:
+    """The other common single batch: one whole v2 data batch of an idempotent or
+    transactional producer (a producer id, not a control batch; Java producers are idempotent
+    by default since Kafka 3.0). Returns ``(base_offset, last_offset, partition_leader_epoch,
+    max_timestamp, records_count, producer_id, producer_epoch, base_sequence,
+    is_transactional)``, or None for anything else (including a batch :func:`single_v2_batch`
+    takes, and, with ``check_crc``, a bad CRC).
 
     >>> from kafkalog import Record, encode_batch
     >>> single_producer_v2_batch(encode_batch([Record(None, b"v", 5)], producer_id=9,
     ...                                       producer_epoch=1, base_sequence=4), True)
-    (0, 0, -1, 5, 1, 9, 1, 4)
+    (0, 0, -1, 5, 1, 9, 1, 4, False)
     """
     try:
         view = memoryview(data)
@@ -85,9 +88,9 @@ def single_producer_v2_batch(data: Any, check_crc: bool
     (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
      producer_id, producer_epoch, base_sequence, count) = _V2_FULL_HEADER.unpack_from(view)
     if magic != 2 or length + 12 != n or last_delta < 0 or producer_id < 0 \
-            or attrs & _ATTR_TXN_OR_CONTROL:
+            or attrs & _ATTR_CONTROL:
         return None
     if check_crc and _crc32c(view[21:]) != crc:
         return None
     return (base, base + last_delta, epoch, max_ts, count, producer_id, producer_epoch,
-            base_sequence)
+            base_sequence, bool(attrs & _ATTR_TRANSACTIONAL))
