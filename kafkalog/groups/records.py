@@ -132,10 +132,30 @@ def _offset_commit_key(group: str, topic: str, partition: int) -> bytes:
     return offset_commit_tombstone(group, topic, partition)[0]
 
 
+#: ``OffsetCommitValue`` v3 up to the metadata's bytes: version, offset, leaderEpoch, metadata
+#: length (a non-flexible version: int16 string length); then the bytes and commitTimestamp
+_VALUE_V3_HEAD = struct.Struct(">hqih")
+_VALUE_V3_TAIL = struct.Struct(">q")
+
+
 def offset_commit_record(group: str, topic: str, partition: int, om: OffsetAndMetadata
                          ) -> tuple[bytes, bytes]:
     """Key and value bytes of an offset commit, at the versions Kafka writes."""
     expire = om.expire_timestamp
+    if expire is None and type(om.metadata) is str:
+        # the value v3 of nearly every commit, packed directly (a consumer commits thousands
+        # of partitions at once; tests hold it equal to the schema-driven writer below, which
+        # also gives the errors: out-of-range fields, metadata over 32767 bytes)
+        raw_metadata = om.metadata.encode("utf-8")
+        if len(raw_metadata) <= 0x7FFF:
+            try:
+                raw = (_VALUE_V3_HEAD.pack(OFFSET_COMMIT_VALUE_VERSION, om.offset,
+                                           om.leader_epoch, len(raw_metadata))
+                       + raw_metadata + _VALUE_V3_TAIL.pack(om.commit_timestamp))
+            except struct.error:
+                pass
+            else:
+                return _offset_commit_key(group, topic, partition), raw
     version = OFFSET_COMMIT_VALUE_VERSION if expire is None \
         else OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE
     value = CODEC.values[OFFSET_COMMIT_KEY_TYPE]

@@ -11,8 +11,11 @@ import warnings
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kafkalog import LogDir, ManualClock, iter_batches
+from kafkalog.decoders import message
 from kafkalog.decoders import offsets as offsets_decoder
 from kafkalog.groups import (
     GroupIdNotFoundError,
@@ -23,6 +26,7 @@ from kafkalog.groups import (
     offsets_partition,
 )
 from kafkalog.groups import consumer_protocol as cp
+from kafkalog.groups import records as group_records
 from kafkalog.groups.records import GroupMetadata, MemberMetadata, OffsetAndMetadata
 
 from ..conftest import shared_fixture_path
@@ -445,3 +449,35 @@ def test_metadata_limit_counts_utf16_units(logdir) -> None:
     m.commit_offsets("g", {("t", 0): 1}, metadata="éééé")       # 4 UTF-16 units
     with pytest.raises(ValueError, match="offset.metadata.max.bytes"):
         m.commit_offsets("g", {("t", 0): 1}, metadata="😀😀😀")   # 3 characters, 6 units
+
+
+# -- the packed OffsetCommitValue v3 ------------------------------------------------------------
+
+def _schema_written(om: OffsetAndMetadata) -> bytes:
+    """OffsetCommitValue v3 through the schema-driven writer (what offset_commit_record used
+    for every commit before packing v3 directly)."""
+    value = offsets_decoder.CODEC.values[group_records.OFFSET_COMMIT_KEY_TYPE]
+    return b"\x00\x03" + message.write(
+        value, {"offset": om.offset, "leaderEpoch": om.leader_epoch, "metadata": om.metadata,
+                "commitTimestamp": om.commit_timestamp, "expireTimestamp": -1}, 3)
+
+
+@settings(max_examples=400, deadline=None)
+@given(offset=st.integers(-(2**64), 2**64), epoch=st.integers(-(2**32), 2**32),
+       meta=st.text(max_size=40) | st.sampled_from(["", "x" * 32767, "é" * 16384]),
+       ts=st.integers(-(2**64), 2**64))
+def test_packed_offset_commit_value_is_the_schema_writers(offset, epoch, meta, ts) -> None:
+    # the packed v3 value (nearly every commit) gives the schema-driven writer's bytes, and
+    # where that refuses a value (out of range, metadata over 32767 bytes) the same error
+    om = OffsetAndMetadata(offset, epoch, meta, ts)
+    try:
+        want = _schema_written(om)
+    except ValueError as e:
+        with pytest.raises(ValueError) as got:
+            group_records.offset_commit_record("g", "t", 0, om)
+        assert str(got.value) == str(e)
+        return
+    key, value = group_records.offset_commit_record("g", "t", 0, om)
+    assert value == want
+    back = offsets_decoder.decode_record_obj(key, value)
+    assert back["version"] == 3 and back["value"]["offset"] == offset
