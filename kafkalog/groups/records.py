@@ -136,6 +136,8 @@ def _offset_commit_key(group: str, topic: str, partition: int) -> bytes:
 #: length (a non-flexible version: int16 string length); then the bytes and commitTimestamp
 _VALUE_V3_HEAD = struct.Struct(">hqih")
 _VALUE_V3_TAIL = struct.Struct(">q")
+#: the second byte of an offset commit key (record types 0 and 1)
+_COMMIT_KEYS = (b"\x00", b"\x01")
 
 
 def offset_commit_record(group: str, topic: str, partition: int, om: OffsetAndMetadata
@@ -228,6 +230,37 @@ def _group_value(group: str, v: dict) -> GroupMetadata:
                          v["leader"], None if ts == NO_TIMESTAMP else ts, tuple(members))
 
 
+@lru_cache(maxsize=1 << 16)
+def _offset_commit_key_fields(key: bytes) -> tuple[str, str, int] | None:
+    """``(group, topic, partition)`` of an offset commit key, None for another record type.
+    Cached: a reload meets the same keys over and over (one per group and partition)."""
+    rec = CODEC.decode(key, None)
+    if rec["type"] not in OFFSET_COMMIT_TYPES:
+        return None
+    k = rec["key"]
+    return k["group"], k["topic"], k["partition"]
+
+
+def _packed_offset_commit(key: bytes, value: bytes, record_offset: int) -> OffsetCommit | None:
+    """An offset commit whose value is exactly a v3 ``OffsetCommitValue`` (what Kafka writes
+    for nearly every commit), read without the schema-driven reader; None for anything else
+    (the reader then decides, raising its precise errors). Tests hold the two equal."""
+    n = len(value)
+    if n < _VALUE_V3_HEAD.size + _VALUE_V3_TAIL.size:
+        return None
+    version, offset, leader_epoch, size = _VALUE_V3_HEAD.unpack_from(value)
+    end = _VALUE_V3_HEAD.size + size
+    if version != OFFSET_COMMIT_VALUE_VERSION or size < 0 or end + _VALUE_V3_TAIL.size != n:
+        return None  # (the reader ignores trailing bytes, as Kafka does: it reads those)
+    fields = _offset_commit_key_fields(bytes(key))
+    if fields is None:
+        return None
+    metadata = bytes(value[_VALUE_V3_HEAD.size:end]).decode("utf-8", "replace")
+    (commit_timestamp,) = _VALUE_V3_TAIL.unpack_from(value, end)
+    return OffsetCommit(*fields, OffsetAndMetadata(offset, leader_epoch, metadata,
+                                                   commit_timestamp, None, record_offset))
+
+
 def decode(key: bytes | None, value: bytes | None, record_offset: int = -1
            ) -> OffsetCommit | GroupMetadataRecord | None:
     """Decode one ``__consumer_offsets`` record; None for the KIP-848/share record types.
@@ -238,6 +271,10 @@ def decode(key: bytes | None, value: bytes | None, record_offset: int = -1
         (``MissingKeyError``, ``UnknownRecordTypeError``, ``MessageDecodeError``) for a record
         without a key, of an unknown type, or malformed.
     """
+    if key is not None and value is not None and key[:1] == b"\x00" and key[1:2] in _COMMIT_KEYS:
+        rec_ = _packed_offset_commit(key, value, record_offset)
+        if rec_ is not None:
+            return rec_
     rec = CODEC.decode(key, value)
     t = rec["type"]
     k = rec["key"]

@@ -481,3 +481,47 @@ def test_packed_offset_commit_value_is_the_schema_writers(offset, epoch, meta, t
     assert value == want
     back = offsets_decoder.decode_record_obj(key, value)
     assert back["version"] == 3 and back["value"]["offset"] == offset
+
+
+def _commit_value(draw: st.DrawFn) -> bytes | None:
+    om = OffsetAndMetadata(draw(st.integers(-(2**63), 2**63 - 1)),
+                           draw(st.integers(-(2**31), 2**31 - 1)), draw(st.text(max_size=8)),
+                           draw(st.integers(-(2**63), 2**63 - 1)),
+                           draw(st.sampled_from([None, None, 5])))
+    value = group_records.offset_commit_record("g", "t", 1, om)[1]
+    how = draw(st.sampled_from(["as is", "as is", "cut", "extra", "flip", "bad utf-8"]))
+    if how == "cut":
+        value = value[:draw(st.integers(0, len(value)))]
+    elif how == "extra":
+        value += draw(st.binary(min_size=1, max_size=4))
+    elif how == "flip":
+        i = draw(st.integers(0, len(value) - 1))
+        value = value[:i] + bytes([value[i] ^ (1 << draw(st.integers(0, 7)))]) + value[i + 1:]
+    elif how == "bad utf-8" and len(value) > 16:
+        value = value[:16] + b"\xff" + value[17:]
+    return value
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.data())
+def test_packed_offset_commit_read_is_the_schema_readers(data) -> None:
+    # the v3 values read straight (nearly every record of a reload) give the schema-driven
+    # reader's OffsetCommit, and anything else goes to that reader
+    commit_key = group_records.offset_commit_record("grp", "topic", 7, OffsetAndMetadata(1))[0]
+    key = data.draw(st.sampled_from([
+        commit_key, commit_key, b"\x00\x00" + commit_key[2:],  # key types 1 and 0
+        group_records.group_metadata_tombstone("grp")[0], b"\x00\x01\x00", b"\x00"]))
+    value = data.draw(st.one_of(st.none(), st.composite(_commit_value)(),
+                                st.composite(_commit_value)(), st.binary(max_size=30)))
+    offset = data.draw(st.integers(-1, 2**40))
+
+    def outcome() -> object:
+        try:
+            return group_records.decode(key, value, offset)
+        except Exception as e:  # noqa: BLE001 - both ways must raise the same
+            return type(e), str(e)
+
+    fast = outcome()
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(group_records, "_packed_offset_commit", lambda *a: None)
+        assert outcome() == fast
