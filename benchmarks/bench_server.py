@@ -22,6 +22,11 @@ ratio >= 0.5):
   ``enable_idempotence=True`` (acks=all): every batch carries a producer id and sequence, the
   producer-state checks run on each (Java producers are idempotent by default since Kafka 3.0).
   Same baseline (plain ``Log.append``).
+* ``produce.<client>.<size>.replayed``: the same Produce request frames, captured from that
+  run, handled again by a fresh server's ``Connection.handle_frame`` on its loop thread with no
+  client in the process (records / the thread's CPU time). The client of the live run shares
+  this 2-core machine (and the GIL), which makes the server's own work ~1.4x slower (measured
+  with a busy loop on the other core); this row is the server's cost alone.
 * ``consume.<client>.<size>``: records/s the client reads back from offset 0 (confluent:
   ``Consumer.consume`` in 1,000-message calls; aiokafka: ``getmany``), timed from the first
   message received (the clients' start-up, a second or so, is left out). Baseline: the engine's
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import functools
 import os
 import random
@@ -45,6 +51,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from kafkalog import Log, Record, iter_batches
@@ -99,6 +106,57 @@ def engine_append(tmp: Path, records: list[tuple[bytes, bytes]], counts: list[in
         elapsed = time.perf_counter() - t0
     shutil.rmtree(path.parent, ignore_errors=True)
     return len(records) / elapsed
+
+
+@contextlib.contextmanager
+def _captured_produce_frames() -> Iterator[list[bytes]]:
+    """The Produce request frames every connection handles meanwhile (in order)."""
+    from kafkalog.server.connection import Connection
+
+    frames: list[bytes] = []
+    original = Connection.handle_frame
+
+    async def capture(self: Connection, frame: bytes) -> bytes | None:
+        if frame[:2] == b"\x00\x00":  # api key 0
+            frames.append(bytes(frame))
+        return await original(self, frame)
+
+    Connection.handle_frame = capture  # type: ignore[method-assign]
+    try:
+        yield frames
+    finally:
+        Connection.handle_frame = original  # type: ignore[method-assign]
+
+
+class _NoPeer:
+    """The stream writer a replayed Connection never writes to (it only asks the peer)."""
+
+    def get_extra_info(self, name: str) -> object:
+        return ("replay", 0)
+
+
+def replay_produce(tmp: Path, frames: list[bytes]) -> float:
+    """CPU seconds a fresh server's loop thread spends handling ``frames`` (Produce requests
+    as a client sent them), with no client in the process: the server's own cost."""
+    from kafkalog.server.connection import Connection
+
+    server = _server(tmp)
+    try:
+        def handle_all() -> int:
+            conn = Connection(server.broker, None, _NoPeer())  # type: ignore[arg-type]
+            for frame in frames:
+                coro = conn.handle_frame(frame)
+                try:  # a produce request never waits (one replica): one step completes it
+                    coro.send(None)
+                except StopIteration:
+                    continue
+                coro.close()
+                raise RuntimeError("a replayed produce request waited")
+            return server.broker.request_metrics["Produce"][2]
+
+        return server.call(handle_all) / 1e9
+    finally:
+        server.stop()
 
 
 def engine_read(server: KafkaServer) -> tuple[float, float]:
@@ -238,7 +296,8 @@ def bench_throughput(tmp: Path, client: str, size: int, n: int, idempotent: bool
         server.broker.create_topic(WARMUP_TOPIC, 1)
         produce(server.address, records[:WARMUP_RECORDS], topic=WARMUP_TOPIC)
         server.broker.request_metrics.clear()
-        produced = produce(server.address, records)
+        with _captured_produce_frames() as frames:
+            produced = produce(server.address, records)
         handled = server.broker.request_metrics["Produce"][2] / 1e9  # the loop thread's CPU
         consumed = consume(server.address, n)
         counts = _batch_counts(server)
@@ -246,6 +305,7 @@ def bench_throughput(tmp: Path, client: str, size: int, n: int, idempotent: bool
         server.stop()
     read_records, read_table = engine_read(server)
     appended = engine_append(tmp, records, counts)
+    replayed = replay_produce(tmp, frames)
     label = (f"{size}B" if size < 1024 else f"{size // 1024}KiB") \
         + (".idempotent" if idempotent else "")
     batch = f"{n} records of 16 B key + {size} B value, {len(counts)} batches " \
@@ -256,6 +316,10 @@ def bench_throughput(tmp: Path, client: str, size: int, n: int, idempotent: bool
         _row(f"produce.{client}.{label}.server_side", n / handled, "records/s", appended,
              f"the same run, records / CPU time of the server's loop thread handling the "
              f"produce requests (parse, validate, append, answer; {len(counts)} requests)"),
+        _row(f"produce.{client}.{label}.replayed", n / replayed, "records/s", appended,
+             f"the same {len(frames)} produce requests (frames captured from the run above) "
+             f"handled again by a fresh server on its loop thread with no client running: "
+             f"records / the thread's CPU time (parse, validate, append, answer)"),
         _row(f"consume.{client}.{label}", consumed, "records/s", read_records,
              f"{batch}; baseline Log.records; Log.read_table {read_table:,.0f} records/s"),
     ]
