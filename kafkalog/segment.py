@@ -993,8 +993,12 @@ class LogSegment:
         if not k:
             return
         # columns (offset, position, timestamp, time-index offset), each contiguous: the
-        # append kernels then see the one array type every caller passes (one compilation)
-        cols = np.frombuffer(st.fields, np.int64, 4 * k).reshape(k, 4).T.copy()
+        # append kernels then see the one array type every caller passes (one compilation).
+        # Sliced first (one C call: a copy, under the GIL): a numpy view of st.fields itself
+        # would export its buffer, and the writer's next extend() in another thread, between
+        # two bytecodes of this statement, would fail with BufferError after its pwrite.
+        taken = st.fields[:4 * k]
+        cols = np.frombuffer(taken, np.int64).reshape(k, 4).T.copy()
         del st.fields[:4 * k]
         # the checks and errors of sequential appends (staging only checked the offsets)
         self._open_offset_index().append_many_unlocked(cols[0], cols[1])

@@ -5,6 +5,7 @@ is a consistent prefix; errors come from the same append as without staging."""
 from __future__ import annotations
 
 import random
+import sys
 import threading
 from pathlib import Path
 
@@ -184,3 +185,37 @@ def test_reader_thread_lookups_while_appending(tmp_path: Path) -> None:
             stop.set()
             t.join()
         assert not bad
+
+
+def test_reader_thread_writing_staged_entries_never_fails_an_append(tmp_path: Path) -> None:
+    """A reader thread writing the staged entries while the writer stages more: the writer's
+    append must not fail (it did, with ``BufferError``, when the reader held a numpy view of
+    the staged array: the writer's ``extend`` then could not resize it, after its bytes were
+    written). GIL switches forced every microsecond make the interleaving likely: before the
+    fix about half of these runs failed."""
+    cfg = LogConfig(index_interval_bytes=0, segment_ms=LONG_MAX)
+    batches = _batches(11, 2000)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for run in range(8):
+            with Log.open(tmp_path / str(run), cfg, clock=ManualClock(T0)) as log:
+                stop = threading.Event()
+
+                def reader(log: Log = log, stop: threading.Event = stop) -> None:
+                    rng = random.Random(2)
+                    while not stop.is_set():
+                        log.segments[-1].lookup_position(
+                            rng.randint(0, max(1, log.log_end_offset)))
+
+                t = threading.Thread(target=reader)
+                t.start()
+                try:
+                    for data, _, _, _ in batches:
+                        log.append_batches(data)
+                finally:
+                    stop.set()
+                    t.join()
+                assert log.log_end_offset == batches[-1][1] + 1
+    finally:
+        sys.setswitchinterval(interval)
