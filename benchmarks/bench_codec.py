@@ -29,6 +29,9 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
 * ``decode.lz4.content_checksum.vs_aiokafka``: ``decode.lz4`` on the same records framed as Go
   producers frame them (pierrec/lz4, Sarama's LZ4 library: independent blocks and a content
   checksum, an xxHash32 of every batch's records that both sides verify), CRCs checked.
+* ``decode.none.headers.vs_aiokafka``: the records of ``decode.none`` with 2 headers each (the
+  ``encode_rows`` headers), ``decode_columns`` (header columns included) vs aiokafka's reader
+  reading every record's headers, CRCs checked by both.
 * ``decode.legacy.v<magic>.<codec>.vs_aiokafka``: ``decode_columns`` of legacy message sets
   (magic 0 and 1, what pre-0.11 brokers wrote; wrappers of 1,000 inner messages when
   compressed) built by aiokafka's ``LegacyRecordBatchBuilder`` from the same records, vs
@@ -389,6 +392,26 @@ def bench_checksummed_lz4(cols: RecordColumns, peers: dict, repeat: int) -> list
         peers, repeat)]
 
 
+def bench_headers(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
+    """``decode.none.headers.vs_aiokafka`` (see the module docstring)."""
+    if "aiokafka" not in peers:  # pragma: no cover - optional peer
+        return []
+    from kafkalog import Record, encode_batch
+
+    keys, values, stamps = _row_inputs(cols)
+    n = len(keys)
+    data = b"".join(
+        bytes(encode_batch([Record(k, v, t, HEADERS) for k, v, t in zip(
+            keys[s:s + PER_BATCH], values[s:s + PER_BATCH], stamps[s:s + PER_BATCH])],
+            base_offset=s))
+        for s in range(0, n, PER_BATCH))
+    return [_decode_vs_aiokafka(
+        "decode.none.headers.vs_aiokafka", data, n,
+        f"{n:,} records of 16 B key + 100 B value + 2 headers, {PER_BATCH:,} per batch, "
+        f"{len(data) / 1e6:.1f} MB as none; header columns on our side, every record's "
+        f"headers read on theirs", peers, repeat)]
+
+
 def _head(cols: RecordColumns, n: int) -> RecordColumns:
     """The first ``n`` rows of ``cols`` (fixed-size keys and values, no headers)."""
     return make_columns(n) if n < len(cols) else cols
@@ -536,6 +559,7 @@ def run(quick: bool = False) -> list[dict]:
 
     out += bench_rows(cols, peers, repeat)
     out += bench_checksummed_lz4(cols, peers, repeat)
+    out += bench_headers(cols, peers, repeat)
     out += bench_legacy(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_single_record_batches(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
