@@ -645,29 +645,9 @@ class Log:
             return self._append_one_producer_batch(data, now, ignore_record_size, crc_checked,
                                                    origin)
         base, last, epoch, max_ts, count = h
-        n = len(data)
-        config = self._config
-        if (n > config.max_message_bytes and not ignore_record_size) \
-                or n > config.segment_bytes or base < self._log_end_offset:
+        if not self._fits_one_batch(len(data), base, ignore_record_size):
             return None  # the general path raises the precise error
-        seg = self._segments.active
-        if seg.should_roll_positional(max_ts, last, n, now):
-            seg = self._roll(base)
-        shallow = last if max_ts >= 0 else -1
-        # returns once the bytes are written; the committed size is published after that
-        seg.append(last, max_ts, shallow, data)
-        self._log_end_offset = last + 1
-        # after_log_append with no producer batches: only the end offset moves
-        # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)
-        self._producer_state.map_end_offset = last + 1
-        if epoch >= 0:
-            # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
-            # assign() is a no-op without I/O for the latest epoch
-            self._cache.assign(epoch, base)
-        if last + 1 - self._recovery_point >= config.flush_messages:
-            self.flush()
-        return _new_append_info((base, last, max_ts, shallow, -1, self._log_start_offset,
-                                 count, 1, n, False))
+        return self._write_one_batch(data, now, base, last, epoch, max_ts, count, None)
 
     def _append_one_producer_batch(self, data: Any, now: int, ignore_record_size: bool,
                                    crc_checked: bool, origin: str) -> LogAppendInfo | None:
@@ -680,10 +660,7 @@ class Log:
         if h is None:
             return None
         base, last, epoch, max_ts, count, pid, producer_epoch, base_sequence, txn = h
-        n = len(data)
-        config = self._config
-        if (n > config.max_message_bytes and not ignore_record_size) \
-                or n > config.segment_bytes or base < self._log_end_offset:
+        if not self._fits_one_batch(len(data), base, ignore_record_size):
             return None  # the general path raises the precise error
         batches = [_producer_state.producer_batch(pid, producer_epoch, base_sequence, base,
                                                   last, max_ts, txn)]
@@ -700,16 +677,42 @@ class Log:
             entry = ps.producers.get(pid)
             if entry is None or entry.current_txn_first_offset is None:
                 ps.ongoing_txns[base] = pid
+        return self._write_one_batch(data, now, base, last, epoch, max_ts, count, batches)
+
+    def _fits_one_batch(self, n: int, base: int, ignore_record_size: bool) -> bool:
+        """A single-batch path may take these ``n`` bytes at ``base``: within
+        ``max_message_bytes`` (unless ignored) and ``segment_bytes``, not below the log end
+        offset (otherwise the general path raises the precise error)."""
+        config = self._config
+        return not ((n > config.max_message_bytes and not ignore_record_size)
+                    or n > config.segment_bytes or base < self._log_end_offset)
+
+    def _write_one_batch(self, data: Any, now: int, base: int, last: int, epoch: int,
+                         max_ts: int, count: int,
+                         batches: list[_producer_state.ProducerBatch] | None) -> LogAppendInfo:
+        """Write one checked batch and do the bookkeeping of both single-batch paths: roll
+        when due, append, move the end offsets, assign the leader epoch, flush by count.
+        ``batches``: the producer batch the producer state takes after the write (None: a batch
+        without producer id, only the state's end offset moves)."""
+        n = len(data)
         seg = self._segments.active
         if seg.should_roll_positional(max_ts, last, n, now):
             seg = self._roll(base)
         shallow = last if max_ts >= 0 else -1
+        # returns once the bytes are written; the committed size is published after that
         seg.append(last, max_ts, shallow, data)
         self._log_end_offset = last + 1
-        _producer_state.after_log_append(self, batches, 0, n)
+        if batches is None:
+            # after_log_append with no producer batches: only the end offset moves
+            # (ProducerStateManager.update_map_end_offset, inlined: per-append cost)
+            self._producer_state.map_end_offset = last + 1
+        else:
+            _producer_state.after_log_append(self, batches, 0, n)
         if epoch >= 0:
+            # Kafka's append assigns every v2 batch's epoch (a lower one truncates the cache);
+            # assign() is a no-op without I/O for the latest epoch
             self._cache.assign(epoch, base)
-        if last + 1 - self._recovery_point >= config.flush_messages:
+        if last + 1 - self._recovery_point >= self._config.flush_messages:
             self.flush()
         return _new_append_info((base, last, max_ts, shallow, -1, self._log_start_offset,
                                  count, 1, n, False))

@@ -36,21 +36,32 @@ _ATTR_TRANSACTIONAL = 0x10
 _ATTR_CONTROL = 0x20
 
 
-def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, int] | None:
-    """Reference of :func:`single_v2_batch` (the fallback when the C extension is absent)."""
+def _whole_v2_header(data: Any) -> tuple[memoryview, tuple] | None:
+    """``data`` as bytes and its unpacked header when it is exactly one v2 batch with a
+    ``lastOffsetDelta`` that is not negative, else None."""
     try:
         view = memoryview(data)
     except TypeError:
         return None
     if not view.c_contiguous or view.ndim > 1 or view.itemsize != 1:
         return None  # (one dimension of single bytes: len(data) is then the byte count)
-    n = len(view)
-    if n < V2_HEADER_SIZE:
+    if len(view) < V2_HEADER_SIZE:
         return None
-    (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
-     producer_id, _producer_epoch, _base_sequence, count) = _V2_FULL_HEADER.unpack_from(view)
-    if magic != 2 or length + 12 != n or last_delta < 0 or producer_id != -1 \
-            or attrs & _ATTR_TXN_OR_CONTROL:
+    h = _V2_FULL_HEADER.unpack_from(view)
+    # magic, batchLength covering exactly the bytes, lastOffsetDelta
+    if h[3] != 2 or h[1] + 12 != len(view) or h[6] < 0:
+        return None
+    return view, h
+
+
+def single_v2_batch_py(data: Any, check_crc: bool) -> tuple[int, int, int, int, int] | None:
+    """Reference of :func:`single_v2_batch` (the fallback when the C extension is absent)."""
+    whole = _whole_v2_header(data)
+    if whole is None:
+        return None
+    view, (base, _length, epoch, _magic, crc, attrs, last_delta, _base_ts, max_ts,
+           producer_id, _producer_epoch, _base_sequence, count) = whole
+    if producer_id != -1 or attrs & _ATTR_TXN_OR_CONTROL:
         return None  # producer state (idempotence, transactions) needs the general path
     if check_crc and _crc32c(view[21:]) != crc:
         return None
@@ -76,19 +87,12 @@ def single_producer_v2_batch(data: Any, check_crc: bool
     ...                                       producer_epoch=1, base_sequence=4), True)
     (0, 0, -1, 5, 1, 9, 1, 4, False)
     """
-    try:
-        view = memoryview(data)
-    except TypeError:
+    whole = _whole_v2_header(data)
+    if whole is None:
         return None
-    if not view.c_contiguous or view.ndim > 1 or view.itemsize != 1:
-        return None
-    n = len(view)
-    if n < V2_HEADER_SIZE:
-        return None
-    (base, length, epoch, magic, crc, attrs, last_delta, _base_ts, max_ts,
-     producer_id, producer_epoch, base_sequence, count) = _V2_FULL_HEADER.unpack_from(view)
-    if magic != 2 or length + 12 != n or last_delta < 0 or producer_id < 0 \
-            or attrs & _ATTR_CONTROL:
+    view, (base, _length, epoch, _magic, crc, attrs, last_delta, _base_ts, max_ts,
+           producer_id, producer_epoch, base_sequence, count) = whole
+    if producer_id < 0 or attrs & _ATTR_CONTROL:
         return None
     if check_crc and _crc32c(view[21:]) != crc:
         return None
