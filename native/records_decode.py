@@ -99,6 +99,19 @@ def _copy(dst, src):
 
 
 @inline
+def _varint_error(p):
+    """The error of a varint read that returned position ``p < 0``."""
+    return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT
+
+
+@inline
+def _failed(err):
+    """:func:`parse_record`'s answer for error ``err`` (its other fields meaningless)."""
+    z = np.int64(0)
+    return err, z, z, z, z, z, z, z, z, z, z, z
+
+
+@inline
 def parse_record(src, p, end):
     """Parse the record at ``src[p]``, its fields bounded by ``end`` (the records area's end),
     as Kafka's ``DefaultRecord.readFrom`` checks it (see the module docstring).
@@ -110,68 +123,67 @@ def parse_record(src, p, end):
     other fields are meaningless. One parse shared by :func:`decode_records` and
     :func:`check_records`, so both accept and refuse exactly the same bytes.
     """
-    z = np.int64(0)
     length, p = decode_varint(src, p, end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     if length < 0:
-        return ERR_NEGATIVE_LENGTH, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(ERR_NEGATIVE_LENGTH)
     if length > end - p:
-        return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(ERR_TRUNCATED)
     body_end = p + length
     if p >= body_end:  # the attributes byte
-        return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(ERR_TRUNCATED)
     p += 1
     ts_delta, p = decode_varlong(src, p, body_end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     offset_delta, p = decode_varint(src, p, body_end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     klen, p = decode_varint(src, p, body_end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     kpos = p
     if klen >= 0:
         if klen > body_end - p:
-            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(ERR_TRUNCATED)
         p += klen
     vlen, p = decode_varint(src, p, body_end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     vpos = p
     if vlen >= 0:
         if vlen > body_end - p:
-            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(ERR_TRUNCATED)
         p += vlen
     nh, p = decode_varint(src, p, body_end)
     if p < 0:
-        return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(_varint_error(p))
     if nh < 0:
-        return ERR_NEGATIVE_HEADER_COUNT, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(ERR_NEGATIVE_HEADER_COUNT)
     hpos = p
     hk_bytes = np.int64(0)
     hv_bytes = np.int64(0)
     for _h in range(nh):
         hk, p = decode_varint(src, p, body_end)
         if p < 0:
-            return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(_varint_error(p))
         if hk < 0:
-            return ERR_NEGATIVE_HEADER_KEY, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(ERR_NEGATIVE_HEADER_KEY)
         if hk > body_end - p:
-            return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(ERR_TRUNCATED)
         p += hk
         hk_bytes += hk
         hv, p = decode_varint(src, p, body_end)
         if p < 0:
-            return ERR_TRUNCATED if p == -1 else ERR_BAD_VARINT, p, z, z, z, z, z, z, z, z, z, z
+            return _failed(_varint_error(p))
         if hv >= 0:
             if hv > body_end - p:
-                return ERR_TRUNCATED, p, z, z, z, z, z, z, z, z, z, z
+                return _failed(ERR_TRUNCATED)
             p += hv
             hv_bytes += hv
     if p != body_end:
-        return ERR_RECORD_SIZE, p, z, z, z, z, z, z, z, z, z, z
+        return _failed(ERR_RECORD_SIZE)
     return (ERR_OK, p, np.int64(ts_delta), np.int64(offset_delta), np.int64(klen),
             np.int64(kpos), np.int64(vlen), np.int64(vpos), np.int64(nh), np.int64(hpos),
             hk_bytes, hv_bytes)
