@@ -153,6 +153,29 @@ def test_full_index_rolls_and_raises_as_before(tmp_path: Path, index_bytes: int,
     assert "full" in runs[0][0] and True in runs[0][0]
 
 
+def _append_while_reading(log: Log, batches: list, seed: int) -> list[tuple[int, int]]:
+    """Append ``batches`` while another thread looks up positions in the active segment (each
+    lookup writes the staged entries first); the ``(target, position)`` answers it got."""
+    stop = threading.Event()
+    seen: list[tuple[int, int]] = []
+
+    def reader() -> None:
+        rng = random.Random(seed)
+        while not stop.is_set():
+            target = rng.randint(0, max(1, log.log_end_offset))
+            seen.append((target, log.segments[-1].lookup_position(target)))
+
+    t = threading.Thread(target=reader)
+    t.start()
+    try:
+        for data, _, _, _ in batches:
+            log.append_batches(data)
+    finally:
+        stop.set()
+        t.join()
+    return seen
+
+
 def test_reader_thread_lookups_while_appending(tmp_path: Path) -> None:
     """Lookups from another thread (which write the staged entries) while the writer appends:
     every answer is the start of a committed batch at or before the target."""
@@ -164,27 +187,9 @@ def test_reader_thread_lookups_while_appending(tmp_path: Path) -> None:
         starts[pos] = last
         pos += len(data)
     with Log.open(tmp_path, cfg, clock=ManualClock(T0)) as log:
-        stop = threading.Event()
-        bad: list[tuple[int, int]] = []
-
-        def reader() -> None:
-            rng = random.Random(1)
-            while not stop.is_set():
-                seg = log.segments[-1]
-                target = rng.randint(0, max(1, log.log_end_offset))
-                p = seg.lookup_position(target)
-                if p not in starts:
-                    bad.append((target, p))
-
-        t = threading.Thread(target=reader)
-        t.start()
-        try:
-            for data, _, _, _ in batches:
-                log.append_batches(data)
-        finally:
-            stop.set()
-            t.join()
-        assert not bad
+        seen = _append_while_reading(log, batches, seed=1)
+    assert seen
+    assert [(target, p) for target, p in seen if p not in starts] == []
 
 
 def test_reader_thread_writing_staged_entries_never_fails_an_append(tmp_path: Path) -> None:
@@ -200,22 +205,7 @@ def test_reader_thread_writing_staged_entries_never_fails_an_append(tmp_path: Pa
     try:
         for run in range(8):
             with Log.open(tmp_path / str(run), cfg, clock=ManualClock(T0)) as log:
-                stop = threading.Event()
-
-                def reader(log: Log = log, stop: threading.Event = stop) -> None:
-                    rng = random.Random(2)
-                    while not stop.is_set():
-                        log.segments[-1].lookup_position(
-                            rng.randint(0, max(1, log.log_end_offset)))
-
-                t = threading.Thread(target=reader)
-                t.start()
-                try:
-                    for data, _, _, _ in batches:
-                        log.append_batches(data)
-                finally:
-                    stop.set()
-                    t.join()
+                _append_while_reading(log, batches, seed=2)
                 assert log.log_end_offset == batches[-1][1] + 1
     finally:
         sys.setswitchinterval(interval)

@@ -171,13 +171,19 @@ def test_valid_areas_match_reference(batches, lo, hi) -> None:
 @settings(max_examples=300, deadline=None)
 @given(records.filter(bool), st.data())
 def test_mutated_areas_match_reference(recs, data) -> None:
+    area, count = _damaged_area(recs, data)
+    _run_both(area, b"", [(0, 0, len(area), 100, 5, 0, 9, count)], *INT64)
+
+
+def _damaged_area(recs: list, data: st.DataObject) -> tuple[bytes, int]:
+    """The records area of ``recs`` with 1-3 bits flipped, cut somewhere, and a record count
+    from 0 to one more than it holds."""
     area = bytearray(b"".join(_record(*r) for r in recs))
     for _ in range(data.draw(st.integers(1, 3))):
         i = data.draw(st.integers(0, len(area) - 1))
         area[i] ^= 1 << data.draw(st.integers(0, 7))
     cut = data.draw(st.integers(0, len(area)))
-    count = data.draw(st.integers(0, len(recs) + 1))
-    _run_both(bytes(area[:cut]), b"", [(0, 0, cut, 100, 5, 0, 9, count)], *INT64)
+    return bytes(area[:cut]), data.draw(st.integers(0, len(recs) + 1))
 
 
 @settings(max_examples=300, deadline=None)
@@ -278,13 +284,8 @@ def test_check_records_matches_reference_on_valid_areas(recs, log_append, base_t
 @settings(max_examples=300, deadline=None)
 @given(records.filter(bool), st.data())
 def test_check_records_matches_reference_on_damaged_areas(recs, data) -> None:
-    area = bytearray(b"".join(_record(*r) for r in recs))
-    for _ in range(data.draw(st.integers(1, 3))):
-        i = data.draw(st.integers(0, len(area) - 1))
-        area[i] ^= 1 << data.draw(st.integers(0, 7))
-    cut = data.draw(st.integers(0, len(area)))
-    count = data.draw(st.integers(0, len(recs) + 1))
-    _check_both(bytes(area[:cut]), 0, cut, count, 5, False, 9)
+    area, count = _damaged_area(recs, data)
+    _check_both(area, 0, len(area), count, 5, False, 9)
 
 
 @settings(max_examples=300, deadline=None)
