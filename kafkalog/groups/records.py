@@ -272,9 +272,10 @@ def decode(key: bytes | None, value: bytes | None, record_offset: int = -1
         without a key, of an unknown type, or malformed.
     """
     if key is not None and value is not None and key[:1] == b"\x00" and key[1:2] in _COMMIT_KEYS:
-        rec_ = _packed_offset_commit(key, value, record_offset)
-        if rec_ is not None:
-            return rec_
+        # (a cheap filter on the key's type; _packed_offset_commit decides)
+        packed = _packed_offset_commit(key, value, record_offset)
+        if packed is not None:
+            return packed
     rec = CODEC.decode(key, value)
     t = rec["type"]
     k = rec["key"]
