@@ -285,6 +285,9 @@ def bench_rows(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
                         state.pop("log").close()
                     shutil.rmtree(f"{tmp}/log", ignore_errors=True)
                     state["log"] = Log.open(f"{tmp}/log")
+                    # no writeback of earlier writes (the last run's log, the GiBs another
+                    # module wrote just before) during the timed run, as bench_log's setups
+                    os.sync()
 
                 def append(recs: list, codec: str = codec, state: dict = state) -> None:
                     state["log"].append(recs, compression=codec)

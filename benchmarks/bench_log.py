@@ -14,6 +14,12 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
   a segment does past its first MiB) vs the same loop without: the share of the per-call
   row's gain that comes from the filesystem, not from our code.
+* ``append.records_1.per_call``: ``Log.append([Record(key, value, timestamp)])``, one 116-byte
+  record (16-byte key, 100-byte value) per call, the ``Record`` and its list built in the loop
+  (an embedding service appending as events arrive), vs aiokafka's compiled
+  ``DefaultRecordBatchBuilder`` building the same one-record batch and an unbuffered
+  ``file.write`` of it per record (what a hand-rolled writer with a peer's encoder does: no
+  offsets, no indexes, no roll check); records/s. The log's per-call floor, not a target.
 * ``append.columns``: ``Log.append(RecordColumns)`` of 116-byte records (16-byte key, 100-byte
   value), 1,000 per batch, records/s; baseline: ``encode_columns`` alone on the same columns
   (the codec's encode speed: the log's share is what the ratio shows). Target >= 1,000,000/s.
@@ -181,6 +187,57 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
     clear_plain()
     rows += _bench_reserve(tmp, views, repeat)
     return rows
+
+
+def bench_append_one_record(tmp: Path, n: int, repeat: int) -> list[dict]:
+    """``append.records_1.per_call`` (see the module docstring)."""
+    try:
+        from aiokafka.record.default_records import DefaultRecordBatchBuilder
+    except ImportError:  # pragma: no cover - aiokafka is a dev dependency
+        print("append.records_1.per_call skipped: aiokafka is not installed", file=sys.stderr)
+        return []
+    from kafkalog import Record
+
+    cols = make_columns(n)
+    keys = [cols.key_data[i * 16:(i + 1) * 16].tobytes() for i in range(n)]
+    values = [cols.value_data[i * 100:(i + 1) * 100].tobytes() for i in range(n)]
+    stamps = cols.timestamps.tolist()
+    plain = tmp / "one-record.bin"
+    state: dict[str, Log] = {}
+
+    def fresh_log() -> None:
+        if "log" in state:
+            state.pop("log").close()
+        shutil.rmtree(tmp / "log1", ignore_errors=True)
+        state["log"] = Log.open(tmp / "log1", LogConfig(), clock=SystemClock())
+        os.sync()  # (as bench_append's setups)
+
+    def clear_plain() -> None:
+        plain.unlink(missing_ok=True)
+        os.sync()
+
+    def ours() -> None:
+        append = state["log"].append
+        for k, v, t in zip(keys, values, stamps):
+            append([Record(k, v, t)])
+
+    def peer() -> None:
+        with open(plain, "wb", buffering=0) as f:
+            for k, v, t in zip(keys, values, stamps):
+                b = DefaultRecordBatchBuilder(2, 0, False, -1, -1, -1, 1 << 30)
+                b.append(0, timestamp=t, key=k, value=v, headers=[])
+                f.write(b.build())
+
+    t_ours, t_peer = _best(ours, peer, repeat=repeat, setups=(fresh_log, clear_plain))
+    state.pop("log").close()
+    clear_plain()
+    return [{
+        "name": "append.records_1.per_call", "value": n / t_ours, "unit": "records/s",
+        "baseline": n / t_peer, "ratio": t_peer / t_ours,
+        "note": f"{n:,} records of 16 B key + 100 B value, one Log.append([Record]) per record "
+                f"({t_ours / n * 1e6:.1f} us a call) vs aiokafka's builder + unbuffered "
+                f"file.write per record ({t_peer / n * 1e6:.1f} us); the per-call floor, not a "
+                f"target"}]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
@@ -597,6 +654,7 @@ def run(quick: bool = False) -> list[dict]:
     try:
         rows = []
         rows += bench_append(tmp, 64 * MIB if quick else 512 * MIB, 2 if quick else 3)
+        rows += bench_append_one_record(tmp, 20_000 if quick else 200_000, 2 if quick else 3)
         rows += bench_columns(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_scan(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_recovery(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)

@@ -182,12 +182,12 @@ class LogConfig:
 
     # -- derived values -------------------------------------------------------------------
 
-    @property
+    @cached_property
     def delete(self) -> bool:
         """True when ``cleanup.policy`` includes ``delete`` (time/size retention applies)."""
         return "delete" in self.cleanup_policy
 
-    @property
+    @cached_property
     def compact(self) -> bool:
         """True when ``cleanup.policy`` includes ``compact`` (the log cleaner applies, and
         appends of records without a key are refused)."""
@@ -201,7 +201,7 @@ class LogConfig:
             return min(self.max_compaction_lag_ms, self.segment_ms)
         return self.segment_ms
 
-    @property
+    @cached_property
     def log_append_time(self) -> bool:
         """True when the broker stamps batches with its clock (``LogAppendTime``)."""
         return self.message_timestamp_type == "LogAppendTime"

@@ -471,9 +471,12 @@ class Log:
         _check_header_args(producer_id, producer_epoch, base_sequence, partition_leader_epoch,
                            records_per_batch)
         with self._write_lock:
-            self._check_writable()
-            self._maintenance(self._clock.milliseconds())
+            if self._closed or self._read_only:
+                self._check_writable()
             now = self._clock.milliseconds()
+            if self._pending_deletes or now - self._last_flush_ms >= self._config.flush_ms:
+                self._maintenance(now)  # (its two conditions, tested here: per-append cost)
+                now = self._clock.milliseconds()
             columnar = type(records) is not list and _is_columnar(records)
             if columnar and self._config.compact:
                 _reject_keyless(records, True, self._dir)
@@ -497,7 +500,7 @@ class Log:
                         codec=_codec_id(compression), log_append=False,
                         producer_id=producer_id, producer_epoch=producer_epoch,
                         base_sequence=base_sequence, transactional=transactional,
-                        partition_leader_epoch=partition_leader_epoch, as_numpy=True)
+                        partition_leader_epoch=partition_leader_epoch, in_place=True)
             if not columnar and data is None:
                 recs = _as_records(records, now)
                 if not recs:

@@ -84,6 +84,16 @@ def test_engine_partition_is_clean(partition, capsys):
     assert "events-0" in out and "0 errors, 0 warnings" in out and rc == 0
 
 
+def test_a_long_partition_path_is_printed_on_one_line(tmp_path, capsys):
+    # piped output is 80 columns wide by default: a long path used to be folded inside its
+    # cell, over lines that could not be copied or grepped
+    d = tmp_path.joinpath(*["a-rather-long-directory-name"] * 5, "events-0")
+    with Log.open(d) as log:
+        log.append([Record(b"k", b"v", T)])
+    rc, out, _ = run(capsys, "verify", str(d))
+    assert rc == 0 and any(str(d) in line for line in out.splitlines())
+
+
 def test_bit_flip_is_a_crc_finding(partition, capsys):
     log = segment_files(partition, ".log")[1]
     data = bytearray(log.read_bytes())

@@ -36,7 +36,7 @@ from .batch import (
     TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_FLAG_MASK,
 )
-from .crc import crc32c
+from .crc import _crc32c, crc32c
 from .legacy import _timestamp_type_is_log_append, encode_legacy
 from .varint import encode_varint, encode_varlong
 
@@ -222,13 +222,14 @@ def encode_records_v2(
     control: bool = False,
     log_append_time: int | None = None,
     compression_level: int | None = None,
-    as_numpy: bool = False,
-) -> bytes | np.ndarray | None:
+    in_place: bool = False,
+) -> bytes | bytearray | None:
     """One v2 batch of ``records`` through the row encoder (:data:`encode_records`), or None
     when the records need the per-record path (see above). A None timestamp is written as
     ``default_timestamp`` (-1 for :func:`encode_batch`; the clock's now for ``Log.append``).
-    Same bytes as :func:`encode_batch`; ``as_numpy``: a read-only ``uint8`` array over them,
-    without the copy into ``bytes`` (for a writer that passes it on to ``os.pwrite``)."""
+    Same bytes as :func:`encode_batch`; ``in_place``: an uncompressed batch is returned in the
+    ``bytearray`` it was encoded in, without the copy into ``bytes`` (for a writer that
+    passes it on to ``os.pwrite`` and drops it)."""
     if not isinstance(records, (list, tuple)) or len(records) < ROW_KERNEL_MIN_RECORDS:
         return None
     header_size = RECORD_BATCH_OVERHEAD if codec == 0 else 0
@@ -246,19 +247,15 @@ def encode_records_v2(
         HEADER_STRUCT.pack_into(out, 0, base_offset, end - LOG_OVERHEAD, partition_leader_epoch,
                                 2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
                                 producer_epoch, base_sequence, n)
-        _CRC.pack_into(out, 17, crc32c(memoryview(out)[ATTRIBUTES_OFFSET:]))
-        if as_numpy:
-            result = np.frombuffer(out, np.uint8)
-            result.flags.writeable = False
-            return result
-        return bytes(out)
+        _CRC.pack_into(out, 17, _crc32c(memoryview(out)[ATTRIBUTES_OFFSET:]))
+        return out if in_place else bytes(out)
     records_area = _compression.compress(codec, out, magic=2,
                                          level=compression_level)
     header = bytearray(HEADER_STRUCT.pack(
         base_offset, RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(records_area),
         partition_leader_epoch, 2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
         producer_epoch, base_sequence, n))
-    crc = crc32c(records_area, crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
+    crc = _crc32c(records_area, _crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
     _CRC.pack_into(header, 17, crc)
     return bytes(header) + records_area
 

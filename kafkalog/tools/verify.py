@@ -1376,7 +1376,12 @@ def _print_report(report: VerifyReport, *, show_info: bool) -> None:
     from rich.console import Console
     from rich.table import Table
 
-    console = Console(file=sys.stdout, width=max(100, Console().width), soft_wrap=True)
+    # Wide enough that no partition's path is folded inside its cell (a path cut over several
+    # lines cannot be copied or grepped; output piped to a file is 80 columns by default): the
+    # table is still only as wide as its content, and a narrower terminal wraps whole lines.
+    longest = max((len(p.directory) for p in report.partitions), default=0)
+    console = Console(file=sys.stdout, width=max(100, Console().width, longest + 100),
+                      soft_wrap=True)
     table = Table(title="kafkalog verify", show_lines=False)
     for col in ("partition", "segments", "batches", "bytes", "offsets", "errors", "warnings"):
         table.add_column(
