@@ -88,7 +88,7 @@ from kafkalog.records.crc import crc32c
 from kafkalog.segment import LogSegment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_codec import format_rows, make_columns  # noqa: E402
+from bench_codec import _row, _row_inputs, format_rows, make_columns  # noqa: E402
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -198,10 +198,7 @@ def bench_append_one_record(tmp: Path, n: int, repeat: int) -> list[dict]:
         return []
     from kafkalog import Record
 
-    cols = make_columns(n)
-    keys = [cols.key_data[i * 16:(i + 1) * 16].tobytes() for i in range(n)]
-    values = [cols.value_data[i * 100:(i + 1) * 100].tobytes() for i in range(n)]
-    stamps = cols.timestamps.tolist()
+    keys, values, stamps = _row_inputs(make_columns(n))
     plain = tmp / "one-record.bin"
     state: dict[str, Log] = {}
 
@@ -231,13 +228,11 @@ def bench_append_one_record(tmp: Path, n: int, repeat: int) -> list[dict]:
     t_ours, t_peer = _best(ours, peer, repeat=repeat, setups=(fresh_log, clear_plain))
     state.pop("log").close()
     clear_plain()
-    return [{
-        "name": "append.records_1.per_call", "value": n / t_ours, "unit": "records/s",
-        "baseline": n / t_peer, "ratio": t_peer / t_ours,
-        "note": f"{n:,} records of 16 B key + 100 B value, one Log.append([Record]) per record "
-                f"({t_ours / n * 1e6:.1f} us a call) vs aiokafka's builder + unbuffered "
-                f"file.write per record ({t_peer / n * 1e6:.1f} us); the per-call floor, not a "
-                f"target"}]
+    return [_row("append.records_1.per_call", n / t_ours, n / t_peer, "records/s",
+                 f"{n:,} records of 16 B key + 100 B value, one Log.append([Record]) per "
+                 f"record ({t_ours / n * 1e6:.1f} us a call) vs aiokafka's builder + unbuffered "
+                 f"file.write per record ({t_peer / n * 1e6:.1f} us); the per-call floor, not "
+                 f"a target")]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
