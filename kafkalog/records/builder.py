@@ -36,7 +36,7 @@ from .batch import (
     TIMESTAMP_TYPE_MASK,
     TRANSACTIONAL_FLAG_MASK,
 )
-from .crc import _crc32c, crc32c
+from .crc import _crc32c
 from .legacy import _timestamp_type_is_log_append, encode_legacy
 from .varint import encode_varint, encode_varlong
 
@@ -251,10 +251,19 @@ def encode_records_v2(
         return out if in_place else bytes(out)
     records_area = _compression.compress(codec, out, magic=2,
                                          level=compression_level)
+    return _v2_batch(records_area, base_offset, partition_leader_epoch, attributes, n - 1,
+                     base_timestamp, max_ts, producer_id, producer_epoch, base_sequence, n)
+
+
+def _v2_batch(records_area: bytes, base_offset: int, partition_leader_epoch: int,
+              attributes: int, last_offset_delta: int, base_timestamp: int, max_timestamp: int,
+              producer_id: int, producer_epoch: int, base_sequence: int, count: int) -> bytes:
+    """The 61-byte v2 header (its CRC-32C over attributes .. end) followed by
+    ``records_area``: one whole batch (the last step of both encode paths)."""
     header = bytearray(HEADER_STRUCT.pack(
         base_offset, RECORD_BATCH_OVERHEAD - LOG_OVERHEAD + len(records_area),
-        partition_leader_epoch, 2, 0, attributes, n - 1, base_timestamp, max_ts, producer_id,
-        producer_epoch, base_sequence, n))
+        partition_leader_epoch, 2, 0, attributes, last_offset_delta, base_timestamp,
+        max_timestamp, producer_id, producer_epoch, base_sequence, count))
     crc = _crc32c(records_area, _crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
     _CRC.pack_into(header, 17, crc)
     return bytes(header) + records_area
@@ -509,27 +518,9 @@ def encode_batch(
                                    delete_horizon_ms is not None)
     if last_offset_delta is None:
         last_offset_delta = rows[-1][0] if rows else 0
-    size = RECORD_BATCH_OVERHEAD + len(records_area)
-    header = bytearray(
-        HEADER_STRUCT.pack(
-            base_offset,
-            size - LOG_OVERHEAD,
-            partition_leader_epoch,
-            2,
-            0,  # CRC, filled below
-            attributes,
-            last_offset_delta,
-            base_timestamp,
-            max_timestamp,
-            producer_id,
-            producer_epoch,
-            base_sequence,
-            len(rows),
-        )
-    )
-    crc = crc32c(records_area, crc32c(memoryview(header)[ATTRIBUTES_OFFSET:]))
-    _CRC.pack_into(header, 17, crc)
-    return bytes(header) + records_area
+    return _v2_batch(records_area, base_offset, partition_leader_epoch, attributes,
+                     last_offset_delta, base_timestamp, max_timestamp, producer_id,
+                     producer_epoch, base_sequence, len(rows))
 
 
 def encode_control_batch(
