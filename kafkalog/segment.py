@@ -72,6 +72,7 @@ __all__ = [
 
 NO_TIMESTAMP = -1
 INT32_MAX = 2**31 - 1
+_INT64_MIN = -(2**63)
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
@@ -305,7 +306,11 @@ class LogSegment:
         self.time_index_path = files.time_index_file(directory, base_offset, file_suffix)
         self.txn_index_path = files.transaction_index_file(directory, base_offset, file_suffix)
         self.created_ms = clock.milliseconds()
-        self._rolling_based_timestamp: int | None = None
+        # (the limits of should_roll_positional's common case: see there; config and
+        # roll_jitter_ms are fixed for the segment's life)
+        self._roll_size_limit = config.segment_bytes
+        self._max_indexable_offset = self.base_offset + INT32_MAX
+        self._rolling_based_timestamp = None  # (also sets _roll_after_timestamp)
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
         self._bytes_since_last_index_entry = 0
         self._index_interval_bytes = config.index_interval_bytes  # (read per append)
@@ -820,14 +825,50 @@ class LogSegment:
         return self.should_roll_positional(max_timestamp_in_messages, max_offset_in_messages,
                                            messages_size, now)
 
+    @property
+    def _rolling_based_timestamp(self) -> int | None:
+        """The first batch's max timestamp (Kafka's ``rollingBasedTimestamp``): the time
+        rule's start; None when not loaded yet (or the segment is empty), < 0 when the batch
+        has none (the rule then goes by ``created_ms``)."""
+        return self._rolling_ts
+
+    @_rolling_based_timestamp.setter
+    def _rolling_based_timestamp(self, ts: int | None) -> None:
+        self._rolling_ts = ts
+        # Invariant: an append whose max timestamp is above this limit may be due to roll by
+        # the time rule (Kafka's timeWaitedForRoll > maxSegmentMs - rollJitterMs, for a
+        # timestamp-based start); at or below it, it is not. INT64_MIN (every append takes
+        # the full check) while the start is unknown or not a timestamp, as then the rule
+        # goes by the clock. Every change of the start comes through here.
+        self._roll_after_timestamp = (
+            ts + self.config.max_segment_ms - self.roll_jitter_ms
+            if ts is not None and ts >= 0 else _INT64_MIN)
+
     def should_roll_positional(self, max_timestamp_in_messages: int,
                                max_offset_in_messages: int, messages_size: int,
                                now: int) -> bool:
         """:meth:`should_roll` with positional arguments (the per-append call of a log's
         fast path, where keyword passing costs as much as the checks)."""
-        # Called before every append: _time_waited_for_roll and can_convert_to_relative_offset
-        # are inlined and the timestamp rule only evaluated for a non-empty segment (where it
-        # counts); the conditions are Kafka's, in order.
+        # The common case, decided from limits kept up to date (one comparison per rule): the
+        # append fits segment.bytes, its max timestamp is within the time rule's limit
+        # (above), the staging of index entries has room (so neither index is full) and its
+        # last offset is indexable. Measured: the full checks below cost a tenth of a 16 KiB
+        # append beside its pwrite; these a third of that.
+        if (self._size <= self._roll_size_limit - messages_size
+                and max_timestamp_in_messages <= self._roll_after_timestamp
+                and self._staged.room > 0
+                and self.base_offset <= max_offset_in_messages <= self._max_indexable_offset):
+            return False
+        return self._should_roll_full(max_timestamp_in_messages, max_offset_in_messages,
+                                      messages_size, now)
+
+    def _should_roll_full(self, max_timestamp_in_messages: int, max_offset_in_messages: int,
+                          messages_size: int, now: int) -> bool:
+        """Kafka's ``shouldRoll`` conditions, each evaluated (the reference of the common
+        case in :meth:`should_roll_positional`)."""
+        # _time_waited_for_roll and can_convert_to_relative_offset are inlined and the
+        # timestamp rule only evaluated for a non-empty segment (where it counts); the
+        # conditions are Kafka's, in order.
         cfg = self.config
         size = self._size
         if size > cfg.segment_bytes - messages_size:

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kafkalog import Record, encode_batch
 from kafkalog.clock import ManualClock
@@ -68,6 +70,62 @@ def test_wall_clock_roll_without_timestamps(tmp_path: Path) -> None:
     kw = dict(max_timestamp_in_messages=-1, max_offset_in_messages=1, messages_size=10)
     assert not seg.should_roll(now=T0 + 100, **kw)
     assert seg.should_roll(now=T0 + 101, **kw)
+    seg.close()
+
+
+_ROLL_STEP = st.tuples(
+    st.sampled_from(["append", "append", "append", "truncate", "reopen", "tick"]),
+    st.integers(1, 3),  # records in the batch
+    st.integers(-5, 400),  # timestamp step from T0 (< 0: the batch has no timestamps)
+    st.integers(0, 200),  # probe: incoming size
+    st.integers(-1, 500),  # probe: incoming max timestamp step (-1: none)
+    st.integers(-2, 2**31 + 2),  # probe: incoming last offset step from the base offset
+)
+
+
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(steps=st.lists(_ROLL_STEP, min_size=1, max_size=25),
+       segment_bytes=st.integers(200, 3000), segment_ms=st.integers(1, 300),
+       jitter=st.integers(0, 50), compact=st.booleans(), index_bytes=st.sampled_from([24, 120]))
+def test_should_roll_common_case_agrees_with_the_full_checks(
+        tmp_path_factory: pytest.TempPathFactory, steps: list, segment_bytes: int,
+        segment_ms: int, jitter: int, compact: bool, index_bytes: int) -> None:
+    """should_roll_positional decides the common case from kept limits; whatever the segment
+    went through (appends with and without timestamps, truncation, reopening, time passing),
+    its answer is the full checks' answer."""
+    d = tmp_path_factory.mktemp("roll")
+    clock = ManualClock(T0)
+    cfg = LogConfig(segment_bytes=segment_bytes, segment_ms=segment_ms,
+                    segment_index_bytes=index_bytes, index_interval_bytes=50,
+                    cleanup_policy="compact" if compact else "delete",
+                    max_compaction_lag_ms=segment_ms // 2 + 1)
+    seg = LogSegment.open(d, 100, cfg, clock, roll_jitter_ms=jitter)
+    next_offset = 100
+    for action, n, ts_step, size, probe_ts, probe_last in steps:
+        if action == "append":
+            ts = -1 if ts_step < 0 else T0 + ts_step
+            data = encode_batch([Record(None, b"v", ts) for _ in range(n)],
+                                base_offset=next_offset)
+            if not seg.should_roll_positional(ts, next_offset + n - 1, len(data),
+                                              clock.milliseconds()):
+                seg.append(next_offset + n - 1, ts, next_offset + n - 1 if ts >= 0 else -1,
+                           data)
+                next_offset += n
+        elif action == "truncate":
+            seg.truncate_to(100 + (next_offset - 100) // 2)
+            next_offset = seg.read_next_offset()
+        elif action == "reopen":
+            seg.close()
+            seg = LogSegment.open(d, 100, cfg, clock, roll_jitter_ms=jitter,
+                                  file_already_exists=True)
+        else:
+            clock.advance(max(ts_step, 0))
+        args = (T0 + probe_ts if probe_ts >= 0 else -1, 100 + probe_last, size,
+                clock.milliseconds())
+        fast = seg.should_roll_positional(*args)
+        assert fast == seg._should_roll_full(*args), (action, args)
+        assert seg.should_roll_positional(*args) == fast
     seg.close()
 
 
