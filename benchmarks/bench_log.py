@@ -10,6 +10,11 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   side (both land in the page cache; the log's fsyncs at roll time are counted: 1 GiB
   segments, so at most one).
 * ``append.batches_16KiB.1MiB_calls``: the same bytes, 64 batches per call (a follower's fetch).
+* ``append.batches_16KiB.per_call.segment_1MiB``: the per-call row's first 64 MiB into a log
+  with 1 MiB segments (a roll every 64 appends: new segment and index files, the rolled
+  segment flushed, indexes trimmed, checkpoints and a producer snapshot written, as Kafka's
+  roll does; Kafka flushes in the background, this log in the appending call) vs
+  ``file.write`` of the same bytes: what rolling costs per append.
 * ``append.pwrite_16KiB.reserved``: the same batches written by a plain ``os.pwrite`` loop into
   a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
   a segment does past its first MiB) vs the same loop without: the share of the per-call
@@ -186,6 +191,7 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
     state.pop("log").close()
     clear_plain()
     rows += _bench_reserve(tmp, views, repeat)
+    rows += _bench_rolling(tmp, views[:4096], repeat)
     return rows
 
 
@@ -233,6 +239,48 @@ def bench_append_one_record(tmp: Path, n: int, repeat: int) -> list[dict]:
                  f"record ({t_ours / n * 1e6:.1f} us a call) vs aiokafka's builder + unbuffered "
                  f"file.write per record ({t_peer / n * 1e6:.1f} us); the per-call floor, not "
                  f"a target")]
+
+
+def _bench_rolling(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
+    """``append.batches_16KiB.per_call.segment_1MiB`` (see the module docstring)."""
+    size = sum(len(v) for v in views)
+    plain = tmp / "plain_rolling.bin"
+    state: dict[str, Log] = {}
+
+    def write_plain() -> None:
+        with open(plain, "wb") as f:
+            for v in views:
+                f.write(v)
+
+    def clear_plain() -> None:
+        plain.unlink(missing_ok=True)
+        os.sync()  # (as bench_append's setups)
+
+    def fresh_log() -> None:
+        if "log" in state:
+            state.pop("log").close()
+        d = tmp / "log_rolling"
+        shutil.rmtree(d, ignore_errors=True)
+        state["log"] = Log.open(d, LogConfig(segment_bytes=MIB), clock=SystemClock())
+        os.sync()
+
+    def per_call() -> None:
+        log = state["log"]
+        for v in views:
+            log.append_batches(v)
+
+    t_plain, t_log = _best(write_plain, per_call, repeat=repeat,
+                           setups=(clear_plain, fresh_log))
+    rolls = len(state["log"].segments) - 1
+    state.pop("log").close()
+    clear_plain()
+    return [{
+        "name": "append.batches_16KiB.per_call.segment_1MiB", "value": size / t_log,
+        "unit": "bytes/s", "baseline": size / t_plain, "ratio": t_plain / t_log,
+        "note": f"{size / MIB:.0f} MiB as {len(views):,} batches, one append_batches per batch "
+                f"into 1 MiB segments ({rolls} rolls, each flushing the rolled segment in the "
+                f"call; {t_log / max(rolls, 1) * 1e3:.1f} ms per roll and its 64 appends) vs "
+                f"file.write per batch"}]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:

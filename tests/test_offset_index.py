@@ -374,3 +374,32 @@ def test_flush_lets_other_threads_run(tmp_path: Path) -> None:
         assert idx.lookup(999) == (999, 99900)
     finally:
         idx.close()
+
+
+def _vm_flags(path: Path) -> list[str]:
+    """The VmFlags of this process's mapping of ``path`` (Linux's /proc/self/smaps)."""
+    current = None
+    with open("/proc/self/smaps") as f:
+        for line in f:
+            parts = line.split()
+            if parts and "-" in parts[0] and len(parts) >= 5:  # a mapping's header line
+                current = parts[5] if len(parts) >= 6 else None
+            elif line.startswith("VmFlags:") and current == str(path):
+                return parts[1:]
+    raise AssertionError(f"{path} is not mapped")
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux's smaps")
+def test_writable_mappings_ask_for_no_read_around(tmp_path: Path) -> None:
+    """A writable index maps with MADV_RANDOM ("rr" in VmFlags): a first write into a new,
+    preallocated index then faults one page, not read_ahead_kb of zeroed page cache; a
+    resized mapping keeps the advice."""
+    path = tmp_path / "00000000000000000000.index"
+    idx = OffsetIndex(path, 0, max_index_size=1 << 20)
+    assert "rr" in _vm_flags(path)
+    idx.append(5, 100)
+    idx.trim_to_valid_size()
+    idx.resize(1 << 16)
+    assert "rr" in _vm_flags(path)
+    assert idx.lookup(5).position == 100
+    idx.close()
