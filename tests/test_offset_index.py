@@ -376,30 +376,38 @@ def test_flush_lets_other_threads_run(tmp_path: Path) -> None:
         idx.close()
 
 
-def _vm_flags(path: Path) -> list[str]:
-    """The VmFlags of this process's mapping of ``path`` (Linux's /proc/self/smaps)."""
-    current = None
+def _vm_flags(path: Path) -> list[list[str]]:
+    """The VmFlags of each of this process's mappings of ``path``, in address order (Linux's
+    /proc/self/smaps; advice on part of a mapping splits it)."""
+    out, current = [], None
     with open("/proc/self/smaps") as f:
         for line in f:
             parts = line.split()
             if parts and "-" in parts[0] and len(parts) >= 5:  # a mapping's header line
                 current = parts[5] if len(parts) >= 6 else None
             elif line.startswith("VmFlags:") and current == str(path):
-                return parts[1:]
-    raise AssertionError(f"{path} is not mapped")
+                out.append(parts[1:])
+    assert out, f"{path} is not mapped"
+    return out
 
 
 @pytest.mark.skipif(not os.path.exists("/proc/self/smaps"), reason="needs Linux's smaps")
-def test_writable_mappings_ask_for_no_read_around(tmp_path: Path) -> None:
-    """A writable index maps with MADV_RANDOM ("rr" in VmFlags): a first write into a new,
-    preallocated index then faults one page, not read_ahead_kb of zeroed page cache; a
-    resized mapping keeps the advice."""
+def test_preallocated_room_is_mapped_without_read_around(tmp_path: Path) -> None:
+    """A writable index advises MADV_RANDOM ("rr" in VmFlags) on its preallocated room only:
+    a first write into a new index then faults one page, not read_ahead_kb of zeroed page
+    cache, while the pages holding entries keep the default read-around for cold lookups."""
     path = tmp_path / "00000000000000000000.index"
     idx = OffsetIndex(path, 0, max_index_size=1 << 20)
-    assert "rr" in _vm_flags(path)
-    idx.append(5, 100)
+    assert [("rr" in f) for f in _vm_flags(path)] == [True]  # all room
+    for i in range(600):  # 4,800 bytes: the second page is partly written
+        idx.append(i, 10 * i)
     idx.trim_to_valid_size()
-    idx.resize(1 << 16)
-    assert "rr" in _vm_flags(path)
-    assert idx.lookup(5).position == 100
+    idx.close()
+    idx = OffsetIndex(path, 0, max_index_size=1 << 20)  # reopened: entries up to the end
+    assert [("rr" in f) for f in _vm_flags(path)] == [False, True]  # (the partial page)
+    idx.resize(1 << 20)  # the active segment's index extended again
+    assert [("rr" in f) for f in _vm_flags(path)] == [False, True]
+    assert idx.entries == 600 and idx.lookup(599).position == 5990
+    idx.append(600, 6000)
+    assert idx.lookup(600).position == 6000
     idx.close()

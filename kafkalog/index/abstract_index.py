@@ -190,27 +190,29 @@ class AbstractIndex:
                     )
                 _reserve(fd, round_down_to_exact_multiple(self._max_index_size, es))
             length = os.fstat(fd).st_size
-            self._map(fd, length)
+            self._map(fd, length, 0 if newly_created else length)
         finally:
             if fd >= 0:
                 os.close(fd)
         # Kafka: new file -> position 0; existing file -> every whole slot is an entry
         self._entries = 0 if newly_created else length // es
 
-    def _map(self, fd: int, length: int) -> None:
+    def _map(self, fd: int, length: int, written: int) -> None:
         """Map ``length`` bytes of ``fd`` (writable indexes only; none for 0 bytes, which mmap
-        rejects)."""
+        rejects); the first ``written`` bytes hold entries, the rest is preallocated room."""
         if length > 0:
             self._mmap = mmap.mmap(fd, length, access=mmap.ACCESS_WRITE)
-            if _MADV_RANDOM is not None:
-                # No read-around on faults: lookups touch a few pages (a binary search) and
-                # appends one page at a time, while the kernel's read-around reads up to the
-                # block device's read_ahead_kb per fault. On a preallocated (sparse) index
-                # that is megabytes of zeroed page cache for the first entry written:
-                # measured 4.5 ms for the first write into a new 10 MiB index with
-                # read_ahead_kb = 8192, 0.02 ms with this (twice per segment roll), and the
-                # trim on roll drops those pages again.
-                self._mmap.madvise(_MADV_RANDOM)
+            start = written - written % mmap.PAGESIZE
+            if _MADV_RANDOM is not None and start < length:
+                # No read-around on faults in the preallocated room: appends fill it one page
+                # at a time, while a fault's read-around reads up to the block device's
+                # read_ahead_kb. On a new (sparse) index that is megabytes of zeroed page
+                # cache for the first entry written: measured 4.5 ms for the first write into
+                # a new 10 MiB index with read_ahead_kb = 8192, 0.02 ms with this (twice per
+                # segment roll); the trim on roll then drops those pages again. The entries
+                # keep the default advice: a cold lookup's read-around fetches the index in
+                # one read instead of one per page its binary search touches.
+                self._mmap.madvise(_MADV_RANDOM, start, length - start)
             self._buf = kernel_input(np.frombuffer(self._mmap, np.uint8), np.uint8)
         else:
             self._mmap = None
@@ -511,7 +513,7 @@ class AbstractIndex:
                 else:
                     os.ftruncate(fd, rounded)
                 old = self._mmap
-                self._map(fd, rounded)
+                self._map(fd, rounded, self._entries * self.ENTRY_SIZE)
                 if old is not None:
                     try:
                         old.close()
