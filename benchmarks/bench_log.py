@@ -139,34 +139,8 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
     size = len(data)
     avg = size // len(views)
     rows = []
-    plain = tmp / "plain.bin"
-
-    def write_plain() -> None:
-        with open(plain, "wb") as f:
-            for v in views:
-                f.write(v)
-
-    def clear_plain() -> None:
-        plain.unlink(missing_ok=True)
-        # no writeback of an earlier run's dirty pages during the timed one (2 cores: the
-        # flusher competes with whichever side runs next), for both sides alike
-        os.sync()
-
-    state: dict[str, Log] = {}
-
-    def fresh_log() -> None:
-        if "log" in state:
-            state.pop("log").close()
-        d = tmp / "log"
-        shutil.rmtree(d, ignore_errors=True)
-        state["log"] = Log.open(d, LogConfig(), clock=SystemClock())
-        os.sync()  # (as clear_plain)
-
-    def per_call() -> None:
-        log = state["log"]
-        for v in views:
-            log.append_batches(v)
-
+    run = _PerCallAppends(tmp, views, "", LogConfig())
+    state = run.state
     bounds = np.cumsum([0] + [len(v) for v in views]).tolist()
     whole = memoryview(data)
     groups = [whole[bounds[i]:bounds[min(i + 64, len(views))]]
@@ -177,8 +151,8 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
         for g in groups:
             log.append_batches(g)
 
-    t_plain, t_log, t_grp = _best(write_plain, per_call, grouped, repeat=repeat,
-                                  setups=(clear_plain, fresh_log, fresh_log))
+    t_plain, t_log, t_grp = _best(run.write_plain, run.per_call, grouped, repeat=repeat,
+                                  setups=(run.clear_plain, run.fresh_log, run.fresh_log))
     rows.append({
         "name": "append.batches_16KiB.per_call", "value": size / t_log, "unit": "bytes/s",
         "baseline": size / t_plain, "ratio": t_plain / t_log,
@@ -189,7 +163,7 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
         "baseline": size / t_plain, "ratio": t_plain / t_grp,
         "note": "same bytes, 64 batches (~1 MiB) per append_batches call (a follower's fetch)"})
     state.pop("log").close()
-    clear_plain()
+    run.clear_plain()
     rows += _bench_reserve(tmp, views, repeat)
     rows += _bench_rolling(tmp, views[:4096], repeat)
     return rows
@@ -241,39 +215,51 @@ def bench_append_one_record(tmp: Path, n: int, repeat: int) -> list[dict]:
                  f"a target")]
 
 
+class _PerCallAppends:
+    """One ``append_batches`` per view into a fresh log (``per_call``, after ``fresh_log``)
+    and its baseline, ``file.write`` per view into a fresh file (``write_plain``, after
+    ``clear_plain``); ``tag`` names their files."""
+
+    def __init__(self, tmp: Path, views: list[memoryview], tag: str, config: LogConfig
+                 ) -> None:
+        self.views, self.config = views, config
+        self.plain, self.log_dir = tmp / f"plain{tag}.bin", tmp / f"log{tag}"
+        self.state: dict[str, Log] = {}
+
+    def write_plain(self) -> None:
+        with open(self.plain, "wb") as f:
+            for v in self.views:
+                f.write(v)
+
+    def clear_plain(self) -> None:
+        self.plain.unlink(missing_ok=True)
+        # no writeback of an earlier run's dirty pages during the timed one (2 cores: the
+        # flusher competes with whichever side runs next), for both sides alike
+        os.sync()
+
+    def fresh_log(self) -> None:
+        if "log" in self.state:
+            self.state.pop("log").close()
+        shutil.rmtree(self.log_dir, ignore_errors=True)
+        self.state["log"] = Log.open(self.log_dir, self.config, clock=SystemClock())
+        os.sync()  # (as clear_plain)
+
+    def per_call(self) -> None:
+        log = self.state["log"]
+        for v in self.views:
+            log.append_batches(v)
+
+
 def _bench_rolling(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
     """``append.batches_16KiB.per_call.segment_1MiB`` (see the module docstring)."""
     size = sum(len(v) for v in views)
-    plain = tmp / "plain_rolling.bin"
-    state: dict[str, Log] = {}
-
-    def write_plain() -> None:
-        with open(plain, "wb") as f:
-            for v in views:
-                f.write(v)
-
-    def clear_plain() -> None:
-        plain.unlink(missing_ok=True)
-        os.sync()  # (as bench_append's setups)
-
-    def fresh_log() -> None:
-        if "log" in state:
-            state.pop("log").close()
-        d = tmp / "log_rolling"
-        shutil.rmtree(d, ignore_errors=True)
-        state["log"] = Log.open(d, LogConfig(segment_bytes=MIB), clock=SystemClock())
-        os.sync()
-
-    def per_call() -> None:
-        log = state["log"]
-        for v in views:
-            log.append_batches(v)
-
-    t_plain, t_log = _best(write_plain, per_call, repeat=repeat,
-                           setups=(clear_plain, fresh_log))
+    run = _PerCallAppends(tmp, views, "_rolling", LogConfig(segment_bytes=MIB))
+    state = run.state
+    t_plain, t_log = _best(run.write_plain, run.per_call, repeat=repeat,
+                           setups=(run.clear_plain, run.fresh_log))
     rolls = len(state["log"].segments) - 1
     state.pop("log").close()
-    clear_plain()
+    run.clear_plain()
     return [{
         "name": "append.batches_16KiB.per_call.segment_1MiB", "value": size / t_log,
         "unit": "bytes/s", "baseline": size / t_plain, "ratio": t_plain / t_log,
