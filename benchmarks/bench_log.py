@@ -15,6 +15,11 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   segment flushed, indexes trimmed, checkpoints and a producer snapshot written, as Kafka's
   roll does; Kafka flushes in the background, this log in the appending call) vs
   ``file.write`` of the same bytes: what rolling costs per append.
+* ``append.roll_call.segment_64MiB``: the latency of the ``append_batches`` call that rolls,
+  appending ~16 KiB batches one per call into 64 MiB segments (median over the rolls, ms);
+  baseline: the median call. That call flushes the rolled segment (its 64 MiB of dirty pages
+  written and fsynced, indexes, producer snapshot, checkpoint) before it returns; Kafka's
+  ``UnifiedLog.roll`` schedules that flush on its scheduler ("flush-log") instead.
 * ``append.pwrite_16KiB.reserved``: the same batches written by a plain ``os.pwrite`` loop into
   a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
   a segment does past its first MiB) vs the same loop without: the share of the per-call
@@ -166,6 +171,7 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
     run.clear_plain()
     rows += _bench_reserve(tmp, views, repeat)
     rows += _bench_rolling(tmp, views[:4096], repeat)
+    rows += _bench_roll_call(tmp, views[:20_000])
     return rows
 
 
@@ -267,6 +273,36 @@ def _bench_rolling(tmp: Path, views: list[memoryview], repeat: int) -> list[dict
                 f"into 1 MiB segments ({rolls} rolls, each flushing the rolled segment in the "
                 f"call; {t_log / max(rolls, 1) * 1e3:.1f} ms per roll and its 64 appends) vs "
                 f"file.write per batch"}]
+
+
+def _bench_roll_call(tmp: Path, views: list[memoryview]) -> list[dict]:
+    """``append.roll_call.segment_64MiB`` (see the module docstring)."""
+    d = tmp / "log_roll_call"
+    shutil.rmtree(d, ignore_errors=True)
+    log = Log.open(d, LogConfig(segment_bytes=64 * MIB), clock=SystemClock())
+    os.sync()
+    rolled, other = [], []
+    try:
+        for v in views:
+            before = len(log.segments)
+            t0 = time.perf_counter()
+            log.append_batches(v)
+            dt = time.perf_counter() - t0
+            (rolled if len(log.segments) > before else other).append(dt)
+    finally:
+        log.close()
+        shutil.rmtree(d, ignore_errors=True)
+    if not rolled:  # fewer bytes than one segment (a --quick run)
+        return []
+    roll_ms, call_ms = float(np.median(rolled)) * 1e3, float(np.median(other)) * 1e3
+    return [{
+        "name": "append.roll_call.segment_64MiB", "value": roll_ms, "unit": "ms",
+        "baseline": call_ms, "ratio": None,
+        "note": f"{sum(len(v) for v in views) / MIB:.0f} MiB as {len(views):,} batches, one "
+                f"append_batches per batch into 64 MiB segments: the median of the "
+                f"{len(rolled)} calls that rolled (slowest {max(rolled) * 1e3:.0f} ms) vs the "
+                f"median call ({call_ms * 1e3:.0f} us); the rolling call flushes the rolled "
+                f"segment before it returns (Kafka's roll schedules that flush)"}]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:
