@@ -21,7 +21,12 @@ native_rc=0
 wait "$native" || native_rc=$?
 echo "--- python -m pytest tests/native ---"
 cat "$tmp/native.log"
-[ "$main_rc" = 0 ] && [ "$native_rc" = 0 ]
+# (an explicit exit: set -e ignores a failing test that is not the last of an && list, and
+# `[ a ] && [ b ]` here let a failed main suite through to a zero exit status)
+if [ "$main_rc" != 0 ] || [ "$native_rc" != 0 ]; then
+    echo "tools/test.sh: pytest failed (main suite rc $main_rc, tests/native rc $native_rc)" >&2
+    exit 1
+fi
 # The two reruns below run side by side too (each one process, ~35 s), each in its own
 # basetemp; the first one's output is printed after the second.
 NUMBA_DISABLE_JIT=1 python -m pytest tests/native -p no:cacheprovider --basetemp="$tmp/nojit" \
@@ -43,4 +48,7 @@ wait "$nojit" || nojit_rc=$?
 echo "--- NUMBA_DISABLE_JIT=1 python -m pytest tests/native ---"
 cat "$tmp/nojit.log"
 rm -rf "$tmp"
-[ "$noext_rc" = 0 ] && [ "$nojit_rc" = 0 ]
+if [ "$noext_rc" != 0 ] || [ "$nojit_rc" != 0 ]; then
+    echo "tools/test.sh: pytest failed (no extensions rc $noext_rc, NUMBA_DISABLE_JIT rc $nojit_rc)" >&2
+    exit 1
+fi
