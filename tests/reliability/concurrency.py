@@ -75,109 +75,168 @@ def _check_records(recs: Any, seed: int, stats: Stats, where: str, start: int | 
         stats.add("records_checked")
 
 
+OPS = ("scan", "fetch", "time", "table")
+
+
 def reader_ops(log: Any, seed: int, rnd: random.Random, stats: Stats, deadline: float,
                refresh: bool = False) -> None:
     """Random reads until ``deadline``; classify every outcome into ``stats``."""
+    while time.time() < deadline:
+        reader_op(log, seed, rnd, stats, rnd.choice(OPS), refresh)
+
+
+def reader_op(log: Any, seed: int, rnd: random.Random, stats: Stats, op: str,
+              refresh: bool = False, offset: int | None = None) -> None:
+    """One read ``op`` at ``offset`` (a random one of the log when None), after a refresh
+    when ``refresh``."""
     from itertools import islice
 
     from kafkalog.errors import OffsetOutOfRangeError
     from kafkalog.records.batch import iter_batches
 
-    while time.time() < deadline:
-        if refresh:
-            try:
-                log.refresh()
-            except OffsetOutOfRangeError:
-                stats.add("out_of_range")
-                continue
-            except Exception as e:  # noqa: BLE001
-                stats.violation(f"refresh: {type(e).__name__}: {e}\n"
-                                + "".join(traceback.format_exception(e))[-1200:])
-                continue
-        lso, leo = log.log_start_offset, log.log_end_offset
-        if leo <= lso:
-            time.sleep(0.01)
-            continue
-        o = rnd.randrange(lso, leo)
-        op = rnd.choice(["scan", "fetch", "time", "table"])
+    if refresh:
         try:
-            if op == "scan":
-                _check_records(islice(log.records(o), 3000), seed, stats, "records", o)
-            elif op == "fetch":
-                batches = list(iter_batches(log.read(o, 64_000)))
-                if not batches:
-                    stats.violation(f"read({o}) gave nothing below the log end offset {leo}")
-                elif not batches[0].base_offset <= o <= batches[0].last_offset:
-                    stats.violation(f"read({o}) starts at batch {batches[0].base_offset}")
-                for b in batches:
-                    if not b.is_valid:
-                        stats.violation(f"read({o}): batch {b.base_offset} with a bad CRC")
-                    _check_records(b, seed, stats, "read", None)
-            elif op == "time":
-                found = log.offset_for_timestamp(T0 + o)
-                # timestamps grow with offsets: the answer is o, or, when retention deleted the
-                # segment of o meanwhile, the first offset still in the log (>= o)
-                holder = [s for s in log.segments if s.base_offset <= o][-1:]
-                gone = not holder or not holder[0].log_path.exists()
-                if found is None or found < o or (found != o and not gone):
-                    stats.violation(f"offset_for_timestamp({T0 + o}) = {found}, expected {o}")
-            else:
-                t = log.read_table(o, o + 500)
-                offs = t.column("offset").to_pylist()
-                if offs != list(range(o, o + len(offs))):
-                    stats.violation(f"read_table({o}) offsets not contiguous")
-                vals = t.column("value").to_pylist()
-                for off, v in zip(offs[:50], vals[:50]):
-                    if v != expected_record(seed, off).value:
-                        stats.violation(f"read_table({o}): value at {off} differs")
-                        break
-            stats.add(f"op_{op}")
+            log.refresh()
         except OffsetOutOfRangeError:
             stats.add("out_of_range")
+            stats.add("out_of_range_refresh")
+            return
         except Exception as e:  # noqa: BLE001
-            stats.violation(f"{op}({o}): {type(e).__name__}: {e}\n"
-                            + "".join(traceback.format_exception(e))[-1500:])
+            stats.violation(f"refresh: {type(e).__name__}: {e}\n"
+                            + "".join(traceback.format_exception(e))[-1200:])
+            return
+    lso, leo = log.log_start_offset, log.log_end_offset
+    if leo <= lso:
+        time.sleep(0.01)
+        return
+    o = rnd.randrange(lso, leo) if offset is None else offset
+    try:
+        if op == "scan":
+            _check_records(islice(log.records(o), 3000), seed, stats, "records", o)
+        elif op == "fetch":
+            batches = list(iter_batches(log.read(o, 64_000)))
+            if not batches:
+                stats.violation(f"read({o}) gave nothing below the log end offset {leo}")
+            elif not batches[0].base_offset <= o <= batches[0].last_offset:
+                stats.violation(f"read({o}) starts at batch {batches[0].base_offset}")
+            for b in batches:
+                if not b.is_valid:
+                    stats.violation(f"read({o}): batch {b.base_offset} with a bad CRC")
+                _check_records(b, seed, stats, "read", None)
+        elif op == "time":
+            found = log.offset_for_timestamp(T0 + o)
+            # timestamps grow with offsets: the answer is o, or, when retention deleted the
+            # segment of o meanwhile, the first offset still in the log (>= o)
+            holder = [s for s in log.segments if s.base_offset <= o][-1:]
+            gone = not holder or not holder[0].log_path.exists()
+            if found is None or found < o or (found != o and not gone):
+                stats.violation(f"offset_for_timestamp({T0 + o}) = {found}, expected {o}")
+        else:
+            t = log.read_table(o, o + 500)
+            offs = t.column("offset").to_pylist()
+            if offs != list(range(o, o + len(offs))):
+                stats.violation(f"read_table({o}) offsets not contiguous")
+            vals = t.column("value").to_pylist()
+            for off, v in zip(offs[:50], vals[:50]):
+                if v != expected_record(seed, off).value:
+                    stats.violation(f"read_table({o}): value at {off} differs")
+                    break
+        stats.add(f"op_{op}")
+    except OffsetOutOfRangeError:
+        stats.add("out_of_range")
+        stats.add(f"out_of_range_{op}")
+    except Exception as e:  # noqa: BLE001
+        stats.violation(f"{op}({o}): {type(e).__name__}: {e}\n"
+                        + "".join(traceback.format_exception(e))[-1500:])
+
+
+def warm_up(log: Any, seed: int, stats: Stats, refresh: bool = False) -> None:
+    """Each read op at every 5th offset (batches of each codec among them) before the clock
+    starts, so that loading or compiling the numba kernels, up to a minute on a loaded machine
+    with a cold cache, is not spent racing the writer: its violations count, its records do
+    not."""
+    warm = Stats()
+    rnd = random.Random(seed)
+    for op in OPS:
+        for o in range(log.log_start_offset, log.log_end_offset, 5):
+            reader_op(log, seed, rnd, warm, op, refresh, offset=o)
+    for v in warm.violations:
+        stats.violation(f"warm-up: {v}")
 
 
 def reader_process_main(directory: str, seed: int, seconds: float, out: str) -> None:
+    """A reader process: open the log read-only, warm up, say so (``out + ".ready"``), then
+    read for ``seconds`` and write its counts to ``out``."""
     from kafkalog.log import Log
 
     stats = Stats()
     rnd = random.Random(os.getpid())
-    deadline = time.time() + seconds
     log = None
-    while log is None and time.time() < deadline:
-        try:
-            log = Log.open(directory, config(), read_only=True)
-        except FileNotFoundError:
-            time.sleep(0.05)  # the writer has not created a segment yet, or retention raced
-        except Exception as e:  # noqa: BLE001
-            stats.violation(f"open: {type(e).__name__}: {e}")
-            break
+    try:
+        log = Log.open(directory, config(), read_only=True)
+    except Exception as e:  # noqa: BLE001  (the writer made its first segment before spawning)
+        stats.violation(f"open: {type(e).__name__}: {e}")
     if log is not None:
-        reader_ops(log, seed, rnd, stats, deadline, refresh=True)
+        warm_up(log, seed, stats, refresh=True)
+    Path(out + ".ready").touch()
+    if log is not None:
+        reader_ops(log, seed, rnd, stats, time.time() + seconds, refresh=True)
         log.close()
     Path(out).write_text(json.dumps({"counts": dict(stats.c), "violations": stats.violations,
                                      "kinds": dict(stats.kinds)}))
 
 
+def _wait_ready(procs: list, timeout: float) -> list[str]:
+    """Wait until every reader process has warmed up; the ones that died first, as errors."""
+    errors: list[str] = []
+    end = time.time() + timeout
+    waiting = list(procs)
+    while waiting and time.time() < end:
+        for p, out in list(waiting):
+            if Path(str(out) + ".ready").exists():
+                waiting.remove((p, out))
+            elif p.poll() is not None:
+                waiting.remove((p, out))
+                errors.append(f"reader process exit {p.returncode} before it was ready")
+        time.sleep(0.02)
+    errors += [f"reader process not ready after {timeout} s" for _ in waiting]
+    return errors
+
+
 def run_concurrency(workdir: Path, seconds: float, threads: int = 3, processes: int = 2,
                     seed: int = 0) -> dict:
+    """Run the writer, ``threads`` reader threads and ``processes`` reader processes side by
+    side for ``seconds`` (counted from when every reader has warmed up; see :func:`warm_up`).
+    Returns counts, violations and their kinds."""
     from kafkalog.log import Log
 
     d = workdir / "topic-0"
     log = Log.open(d, config())
     stats = Stats()
-    deadline = time.time() + seconds
     log.append([expected_record(seed, o) for o in range(50)])
+    # the writer's kernels load (a first zstd append compiles for seconds), and the log gets
+    # the runs of one codec that the readers' columnar path decompresses in packs
+    for codec in CODECS:
+        for _ in range(6):
+            log.append([expected_record(seed, o) for o in range(log.log_end_offset,
+                                                                log.log_end_offset + 3)],
+                       compression=codec)
+    log.roll()
+    log.enforce_retention()
     log.flush()
     env = dict(os.environ, PYTHONPATH=str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     procs = []
     for i in range(processes):
         out = workdir / f"reader-{i}.json"
+        # stderr to a file, not a pipe nobody reads until the end (a full pipe blocks the child)
+        err = open(workdir / f"reader-{i}.stderr", "wb")  # noqa: SIM115
         procs.append((subprocess.Popen(
             [sys.executable, "-m", "tests.reliability.concurrency", "reader", str(d), str(seed),
-             str(seconds), str(out)], cwd=REPO, env=env, stderr=subprocess.PIPE), out))
+             str(seconds), str(out)], cwd=REPO, env=env, stderr=err), out))
+        err.close()
+    warm_up(log, seed, stats)
+    not_ready = _wait_ready(procs, timeout=180)
+    deadline = time.time() + seconds
 
     def writer() -> None:
         w = random.Random(seed + 1)
@@ -216,11 +275,12 @@ def run_concurrency(workdir: Path, seconds: float, threads: int = 3, processes: 
                     "threads": dict(stats.c), "violations": list(stats.violations)}
     kinds: Counter = Counter(stats.kinds)
     proc_counts: Counter = Counter()
+    result["violations"] += not_ready
     for p, out in procs:
-        _, err = p.communicate(timeout=seconds + 120)
+        p.wait(timeout=seconds + 120)
         if p.returncode != 0 or not out.exists():
-            result["violations"].append(f"reader process exit {p.returncode}: "
-                                        f"{err.decode()[-1500:]}")
+            err = out.with_name(out.name.replace(".json", ".stderr")).read_text(errors="replace")
+            result["violations"].append(f"reader process exit {p.returncode}: {err[-1500:]}")
             continue
         r = json.loads(out.read_text())
         proc_counts.update(r["counts"])
@@ -230,7 +290,7 @@ def run_concurrency(workdir: Path, seconds: float, threads: int = 3, processes: 
     result["violation_kinds"] = dict(kinds.most_common())
     result["violation_count"] = (stats.c["violations"] + proc_counts["violations"]
                                  + sum(1 for v in result["violations"]
-                                       if v.startswith("reader process exit")))
+                                       if v.startswith("reader process")))
     return result
 
 
