@@ -7,19 +7,19 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   ``kafkalog.native._append`` is built; roll check; ``pwrite`` into blocks the segment reserved
   ahead, ``RESERVE_AHEAD_BYTES``; index entry), vs a plain ``file.write`` of the same bytes per
   batch to a file in the same directory (bytes/s; target ratio >= 0.7). No fsync on either
-  side (both land in the page cache; the log's fsyncs at roll time are counted: 1 GiB
-  segments, so at most one).
+  side (both land in the page cache; 1 GiB segments, so at most one roll, whose fsyncs run on
+  the flusher thread).
 * ``append.batches_16KiB.1MiB_calls``: the same bytes, 64 batches per call (a follower's fetch).
 * ``append.batches_16KiB.per_call.segment_1MiB``: the per-call row's first 64 MiB into a log
-  with 1 MiB segments (a roll every 64 appends: new segment and index files, the rolled
-  segment flushed, indexes trimmed, checkpoints and a producer snapshot written, as Kafka's
-  roll does; Kafka flushes in the background, this log in the appending call) vs
-  ``file.write`` of the same bytes: what rolling costs per append.
+  with 1 MiB segments (a roll every 64 appends: new segment and index files, indexes trimmed,
+  a producer snapshot written, and the flush of the rolled segment scheduled, as Kafka's roll
+  does; those fsyncs and the checkpoint run on the flusher thread, :mod:`kafkalog.log_flusher`,
+  beside the appends) vs ``file.write`` of the same bytes: what rolling costs per append.
 * ``append.roll_call.segment_64MiB``: the latency of the ``append_batches`` call that rolls,
   appending ~16 KiB batches one per call into 64 MiB segments (median over the rolls, ms);
-  baseline: the median call. That call flushes the rolled segment (its 64 MiB of dirty pages
-  written and fsynced, indexes, producer snapshot, checkpoint) before it returns; Kafka's
-  ``UnifiedLog.roll`` schedules that flush on its scheduler ("flush-log") instead.
+  baseline: the median call. As Kafka's ``UnifiedLog.roll``, that call schedules the flush of
+  the rolled segment (its 64 MiB of dirty pages written and fsynced, indexes, producer
+  snapshot, checkpoint) and returns; it used to run the flush itself (~200 ms here).
 * ``append.pwrite_16KiB.reserved``: the same batches written by a plain ``os.pwrite`` loop into
   a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
   a segment does past its first MiB) vs the same loop without: the share of the per-call
@@ -270,8 +270,8 @@ def _bench_rolling(tmp: Path, views: list[memoryview], repeat: int) -> list[dict
         "name": "append.batches_16KiB.per_call.segment_1MiB", "value": size / t_log,
         "unit": "bytes/s", "baseline": size / t_plain, "ratio": t_plain / t_log,
         "note": f"{size / MIB:.0f} MiB as {len(views):,} batches, one append_batches per batch "
-                f"into 1 MiB segments ({rolls} rolls, each flushing the rolled segment in the "
-                f"call; {t_log / max(rolls, 1) * 1e3:.1f} ms per roll and its 64 appends) vs "
+                f"into 1 MiB segments ({rolls} rolls, each scheduling the flush of the rolled "
+                f"segment; {t_log / max(rolls, 1) * 1e3:.1f} ms per roll and its 64 appends) vs "
                 f"file.write per batch"}]
 
 
@@ -301,8 +301,8 @@ def _bench_roll_call(tmp: Path, views: list[memoryview]) -> list[dict]:
         "note": f"{sum(len(v) for v in views) / MIB:.0f} MiB as {len(views):,} batches, one "
                 f"append_batches per batch into 64 MiB segments: the median of the "
                 f"{len(rolled)} calls that rolled (slowest {max(rolled) * 1e3:.0f} ms) vs the "
-                f"median call ({call_ms * 1e3:.0f} us); the rolling call flushes the rolled "
-                f"segment before it returns (Kafka's roll schedules that flush)"}]
+                f"median call ({call_ms * 1e3:.0f} us); the rolling call schedules the flush of "
+                f"the rolled segment, as Kafka's roll does"}]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:

@@ -42,6 +42,12 @@ ignores both files in a partition directory. A ``LogDir`` (one level up, Kafka's
 from the root files, and writes them back from :attr:`recovery_point` and
 :attr:`log_start_offset` itself.
 
+A roll does not fsync the segment it rolled before it returns: like Kafka's ``UnifiedLog.roll``
+it schedules that flush (:mod:`kafkalog.log_flusher`), which moves the recovery point to the new
+segment's base offset once the fsyncs are done (:meth:`Log.await_scheduled_flushes` waits for
+it). A crash before then recovers the rolled segment as well; :meth:`Log.flush` is the call that
+makes everything durable at once.
+
 Example
 -------
 >>> import tempfile
@@ -69,7 +75,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from . import files
+from . import files, log_flusher
 from . import producer_state as _producer_state
 from . import transactions as _transactions
 from .checkpoint import OffsetCheckpointFile, atomic_write
@@ -211,6 +217,17 @@ class Log:
         self._last_flush_ms = clock.milliseconds()
         self._pending_deletes: list[tuple[int, LogSegment]] = []
         self._offsets_written: tuple[int, int] | None = None
+        # the offsets file is written outside the write lock by the flusher (after its fsync):
+        # each state taken gets a sequence number, and a write older than the last is dropped
+        self._offsets_lock = threading.Lock()
+        self._offsets_seq = 0
+        self._offsets_written_seq = 0
+        # the flushes scheduled after rolls (kafkalog.log_flusher) not yet done; truncations
+        # counts the cuts that make a flush started before them unable to move the recovery
+        # point; the last background flush error is raised by the next flush()
+        self._scheduled_flushes: list[Any] = []
+        self._truncations = 0
+        self._background_flush_error: BaseException | None = None
         self.loaded = loaded  # what loading/recovery found (for tests and operators)
         self._producer_state = _producer_state.ProducerStateManager(directory,
                                                                     read_only=read_only)
@@ -858,19 +875,125 @@ class Log:
         seg = LogSegment.open(self._dir, new_offset, self._config, self._clock,
                               roll_jitter_ms=_roll_jitter(self._config, self._rng))
         self._segments.add(seg)
-        # Kafka schedules this flush right after the roll; it is what advances the recovery
-        # point so that only the active segment needs recovery after a crash.
-        self._flush_upto(new_offset)
-        _producer_state.on_roll(self, new_offset)  # producer snapshot (issue 7)
+        snapshot = _producer_state.on_roll(self, new_offset)  # producer snapshot (issue 7)
+        # Kafka schedules this flush right after the roll (UnifiedLog.roll, "flush-log"): the
+        # snapshot, then the segments below the new one; it is what advances the recovery
+        # point so that only the active segment needs recovery after a crash. Its fsyncs run
+        # on the flusher thread, outside the write lock.
+        self._schedule_flush(new_offset, snapshot)
         return seg
 
     # -- flushing ----------------------------------------------------------------------------
 
     def flush(self) -> None:
-        """fsync everything up to the log end offset and advance the recovery point."""
+        """fsync everything up to the log end offset and advance the recovery point.
+
+        Raises
+        ------
+        KafkaLogError
+            A flush scheduled after a roll failed since the last call (its bytes may not be
+            durable; the error is the cause); raised once.
+        """
         with self._write_lock:
             self._check_writable()
+            self._raise_background_flush_error()
             self._flush_upto(self._log_end_offset)
+
+    def await_scheduled_flushes(self, timeout: float | None = None) -> None:
+        """Wait until the flushes scheduled by rolls so far are done, so that
+        :attr:`recovery_point` is at the base offset of the last segment rolled (or beyond).
+
+        A roll, like Kafka's, only schedules the fsync of the segments below the new one
+        (:mod:`kafkalog.log_flusher`); :meth:`flush` is the call that makes everything durable
+        now. Raises what :meth:`flush` raises for a failed background flush, and
+        ``TimeoutError`` after ``timeout`` seconds.
+
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"v", 0)])
+        ...     _ = log.roll()
+        ...     log.await_scheduled_flushes()
+        ...     log.recovery_point
+        1
+        """
+        import concurrent.futures
+
+        with self._write_lock:
+            pending = list(self._scheduled_flushes)
+        if pending:
+            _, not_done = concurrent.futures.wait(pending, timeout=timeout)
+            if not_done:
+                raise TimeoutError(f"{self._dir}: {len(not_done)} scheduled flush(es) still "
+                                   f"running after {timeout} s")
+        with self._write_lock:
+            self._raise_background_flush_error()
+
+    def _raise_background_flush_error(self) -> None:
+        err, self._background_flush_error = self._background_flush_error, None
+        if err is not None:
+            raise KafkaLogError(
+                f"a flush scheduled after a roll failed: {type(err).__name__}: {err} (the "
+                f"rolled segments' bytes may not be durable)", path=self._dir) from err
+
+    def _schedule_flush(self, offset: int, snapshot: Path | None = None) -> None:
+        """Kafka's ``scheduler.scheduleOnce("flush-log", ...)`` after a roll:
+        ``flushProducerStateSnapshot(snapshot)`` then ``flushUptoOffsetExclusive(offset)``."""
+        if offset <= self._recovery_point and snapshot is None:
+            return
+        fut = log_flusher.schedule(partial(self._flush_in_background, offset, snapshot))
+        self._scheduled_flushes.append(fut)
+        fut.add_done_callback(self._scheduled_flush_done)
+
+    def _scheduled_flush_done(self, fut: Any) -> None:
+        with self._write_lock:
+            try:
+                self._scheduled_flushes.remove(fut)
+            except ValueError:
+                pass
+
+    def _flush_in_background(self, offset: int, snapshot: Path | None = None) -> None:
+        """On the flusher thread: fsync the producer ``snapshot`` written by the roll, the
+        segments below ``offset`` and the directory without the write lock (through
+        descriptors of their own: a file deleted, replaced or closed meanwhile is still
+        fsynced, and no descriptor number is reused under us), then move the recovery point
+        to ``offset`` unless the log was truncated or closed meanwhile (Kafka's ``flush`` +
+        ``markFlushed``)."""
+        try:
+            with self._write_lock:
+                if self._closed:  # (close fsynced everything)
+                    return
+                truncations = self._truncations
+                fds: list[int] = []
+                try:
+                    if snapshot is not None:
+                        try:
+                            fds.append(os.open(snapshot, os.O_RDONLY))
+                        except FileNotFoundError:
+                            pass  # deleted since (a later roll, a truncation): nothing to keep
+                    if offset > self._recovery_point:
+                        for seg in self._segments.values(self._recovery_point, offset):
+                            fds += seg.flush_descriptors()
+                    fds.append(os.open(self._dir, os.O_RDONLY))
+                except BaseException:
+                    for fd in fds:
+                        os.close(fd)
+                    raise
+            log_flusher.fsync_all(fds)
+            with self._write_lock:
+                if self._closed or truncations != self._truncations \
+                        or offset <= self._recovery_point or offset > self._log_end_offset:
+                    return
+                self._recovery_point = offset
+                self._last_flush_ms = self._clock.milliseconds()
+                _producer_state.on_recovery_point_moved(self)
+                state = self._offsets_state()
+            self._write_offsets_state(state)
+        except BaseException as e:
+            logger.error("%s: the flush scheduled after a roll (up to offset %d) failed: %s",
+                         self._dir, offset, e)
+            with self._write_lock:
+                self._background_flush_error = e
 
     def _flush_upto(self, offset: int) -> None:
         if offset > self._recovery_point:
@@ -1285,6 +1408,7 @@ class Log:
             self._cache.truncate_from_end(leo)
             self._log_start_offset = min(leo, self._log_start_offset)
             self._recovery_point = min(self._recovery_point, leo)
+            self._truncations += 1
             _producer_state.on_truncate(self, leo)
             self._write_offsets()
             return True
@@ -1303,6 +1427,7 @@ class Log:
         self._log_end_offset = offset
         self._log_start_offset = offset
         self._recovery_point = offset
+        self._truncations += 1
         self._cache.clear()
         _producer_state.on_truncate_fully(self, offset)
         self._write_offsets()
@@ -1681,36 +1806,62 @@ class Log:
     def close(self) -> None:
         """Flush, add each segment's final time-index entry, trim indexes (and a preallocated
         ``.log``), write the clean-shutdown marker, release the lock. Idempotent. A cleaning in
-        progress is aborted first."""
-        with self._quiesce_cleaning(), self._write_lock:
-            if self._closed:
-                return
-            try:
-                if not self._read_only:
-                    self._flush_upto(self._log_end_offset)
-                    _producer_state.on_close(self)  # snapshot at the log end offset
-                    for seg in self._segments:
-                        seg.close()
-                    for _, seg in self._pending_deletes:
-                        seg.close_handlers()  # the loader removes leftover .deleted files
-                    self._write_offsets()
-                    if self._standalone:
-                        _write_marker(self._dir / files.CLEAN_SHUTDOWN_FILE)
-                        _fsync_dir(self._dir)
-                else:
-                    for seg in self._segments:
-                        seg.close_handlers()
-            finally:
-                self._closed = True
-                if self._lock_file is not None:
-                    self._lock_file.release()
+        progress is aborted first; a flush scheduled after a roll is let finish (its error,
+        if any, is logged: close flushes everything itself)."""
+        import concurrent.futures
+
+        with self._quiesce_cleaning():  # (first: a cleaning sees the abort at once)
+            with self._write_lock:
+                pending = list(self._scheduled_flushes)
+            concurrent.futures.wait(pending)  # (they take the write lock: not held here)
+            with self._write_lock:
+                self._close()
+
+    def _close(self) -> None:
+        if self._closed:
+            return
+        try:
+            if not self._read_only:
+                self._flush_upto(self._log_end_offset)
+                _producer_state.on_close(self)  # snapshot at the log end offset
+                for seg in self._segments:
+                    seg.close()
+                for _, seg in self._pending_deletes:
+                    seg.close_handlers()  # the loader removes leftover .deleted files
+                self._write_offsets()
+                if self._standalone:
+                    _write_marker(self._dir / files.CLEAN_SHUTDOWN_FILE)
+                    _fsync_dir(self._dir)
+            else:
+                for seg in self._segments:
+                    seg.close_handlers()
+        finally:
+            self._closed = True
+            if self._lock_file is not None:
+                self._lock_file.release()
 
     def _write_offsets(self) -> None:
+        """Write the standalone offsets file now (under the write lock)."""
         if self._standalone and not self._read_only:
-            state = (self._recovery_point, self._log_start_offset)
-            if state != self._offsets_written:  # each write is an fsync: skip no-ops
-                _write_offsets(self._dir / OFFSETS_FILE, *state)
-                self._offsets_written = state
+            self._write_offsets_state(self._offsets_state())
+
+    def _offsets_state(self) -> tuple[int, int, int]:
+        """Under the write lock: (sequence number, recovery point, log start offset)."""
+        self._offsets_seq += 1
+        return self._offsets_seq, self._recovery_point, self._log_start_offset
+
+    def _write_offsets_state(self, state: tuple[int, int, int]) -> None:
+        """Write a state taken by :meth:`_offsets_state`, unless a later one was written."""
+        if not self._standalone or self._read_only:
+            return
+        seq, rp, lso = state
+        with self._offsets_lock:
+            if seq <= self._offsets_written_seq:
+                return
+            if (rp, lso) != self._offsets_written:  # each write is an fsync: skip no-ops
+                _write_offsets(self._dir / OFFSETS_FILE, rp, lso)
+                self._offsets_written = (rp, lso)
+            self._offsets_written_seq = seq
 
 
 # -- helpers ------------------------------------------------------------------------------------

@@ -425,14 +425,18 @@ class ProducerStateManager:
         offs = self.snapshot_offsets()
         return offs[-1] if offs else None
 
-    def take_snapshot(self) -> Path | None:
+    def take_snapshot(self, sync: bool = True) -> Path | None:
         """Write ``<map_end_offset>.snapshot`` when ``map_end_offset`` is above the latest
         snapshot (above 0 without one): Kafka's "not worth taking another snapshot" rule, which
-        also means a new, empty log gets no snapshot."""
+        also means a new, empty log gets no snapshot. Returns its path.
+
+        ``sync=False`` (Kafka's ``takeSnapshot(false)`` in a roll): no fsync; the caller
+        fsyncs the file and the directory later. A crash before that can leave a torn
+        snapshot, which loading deletes before trying the next older one, as Kafka does."""
         if self.read_only or self.map_end_offset <= (self.latest_snapshot_offset or 0):
             return None
         path = files.producer_snapshot_file(self.directory, self.map_end_offset)
-        write_snapshot(path, (e.to_snapshot() for e in self.producers.values()))
+        write_snapshot(path, (e.to_snapshot() for e in self.producers.values()), sync=sync)
         return path
 
     def delete_snapshots_before(self, offset: int) -> None:
@@ -821,12 +825,20 @@ def after_log_append(log: Any, batches: Sequence[ProducerBatch], start: int, end
     ps.update_map_end_offset(log._log_end_offset)
 
 
-def on_roll(log: Any, new_offset: int) -> None:
-    """After a roll (and its flush): snapshot at the new segment's base offset, then delete
-    the snapshots Kafka no longer keeps (``deleteSnapshotsAfterRecoveryPointCheckpoint``)."""
+def on_roll(log: Any, new_offset: int) -> Path | None:
+    """After a roll: snapshot at the new segment's base offset without an fsync (Kafka's
+    ``takeSnapshot(false)``: the flush scheduled after the roll fsyncs it). Returns the
+    snapshot written, if any."""
     ps: ProducerStateManager = log._producer_state
     ps.update_map_end_offset(new_offset)
-    ps.take_snapshot()
+    return ps.take_snapshot(sync=False)
+
+
+def on_recovery_point_moved(log: Any) -> None:
+    """After the flush scheduled by a roll moved the recovery point: delete the snapshots
+    Kafka no longer keeps (``deleteSnapshotsAfterRecoveryPointCheckpoint``, which Kafka runs
+    after checkpointing the recovery points)."""
+    ps: ProducerStateManager = log._producer_state
     ps.delete_snapshots_before(ps.min_snapshot_offset_to_retain(
         log._segments.base_offsets, log._recovery_point))
 

@@ -1266,6 +1266,28 @@ class LogSegment:
         if self._time_index is not None:
             self._time_index.flush()
 
+    def flush_descriptors(self) -> list[int]:
+        """New descriptors of the ``.log`` and of both indexes (staged index entries written
+        first), for the caller to fsync without the log's lock and then close
+        (:mod:`kafkalog.log_flusher`): the fsyncs make this segment's bytes and entries up to
+        now durable even when it is renamed, deleted or closed in between. Empty for a
+        read-only or closed segment."""
+        if self._fd < 0 or self._read_only:
+            return []
+        if self._staged.fields:
+            self._write_staged_index()
+        fds = [os.dup(self._fd)]
+        try:
+            for idx in (self._offset_index, self._time_index):
+                fd = idx.flush_descriptor() if idx is not None else None
+                if fd is not None:
+                    fds.append(fd)
+        except BaseException:
+            for fd in fds:
+                os.close(fd)
+            raise
+        return fds
+
     def close(self) -> None:
         """Final time entry, trim indexes and log, release files (Kafka's ``close``)."""
         if self._fd < 0:

@@ -37,6 +37,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.transactions": 3,
     "kafkalog.log_validator": 3,
     "kafkalog.loader": 4,
+    "kafkalog.log_flusher": 4,  # the flush-log worker the log hands rolled segments to
     # log compaction: the config and the offset map sit low, the core (Cleaner, the manager's
     # rules) under the log (Log.clean calls it), the LogCleaner over a LogDir's logs
     "kafkalog.cleaner": 4,

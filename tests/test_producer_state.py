@@ -273,6 +273,9 @@ def test_snapshots_kept_as_kafka_keeps_them(tmp_path: Path) -> None:
         for i in range(4):
             idem(log, 1, i)
             log.roll()
+        # (Kafka deletes them after the recovery point moved: when the flushes the rolls
+        # scheduled are done)
+        log.await_scheduled_flushes(timeout=30)
         assert sorted(p.name for p in d.glob("*.snapshot")) == [
             "00000000000000000003.snapshot", "00000000000000000004.snapshot"]
 

@@ -550,6 +550,19 @@ class AbstractIndex:
             finally:
                 os.close(fd)
 
+    def flush_descriptor(self) -> int | None:
+        """A new read-only descriptor of the index file, for an ``fsync`` made later without
+        this index's lock (after an ``msync`` where one is needed, see :meth:`flush`); None
+        when the index is not writable. The caller closes it. The descriptor keeps the file
+        even if it is renamed, trimmed or deleted meanwhile."""
+        self._check_open()
+        if not self._writable:
+            return None
+        with self._lock:
+            if self._mmap is not None and _MSYNC_NEEDED:
+                self._mmap.flush()
+            return os.open(self._path, os.O_RDONLY)
+
     def close_handler(self) -> None:
         """Release the mapping without trimming (Kafka's ``closeHandler``)."""
         with self._lock:
