@@ -871,7 +871,8 @@ class Log:
                 logger.warning("%s: newly rolled segment file %s already exists; deleting it "
                                "first", self._dir, stray.name)
                 stray.unlink()
-        active.on_become_inactive()
+        # its trims are the scheduled flush's first step (see LogSegment.on_become_inactive)
+        active.on_become_inactive(trim=False)
         seg = LogSegment.open(self._dir, new_offset, self._config, self._clock,
                               roll_jitter_ms=_roll_jitter(self._config, self._rng))
         self._segments.add(seg)
@@ -920,7 +921,7 @@ class Log:
         import concurrent.futures
 
         with self._write_lock:
-            pending = list(self._scheduled_flushes)
+            pending = log_flusher.of_this_process(self._scheduled_flushes)
         if pending:
             _, not_done = concurrent.futures.wait(pending, timeout=timeout)
             if not_done:
@@ -1812,7 +1813,7 @@ class Log:
 
         with self._quiesce_cleaning():  # (first: a cleaning sees the abort at once)
             with self._write_lock:
-                pending = list(self._scheduled_flushes)
+                pending = log_flusher.of_this_process(self._scheduled_flushes)
             concurrent.futures.wait(pending)  # (they take the write lock: not held here)
             with self._write_lock:
                 self._close()

@@ -11,6 +11,12 @@ Measured on this machine (``benchmarks/bench_log.py``, row ``append.roll_call.se
 the fsync of a 64 MiB segment takes 110-320 ms, a 256 MiB one ~1 s; that was the cost of the
 append that rolled.
 
+The task also does the rolled segment's trims (its index files cut to their entries, its
+reserved blocks given back: ``LogSegment.on_become_inactive(trim=False)``), under the log's lock
+and before the fsync: an ``ftruncate`` waits 40-110 ms on ext4 while another file's fsync is
+committed, which the previous roll's flush often is; the flusher runs one task at a time, so by
+then that fsync is over. (Kafka trims in the roll itself.)
+
 This module holds the process's flusher: one worker thread (started on first use, again in a
 forked child) that runs the tasks :class:`~kafkalog.log.Log` hands it in order. At interpreter
 exit the pending tasks still run (``concurrent.futures`` joins its workers), so what was
@@ -25,26 +31,46 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
 
-__all__ = ["schedule", "fsync_all"]
+__all__ = ["schedule", "of_this_process", "fsync_all"]
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
 _executor_pid = -1
 
 
-def schedule(task: Callable[[], None]) -> Future:
+def schedule(task: Callable[[], Any]) -> Future:
     """Run ``task`` on the flusher thread; returns its future (the task's own errors stay in
-    it). Tasks run one at a time, in the order scheduled."""
+    it). Tasks run one at a time, in the order scheduled. During interpreter shutdown, when
+    no new thread may start, the task runs in the calling thread before this returns."""
     global _executor, _executor_pid
     with _lock:
         # a forked child inherits the executor object but not its thread: it gets its own
         if _executor is None or _executor_pid != os.getpid():
             _executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kafkalog-flush-log")
             _executor_pid = os.getpid()
-        return _executor.submit(task)
+        try:
+            fut = _executor.submit(task)
+        except RuntimeError:  # "cannot schedule new futures after interpreter shutdown"
+            fut = None
+    if fut is None:
+        fut = Future()
+        try:
+            fut.set_result(task())
+        except BaseException as e:  # noqa: BLE001  (kept in the future, as a worker does)
+            fut.set_exception(e)
+    fut.kafkalog_pid = os.getpid()  # type: ignore[attr-defined]
+    return fut
+
+
+def of_this_process(futures: Iterable[Future]) -> list[Future]:
+    """The futures scheduled by this process: a forked child's copy of a parent's pending
+    flush never completes in the child, so waits skip it."""
+    pid = os.getpid()
+    return [f for f in futures if getattr(f, "kafkalog_pid", pid) == pid]
 
 
 def fsync_all(descriptors: list[int]) -> None:

@@ -299,6 +299,10 @@ class LogSegment:
         # of the file, to give back on roll, close or truncation
         self._reserved_end = max(size, RESERVE_AHEAD_BYTES)
         self._blocks_reserved = False
+        # rolled, its trims (indexes to their entries, the .log's reserved blocks) not done
+        # yet: the log's scheduled flush does them (on_become_inactive(trim=False)); flush(),
+        # flush_descriptors() and close() do them first, so no file is fsynced untrimmed
+        self._trim_pending = False
         self._read_only = read_only
         self.roll_jitter_ms = roll_jitter_ms
         self.log_path = files.log_file(directory, base_offset, file_suffix)
@@ -1162,6 +1166,7 @@ class LogSegment:
         """
         self._check_writable()
         self._recovery_scan = None
+        self._trim_pending = False  # (active again: its indexes are re-extended below)
         mapping = self.translate_offset(offset, self.lookup_position(offset))
         oi, ti = self.offset_index, self.time_index
         oi.truncate_to(offset)
@@ -1197,12 +1202,39 @@ class LogSegment:
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    def on_become_inactive(self) -> None:
-        """Roll: final time-index entry, trim indexes and a preallocated ``.log``."""
+    def on_become_inactive(self, trim: bool = True) -> None:
+        """Roll: final time-index entry, trim indexes and a preallocated ``.log`` (Kafka's
+        ``onBecomeInactiveSegment``).
+
+        ``trim=False``: the trims are left to :meth:`complete_roll` (or the next
+        :meth:`flush`, :meth:`flush_descriptors`, :meth:`close`). Each trim is an
+        ``ftruncate``, ~1 ms, but 40-110 ms on ext4 here while another file's fsync is being
+        committed; the log runs them on its flusher thread, before the fsync of this segment,
+        so that the appending call does not wait for them. Until then the index files keep
+        their preallocated zeroed room, which readers stop at (as they do for the active
+        segment), and the ``.log`` its reserved blocks past its end (its length is the
+        data's). A preallocated ``.log`` (``preallocate=True``) is cut at once all the same:
+        readers in other processes take a segment that is not the last one for its file
+        length."""
         self._check_writable()
         m = self._max_ts_and_offset()
         if m.timestamp >= 0:
             self.time_index.maybe_append(m.timestamp, m.offset, skip_full_check=True)
+        if trim:
+            self._trim_inactive()
+        else:
+            if os.fstat(self._fd).st_size != self._size:
+                self._trim_log()
+            self._trim_pending = True
+
+    def complete_roll(self) -> None:
+        """The trims :meth:`on_become_inactive` left pending, if any (and the segment is
+        open)."""
+        if self._trim_pending and self._fd >= 0 and not self._read_only:
+            self._trim_inactive()
+
+    def _trim_inactive(self) -> None:
+        self._trim_pending = False
         self.offset_index.trim_to_valid_size()
         self.time_index.trim_to_valid_size()
         self._trim_log()
@@ -1258,6 +1290,7 @@ class LogSegment:
         """fsync the ``.log`` and both indexes."""
         if self._fd < 0 or self._read_only:
             return
+        self.complete_roll()
         if self._staged.fields:
             self._write_staged_index()
         os.fsync(self._fd)
@@ -1274,6 +1307,7 @@ class LogSegment:
         read-only or closed segment."""
         if self._fd < 0 or self._read_only:
             return []
+        self.complete_roll()
         if self._staged.fields:
             self._write_staged_index()
         fds = [os.dup(self._fd)]
@@ -1296,6 +1330,7 @@ class LogSegment:
             m = self._max_timestamp_and_offset
             if m is not None and m.timestamp >= 0:
                 self.time_index.maybe_append(m.timestamp, m.offset, skip_full_check=True)
+            self._trim_pending = False  # (the trims below are the ones it left)
             self._trim_log()
         self._close_files(trim=not self._read_only)
 

@@ -104,6 +104,9 @@ def _append(log: Log, model: Model, recs: list[Record], **kw: object) -> None:
 
 
 def _snapshot(log: Log) -> dict:
+    # the rolled segments' files as they stay: their trims are done by the flush each roll
+    # scheduled (LogSegment.on_become_inactive(trim=False))
+    log.await_scheduled_flushes(timeout=60)
     segs = list(log.segments)
     batches = {}
     for s in segs:

@@ -23,6 +23,7 @@ from kafkalog.config import LogConfig
 from kafkalog.errors import KafkaLogError
 from kafkalog.files import CLEAN_SHUTDOWN_FILE
 from kafkalog.log import OFFSETS_FILE, Log
+from kafkalog.records.batch import iter_batches
 
 CONFIG = LogConfig(segment_bytes=4096, index_interval_bytes=256, file_delete_delay_ms=0)
 REPO = Path(__file__).resolve().parents[1]
@@ -191,6 +192,57 @@ def test_the_next_flush_raises_a_failed_scheduled_flush(tmp_path, monkeypatch):
         log.flush()
 
 
+def test_the_rolled_segment_is_trimmed_by_its_flush_or_by_an_earlier_flush_call(tmp_path):
+    """The roll leaves the rolled segment's trims (indexes cut to their entries) to the
+    scheduled flush; a flush() on the caller's thread before that does them itself, so no
+    segment below the recovery point is left with its preallocated index room."""
+    gate = threading.Event()
+    log_flusher.schedule(lambda: gate.wait(30))  # the flusher is busy: the flush waits
+    try:
+        with Log.open(tmp_path, CONFIG) as log:
+            _fill(log, 3)
+            rolled = log.active_segment
+            log.roll()
+            assert rolled.index_path.stat().st_size == CONFIG.segment_index_bytes
+            entries = rolled.offset_index.entries
+            assert 0 < entries
+            log.flush()
+            assert rolled.index_path.stat().st_size == entries * 8
+            assert log.recovery_point == log.log_end_offset
+            # a second roll, this time trimmed by its scheduled flush
+            _fill(log, 3)
+            rolled = log.active_segment
+            log.roll()
+            assert rolled.time_index_path.stat().st_size == CONFIG.segment_index_bytes // 12 * 12
+            gate.set()
+            log.await_scheduled_flushes(timeout=30)
+            assert rolled.index_path.stat().st_size == rolled.offset_index.entries * 8
+            assert rolled.time_index_path.stat().st_size == rolled.time_index.entries * 12
+    finally:
+        gate.set()
+
+
+def test_a_preallocated_log_file_is_cut_by_the_roll_itself(tmp_path):
+    """Readers in other processes take a segment that is not the last one for its file
+    length: a preallocated ``.log`` cannot wait for the scheduled flush to be cut."""
+    gate = threading.Event()
+    log_flusher.schedule(lambda: gate.wait(30))
+    try:
+        cfg = LogConfig(segment_bytes=1 << 20, index_interval_bytes=256, preallocate=True)
+        with Log.open(tmp_path, cfg) as log:
+            _fill(log, 3)
+            rolled = log.active_segment
+            assert rolled.log_path.stat().st_size == 1 << 20
+            log.roll()
+            assert rolled.log_path.stat().st_size == rolled.size  # before the flush ran
+            assert rolled.index_path.stat().st_size == cfg.segment_index_bytes  # still pending
+            with Log.open(tmp_path, cfg, read_only=True) as reader:
+                assert [r.offset for r in reader.records()] == list(range(30))
+            gate.set()  # (close waits for the scheduled flush, queued behind the gate)
+    finally:
+        gate.set()
+
+
 _CRASH = r"""
 import os, sys, threading
 from kafkalog import Record
@@ -222,6 +274,10 @@ def test_a_crash_recovers_from_the_recovery_point_the_flushes_reached(tmp_path, 
                          cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
     leo, rp, active = map(int, out.stdout.split())
     assert not (d / CLEAN_SHUTDOWN_FILE).exists()
+    untrimmed = [p.name for p in sorted(d.glob("*.index"))[:-1]
+                 if p.stat().st_size == CONFIG.segment_index_bytes]
+    # with the flushes pending the rolled segments' indexes were never trimmed on disk
+    assert (untrimmed == []) if wait else len(untrimmed) >= 2
     with Log.open(d, LogConfig(segment_bytes=4096, index_interval_bytes=256)) as log:
         # every acknowledged record is back (the page cache survived: a process crash)
         assert log.log_end_offset == leo
@@ -230,7 +286,12 @@ def test_a_crash_recovers_from_the_recovery_point_the_flushes_reached(tmp_path, 
         if wait:
             assert rp == active and recovered == [active]
         else:  # no flush reached its end: recovery starts at offset 0 (every segment)
-            assert rp == 0 and recovered == [s.base_offset for s in log.segments]
+            assert rp == 0 and sorted(recovered) == [s.base_offset for s in log.segments]
+        for seg in log.segments[:-1]:  # recovered indexes: trimmed, and lookups land
+            assert seg.index_path.stat().st_size == seg.offset_index.entries * 8
+        for o in range(0, leo, 7):
+            first = next(iter_batches(log.read(o, 1)))
+            assert first.base_offset <= o <= first.last_offset
 
 
 def test_a_forked_child_gets_its_own_flusher(tmp_path):
@@ -244,3 +305,30 @@ def test_a_forked_child_gets_its_own_flusher(tmp_path):
         os._exit(0 if done else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0
+
+
+_AT_EXIT = r"""
+import atexit, sys
+from kafkalog import Record
+from kafkalog.config import LogConfig
+from kafkalog.log import Log
+log = Log.open(sys.argv[1], LogConfig(segment_bytes=4096, index_interval_bytes=256))
+def finish():  # runs after the flusher's executor was shut down: a roll must still work
+    for i in range(12):
+        log.append([Record(None, b"v%06d" % (i * 10 + j) + b"." * 100, 1_700_000_000_000)
+                    for j in range(10)])
+    print(len(log.segments), log.recovery_point, flush=True)
+    log.close()
+atexit.register(finish)
+"""
+
+
+def test_a_roll_during_interpreter_shutdown_flushes_in_the_calling_thread(tmp_path):
+    d = tmp_path / "p"
+    out = subprocess.run([sys.executable, "-c", _AT_EXIT, str(d)], cwd=REPO,
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-2000:]
+    segments, rp = map(int, out.stdout.split())
+    assert segments >= 3 and rp > 0  # rolled, and each roll's flush ran before it returned
+    with Log.open(d, LogConfig(segment_bytes=4096, index_interval_bytes=256)) as log:
+        assert log.log_end_offset == 120 and log.loaded.recovered_segments == []

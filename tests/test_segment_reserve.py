@@ -113,6 +113,7 @@ def test_roll_and_truncation_give_back(tmp_path, reserving) -> None:
     first = log.active_segment
     assert _allocated(first.log_path) > _whole_pages(first.log_path)
     log.roll()
+    log.await_scheduled_flushes(timeout=60)  # (the roll's trims are its flush's first step)
     assert os.stat(first.log_path).st_size == first.size
     assert _allocated(first.log_path) <= _whole_pages(first.log_path)
     kept = _append(log, 2 * AHEAD)
