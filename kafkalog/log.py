@@ -842,7 +842,8 @@ class Log:
 
     def roll(self) -> LogSegment:
         """Start a new active segment at the log end offset (no-op when the active segment is
-        empty and already starts there). Returns the active segment."""
+        empty and already starts there). Returns the active segment. As in Kafka, the flush
+        of the rolled segment is scheduled, not done (:meth:`await_scheduled_flushes`)."""
         with self._write_lock:
             self._check_writable()
             return self._roll(None)
