@@ -537,14 +537,10 @@ class AbstractIndex:
         self.resize(self._max_index_size)
 
     def flush(self) -> None:
-        """Make the entries durable: ``fsync`` the file (and ``msync`` where that is needed)."""
-        self._check_open()
-        if not self._writable:
-            return
-        with self._lock:
-            if self._mmap is not None and _MSYNC_NEEDED:
-                self._mmap.flush()
-            fd = os.open(self._path, os.O_RDONLY)
+        """Make the entries durable: ``fsync`` the file (and ``msync`` where that is needed;
+        the fsync itself runs without this index's lock, as :meth:`flush_descriptor` allows)."""
+        fd = self.flush_descriptor()
+        if fd is not None:
             try:
                 os.fsync(fd)
             finally:
