@@ -919,15 +919,12 @@ class Log:
         ...     log.recovery_point
         1
         """
-        import concurrent.futures
-
         with self._write_lock:
-            pending = log_flusher.of_this_process(self._scheduled_flushes)
-        if pending:
-            _, not_done = concurrent.futures.wait(pending, timeout=timeout)
-            if not_done:
-                raise TimeoutError(f"{self._dir}: {len(not_done)} scheduled flush(es) still "
-                                   f"running after {timeout} s")
+            pending = list(self._scheduled_flushes)
+        not_done = log_flusher.wait(pending, timeout)
+        if not_done:
+            raise TimeoutError(f"{self._dir}: {not_done} scheduled flush(es) still running "
+                               f"after {timeout} s")
         with self._write_lock:
             self._raise_background_flush_error()
 
@@ -1810,12 +1807,10 @@ class Log:
         ``.log``), write the clean-shutdown marker, release the lock. Idempotent. A cleaning in
         progress is aborted first; a flush scheduled after a roll is let finish (its error,
         if any, is logged: close flushes everything itself)."""
-        import concurrent.futures
-
         with self._quiesce_cleaning():  # (first: a cleaning sees the abort at once)
             with self._write_lock:
-                pending = log_flusher.of_this_process(self._scheduled_flushes)
-            concurrent.futures.wait(pending)  # (they take the write lock: not held here)
+                pending = list(self._scheduled_flushes)
+            log_flusher.wait(pending)  # (they take the write lock: not held here)
             with self._write_lock:
                 self._close()
 

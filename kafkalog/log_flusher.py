@@ -33,9 +33,10 @@ import os
 import threading
 from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import wait as futures_wait
 from typing import Any
 
-__all__ = ["schedule", "of_this_process", "fsync_all"]
+__all__ = ["schedule", "wait", "fsync_all"]
 
 _lock = threading.Lock()
 _executor: ThreadPoolExecutor | None = None
@@ -66,11 +67,15 @@ def schedule(task: Callable[[], Any]) -> Future:
     return fut
 
 
-def of_this_process(futures: Iterable[Future]) -> list[Future]:
-    """The futures scheduled by this process: a forked child's copy of a parent's pending
-    flush never completes in the child, so waits skip it."""
+def wait(futures: Iterable[Future], timeout: float | None = None) -> int:
+    """Wait for the futures this process scheduled (a forked child's copy of a parent's
+    pending flush never completes in the child, so it is skipped); returns how many are still
+    not done after ``timeout`` seconds."""
     pid = os.getpid()
-    return [f for f in futures if getattr(f, "kafkalog_pid", pid) == pid]
+    mine = [f for f in futures if getattr(f, "kafkalog_pid", pid) == pid]
+    if not mine:
+        return 0
+    return len(futures_wait(mine, timeout=timeout).not_done)
 
 
 def fsync_all(descriptors: list[int]) -> None:

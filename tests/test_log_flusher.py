@@ -296,16 +296,24 @@ def test_a_crash_recovers_from_the_recovery_point_the_flushes_reached(tmp_path, 
 
 
 def test_a_forked_child_gets_its_own_flusher(tmp_path):
-    log_flusher.schedule(lambda: None).result(timeout=30)  # the parent's worker exists
-    pid = os.fork()
-    if pid == 0:  # pragma: no cover (the child reports through its exit status)
-        try:
-            done = log_flusher.schedule(lambda: 7).result(timeout=30) == 7
-        except BaseException:
-            done = False
-        os._exit(0 if done else 1)
-    _, status = os.waitpid(pid, 0)
-    assert os.waitstatus_to_exitcode(status) == 0
+    gate = threading.Event()
+    pending = log_flusher.schedule(lambda: gate.wait(30))  # the parent's, not done at fork
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover (the child reports through its exit status)
+            try:
+                done = log_flusher.schedule(lambda: 7).result(timeout=30) == 7
+                # the parent's pending flush never completes here: a wait skips it
+                done = done and log_flusher.wait([pending], timeout=5) == 0
+            except BaseException:
+                done = False
+            os._exit(0 if done else 1)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 0
+        assert log_flusher.wait([pending], timeout=0.1) == 1  # the parent still waits for it
+    finally:
+        gate.set()
+    assert log_flusher.wait([pending], timeout=30) == 0
 
 
 _AT_EXIT = r"""
