@@ -37,7 +37,6 @@ import mmap
 import os
 import struct
 import threading
-from array import array
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -60,6 +59,7 @@ from .index.time_index import TimeIndex, TimestampOffset
 from .native import optional_extension
 from .native import scan as native_scan
 from .records.crc import crc32, crc32c
+from .segment_append_state import SegmentAppendState
 
 __all__ = [
     "LogSegment",
@@ -73,6 +73,7 @@ __all__ = [
 NO_TIMESTAMP = -1
 INT32_MAX = 2**31 - 1
 _INT64_MIN = -(2**63)
+_INT64_MAX = 2**63 - 1
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
@@ -106,28 +107,6 @@ _append_ext = optional_extension("_append")
 #: extension (segments then reserve nothing)
 _reserve_blocks: Callable[[int, int, int], int] | None = \
     _append_ext.reserve_blocks if _append_ext is not None else None
-
-
-class _StagedIndexEntries:
-    """Index entries earned by a segment's appends, not yet in the index files (see
-    ``LogSegment.append``).
-
-    ``fields``: ``array('q')`` of ``(offset, position, max timestamp, its offset)`` per append
-    that earned an entry (the arguments of ``OffsetIndex.append`` and
-    ``TimeIndex.maybe_append``), read as one numpy array when written. ``room``: how many more
-    may be staged; 0 means "write at once", and also "unknown" (the indexes were used from
-    outside): at most the free slots of either index (``is_full()`` counts), so that while
-    ``room > 0`` neither index can be full. ``last_offset``: the last offset staged or written.
-    A ``__slots__`` object: these are read per append, and a segment has too many attributes
-    for fast access to several more of them.
-    """
-
-    __slots__ = ("fields", "room", "last_offset")
-
-    def __init__(self) -> None:
-        self.fields = array("q")
-        self.room = 0
-        self.last_offset = 0
 
 
 class LogOffsetPosition(NamedTuple):
@@ -292,6 +271,15 @@ class LogSegment:
         self.config = config
         self._clock = clock
         self._fd = fd
+        # what every append reads and changes (committed size, reserved end, index rule, time
+        # rule's limit, running max timestamp, staged index entries): one object the C fast
+        # path of a log's append (segment_append_state.append_v2_batch) works on as well;
+        # _size, _reserved_end, ... below are properties over it
+        hot = self._hot = SegmentAppendState(STAGED_INDEX_ENTRIES)
+        hot.fd = -1 if read_only else fd
+        hot.base_offset = self.base_offset
+        hot.segment_bytes = config.segment_bytes
+        hot.index_interval = config.index_interval_bytes
         self._size = size
         # disk blocks of the .log are reserved (fallocate, file length unchanged) up to here,
         # or the segment reserves nothing before it holds RESERVE_AHEAD_BYTES; an append
@@ -312,7 +300,7 @@ class LogSegment:
         self.created_ms = clock.milliseconds()
         # (config and roll_jitter_ms are fixed for the segment's life: the time rule's limit
         # that should_roll_positional compares against is derived from them once per start)
-        self._rolling_based_timestamp = None  # (also sets _roll_after_timestamp)
+        self._rolling_based_timestamp = None  # (also sets the time rule's limit)
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
         self._bytes_since_last_index_entry = 0
         self._index_interval_bytes = config.index_interval_bytes  # (read per append)
@@ -320,7 +308,7 @@ class LogSegment:
         self._time_index: TimeIndex | None = None
         # index entries earned by appends, not yet written (see append()); _index_lock
         # serializes writing them (the writer, or a reader thread asking for an index)
-        self._staged = _StagedIndexEntries()
+        self._staged = hot  # (room, last_offset, stage(), take_staged(): see append())
         self._index_lock = threading.Lock()
         self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
@@ -383,6 +371,47 @@ class LogSegment:
         """Committed bytes of the ``.log`` (whole batches only)."""
         return self._size
 
+    # the per-append state's fields under the names the segment's code uses (see __init__)
+    @property
+    def _size(self) -> int:
+        return self._hot.size
+
+    @_size.setter
+    def _size(self, value: int) -> None:
+        self._hot.size = value
+
+    @property
+    def _reserved_end(self) -> int:
+        return self._hot.reserved_end
+
+    @_reserved_end.setter
+    def _reserved_end(self, value: int) -> None:
+        self._hot.reserved_end = value
+
+    @property
+    def _bytes_since_last_index_entry(self) -> int:
+        return self._hot.bytes_since_index
+
+    @_bytes_since_last_index_entry.setter
+    def _bytes_since_last_index_entry(self, value: int) -> None:
+        self._hot.bytes_since_index = value
+
+    @property
+    def _max_timestamp_and_offset(self) -> TimestampOffset | None:
+        """The running max timestamp and its batch's offset; None: not loaded yet."""
+        h = self._hot
+        return _new_timestamp_offset((h.max_timestamp, h.max_timestamp_offset)) \
+            if h.max_loaded else None
+
+    @_max_timestamp_and_offset.setter
+    def _max_timestamp_and_offset(self, m: TimestampOffset | None) -> None:
+        h = self._hot
+        if m is None:
+            h.max_loaded = 0
+        else:
+            h.max_timestamp, h.max_timestamp_offset = int(m[0]), int(m[1])
+            h.max_loaded = 1
+
     @property
     def closed(self) -> bool:
         return self._fd < 0
@@ -397,7 +426,7 @@ class LogSegment:
         """The offset index, opened on first use (Kafka's ``LazyIndex``), with every staged
         entry written (see :meth:`append`)."""
         st = self._staged
-        if st.room or st.fields:
+        if st.room or st.staged_count():
             self._write_staged_index()
         return self._open_offset_index()
 
@@ -405,7 +434,7 @@ class LogSegment:
     def time_index(self) -> TimeIndex:
         """The time index, opened on first use, with every staged entry written."""
         st = self._staged
-        if st.room or st.fields:
+        if st.room or st.staged_count():
             self._write_staged_index()
         return self._open_time_index()
 
@@ -841,9 +870,10 @@ class LogSegment:
         # the time rule (Kafka's timeWaitedForRoll > maxSegmentMs - rollJitterMs, for a
         # timestamp-based start); at or below it, it is not. INT64_MIN (every append takes
         # the full check) while the start is unknown or not a timestamp, as then the rule
-        # goes by the clock. Every change of the start comes through here.
-        self._roll_after_timestamp = (
-            ts + self.config.max_segment_ms - self.roll_jitter_ms
+        # goes by the clock. Every change of the start comes through here. (Capped at
+        # INT64_MAX, a field of 64 bits: no timestamp is above a limit beyond it either.)
+        self._hot.roll_after_timestamp = (
+            min(ts + self.config.max_segment_ms - self.roll_jitter_ms, _INT64_MAX)
             if ts is not None and ts >= 0 else _INT64_MIN)
 
     def should_roll_positional(self, max_timestamp_in_messages: int,
@@ -855,9 +885,10 @@ class LogSegment:
         # timestamp is within the time rule's limit (kept by the setter above), the staging
         # of index entries has room (so neither index is full) and its last offset is
         # indexable. Measured (timeit): 0.30 us a call, the full checks below 0.64 us.
-        if (self._size <= self.config.segment_bytes - messages_size
-                and max_timestamp_in_messages <= self._roll_after_timestamp
-                and self._staged.room > 0
+        h = self._hot
+        if (h.size <= h.segment_bytes - messages_size
+                and max_timestamp_in_messages <= h.roll_after_timestamp
+                and h.room > 0
                 and 0 <= max_offset_in_messages - self.base_offset <= INT32_MAX):
             return False
         return self._should_roll_full(max_timestamp_in_messages, max_offset_in_messages,
@@ -944,37 +975,38 @@ class LogSegment:
         fd = self._fd
         if fd < 0 or self._read_only:
             self._check_writable()
-        position = self._size
+        h = self._hot
+        position = h.size
         if position == 0:
             self._rolling_based_timestamp = largest_timestamp
         if not 0 <= largest_offset - self.base_offset <= INT32_MAX:
             raise OffsetOverflowError(
                 f"offset not indexable relative to base offset {self.base_offset}",
                 path=self.log_path, offset=largest_offset)
-        if position + n > self._reserved_end:
+        if position + n > h.reserved_end:
             self._reserve(position + n)
         written = _pwrite(fd, data, position)
         if written != n:  # rare: a short write, finish it
             _pwrite_all(fd, memoryview(data)[written:], position + written)
         # publish: the bytes are in the page cache before readers can see the new size
-        self._size = position + n
-        m = self._max_timestamp_and_offset
-        if m is None:
-            m = self._max_ts_and_offset()
-        if largest_timestamp > m[0]:
-            m = self._max_timestamp_and_offset = _new_timestamp_offset(
-                (largest_timestamp, shallow_offset_of_max_timestamp))
-        if self._bytes_since_last_index_entry > self._index_interval_bytes:
-            st = self._staged
-            if st.room > 0 and largest_offset > st.last_offset:
-                st.fields.extend((largest_offset, position, m[0], m[1]))
-                st.last_offset = largest_offset
-                st.room -= 1
+        h.size = position + n
+        if not h.max_loaded:
+            self._max_ts_and_offset()
+        if largest_timestamp > h.max_timestamp:
+            h.max_timestamp = largest_timestamp
+            h.max_timestamp_offset = shallow_offset_of_max_timestamp
+        if h.bytes_since_index > h.index_interval:
+            if h.room > 0 and largest_offset > h.last_offset:
+                h.stage(largest_offset, position, h.max_timestamp, h.max_timestamp_offset)
+                h.last_offset = largest_offset
+                h.room -= 1
             else:
-                self._write_index_entry(largest_offset, position, m)
-            self._bytes_since_last_index_entry = n
+                self._write_index_entry(largest_offset, position,
+                                        _new_timestamp_offset((h.max_timestamp,
+                                                               h.max_timestamp_offset)))
+            h.bytes_since_index = n
         else:
-            self._bytes_since_last_index_entry += n
+            h.bytes_since_index += n
 
     def _reserve(self, end: int) -> None:
         """Reserve the .log's blocks up to ``end`` and ``RESERVE_AHEAD_BYTES`` past the
@@ -1003,6 +1035,15 @@ class LogSegment:
         os.utime(self._fd, ns=(st.st_atime_ns, st.st_mtime_ns))
         self._reserved_end = max(st.st_size, RESERVE_AHEAD_BYTES)
 
+    def write_pending_index_entry(self, offset: int, position: int) -> None:
+        """The index entry an append by ``append_v2_batch`` earned (its last ``offset``, the
+        ``position`` where it starts) but could not stage: a reader thread wrote the staged
+        entries during its pwrite. Written as :meth:`append` writes it then."""
+        m = self._max_timestamp_and_offset
+        if m is None:
+            m = self._max_ts_and_offset()
+        self._write_index_entry(offset, position, m)
+
     def _write_index_entry(self, offset: int, position: int, m: TimestampOffset) -> None:
         """Write the staged entries, then stage this append's entry again (staging was full,
         or its room unknown) or write it at once (an offset not above the last one: the index
@@ -1011,7 +1052,7 @@ class LogSegment:
             self._measure_index_room()
             st = self._staged
             if st.room > 0 and offset > st.last_offset:
-                st.fields.extend((offset, position, m[0], m[1]))
+                st.stage(offset, position, m[0], m[1])
                 st.last_offset = offset
                 st.room -= 1
                 return
@@ -1028,20 +1069,15 @@ class LogSegment:
             self._staged.room = 0
 
     def _write_staged_locked(self) -> None:
-        st = self._staged
-        # take the whole entries staged so far, then drop them: the writer only appends at
-        # the end (a reader thread may be writing them while the writer stages more)
-        k = len(st.fields) // 4
+        # every entry staged so far, taken in one step under the GIL (the writer stages only
+        # at the end, from this or another thread, before or after it, never in between)
+        taken = self._staged.take_staged()
+        k = len(taken) // 32
         if not k:
             return
         # columns (offset, position, timestamp, time-index offset), each contiguous: the
-        # append kernels then see the one array type every caller passes (one compilation).
-        # Sliced first (one C call: a copy, under the GIL): a numpy view of st.fields itself
-        # would export its buffer, and the writer's next extend() in another thread, between
-        # two bytecodes of this statement, would fail with BufferError after its pwrite.
-        taken = st.fields[:4 * k]
+        # append kernels then see the one array type every caller passes (one compilation)
         cols = np.frombuffer(taken, np.int64).reshape(k, 4).T.copy()
-        del st.fields[:4 * k]
         # the checks and errors of sequential appends (staging only checked the offsets)
         self._open_offset_index().append_many_unlocked(cols[0], cols[1])
         self._open_time_index().maybe_append_many_unlocked(cols[2], cols[3])
@@ -1053,7 +1089,7 @@ class LogSegment:
         st = self._staged
         st.room = max(min(STAGED_INDEX_ENTRIES, oi.max_entries - oi.entries,
                           ti.max_entries - 1 - ti.entries), 0)
-        st.last_offset = oi.last_offset if oi.entries else -(2**63) - 1
+        st.last_offset = oi.last_offset if oi.entries else _INT64_MIN  # (offsets are >= 0)
 
     # -- recovery and truncation -------------------------------------------------------------
 
@@ -1291,7 +1327,7 @@ class LogSegment:
         if self._fd < 0 or self._read_only:
             return
         self.complete_roll()
-        if self._staged.fields:
+        if self._staged.staged_count():
             self._write_staged_index()
         os.fsync(self._fd)
         if self._offset_index is not None:
@@ -1308,7 +1344,7 @@ class LogSegment:
         if self._fd < 0 or self._read_only:
             return []
         self.complete_roll()
-        if self._staged.fields:
+        if self._staged.staged_count():
             self._write_staged_index()
         fds = [os.dup(self._fd)]
         try:
@@ -1336,7 +1372,7 @@ class LogSegment:
 
     def _close_files(self, trim: bool) -> None:
         self._recovery_scan = None
-        if self._staged.fields and not self._read_only and self._fd >= 0:
+        if self._staged.staged_count() and not self._read_only and self._fd >= 0:
             self._write_staged_index()
         for idx in (self._offset_index, self._time_index):
             if idx is not None:
@@ -1348,6 +1384,7 @@ class LogSegment:
             self._release_reserved_blocks()  # (the file's length stays as it is)
         with self._mapped_cond:  # mapped() dups the descriptor under it: never a closed one
             fd, self._fd = self._fd, -1
+            self._hot.fd = -1
         if fd >= 0:
             os.close(fd)
 

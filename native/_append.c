@@ -22,7 +22,25 @@
  *   filesystem without it, ENOSPC, ...); ENOSYS where the platform has no fallocate. Twin:
  *   none needed, a segment without it simply does not reserve.
  *
- * Both run with the GIL held (the pwrite they precede releases it).
+ * - SegmentAppendState and append_v2_batch(state, data, check_crc, log_end_offset,
+ *   max_bytes): the state a writable segment keeps per append (committed size, reserved end,
+ *   bytes since the last index entry, the time rule's limit, the running max timestamp and
+ *   the staged index entries) lives in this object, whose fields the Python segment reads and
+ *   writes (kafkalog.segment_append_state: the same class in Python is the twin when the
+ *   extension is absent). append_v2_batch is a log's whole per-append work for the common
+ *   case, one call: the checks of single_v2_batch, the log's (at most max_bytes, within
+ *   segment.bytes, base offset at or after the log end offset), the common case of Kafka's
+ *   shouldRoll (no roll due), then the pwrite (GIL released), the size published after it,
+ *   the running max timestamp, and the index entry the append earned, staged. It returns None
+ *   BEFORE changing anything whenever the case is not that common one (an empty segment, a
+ *   roll possibly due, blocks to reserve, an index entry that could not be staged, the max
+ *   timestamp not loaded, ...): the caller then takes the Python path, which is the
+ *   reference (tests/test_segment_append_state.py compares the files both write). Why in C:
+ *   for a 16 KiB append the Python bookkeeping around the pwrite (five frames, the roll
+ *   check, the index rule) cost ~5 us of ~27 us, and Kafka's write path is one method.
+ *
+ * single_v2_batch and reserve_blocks run with the GIL held (the pwrite they precede releases
+ * it); append_v2_batch releases it around its pwrite, like os.pwrite.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h> /* first: its pyconfig.h defines _GNU_SOURCE (fallocate) */
@@ -31,6 +49,8 @@
 #include <limits.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
+#include <structmember.h>
 
 /* v2 batch header (DefaultRecordBatch): offsets of its fields */
 #define V2_HEADER_SIZE 61
@@ -62,6 +82,44 @@ be32(const unsigned char *p)
     return ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
 }
 
+/* One whole v2 batch a log may append without its general path: one dimension of single
+   bytes (the caller's len(data) is then the byte count), a whole header, magic 2, a
+   batchLength covering exactly the bytes, a lastOffsetDelta that is not negative, no producer
+   id (idempotence needs the producer state), neither transactional nor control. */
+static int
+plain_v2_batch(const Py_buffer *view)
+{
+    const unsigned char *p = view->buf;
+    Py_ssize_t n = view->len;
+    return !(view->ndim > 1 || view->itemsize != 1 || n < V2_HEADER_SIZE
+             || p[OFF_MAGIC] != 2
+             || (int64_t)(int32_t)be32(p + OFF_LENGTH) + 12 != (int64_t)n
+             || (int32_t)be32(p + OFF_LAST_DELTA) < 0
+             || (int64_t)be64(p + OFF_PRODUCER_ID) != -1
+             || (p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL));
+}
+
+/* 1 when the CRC-32C over attributes..end equals the stored one, 0 when not, -1 with an
+   exception set. The crc32c package's function over a read-only memoryview of the caller's
+   bytes, uncopied (released before we return: the crc32c call does not keep it). */
+static int
+crc_matches(const unsigned char *p, Py_ssize_t n)
+{
+    PyObject *mv = PyMemoryView_FromMemory((char *)p + OFF_ATTRIBUTES, n - OFF_ATTRIBUTES,
+                                           PyBUF_READ);
+    if (mv == NULL)
+        return -1;
+    PyObject *crc = PyObject_CallOneArg(crc32c_func, mv);
+    Py_DECREF(mv);
+    if (crc == NULL)
+        return -1;
+    unsigned long value = PyLong_AsUnsignedLong(crc);
+    Py_DECREF(crc);
+    if (value == (unsigned long)-1 && PyErr_Occurred())
+        return -1;
+    return value == be32(p + OFF_CRC);
+}
+
 static PyObject *
 single_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -81,29 +139,13 @@ single_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     const unsigned char *p = view.buf;
     Py_ssize_t n = view.len;
     PyObject *result = NULL;
-    /* one dimension of single bytes only: the caller's len(data) is then the byte count */
-    if (view.ndim > 1 || view.itemsize != 1 || n < V2_HEADER_SIZE || p[OFF_MAGIC] != 2
-        || (int64_t)(int32_t)be32(p + OFF_LENGTH) + 12 != (int64_t)n
-        || (int32_t)be32(p + OFF_LAST_DELTA) < 0
-        || (int64_t)be64(p + OFF_PRODUCER_ID) != -1
-        || (p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL))
+    if (!plain_v2_batch(&view))
         goto none;
     if (check_crc) {
-        /* a read-only view of the bytes after the CRC field: the caller's buffer, uncopied
-           (released before we return: the crc32c call does not keep it) */
-        PyObject *mv = PyMemoryView_FromMemory((char *)p + OFF_ATTRIBUTES,
-                                               n - OFF_ATTRIBUTES, PyBUF_READ);
-        if (mv == NULL)
+        int ok = crc_matches(p, n);
+        if (ok < 0)
             goto done;
-        PyObject *crc = PyObject_CallOneArg(crc32c_func, mv);
-        Py_DECREF(mv);
-        if (crc == NULL)
-            goto done;
-        unsigned long value = PyLong_AsUnsignedLong(crc);
-        Py_DECREF(crc);
-        if (value == (unsigned long)-1 && PyErr_Occurred())
-            goto done;
-        if (value != be32(p + OFF_CRC))
+        if (!ok)
             goto none;
     }
     {
@@ -161,6 +203,281 @@ reserve_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 #endif
 }
 
+/* ---- SegmentAppendState ------------------------------------------------------------------
+ * Invariants (kept by the Python segment, which owns every field; see
+ * kafkalog/segment_append_state.py for each one's meaning):
+ * - size: committed bytes of the .log (whole batches); published after their write.
+ * - staged[0 .. 4 * staged_n): (offset, position, max timestamp, its offset) per index entry
+ *   earned and not yet written; staged_n <= capacity.
+ * - room > 0 means neither index is full even with every staged entry written.
+ * - max_loaded == 0: max_timestamp/max_timestamp_offset are not known (not loaded yet). */
+typedef struct {
+    PyObject_HEAD
+    long long fd; /* the writable .log, or -1 (closed, read-only): no append */
+    long long base_offset;
+    long long size;
+    long long reserved_end;
+    long long segment_bytes;
+    long long bytes_since_index;
+    long long index_interval;
+    long long roll_after_timestamp;
+    long long max_timestamp;
+    long long max_timestamp_offset;
+    long long max_loaded;
+    long long room;
+    long long last_offset;
+    Py_ssize_t staged_n;
+    Py_ssize_t capacity;
+    int64_t *staged;
+} AppendState;
+
+static PyTypeObject AppendStateType;
+
+static PyObject *
+state_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
+{
+    Py_ssize_t capacity;
+    static char *kwlist[] = {"capacity", NULL};
+    if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &capacity))
+        return NULL;
+    if (capacity <= 0 || capacity > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "SegmentAppendState: capacity must be in 1..%d, found %zd",
+                     1 << 20, capacity);
+        return NULL;
+    }
+    AppendState *st = (AppendState *)type->tp_alloc(type, 0);
+    if (st == NULL)
+        return NULL;
+    st->staged = PyMem_Calloc((size_t)capacity * 4, sizeof(int64_t));
+    if (st->staged == NULL) {
+        Py_DECREF(st);
+        return PyErr_NoMemory();
+    }
+    st->capacity = capacity;
+    st->fd = -1;
+    st->roll_after_timestamp = LLONG_MIN;
+    st->max_timestamp = -1;
+    st->max_timestamp_offset = -1;
+    st->last_offset = LLONG_MIN;
+    return (PyObject *)st;
+}
+
+static void
+state_dealloc(AppendState *st)
+{
+    PyMem_Free(st->staged);
+    Py_TYPE(st)->tp_free((PyObject *)st);
+}
+
+static PyObject *
+state_stage(AppendState *st, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 4) {
+        PyErr_SetString(PyExc_TypeError,
+                        "stage(offset, position, timestamp, timestamp_offset) takes 4 arguments");
+        return NULL;
+    }
+    int64_t v[4];
+    for (int i = 0; i < 4; i++) {
+        v[i] = PyLong_AsLongLong(args[i]);
+        if (v[i] == -1 && PyErr_Occurred())
+            return NULL;
+    }
+    if (st->staged_n >= st->capacity) {
+        PyErr_Format(PyExc_RuntimeError, "stage: %zd entries already staged (the capacity)",
+                     st->staged_n);
+        return NULL;
+    }
+    memcpy(st->staged + 4 * st->staged_n, v, sizeof v);
+    st->staged_n++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+state_staged_count(AppendState *st, PyObject *unused)
+{
+    return PyLong_FromSsize_t(st->staged_n);
+}
+
+static PyObject *
+state_take_staged(AppendState *st, PyObject *unused)
+{
+    /* all staged entries as native int64 bytes, and none staged after (one step under the
+       GIL: an append in another thread stages before or after, never in between) */
+    PyObject *b = PyBytes_FromStringAndSize((const char *)st->staged,
+                                            st->staged_n * 4 * (Py_ssize_t)sizeof(int64_t));
+    if (b != NULL)
+        st->staged_n = 0;
+    return b;
+}
+
+static PyMethodDef state_methods[] = {
+    {"stage", (PyCFunction)(void (*)(void))state_stage, METH_FASTCALL,
+     "stage(offset, position, timestamp, timestamp_offset): add one index entry (room and "
+     "last_offset are the caller's to update)."},
+    {"staged_count", (PyCFunction)state_staged_count, METH_NOARGS,
+     "staged_count() -> how many entries are staged."},
+    {"take_staged", (PyCFunction)state_take_staged, METH_NOARGS,
+     "take_staged() -> bytes: every staged entry as 4 native int64 each; none staged after."},
+    {NULL, NULL, 0, NULL},
+};
+
+#define STATE_MEMBER(name) {#name, T_LONGLONG, offsetof(AppendState, name), 0, NULL}
+static PyMemberDef state_members[] = {
+    STATE_MEMBER(fd),
+    STATE_MEMBER(base_offset),
+    STATE_MEMBER(size),
+    STATE_MEMBER(reserved_end),
+    STATE_MEMBER(segment_bytes),
+    STATE_MEMBER(bytes_since_index),
+    STATE_MEMBER(index_interval),
+    STATE_MEMBER(roll_after_timestamp),
+    STATE_MEMBER(max_timestamp),
+    STATE_MEMBER(max_timestamp_offset),
+    STATE_MEMBER(max_loaded),
+    STATE_MEMBER(room),
+    STATE_MEMBER(last_offset),
+    {"capacity", T_PYSSIZET, offsetof(AppendState, capacity), READONLY, NULL},
+    {NULL, 0, 0, 0, NULL},
+};
+
+static PyTypeObject AppendStateType = {
+    PyVarObject_HEAD_INIT(NULL, 0)
+    .tp_name = "kafkalog.native._append.SegmentAppendState",
+    .tp_basicsize = sizeof(AppendState),
+    .tp_flags = Py_TPFLAGS_DEFAULT,
+    .tp_doc = "SegmentAppendState(capacity): a writable segment's per-append state (see "
+              "kafkalog.segment_append_state).",
+    .tp_new = state_new,
+    .tp_dealloc = (destructor)state_dealloc,
+    .tp_methods = state_methods,
+    .tp_members = state_members,
+};
+
+static PyObject *
+append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    if (nargs != 5) {
+        PyErr_SetString(PyExc_TypeError, "append_v2_batch(state, data, check_crc, "
+                                         "log_end_offset, max_bytes) takes 5 arguments");
+        return NULL;
+    }
+    if (!PyObject_TypeCheck(args[0], &AppendStateType)) {
+        PyErr_SetString(PyExc_TypeError, "append_v2_batch: state must be a SegmentAppendState");
+        return NULL;
+    }
+    AppendState *st = (AppendState *)args[0];
+    int check_crc = PyObject_IsTrue(args[2]);
+    if (check_crc < 0)
+        return NULL;
+    long long log_end_offset = PyLong_AsLongLong(args[3]);
+    if (log_end_offset == -1 && PyErr_Occurred())
+        return NULL;
+    long long max_bytes = PyLong_AsLongLong(args[4]);
+    if (max_bytes == -1 && PyErr_Occurred())
+        return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    const unsigned char *p = view.buf;
+    long long n = view.len;
+    PyObject *result = NULL;
+    if (!plain_v2_batch(&view))
+        goto none;
+    long long base = (long long)be64(p);
+    long long last = base + (int32_t)be32(p + OFF_LAST_DELTA);
+    long long max_ts = (long long)(int64_t)be64(p + OFF_MAX_TIMESTAMP);
+    long long position = st->size;
+    long long relative = last - st->base_offset;
+    /* Everything below returns None with nothing changed, for the Python path to decide:
+     * - the log's checks (_fits_one_batch): at most max_bytes, within segment.bytes, base
+     *   offset at or after the log end offset; a segment that takes appends (fd >= 0);
+     * - an empty segment (its first append sets the time rule's start) or a running max
+     *   timestamp not loaded;
+     * - the common case of Kafka's shouldRoll not met (LogSegment.should_roll_positional's
+     *   first test: fits segment.bytes, max timestamp within the time rule's limit, room to
+     *   stage an index entry, last offset indexable): a roll may be due;
+     * - blocks to reserve (LogSegment._reserve);
+     * - an index entry due whose offset is not above the last one (the index raises). */
+    if (st->fd < 0 || n > max_bytes || n > st->segment_bytes || base < log_end_offset
+        || position == 0 || !st->max_loaded
+        || position > st->segment_bytes - n || max_ts > st->roll_after_timestamp
+        || st->room <= 0 || relative < 0 || relative > INT32_MAX
+        || position + n > st->reserved_end
+        || (st->bytes_since_index > st->index_interval && last <= st->last_offset))
+        goto none;
+    if (check_crc) {
+        int ok = crc_matches(p, n);
+        if (ok < 0)
+            goto done;
+        if (!ok)
+            goto none;
+    }
+    int fd = (int)st->fd;
+    long long written = 0;
+    while (written < n) {
+        ssize_t w;
+        int err;
+        Py_BEGIN_ALLOW_THREADS
+        w = pwrite(fd, p + written, (size_t)(n - written), (off_t)(position + written));
+        err = errno;
+        Py_END_ALLOW_THREADS
+        if (w < 0) {
+            if (err == EINTR) { /* as os.pwrite: run the signal handlers, then retry */
+                if (PyErr_CheckSignals() < 0)
+                    goto done;
+                continue;
+            }
+            errno = err;
+            PyErr_SetFromErrno(PyExc_OSError);
+            goto done; /* the size is not moved: nothing of this append is committed */
+        }
+        if (w == 0) {
+            PyErr_Format(PyExc_OSError, "short write at position %lld", position + written);
+            goto done;
+        }
+        written += w;
+    }
+    /* publish: the bytes are in the page cache before readers can see the new size */
+    st->size = position + n;
+    long long shallow = max_ts >= 0 ? last : -1;
+    if (st->max_loaded && max_ts > st->max_timestamp) {
+        st->max_timestamp = max_ts;
+        st->max_timestamp_offset = shallow;
+    }
+    long long pending = -1;
+    if (st->bytes_since_index > st->index_interval) {
+        /* read again after the pwrite (a reader thread may have written the staged entries
+           meanwhile, leaving room 0): staged if it still may be, else the caller writes it */
+        if (st->room > 0 && last > st->last_offset && st->max_loaded
+            && st->staged_n < st->capacity) {
+            int64_t *e = st->staged + 4 * st->staged_n;
+            e[0] = last;
+            e[1] = position;
+            e[2] = st->max_timestamp;
+            e[3] = st->max_timestamp_offset;
+            st->staged_n++;
+            st->last_offset = last;
+            st->room--;
+        }
+        else
+            pending = position;
+        st->bytes_since_index = n;
+    }
+    else
+        st->bytes_since_index += n;
+    result = Py_BuildValue("(LLiLiL)", base, last, (int)(int32_t)be32(p + OFF_EPOCH), max_ts,
+                           (int)(int32_t)be32(p + OFF_COUNT), pending);
+    goto done;
+none:
+    result = Py_NewRef(Py_None);
+done:
+    PyBuffer_Release(&view);
+    return result;
+}
+
 static PyMethodDef methods[] = {
     {"single_v2_batch", (PyCFunction)(void (*)(void))single_v2_batch, METH_FASTCALL,
      "single_v2_batch(data, check_crc) -> (base_offset, last_offset, partition_leader_epoch, "
@@ -169,6 +486,13 @@ static PyMethodDef methods[] = {
     {"reserve_blocks", (PyCFunction)(void (*)(void))reserve_blocks, METH_FASTCALL,
      "reserve_blocks(fd, offset, length) -> errno: fallocate(FALLOC_FL_KEEP_SIZE); 0 on "
      "success."},
+    {"append_v2_batch", (PyCFunction)(void (*)(void))append_v2_batch, METH_FASTCALL,
+     "append_v2_batch(state, data, check_crc, log_end_offset, max_bytes) -> (base_offset, "
+     "last_offset, partition_leader_epoch, max_timestamp, records_count, pending_position) "
+     "after appending one whole v2 batch to the segment whose SegmentAppendState this is, or "
+     "None with nothing done (see the source's opening comment). pending_position >= 0: the "
+     "index entry the append earned at that position could not be staged; the caller writes "
+     "it."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -188,5 +512,14 @@ PyInit__append(void)
     Py_DECREF(crc_module);
     if (crc32c_func == NULL)
         return NULL;
-    return PyModule_Create(&module_def);
+    if (PyType_Ready(&AppendStateType) < 0)
+        return NULL;
+    PyObject *m = PyModule_Create(&module_def);
+    if (m == NULL)
+        return NULL;
+    if (PyModule_AddObjectRef(m, "SegmentAppendState", (PyObject *)&AppendStateType) < 0) {
+        Py_DECREF(m);
+        return NULL;
+    }
+    return m;
 }

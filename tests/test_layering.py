@@ -29,6 +29,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.checkpoint": 2,
     "kafkalog.producer_snapshot": 2,
     "kafkalog.lock": 2,
+    "kafkalog.segment_append_state": 2,  # a segment's per-append state (and its C append)
     "kafkalog.segment": 3,
     "kafkalog.segments": 3,
     "kafkalog.leader_epoch": 3,

@@ -1,8 +1,9 @@
 """The log engine's fast paths give exactly what the general paths give (issue 3 performance).
 
-* ``Log._append_one_v2_batch`` (one whole v2 batch per append, no numpy) vs the general
-  scan-based append: same ``LogAppendInfo``, same ``.log``/``.index``/``.timeindex`` bytes,
-  same rolls, across timestamps -1/decreasing, leader epochs, small segments and indexes.
+* ``Log._append_one_v2_batch`` and the C ``append_v2_batch`` before it (one whole v2 batch per
+  append, no numpy) vs the general scan-based append: same ``LogAppendInfo``, same
+  ``.log``/``.index``/``.timeindex`` bytes, same rolls, across timestamps -1/decreasing,
+  leader epochs, small segments and indexes.
 * ``validate_entries`` (CRCs in one comprehension, other checks vectorised) and
   ``rebuild_index_entries`` (vectorised when every batch exceeds the index interval) vs the
   plain per-entry loops they replaced, written out here as references.
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 from kafkalog.native.scan import scan_entries
 
 from kafkalog import Record, encode_batch
+from kafkalog import log as log_module
 from kafkalog.clock import ManualClock
 from kafkalog.config import LogConfig
 from kafkalog.log import Log
@@ -174,6 +176,8 @@ def test_single_batch_fast_path_writes_what_the_general_path_writes(
     for path in ("fast", "general"):
         if path == "general":
             monkeypatch.setattr(Log, "_append_one_v2_batch", lambda *a, **k: None)
+            # (and the one-call C path that append_batches tries first)
+            monkeypatch.setattr(log_module, "_append_v2_batch", None)
         d = root / path
         infos = []
         with Log.open(d, cfg, clock=ManualClock(T0)) as log:

@@ -42,6 +42,7 @@ KAFKALOG_NO_EXTENSIONS=1 KAFKALOG_NO_PAGE_MOVES=1 python -m pytest -p no:cachepr
     tests/test_file_copy.py tests/test_page_pool.py \
     tests/test_builder_rows.py tests/test_builder.py tests/test_log.py \
     tests/test_log_fast_paths.py tests/test_single_batch.py tests/test_segment_reserve.py \
+    tests/test_segment_append_state.py \
     tests/test_native_extensions.py || noext_rc=$?
 nojit_rc=0
 wait "$nojit" || nojit_rc=$?

@@ -1,0 +1,354 @@
+"""The one-call append of the common case (``append_v2_batch``, ``native/_append.c``) and the
+per-append state it shares with the Python segment (``SegmentAppendState``).
+
+* Property: a log appending with the C call writes what it writes without it (the Python path,
+  the reference): same ``LogAppendInfo`` or error per append, same ``.log``/``.index``/
+  ``.timeindex``/epoch-checkpoint bytes, same rolls, across follower, client and leader
+  appends, truncation, reopening, index reads between appends, bad batches, time and size
+  rolls, full indexes and flushes by count.
+* Every case the C call declines returns None with nothing changed (state fields and file).
+* The index entry it cannot stage after its pwrite is handed back and written.
+* The C class and its Python twin have the same fields, defaults and methods.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from kafkalog import Record, encode_batch
+from kafkalog import log as log_module
+from kafkalog.clock import ManualClock
+from kafkalog.config import LogConfig
+from kafkalog.log import Log
+from kafkalog.segment_append_state import SegmentAppendStatePy
+
+try:
+    from kafkalog.native import _append
+except ImportError:  # pragma: no cover - the extension is optional
+    _append = None
+
+C_FAST = log_module._append_v2_batch
+needs_c = pytest.mark.skipif(C_FAST is None, reason="the optional C extension is not built "
+                             "(or KAFKALOG_NO_EXTENSIONS is set): no C path to compare")
+T0 = 1_700_000_000_000
+FIELDS = ("fd", "base_offset", "size", "reserved_end", "segment_bytes", "bytes_since_index",
+          "index_interval", "roll_after_timestamp", "max_timestamp", "max_timestamp_offset",
+          "max_loaded", "room", "last_offset", "capacity")
+
+
+def _files(d: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(d.iterdir())
+            if p.suffix in (".log", ".index", ".timeindex")
+            or p.name == "leader-epoch-checkpoint"}
+
+
+# -- property: the C path writes what the Python path writes --------------------------------
+
+_OPS = st.lists(st.one_of(
+    # (kind, records, value bytes, timestamp step (-1: none), offset gap, leader epoch)
+    st.tuples(st.just("batches"), st.integers(1, 6), st.integers(0, 400),
+              st.sampled_from([-1, 0, 3, -5, 2_000]), st.integers(0, 2),
+              st.sampled_from([-1, -1, 0, 1, 3])),
+    st.tuples(st.just("records"), st.integers(1, 4), st.integers(0, 300),
+              st.sampled_from([0, 7, 2_000]), st.just(0), st.just(-1)),
+    st.tuples(st.just("leader"), st.integers(1, 4), st.integers(0, 300),
+              st.sampled_from([0, 7]), st.just(0), st.just(-1)),
+    st.tuples(st.just("corrupt"), st.just(1), st.integers(0, 50), st.just(0), st.just(0),
+              st.just(-1)),
+    st.tuples(st.just("stale"), st.just(1), st.just(10), st.just(0), st.just(0), st.just(-1)),
+    st.tuples(st.just("truncate"), st.integers(1, 8), st.just(0), st.just(0), st.just(0),
+              st.just(-1)),
+    st.tuples(st.just("read_index"), st.just(0), st.just(0), st.just(0), st.just(0),
+              st.just(-1)),
+    st.tuples(st.just("reopen"), st.just(0), st.just(0), st.just(0), st.just(0), st.just(-1)),
+    st.tuples(st.just("tick"), st.just(0), st.just(0), st.sampled_from([10, 5_000]),
+              st.just(0), st.just(-1)),
+), min_size=1, max_size=40)
+
+
+def _run(d: Path, cfg: LogConfig, ops: list[tuple]) -> tuple[list, dict[str, bytes]]:
+    """Apply ``ops`` to a fresh log in ``d``: what each returned or raised, then the files."""
+    clock = ManualClock(T0)
+    out: list = []
+    ts = T0
+    log = Log.open(d, cfg, clock=clock)
+    try:
+        for kind, n, size, step, gap, epoch in ops:
+            leo = log.log_end_offset
+            try:
+                if kind in ("batches", "corrupt", "stale", "leader", "records"):
+                    ts += max(step, 0)
+                    stamp = -1 if step == -1 else ts
+                    recs = [Record(b"k%d" % i, b"v" * size, stamp) for i in range(n)]
+                    if kind == "records":
+                        out.append(log.append(recs))
+                    elif kind == "leader":
+                        out.append(log.append_as_leader(encode_batch(recs)))
+                    else:
+                        base = leo + gap if kind != "stale" else max(leo - 1, 0)
+                        b = bytearray(encode_batch(recs, base_offset=base,
+                                                   partition_leader_epoch=epoch))
+                        if kind == "corrupt":
+                            b[-1] ^= 0x5A
+                        out.append(log.append_batches(bytes(b)))
+                elif kind == "truncate":
+                    out.append(log.truncate_to(max(leo - n, 0)))
+                elif kind == "read_index":
+                    seg = log.segments[-1]
+                    out.append((seg.offset_index.entries, seg.time_index.entries))
+                elif kind == "reopen":
+                    log.close()
+                    log = Log.open(d, cfg, clock=clock)
+                elif kind == "tick":
+                    clock.advance(step)
+            except Exception as e:  # noqa: BLE001 - both paths must raise the same
+                out.append((type(e).__name__, str(e).replace(str(d), "<dir>")))
+        out.append((log.log_end_offset, [s.base_offset for s in log.segments],
+                    [s.size for s in log.segments]))
+    finally:
+        log.close()
+    return out, _files(d)
+
+
+@needs_c
+@settings(max_examples=60, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(ops=_OPS, segment_bytes=st.sampled_from([700, 3_000, 1 << 20]),
+       index_bytes=st.sampled_from([24, 120, 1 << 20]),
+       interval=st.sampled_from([0, 300, 4096]),
+       segment_ms=st.sampled_from([1_000, 7 * 24 * 3600 * 1000]),
+       flush_messages=st.sampled_from([9, 2**63 - 1]))
+def test_c_path_writes_what_the_python_path_writes(tmp_path_factory, monkeypatch, ops,
+                                                   segment_bytes, index_bytes, interval,
+                                                   segment_ms, flush_messages) -> None:
+    cfg = LogConfig(segment_bytes=segment_bytes, segment_index_bytes=index_bytes,
+                    index_interval_bytes=interval, segment_ms=segment_ms,
+                    flush_messages=flush_messages)
+    root = tmp_path_factory.mktemp("c_vs_py")
+    taken = []
+
+    def counting(*args):
+        r = C_FAST(*args)
+        taken.append(r is not None)
+        return r
+
+    monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+    with_c = _run(root / "c", cfg, ops)
+    monkeypatch.setattr(log_module, "_append_v2_batch", None)
+    without = _run(root / "py", cfg, ops)
+    assert with_c == without
+
+
+@needs_c
+def test_c_path_takes_the_common_case(tmp_path: Path, monkeypatch) -> None:
+    # (the equality above would also hold if the C call always declined)
+    taken = []
+
+    def counting(*args):
+        r = C_FAST(*args)
+        taken.append(r is not None)
+        return r
+
+    monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+    cfg = LogConfig(segment_bytes=256 * 1024)
+    with Log.open(tmp_path / "p", cfg, clock=ManualClock(T0)) as log:
+        base = 0
+        for i in range(600):
+            b = encode_batch([Record(None, b"v" * 1000, T0 + i)], base_offset=base)
+            log.append_batches(b)
+            base += 1
+        log.append([Record(None, b"r", T0)])  # the client path tries it too
+        assert log.log_end_offset == 601
+        rolls = len(log.segments) - 1
+    # declined: each segment's first append (its time rule starts there), the append after a
+    # roll's index measure, and one per MiB reserved (none: 256 KiB segments)
+    assert rolls >= 2
+    assert len(taken) == 601 and sum(taken) >= 601 - 3 * (rolls + 1)
+
+
+# -- declines without changing anything -------------------------------------------------------
+
+def _batch(base: int, ts: int = T0, value: bytes = b"v" * 100, **kw) -> bytes:
+    return encode_batch([Record(None, value, ts)], base_offset=base, **kw)
+
+
+@pytest.fixture
+def state(tmp_path: Path):
+    """A state over a real file, as a segment holding 1,000 bytes would have it."""
+    fd = os.open(tmp_path / "seg.log", os.O_RDWR | os.O_CREAT, 0o644)
+    os.pwrite(fd, b"\0" * 1000, 0)
+    s = _append.SegmentAppendState(4)
+    s.fd, s.base_offset, s.size, s.reserved_end, s.segment_bytes = fd, 100, 1000, 1 << 20, 1 << 20
+    s.index_interval, s.bytes_since_index = 4096, 10
+    s.roll_after_timestamp, s.max_timestamp, s.max_timestamp_offset, s.max_loaded = \
+        T0 + 1000, T0 - 5, 105, 1
+    s.room, s.last_offset = 3, 104
+    yield s
+    os.close(fd)  # (the state's own fd may have been changed by the test)
+
+
+def _snapshot(s, d: Path) -> dict:
+    return {f: getattr(s, f) for f in FIELDS} | {"staged": s.staged_count(),
+                                                  "file": (d / "seg.log").read_bytes()}
+
+
+@needs_c
+def test_the_baseline_state_appends(state) -> None:
+    b = _batch(110)
+    r = C_FAST(state, b, True, 110, 1 << 30)
+    assert r == (110, 110, -1, T0, 1, -1)
+    assert (state.size, state.max_timestamp, state.max_timestamp_offset) == \
+        (1000 + len(b), T0, 110)
+    assert state.bytes_since_index == 10 + len(b) and state.staged_count() == 0
+    assert os.pread(state.fd, len(b), 1000) == b
+
+
+DECLINED = {
+    "closed": (lambda s: setattr(s, "fd", -1), _batch(110), 110),
+    "above max_bytes": (None, _batch(110, value=b"v" * 5000), 110),
+    "above segment.bytes": (lambda s: setattr(s, "segment_bytes", 1100), _batch(110), 110),
+    "below the log end offset": (None, _batch(110), 111),
+    "empty segment": (lambda s: setattr(s, "size", 0), _batch(110), 110),
+    "max timestamp not loaded": (lambda s: setattr(s, "max_loaded", 0), _batch(110), 110),
+    "roll by size": (lambda s: setattr(s, "size", (1 << 20) - 50), _batch(110), 110),
+    "roll by time": (None, _batch(110, ts=T0 + 1001), 110),
+    "no room to stage": (lambda s: setattr(s, "room", 0), _batch(110), 110),
+    "not indexable": (None, _batch(100 + 2**31), 100 + 2**31),
+    "below the base offset": (lambda s: setattr(s, "base_offset", 200), _batch(110), 110),
+    "blocks to reserve": (lambda s: setattr(s, "reserved_end", 1050), _batch(110), 110),
+    "entry not above the last": (lambda s: (setattr(s, "bytes_since_index", 5000),
+                                            setattr(s, "last_offset", 110)), _batch(110), 110),
+    "bad crc": (None, _batch(110)[:-1] + b"\x5a", 110),
+    "producer id": (None, _batch(110, producer_id=7, producer_epoch=0, base_sequence=0), 110),
+    "transactional": (None, _batch(110, producer_id=7, producer_epoch=0, base_sequence=0,
+                                   transactional=True), 110),
+    "two batches": (None, _batch(110) + _batch(111), 110),
+    "not a batch": (None, b"\x00" * 80, 0),
+}
+
+
+@needs_c
+@pytest.mark.parametrize("case", sorted(DECLINED))
+def test_declines_with_nothing_changed(state, tmp_path: Path, case: str) -> None:
+    change, data, leo = DECLINED[case]
+    if change is not None:
+        change(state)
+    before = _snapshot(state, tmp_path)
+    max_bytes = 1000 if case == "above max_bytes" else 1 << 30
+    assert C_FAST(state, data, True, leo, max_bytes) is None
+    assert _snapshot(state, tmp_path) == before
+
+
+@needs_c
+def test_a_bad_crc_is_not_checked_when_asked_not_to(state) -> None:
+    # (append_as_leader's batch was just encoded by the validator: check_crc False)
+    data = _batch(110)[:-1] + b"\x5a"
+    assert C_FAST(state, data, False, 110, 1 << 30) is not None
+
+
+@needs_c
+def test_a_failed_write_moves_nothing(state, tmp_path: Path) -> None:
+    ro = os.open(tmp_path / "seg.log", os.O_RDONLY)
+    try:
+        state.fd = ro
+        before = _snapshot(state, tmp_path)
+        with pytest.raises(OSError):
+            C_FAST(state, _batch(110), True, 110, 1 << 30)
+        assert _snapshot(state, tmp_path) == before
+    finally:
+        os.close(ro)
+
+
+@needs_c
+def test_the_entry_it_cannot_stage_is_handed_back(state) -> None:
+    state.bytes_since_index = 5000  # an entry is due
+    for k in range(4):  # staging full (its capacity) while room says 3
+        state.stage(k, k, k, k)
+    b = _batch(110)
+    r = C_FAST(state, b, True, 110, 1 << 30)
+    assert r is not None and r[-1] == 1000  # the position the entry points at
+    assert state.staged_count() == 4 and state.room == 3 and state.last_offset == 104
+    assert state.bytes_since_index == len(b) and state.size == 1000 + len(b)
+
+
+@needs_c
+def test_an_entry_is_staged_with_the_running_max(state) -> None:
+    state.bytes_since_index = 5000
+    b = _batch(110, ts=T0 - 10)  # below the running max T0 - 5 (offset 105)
+    assert C_FAST(state, b, True, 110, 1 << 30) == (110, 110, -1, T0 - 10, 1, -1)
+    taken = state.take_staged()
+    assert np.frombuffer(taken, np.int64).tolist() == [110, 1000, T0 - 5, 105]
+    assert (state.room, state.last_offset, state.bytes_since_index) == (2, 110, len(b))
+
+
+@needs_c
+def test_reader_threads_writing_the_staged_entries_leave_the_same_index(
+        tmp_path: Path, monkeypatch) -> None:
+    """A reader asking for the index during appends writes the staged entries (room 0); the
+    appender's C path then declines or hands its entry back: the files end up as without it."""
+    batches = [_batch(i, ts=T0 + i, value=b"v" * 400) for i in range(3000)]
+    cfg = LogConfig(index_interval_bytes=1000)
+    results = {}
+    for name, fast, reader in (("c", C_FAST, True), ("py", None, False)):
+        monkeypatch.setattr(log_module, "_append_v2_batch", fast)
+        d = tmp_path / name
+        with Log.open(d, cfg, clock=ManualClock(T0)) as log:
+            done = threading.Event()
+
+            def read(log=log, done=done) -> None:
+                while not done.is_set():
+                    seg = log.segments[-1]
+                    seg.offset_index.lookup(seg.base_offset + 10)
+
+            t = threading.Thread(target=read) if reader else None
+            if t is not None:
+                t.start()
+            try:
+                for b in batches:
+                    log.append_batches(b)
+            finally:
+                done.set()
+                if t is not None:
+                    t.join()
+        results[name] = _files(d)
+    assert results["c"] == results["py"]
+
+
+# -- the C class and its Python twin -------------------------------------------------------------
+
+def test_python_twin_stages_and_takes() -> None:
+    # (the class segments use without the extension, KAFKALOG_NO_EXTENSIONS in tools/test.sh)
+    s = SegmentAppendStatePy(2)
+    s.stage(7, 0, T0, 7)
+    s.stage(9, 4096, T0 + 1, 9)
+    with pytest.raises(RuntimeError, match="capacity"):
+        s.stage(10, 8192, T0, 9)
+    taken = s.take_staged()
+    assert np.frombuffer(taken, np.int64).tolist() == [7, 0, T0, 7, 9, 4096, T0 + 1, 9]
+    assert s.staged_count() == 0 and s.take_staged() == b""
+
+
+@needs_c
+def test_c_class_and_python_twin_agree() -> None:
+    c, py = _append.SegmentAppendState(2), SegmentAppendStatePy(2)
+    assert {f: getattr(c, f) for f in FIELDS} == {f: getattr(py, f) for f in FIELDS}
+    for s in (c, py):
+        s.stage(1, 2, 3, -4)
+        s.stage(5, 6, 7, 8)
+        with pytest.raises(RuntimeError, match="capacity"):
+            s.stage(9, 9, 9, 9)
+    assert c.staged_count() == py.staged_count() == 2
+    assert c.take_staged() == py.take_staged()
+    assert c.staged_count() == py.staged_count() == 0 and c.take_staged() == b""
+    for cls in (_append.SegmentAppendState, SegmentAppendStatePy):
+        with pytest.raises(ValueError, match="capacity"):
+            cls(0)
+    with pytest.raises(OverflowError):
+        c.size = 2**63  # 64-bit fields (the segment caps what it stores: roll_after_timestamp)
