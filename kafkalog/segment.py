@@ -303,7 +303,6 @@ class LogSegment:
         self._rolling_based_timestamp = None  # (also sets the time rule's limit)
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
         self._bytes_since_last_index_entry = 0
-        self._index_interval_bytes = config.index_interval_bytes  # (read per append)
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
         # index entries earned by appends, not yet written (see append()); _index_lock

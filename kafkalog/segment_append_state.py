@@ -17,8 +17,12 @@ changes on every append; the segment keeps no copy of it (its ``_size``, ``_rese
 - ``max_timestamp``, ``max_timestamp_offset``: the running max timestamp and the offset of
   its batch, valid when ``max_loaded`` is 1.
 - ``room``, ``last_offset`` and the staged entries: index entries earned by appends and not
-  yet in the index files (``LogSegment.append``); ``room > 0`` means neither index can be full
-  with every staged entry written; ``last_offset`` is the last offset staged or written.
+  yet in the index files (``LogSegment.append``), each ``(offset, position, max timestamp,
+  its offset)``, the arguments of ``OffsetIndex.append`` and ``TimeIndex.maybe_append``.
+  ``room``: how many more may be staged, at most the free slots of either index, so that
+  while ``room > 0`` neither index can be full with every staged entry written; 0 means
+  "write at once", and also "unknown" (the indexes were used from outside: measured again by
+  the next roll check). ``last_offset``: the last offset staged or written.
 
 :func:`append_v2_batch` ``(state, data, check_crc, log_end_offset, max_bytes)`` appends one
 whole v2 batch when it is the common case (no roll due, no blocks to reserve, ...) and returns
