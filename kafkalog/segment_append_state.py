@@ -60,8 +60,8 @@ class SegmentAppendStatePy:
                  "capacity", "_staged")
 
     def __init__(self, capacity: int) -> None:
-        if not 0 < capacity <= 1 << 20:
-            raise ValueError(f"SegmentAppendState: capacity must be in 1..{1 << 20}, "
+        if not 0 <= capacity <= 1 << 20:  # (0: nothing is ever staged)
+            raise ValueError(f"SegmentAppendState: capacity must be in 0..{1 << 20}, "
                              f"found {capacity}")
         self.capacity = capacity
         self.fd = -1

@@ -240,15 +240,16 @@ state_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     static char *kwlist[] = {"capacity", NULL};
     if (!PyArg_ParseTupleAndKeywords(args, kwds, "n", kwlist, &capacity))
         return NULL;
-    if (capacity <= 0 || capacity > (1 << 20)) {
-        PyErr_Format(PyExc_ValueError, "SegmentAppendState: capacity must be in 1..%d, found %zd",
+    /* (0: nothing is ever staged, every entry is written at once) */
+    if (capacity < 0 || capacity > (1 << 20)) {
+        PyErr_Format(PyExc_ValueError, "SegmentAppendState: capacity must be in 0..%d, found %zd",
                      1 << 20, capacity);
         return NULL;
     }
     AppendState *st = (AppendState *)type->tp_alloc(type, 0);
     if (st == NULL)
         return NULL;
-    st->staged = PyMem_Calloc((size_t)capacity * 4, sizeof(int64_t));
+    st->staged = PyMem_Calloc((size_t)(capacity ? capacity : 1) * 4, sizeof(int64_t));
     if (st->staged == NULL) {
         Py_DECREF(st);
         return PyErr_NoMemory();

@@ -349,6 +349,8 @@ def test_c_class_and_python_twin_agree() -> None:
     assert c.staged_count() == py.staged_count() == 0 and c.take_staged() == b""
     for cls in (_append.SegmentAppendState, SegmentAppendStatePy):
         with pytest.raises(ValueError, match="capacity"):
-            cls(0)
+            cls(-1)
+        with pytest.raises(RuntimeError, match="capacity"):
+            cls(0).stage(1, 2, 3, 4)  # (0: the segment writes every entry at once)
     with pytest.raises(OverflowError):
         c.size = 2**63  # 64-bit fields (the segment caps what it stores: roll_after_timestamp)
