@@ -3,12 +3,13 @@
 Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is better):
 
 * ``append.batches_16KiB.per_call``: ``Log.append_batches`` of pre-encoded ~16 KiB v2 batches
-  (128 records of 16 + 100 bytes each), one batch per call (header and CRC check, in C when
-  ``kafkalog.native._append`` is built; roll check; ``pwrite`` into blocks the segment reserved
-  ahead, ``RESERVE_AHEAD_BYTES``; index entry), vs a plain ``file.write`` of the same bytes per
-  batch to a file in the same directory (bytes/s; target ratio >= 0.7). No fsync on either
-  side (both land in the page cache; 1 GiB segments, so at most one roll, whose fsyncs run on
-  the flusher thread).
+  (128 records of 16 + 100 bytes each), one batch per call (header and CRC check, roll check,
+  ``pwrite`` into blocks the segment reserved ahead, ``RESERVE_AHEAD_BYTES``, index entry
+  staged: one C call, ``append_v2_batch``, when ``kafkalog.native._append`` is built; the
+  Python path for the appends it declines, e.g. one per MiB that reserves the next blocks),
+  vs a plain ``file.write`` of the same bytes per batch to a file in the same directory
+  (bytes/s; target ratio >= 0.7). No fsync on either side (both land in the page cache;
+  1 GiB segments, so at most one roll, whose fsyncs run on the flusher thread).
 * ``append.batches_16KiB.1MiB_calls``: the same bytes, 64 batches per call (a follower's fetch).
 * ``append.batches_16KiB.per_call.segment_1MiB``: the per-call row's first 64 MiB into a log
   with 1 MiB segments (a roll every 64 appends: new segment and index files, indexes trimmed,
