@@ -99,6 +99,23 @@ plain_v2_batch(const Py_buffer *view)
              || (p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL));
 }
 
+/* The buffer of obj when it is one plain_v2_batch: 1 with view filled (the caller releases
+   it), else 0 with nothing held and no exception (not a contiguous buffer is the general
+   path's error, not this one's). */
+static int
+get_plain_v2_batch(PyObject *obj, Py_buffer *view)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    if (!plain_v2_batch(view)) {
+        PyBuffer_Release(view);
+        return 0;
+    }
+    return 1;
+}
+
 /* 1 when the CRC-32C over attributes..end equals the stored one, 0 when not, -1 with an
    exception set. The crc32c package's function over a read-only memoryview of the caller's
    bytes, uncopied (released before we return: the crc32c call does not keep it). */
@@ -131,16 +148,11 @@ single_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (check_crc < 0)
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[0], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        /* not contiguous: the general path's error, not this one's */
-        PyErr_Clear();
+    if (!get_plain_v2_batch(args[0], &view))
         Py_RETURN_NONE;
-    }
     const unsigned char *p = view.buf;
     Py_ssize_t n = view.len;
     PyObject *result = NULL;
-    if (!plain_v2_batch(&view))
-        goto none;
     if (check_crc) {
         int ok = crc_matches(p, n);
         if (ok < 0)
@@ -378,15 +390,11 @@ append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (max_bytes == -1 && PyErr_Occurred())
         return NULL;
     Py_buffer view;
-    if (PyObject_GetBuffer(args[1], &view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
-        PyErr_Clear();
+    if (!get_plain_v2_batch(args[1], &view))
         Py_RETURN_NONE;
-    }
     const unsigned char *p = view.buf;
     long long n = view.len;
     PyObject *result = NULL;
-    if (!plain_v2_batch(&view))
-        goto none;
     long long base = (long long)be64(p);
     long long last = base + (int32_t)be32(p + OFF_LAST_DELTA);
     long long max_ts = (long long)(int64_t)be64(p + OFF_MAX_TIMESTAMP);
