@@ -14,6 +14,7 @@ per-append state it shares with the Python segment (``SegmentAppendState``).
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from pathlib import Path
 
@@ -284,34 +285,50 @@ def test_an_entry_is_staged_with_the_running_max(state) -> None:
 @needs_c
 def test_reader_threads_writing_the_staged_entries_leave_the_same_index(
         tmp_path: Path, monkeypatch) -> None:
-    """A reader asking for the index during appends writes the staged entries (room 0); the
-    appender's C path then declines or hands its entry back: the files end up as without it."""
-    batches = [_batch(i, ts=T0 + i, value=b"v" * 400) for i in range(3000)]
+    """A reader asking for the index during appends writes the staged entries (room 0); an
+    append whose pwrite it ran during hands its entry back (pending_position), which the log
+    writes: the files end up as the Python path's, without a reader."""
     cfg = LogConfig(index_interval_bytes=1000)
-    results = {}
-    for name, fast, reader in (("c", C_FAST, True), ("py", None, False)):
-        monkeypatch.setattr(log_module, "_append_v2_batch", fast)
-        d = tmp_path / name
-        with Log.open(d, cfg, clock=ManualClock(T0)) as log:
+    pending = []
+
+    def counting(*args):
+        r = C_FAST(*args)
+        if r is not None and r[-1] >= 0:
+            pending.append(r[-1])
+        return r
+
+    # a GIL switch requested every microsecond: the reader runs inside appends' pwrites
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+        with Log.open(tmp_path / "c", cfg, clock=ManualClock(T0)) as log:
             done = threading.Event()
 
-            def read(log=log, done=done) -> None:
+            def read() -> None:
                 while not done.is_set():
                     seg = log.segments[-1]
                     seg.offset_index.lookup(seg.base_offset + 10)
 
-            t = threading.Thread(target=read) if reader else None
-            if t is not None:
-                t.start()
+            t = threading.Thread(target=read)
+            t.start()
             try:
-                for b in batches:
-                    log.append_batches(b)
+                # until a few appends took the hand-back path (about 1 in 25 here; bounded)
+                k = 0
+                while k < 30_000 and (len(pending) < 5 or k < 1000):
+                    log.append_batches(_batch(k, ts=T0 + k, value=b"v" * 400))
+                    k += 1
             finally:
                 done.set()
-                if t is not None:
-                    t.join()
-        results[name] = _files(d)
-    assert results["c"] == results["py"]
+                t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert pending, "no append's pwrite overlapped the reader in 30,000 appends"
+    monkeypatch.setattr(log_module, "_append_v2_batch", None)
+    with Log.open(tmp_path / "py", cfg, clock=ManualClock(T0)) as log:
+        for i in range(k):
+            log.append_batches(_batch(i, ts=T0 + i, value=b"v" * 400))
+    assert _files(tmp_path / "c") == _files(tmp_path / "py")
 
 
 # -- the C class and its Python twin -------------------------------------------------------------
