@@ -220,7 +220,9 @@ reserve_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * kafkalog/segment_append_state.py for each one's meaning):
  * - size: committed bytes of the .log (whole batches); published after their write.
  * - staged[0 .. 4 * staged_n): (offset, position, max timestamp, its offset) per index entry
- *   earned and not yet written; staged_n <= capacity.
+ *   earned and not yet written; staged_n <= capacity. Allocated when an entry is staged and
+ *   freed when they are taken (staged NULL, staged_n 0): a log directory holds many segments,
+ *   of which only the active ones stage.
  * - room > 0 means neither index is full even with every staged entry written.
  * - max_loaded == 0: max_timestamp/max_timestamp_offset are not known (not loaded yet). */
 typedef struct {
@@ -243,6 +245,19 @@ typedef struct {
     int64_t *staged;
 } AppendState;
 
+/* The slot of the next staged entry (staged_n < capacity checked by the caller), or NULL
+   when its memory cannot be had (no exception set). */
+static int64_t *
+next_stage_slot(AppendState *st)
+{
+    if (st->staged == NULL) {
+        st->staged = PyMem_Malloc((size_t)st->capacity * 4 * sizeof(int64_t));
+        if (st->staged == NULL)
+            return NULL;
+    }
+    return st->staged + 4 * st->staged_n;
+}
+
 static PyTypeObject AppendStateType;
 
 static PyObject *
@@ -261,11 +276,6 @@ state_new(PyTypeObject *type, PyObject *args, PyObject *kwds)
     AppendState *st = (AppendState *)type->tp_alloc(type, 0);
     if (st == NULL)
         return NULL;
-    st->staged = PyMem_Calloc((size_t)(capacity ? capacity : 1) * 4, sizeof(int64_t));
-    if (st->staged == NULL) {
-        Py_DECREF(st);
-        return PyErr_NoMemory();
-    }
     st->capacity = capacity;
     st->fd = -1;
     st->roll_after_timestamp = LLONG_MIN;
@@ -301,7 +311,10 @@ state_stage(AppendState *st, PyObject *const *args, Py_ssize_t nargs)
                      st->staged_n);
         return NULL;
     }
-    memcpy(st->staged + 4 * st->staged_n, v, sizeof v);
+    int64_t *slot = next_stage_slot(st);
+    if (slot == NULL)
+        return PyErr_NoMemory();
+    memcpy(slot, v, sizeof v);
     st->staged_n++;
     Py_RETURN_NONE;
 }
@@ -319,8 +332,11 @@ state_take_staged(AppendState *st, PyObject *unused)
        GIL: an append in another thread stages before or after, never in between) */
     PyObject *b = PyBytes_FromStringAndSize((const char *)st->staged,
                                             st->staged_n * 4 * (Py_ssize_t)sizeof(int64_t));
-    if (b != NULL)
+    if (b != NULL) {
         st->staged_n = 0;
+        PyMem_Free(st->staged);
+        st->staged = NULL;
+    }
     return b;
 }
 
@@ -459,10 +475,11 @@ append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     long long pending = -1;
     if (st->bytes_since_index > st->index_interval) {
         /* read again after the pwrite (a reader thread may have written the staged entries
-           meanwhile, leaving room 0): staged if it still may be, else the caller writes it */
+           meanwhile, leaving room 0): staged if it still may be, else (or without memory
+           for it) the caller writes it */
+        int64_t *e = NULL;
         if (st->room > 0 && last > st->last_offset && st->max_loaded
-            && st->staged_n < st->capacity) {
-            int64_t *e = st->staged + 4 * st->staged_n;
+            && st->staged_n < st->capacity && (e = next_stage_slot(st)) != NULL) {
             e[0] = last;
             e[1] = position;
             e[2] = st->max_timestamp;

@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import threading
+import tracemalloc
 from pathlib import Path
 
 import numpy as np
@@ -343,6 +344,26 @@ def test_python_twin_stages_and_takes() -> None:
     taken = s.take_staged()
     assert np.frombuffer(taken, np.int64).tolist() == [7, 0, T0, 7, 9, 4096, T0 + 1, 9]
     assert s.staged_count() == 0 and s.take_staged() == b""
+
+
+@needs_c
+def test_only_states_holding_staged_entries_hold_their_memory() -> None:
+    # a log directory holds many segments; only the active ones stage (8 KiB each at 256)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        states = [_append.SegmentAppendState(256) for _ in range(1000)]
+        idle = tracemalloc.get_traced_memory()[0] - before
+        for s in states:
+            s.stage(1, 2, 3, 4)
+        staging = tracemalloc.get_traced_memory()[0] - before
+        for s in states:
+            assert len(s.take_staged()) == 32
+        taken = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert staging - idle >= 1000 * 256 * 32  # (the staging buffers are traced)
+    assert idle < 1000 * 1024 and taken < 1000 * 1024
 
 
 @needs_c
