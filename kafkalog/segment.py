@@ -47,7 +47,7 @@ import numpy as np
 
 from . import files
 from .clock import Clock
-from .config import LogConfig
+from .config import LONG_MAX, LogConfig
 from .errors import (
     LogClosedError,
     OffsetOutOfRangeError,
@@ -73,7 +73,6 @@ __all__ = [
 NO_TIMESTAMP = -1
 INT32_MAX = 2**31 - 1
 _INT64_MIN = -(2**63)
-_INT64_MAX = 2**63 - 1
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
@@ -305,9 +304,9 @@ class LogSegment:
         self._bytes_since_last_index_entry = 0
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
-        # index entries earned by appends, not yet written (see append()); _index_lock
-        # serializes writing them (the writer, or a reader thread asking for an index)
-        self._staged = hot  # (room, last_offset, stage(), take_staged(): see append())
+        # index entries earned by appends, not yet written, are staged in self._hot (see
+        # append()); _index_lock serializes writing them (the writer, or a reader thread
+        # asking for an index)
         self._index_lock = threading.Lock()
         self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
@@ -424,7 +423,7 @@ class LogSegment:
     def offset_index(self) -> OffsetIndex:
         """The offset index, opened on first use (Kafka's ``LazyIndex``), with every staged
         entry written (see :meth:`append`)."""
-        st = self._staged
+        st = self._hot
         if st.room or st.staged_count():
             self._write_staged_index()
         return self._open_offset_index()
@@ -432,7 +431,7 @@ class LogSegment:
     @property
     def time_index(self) -> TimeIndex:
         """The time index, opened on first use, with every staged entry written."""
-        st = self._staged
+        st = self._hot
         if st.room or st.staged_count():
             self._write_staged_index()
         return self._open_time_index()
@@ -872,7 +871,7 @@ class LogSegment:
         # goes by the clock. Every change of the start comes through here. (Capped at
         # INT64_MAX, a field of 64 bits: no timestamp is above a limit beyond it either.)
         self._hot.roll_after_timestamp = (
-            min(ts + self.config.max_segment_ms - self.roll_jitter_ms, _INT64_MAX)
+            min(ts + self.config.max_segment_ms - self.roll_jitter_ms, LONG_MAX)
             if ts is not None and ts >= 0 else _INT64_MIN)
 
     def should_roll_positional(self, max_timestamp_in_messages: int,
@@ -917,7 +916,7 @@ class LogSegment:
                 return True
         # is_full() of either index, staged entries counted: neither can be while staging has
         # room (fewer staged than free slots); otherwise (or when unknown) ask them
-        if self._staged.room <= 0:
+        if self._hot.room <= 0:
             oi, ti = self.offset_index, self.time_index
             full = oi.is_full() or ti.is_full()
             with self._index_lock:
@@ -1049,7 +1048,7 @@ class LogSegment:
         raises here, in the append that earned it, as it did before staging)."""
         with self._index_lock:
             self._measure_index_room()
-            st = self._staged
+            st = self._hot
             if st.room > 0 and offset > st.last_offset:
                 st.stage(offset, position, m[0], m[1])
                 st.last_offset = offset
@@ -1065,12 +1064,12 @@ class LogSegment:
         """Write the staged entries; staging resumes once the room is measured again."""
         with self._index_lock:
             self._write_staged_locked()
-            self._staged.room = 0
+            self._hot.room = 0
 
     def _write_staged_locked(self) -> None:
         # every entry staged so far, taken in one step under the GIL (the writer stages only
         # at the end, from this or another thread, before or after it, never in between)
-        taken = self._staged.take_staged()
+        taken = self._hot.take_staged()
         k = len(taken) // 32
         if not k:
             return
@@ -1085,7 +1084,7 @@ class LogSegment:
         """Write the staged entries, then measure the room for staging more."""
         self._write_staged_locked()
         oi, ti = self._open_offset_index(), self._open_time_index()
-        st = self._staged
+        st = self._hot
         st.room = max(min(STAGED_INDEX_ENTRIES, oi.max_entries - oi.entries,
                           ti.max_entries - 1 - ti.entries), 0)
         st.last_offset = oi.last_offset if oi.entries else _INT64_MIN  # (offsets are >= 0)
@@ -1326,7 +1325,7 @@ class LogSegment:
         if self._fd < 0 or self._read_only:
             return
         self.complete_roll()
-        if self._staged.staged_count():
+        if self._hot.staged_count():
             self._write_staged_index()
         os.fsync(self._fd)
         if self._offset_index is not None:
@@ -1343,7 +1342,7 @@ class LogSegment:
         if self._fd < 0 or self._read_only:
             return []
         self.complete_roll()
-        if self._staged.staged_count():
+        if self._hot.staged_count():
             self._write_staged_index()
         fds = [os.dup(self._fd)]
         try:
@@ -1371,7 +1370,7 @@ class LogSegment:
 
     def _close_files(self, trim: bool) -> None:
         self._recovery_scan = None
-        if self._staged.staged_count() and not self._read_only and self._fd >= 0:
+        if self._hot.staged_count() and not self._read_only and self._fd >= 0:
             self._write_staged_index()
         for idx in (self._offset_index, self._time_index):
             if idx is not None:
