@@ -9,6 +9,8 @@ per-append state it shares with the Python segment (``SegmentAppendState``).
 * Every case the C call declines returns None with nothing changed (state fields and file).
 * The index entry it cannot stage after its pwrite is handed back and written.
 * The C class and its Python twin have the same fields, defaults and methods.
+* Peer: aiokafka-built batches (every codec, headers) appended by the C path, and
+  Log.append's, read back from the segment files by aiokafka's reader.
 """
 
 from __future__ import annotations
@@ -166,6 +168,50 @@ def test_c_path_takes_the_common_case(tmp_path: Path, monkeypatch) -> None:
     # roll's index measure, and one per MiB reserved (none: 256 KiB segments)
     assert rolls >= 2
     assert len(taken) == 601 and sum(taken) >= 601 - 3 * (rolls + 1)
+
+
+@needs_c
+def test_peer_batches_appended_by_the_c_path_read_back_with_the_peer(
+        tmp_path: Path, monkeypatch) -> None:
+    """aiokafka's builder makes the batches (with headers, each codec), the C path appends
+    them (counted), and aiokafka's own reader reads the segment file back: same records.
+    Log.append's batches (our encoder, the C path too) read back with it as well."""
+    aio_dr = pytest.importorskip("aiokafka.record.default_records")
+    aio_mr = pytest.importorskip("aiokafka.record.memory_records")
+    taken = []
+
+    def counting(*args):
+        r = C_FAST(*args)
+        taken.append(r is not None)
+        return r
+
+    monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+    want, base = [], 0
+    with Log.open(tmp_path / "p", LogConfig(segment_bytes=1 << 20),
+                  clock=ManualClock(T0)) as log:
+        for i in range(40):
+            b = aio_dr.DefaultRecordBatchBuilder(2, i % 5, False, -1, -1, -1, 1 << 30)
+            for j in range(20):
+                key, value = b"k%d" % j, b"v%d-%d" % (i, j) * 10
+                b.append(j, timestamp=T0 + i, key=key, value=value, headers=[("h", b"x")])
+                want.append((base + j, T0 + i, key, value, [("h", b"x")]))
+            data = bytearray(b.build())
+            data[:8] = base.to_bytes(8, "big")  # (the base offset is outside the CRC)
+            log.append_batches(bytes(data))
+            base += 20
+        for i in range(10):
+            recs = [Record(b"r%d" % j, b"w%d" % i, T0 + 100 + i) for j in range(5)]
+            log.append(recs)
+            want += [(base + j, r.timestamp, r.key, r.value, []) for j, r in enumerate(recs)]
+            base += 5
+        raw = b"".join(p.read_bytes() for p in sorted((tmp_path / "p").glob("*.log")))
+    # each segment's first append takes the Python path (it starts the time rule)
+    assert sum(taken) >= len(taken) - 3 and len(taken) == 50
+    got, records = [], aio_mr.MemoryRecords(raw)
+    while records.has_next():
+        for r in records.next_batch():
+            got.append((r.offset, r.timestamp, r.key, r.value, list(r.headers)))
+    assert got == want
 
 
 # -- declines without changing anything -------------------------------------------------------
