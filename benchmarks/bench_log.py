@@ -21,6 +21,11 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   baseline: the median call. As Kafka's ``UnifiedLog.roll``, that call schedules the flush of
   the rolled segment (its 64 MiB of dirty pages written and fsynced, indexes, producer
   snapshot, checkpoint) and returns; it used to run the flush itself (~200 ms here).
+* ``append.roll.at_1500_segments``: ``Log.roll()`` latency (ms, median of the 100 rolls after
+  the 1,400th; one 116-byte record appended and the last roll's scheduled flush awaited before
+  each roll) in a log of 1 MiB segments;
+  baseline: the median of its first 100 rolls. A roll must not cost more as the directory
+  grows (it listed the whole directory for the latest producer snapshot: 1.6 -> 18.6 ms).
 * ``append.pwrite_16KiB.reserved``: the same batches written by a plain ``os.pwrite`` loop into
   a new file with blocks reserved ``RESERVE_AHEAD_BYTES`` ahead (``fallocate(KEEP_SIZE)``, what
   a segment does past its first MiB) vs the same loop without: the share of the per-call
@@ -173,6 +178,7 @@ def bench_append(tmp: Path, total: int, repeat: int) -> list[dict]:
     rows += _bench_reserve(tmp, views, repeat)
     rows += _bench_rolling(tmp, views[:4096], repeat)
     rows += _bench_roll_call(tmp, views[:20_000])
+    rows += _bench_roll_scaling(tmp, 1500)
     return rows
 
 
@@ -304,6 +310,38 @@ def _bench_roll_call(tmp: Path, views: list[memoryview]) -> list[dict]:
                 f"{len(rolled)} calls that rolled (slowest {max(rolled) * 1e3:.0f} ms) vs the "
                 f"median call ({call_ms * 1e3:.0f} us); the rolling call schedules the flush of "
                 f"the rolled segment, as Kafka's roll does"}]
+
+
+def _bench_roll_scaling(tmp: Path, rolls: int) -> list[dict]:
+    """``append.roll.at_1500_segments`` (see the module docstring)."""
+    from kafkalog.records.record import Record
+
+    d = tmp / "log_roll_scaling"
+    shutil.rmtree(d, ignore_errors=True)
+    log = Log.open(d, LogConfig(segment_bytes=MIB), clock=SystemClock())
+    os.sync()
+    record = [Record(b"k" * 16, b"v" * 100, 1_700_000_000_000)]
+    took = []
+    try:
+        for _ in range(rolls):
+            log.append(record)
+            # the flush the last roll scheduled is done first: its fsyncs (the journal of
+            # the same filesystem) would otherwise land on random rolls' file creations
+            log.await_scheduled_flushes()
+            t0 = time.perf_counter()
+            log.roll()
+            took.append(time.perf_counter() - t0)
+    finally:
+        log.close()
+        shutil.rmtree(d, ignore_errors=True)
+    first = float(np.median(took[:100])) * 1e3
+    last = float(np.median(took[-100:])) * 1e3
+    return [{
+        "name": f"append.roll.at_{rolls}_segments", "value": last, "unit": "ms",
+        "baseline": first, "ratio": first / last,
+        "note": f"Log.roll() median latency over rolls {rolls - 100}-{rolls} vs over the "
+                f"first 100 (ms), 1 MiB segments, one record appended before each roll; "
+                f"ratio = first / last (1.0: no growth with the directory)"}]
 
 
 def _bench_reserve(tmp: Path, views: list[memoryview], repeat: int) -> list[dict]:

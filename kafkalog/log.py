@@ -1830,7 +1830,7 @@ class Log:
                 seg.change_file_suffixes(files.SWAP_FILE_SUFFIX, "")
             _fsync_dir(self._dir)
             for base in not_replaced:
-                files.producer_snapshot_file(self._dir, base).unlink(missing_ok=True)
+                self._producer_state.delete_snapshot(base)
 
     # -- transactions (issue 7) ----------------------------------------------------------------
 

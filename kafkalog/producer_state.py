@@ -49,6 +49,7 @@ True
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import struct
@@ -401,6 +402,13 @@ class ProducerStateManager:
         self.replayed_segments: list[int] = []
         #: read-only logs load their state on first use (a reader may never need it)
         self._deferred: Any = None
+        # Kafka's ``snapshots`` map: the offsets of the .snapshot files in the directory,
+        # ascending, listed once (first use) and then kept by every method here that writes or
+        # deletes one, so that a roll or a flush does not list the whole directory (it did:
+        # ~2 ms per roll at 65 segments, growing with the directory). None: not listed yet.
+        # A writable manager is the directory's only writer (the log's lock file); a read-only
+        # one lists every time, as another process may be writing the directory.
+        self._snapshots: list[int] | None = None
 
     def _ensure_loaded(self) -> None:
         fn, self._deferred = self._deferred, None
@@ -411,6 +419,14 @@ class ProducerStateManager:
 
     def snapshot_offsets(self) -> list[int]:
         """Offsets of the ``.snapshot`` files on disk, ascending."""
+        if self._snapshots is not None:
+            return list(self._snapshots)
+        out = self._list_snapshots()
+        if not self.read_only:
+            self._snapshots = out
+        return list(out)
+
+    def _list_snapshots(self) -> list[int]:
         out = []
         for p in self.directory.iterdir():
             if files.is_producer_snapshot_file(p.name):
@@ -419,6 +435,16 @@ class ProducerStateManager:
                 except ValueError:
                     continue
         return sorted(out)
+
+    def delete_snapshot(self, offset: int) -> None:
+        """Delete ``<offset>.snapshot`` if present (Kafka's ``removeAndDeleteSnapshot``)."""
+        if self.read_only:
+            return
+        files.producer_snapshot_file(self.directory, offset).unlink(missing_ok=True)
+        if self._snapshots is not None:
+            i = bisect.bisect_left(self._snapshots, offset)
+            if i < len(self._snapshots) and self._snapshots[i] == offset:
+                del self._snapshots[i]
 
     @property
     def latest_snapshot_offset(self) -> int | None:
@@ -437,14 +463,17 @@ class ProducerStateManager:
             return None
         path = files.producer_snapshot_file(self.directory, self.map_end_offset)
         write_snapshot(path, (e.to_snapshot() for e in self.producers.values()), sync=sync)
+        if self._snapshots is not None and self.map_end_offset not in self._snapshots:
+            bisect.insort(self._snapshots, self.map_end_offset)
         return path
 
     def delete_snapshots_before(self, offset: int) -> None:
         if self.read_only:
             return
         for off in self.snapshot_offsets():
-            if off < offset:
-                files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
+            if off >= offset:
+                break
+            self.delete_snapshot(off)
 
     def clear(self) -> None:
         self.producers.clear()
@@ -457,7 +486,7 @@ class ProducerStateManager:
             return
         for off in self.snapshot_offsets():
             if off > log_end_offset or off <= log_start_offset:
-                files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
+                self.delete_snapshot(off)
 
     def remove_stray_snapshots(self, segment_base_offsets: Sequence[int]) -> None:
         """Kafka's ``removeStraySnapshots`` (at load): snapshots not at a segment base offset
@@ -472,7 +501,7 @@ class ProducerStateManager:
         keep = strays[-1] if not bases or strays[-1] > max(bases) else None
         for off in strays:
             if off != keep:
-                files.producer_snapshot_file(self.directory, off).unlink(missing_ok=True)
+                self.delete_snapshot(off)
 
     def load_latest_snapshot(self, at_most: int, log_start_offset: int,
                              now_ms: int | None = None) -> int | None:
@@ -489,8 +518,7 @@ class ProducerStateManager:
                 entries = read_snapshot(path)
             except (CorruptCheckpointError, OSError) as e:
                 logger.warning("%s: ignoring unreadable producer snapshot: %s", path, e)
-                if not self.read_only:
-                    path.unlink(missing_ok=True)
+                self.delete_snapshot(off)
                 continue
             for e in entries:
                 if now_ms is not None and e.current_txn_first_offset < 0 \

@@ -66,7 +66,11 @@ class LogSegments:
         return iter(self._segments)
 
     def __contains__(self, base_offset: object) -> bool:
-        return base_offset in self._bases
+        if not isinstance(base_offset, int):
+            return False
+        bases = self._bases  # (one read: a writer may swap it meanwhile)
+        i = bisect.bisect_left(bases, base_offset)
+        return i < len(bases) and bases[i] == base_offset
 
     def values(self, from_offset: int | None = None, to_offset: int | None = None
                ) -> list[LogSegment]:

@@ -202,6 +202,9 @@ def test_segments_ordering(tmp_path: Path) -> None:
     assert [s.base_offset for s in segs.values(12, 30)] == [10]
     assert [s.base_offset for s in segs.values(0, None)] == [0, 10, 30]
     assert segs.active.base_offset == 30
+    assert [b in segs for b in (-1, 0, 5, 10, 30, 31)] == [False, True, False, True, True, False]
+    assert "10" not in segs and None not in segs
     assert segs.remove(10).base_offset == 10 and 10 not in segs
+    assert 0 in segs and 30 in segs
     for s in made:
         s.close()
