@@ -1,8 +1,11 @@
 """Parallel decode (``decode_columns`` in parts on threads) against the serial decode: the same
 columns for any batches, codecs, headers, nulls and offset filters, and the same first error
-for damaged input. The size threshold is lowered so that small inputs take the parallel path."""
+for damaged input; parallel compression in ``encode_columns``: the serial bytes. The size
+threshold is lowered so that small inputs take the parallel path."""
 
 from __future__ import annotations
+
+import threading
 
 import numpy as np
 import pytest
@@ -11,7 +14,7 @@ from hypothesis import strategies as st
 
 from kafkalog import Record, encode_batch
 from kafkalog.errors import KafkaLogError
-from kafkalog.records import columnar
+from kafkalog.records import columnar, compression
 
 FIELDS = ("offsets", "timestamps", "timestamp_types", "key_data", "key_offsets", "key_valid",
           "value_data", "value_offsets", "value_valid", "header_offsets", "header_key_data",
@@ -263,3 +266,69 @@ def test_peer_built_segment_decodes_in_parts_as_the_peer_reads_it(
     ours = [(int(cols.offsets[i]), int(cols.timestamps[i]), cols.key(i), cols.value(i),
              [tuple(h) for h in cols.headers(i)]) for i in range(cols.record_count)]
     assert ours == theirs and len(ours) == 1500
+
+
+# -- parallel compression in encode_columns ---------------------------------------------------
+
+ENCODE_RECORD = st.builds(
+    Record,
+    st.one_of(st.none(), st.binary(max_size=20)),
+    st.one_of(st.none(), st.binary(max_size=300)),
+    st.integers(0, 2**41),
+    st.lists(st.tuples(st.text(max_size=5), st.one_of(st.none(), st.binary(max_size=8))),
+             max_size=2),
+    offset=st.none(),
+)
+
+
+def _encode(cols: object, threads: int, monkeypatch: pytest.MonkeyPatch, **kw: object) -> bytes:
+    monkeypatch.setattr(columnar, "decode_workers", lambda: threads)
+    return columnar.encode_columns(cols, **kw)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                    HealthCheck.function_scoped_fixture])
+@given(st.lists(ENCODE_RECORD, min_size=1, max_size=60), st.integers(1, 9),
+       st.sampled_from(["gzip", "zstd", "lz4", "snappy"]), st.integers(2, 5),
+       st.sampled_from([-1, 0, 2**31 - 3]), st.booleans())
+def test_parallel_compression_equals_serial_and_encode_batch(
+        monkeypatch: pytest.MonkeyPatch, records: list, per_batch: int, codec: str,
+        threads: int, base_sequence: int, log_append: bool) -> None:
+    """encode_columns compressing its batches in threads writes the bytes it writes in one
+    thread, and those are encode_batch's for each batch (offsets, sequences, append time)."""
+    cols = columnar.RecordColumns.from_records(records)
+    kw = dict(base_offset=7, records_per_batch=per_batch, compression=codec,
+              producer_id=5 if base_sequence >= 0 else -1,
+              producer_epoch=1 if base_sequence >= 0 else -1, base_sequence=base_sequence,
+              timestamp_type="log_append" if log_append else "create",
+              log_append_time=1_700_000_000_000 if log_append else None)
+    parallel = _encode(cols, threads, monkeypatch, **kw)
+    assert parallel == _encode(cols, 1, monkeypatch, **kw)
+    expect = []
+    for i in range(0, len(records), per_batch):
+        seq = -1 if base_sequence < 0 else (base_sequence + i) % 2**31
+        expect.append(encode_batch(
+            records[i:i + per_batch], base_offset=7 + i, compression=codec,
+            producer_id=kw["producer_id"], producer_epoch=kw["producer_epoch"],
+            base_sequence=seq, timestamp_type=kw["timestamp_type"],
+            log_append_time=kw["log_append_time"]))
+    assert parallel == b"".join(expect)
+
+
+@pytest.mark.parametrize("codec", ["gzip", "zstd"])
+def test_parallel_compression_is_taken(monkeypatch: pytest.MonkeyPatch, codec: str) -> None:
+    """Guard for the test above: gzip and zstd batches are compressed on the pool's threads
+    (theirs release the GIL); the batches reach the output in order."""
+    threads = set()
+    real = compression.compress
+
+    def spy(*args: object, **kw: object) -> bytes:
+        threads.add(threading.get_ident())
+        return real(*args, **kw)
+
+    monkeypatch.setattr(compression, "compress", spy)
+    records = [Record(b"k%d" % i, b"v" * 200, i) for i in range(40)]
+    data = _encode(columnar.RecordColumns.from_records(records), 2, monkeypatch,
+                   records_per_batch=4, compression=codec)
+    assert len(threads) == 2
+    assert columnar.decode_columns(data).offsets.tolist() == list(range(40))

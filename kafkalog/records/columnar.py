@@ -69,7 +69,7 @@ from .batch import (
     TRANSACTIONAL_FLAG_MASK,
     increment_sequence,
 )
-from .compression import DEFAULT_MAX_DECOMPRESSED
+from .compression import DEFAULT_MAX_DECOMPRESSED, GZIP, ZSTD
 from .compression import decompress as _decompress_codec
 from .compression import decompress_into as _decompress_into
 from .compression import decompressed_bound as _decompressed_bound
@@ -633,7 +633,8 @@ PACKED_MIN_BATCHES = 4
 # did run its parts side by side look like one that did not (measured: ratios of 1.3-1.4 against
 # a threshold of 1.5 for 64 MiB chunks, so that every Log.read_table after the first ran serial).
 
-#: parallel decode only for runs with at least this many records-area bytes and batches
+#: parallel decode only for runs with at least this many records-area bytes and batches (and
+#: parallel compression in encode_columns likewise, in raw records-area bytes)
 PARALLEL_MIN_BYTES = 4 << 20
 PARALLEL_MIN_BATCHES = 8
 #: compressed batches this small on average are decoded in one thread (see _decode_v2)
@@ -641,12 +642,16 @@ PARALLEL_MIN_COMPRESSED_BATCH = 4 << 10
 #: the first part's share of the bytes, against 1 for every other part: its thread also moves
 #: its decoded bytes (see _decode_v2_parts)
 FIRST_PART_WEIGHT = 0.8
+#: codecs encode_columns compresses in threads: their compress calls release the GIL
+#: (zstandard, zlib); cramjam's lz4 and snappy calls hold it (threads measured no faster)
+PARALLEL_COMPRESS_CODECS = frozenset({GZIP, ZSTD})
 _pool_lock = threading.Lock()
 _pool: Any = None
 
 
 def decode_workers() -> int:
-    """Threads a decode may use: the cores this process may run on (at most 8).
+    """Threads a decode (and ``encode_columns``' compression) may use: the cores this process
+    may run on (at most 8).
 
     Set ``KAFKALOG_DECODE_THREADS=1`` to decode serially."""
     env = os.environ.get("KAFKALOG_DECODE_THREADS")
@@ -1490,8 +1495,6 @@ def encode_columns(
     headers["last_offset_delta"] = counts - 1
     headers["base_timestamp"] = timestamps[firsts]
     if log_append:
-        import time
-
         headers["max_timestamp"] = (time.time_ns() // 1_000_000 if log_append_time is None
                                     else log_append_time)
     else:
@@ -1526,16 +1529,42 @@ def encode_columns(
         return out[:end].tobytes()
 
     mv = memoryview(out)
-    parts = []
-    for b in range(nb):  # per batch: compression is the cost here
-        area = _compression.compress(cid, mv[int(area_start[b]):int(area_end[b])], magic=2,
-                                     level=compression_level)
-        header = headers[b:b + 1].copy()
-        header["batch_length"] = RECORD_BATCH_OVERHEAD - 12 + len(area)
-        header["crc"] = crc32c(area, crc32c(header.tobytes()[ATTRIBUTES_OFFSET:]))
-        parts.append(header.tobytes())
-        parts.append(area)
-    joined = b"".join(parts)
+    starts, ends = area_start.tolist(), area_end.tolist()
+
+    def compress_part(b0: int, b1: int) -> tuple[list[bytes], float, float]:
+        # batches [b0, b1): header and compressed records area of each, in order
+        t0, w0 = time.thread_time(), time.perf_counter()
+        pieces = []
+        for b in range(b0, b1):  # per batch: compression is the cost here
+            area = _compression.compress(cid, mv[starts[b]:ends[b]], magic=2,
+                                         level=compression_level)
+            header = headers[b:b + 1].copy()
+            header["batch_length"] = RECORD_BATCH_OVERHEAD - 12 + len(area)
+            header["crc"] = crc32c(area, crc32c(header.tobytes()[ATTRIBUTES_OFFSET:]))
+            pieces.append(header.tobytes())
+            pieces.append(area)
+        return pieces, time.thread_time() - t0, time.perf_counter() - w0
+
+    workers = min(decode_workers(), nb // max(PARALLEL_MIN_BATCHES // 2, 1))
+    if workers > 1 and cid in PARALLEL_COMPRESS_CODECS and time.monotonic() >= _serial_until \
+            and ends[-1] - starts[0] >= PARALLEL_MIN_BYTES:
+        # the batches in contiguous parts of about equal raw bytes, compressed in threads
+        # (zstandard and zlib release the GIL while they compress); joined in order
+        cum = np.cumsum(area_end - area_start)
+        cuts = np.searchsorted(cum, cum[-1] * np.arange(1, workers) / workers) + 1
+        bounds_ = np.unique(np.concatenate([[0], np.clip(cuts, 1, nb - 1), [nb]])).tolist()
+        pool = _thread_pool(len(bounds_) - 1)
+        futures = [pool.submit(compress_part, b0, b1)
+                   for b0, b1 in zip(bounds_[1:-1], bounds_[2:])]
+        pieces, cpu, wall = compress_part(bounds_[0], bounds_[1])
+        for f in futures:
+            more, c, w = f.result()
+            pieces += more
+            cpu, wall = cpu + c, wall + w
+        _note_concurrency(cpu, wall)
+    else:
+        pieces = compress_part(0, nb)[0]
+    joined = b"".join(pieces)
     return np.frombuffer(joined, np.uint8) if as_numpy else joined
 
 
