@@ -44,6 +44,10 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
 * ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
   serial decode, both with the process pinned to one core: what the parallel decode costs when
   the other core is busy (ratio = serial / parallel, < 1 = slower).
+* ``encode.<codec>.threads_vs_serial`` (zstd: the 1M records; gzip: their first 200,000):
+  ``encode_columns`` compressing its batches in threads (contiguous parts, the decode pool)
+  vs in one thread, same bytes (checked); records/s. Both cores, where the codec releases the
+  GIL (zstandard, zlib).
 * ``crc32c.1MiB``: ``kafkalog.records.crc.crc32c`` vs the ``crc32c`` package on 1 MiB buffers
   (value and baseline in bytes/s).
 * ``to_arrow``: ``RecordColumns.to_arrow`` (zero-copy wrap) for the decoded 1M records, seconds.
@@ -346,6 +350,41 @@ def bench_decode_one_core(data: bytes, repeat: int) -> list[dict]:
                      f"parts regardless: {t_forced:.4f} s ({t_ser / t_forced:.2f}x)"}]
 
 
+def bench_encode_threads(cols: RecordColumns, repeat: int) -> list[dict]:
+    """``encode.<codec>.threads_vs_serial`` (see the module docstring)."""
+    import kafkalog.records.columnar as columnar
+
+    real = columnar.decode_workers
+    out = []
+    try:
+        for codec, c in (("zstd", cols), ("gzip", _head(cols, 200_000))):
+            def threads(codec: str = codec, c: RecordColumns = c) -> object:
+                columnar.decode_workers = real
+                columnar._serial_until = 0.0
+                return encode_columns(c, records_per_batch=PER_BATCH, compression=codec)
+
+            def serial(codec: str = codec, c: RecordColumns = c) -> object:
+                columnar.decode_workers = lambda: 1
+                try:
+                    return encode_columns(c, records_per_batch=PER_BATCH, compression=codec)
+                finally:
+                    columnar.decode_workers = real
+
+            if threads() != serial():
+                raise AssertionError(f"{codec}: the threads wrote other bytes")
+            reps = max(1, repeat // 3) if codec == "gzip" else repeat
+            t_thr, t_ser = _best_pair(threads, serial, reps, reps)
+            out.append(_row(f"encode.{codec}.threads_vs_serial", len(c) / t_thr,
+                            len(c) / t_ser, "records/s",
+                            f"encode_columns of {len(c):,} records, {PER_BATCH:,} per batch, "
+                            f"{codec}: the batches compressed in {real()} threads (contiguous "
+                            f"parts) vs in one; same bytes (checked)"))
+    finally:
+        columnar.decode_workers = real
+        columnar._serial_until = 0.0
+    return out
+
+
 def _decode_vs_aiokafka(name: str, data: bytes, n: int, what: str, peers: dict,
                         repeat: int) -> dict:
     """One ``decode.*.vs_aiokafka`` row: ``decode_columns(data)`` against aiokafka's reader,
@@ -566,6 +605,7 @@ def run(quick: bool = False) -> list[dict]:
     out += bench_legacy(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_single_record_batches(cols if quick else _head(cols, 200_000), peers, repeat)
     out += bench_decode_one_core(encode_columns(cols, records_per_batch=PER_BATCH), repeat)
+    out += bench_encode_threads(cols, repeat)
     t_ours, t_pkg = _best_pair(loop(kcrc.crc32c), loop(crc32c.crc32c), 30, 30)
     out.append(_row("crc32c.1MiB", number * len(buf) / t_ours, number * len(buf) / t_pkg,
                     "bytes/s", f"crc32c package {crc32c.__version__} as baseline; "
