@@ -67,6 +67,15 @@
 
 static PyObject *crc32c_func; /* crc32c.crc32c */
 
+/* args[i] as a C long long into *out: 0, or -1 with the exception set (not an int, out of
+ * range). The one conversion every function here does for its integer arguments. */
+static inline int
+arg_ll(PyObject *const *args, int i, long long *out)
+{
+    *out = PyLong_AsLongLong(args[i]);
+    return *out == -1 && PyErr_Occurred() ? -1 : 0;
+}
+
 static inline uint64_t
 be64(const unsigned char *p)
 {
@@ -191,11 +200,8 @@ reserve_blocks(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         return NULL;
     }
     int fd = (int)fd_long;
-    long long offset = PyLong_AsLongLong(args[1]);
-    if (offset == -1 && PyErr_Occurred())
-        return NULL;
-    long long length = PyLong_AsLongLong(args[2]);
-    if (length == -1 && PyErr_Occurred())
+    long long offset, length;
+    if (arg_ll(args, 1, &offset) < 0 || arg_ll(args, 2, &length) < 0)
         return NULL;
     if (offset < 0 || length <= 0) {
         PyErr_Format(PyExc_ValueError,
@@ -302,9 +308,10 @@ state_stage(AppendState *st, PyObject *const *args, Py_ssize_t nargs)
     }
     int64_t v[4];
     for (int i = 0; i < 4; i++) {
-        v[i] = PyLong_AsLongLong(args[i]);
-        if (v[i] == -1 && PyErr_Occurred())
+        long long x;
+        if (arg_ll(args, i, &x) < 0)
             return NULL;
+        v[i] = (int64_t)x;
     }
     if (st->staged_n >= st->capacity) {
         PyErr_Format(PyExc_RuntimeError, "stage: %zd entries already staged (the capacity)",
@@ -399,11 +406,8 @@ append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int check_crc = PyObject_IsTrue(args[2]);
     if (check_crc < 0)
         return NULL;
-    long long log_end_offset = PyLong_AsLongLong(args[3]);
-    if (log_end_offset == -1 && PyErr_Occurred())
-        return NULL;
-    long long max_bytes = PyLong_AsLongLong(args[4]);
-    if (max_bytes == -1 && PyErr_Occurred())
+    long long log_end_offset, max_bytes;
+    if (arg_ll(args, 3, &log_end_offset) < 0 || arg_ll(args, 4, &max_bytes) < 0)
         return NULL;
     Py_buffer view;
     if (!get_plain_v2_batch(args[1], &view))
