@@ -43,6 +43,10 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   one decode per segment over a read-only mapping) and ``Log.records`` (a ``Record`` per
   record, 16 MiB ``pread`` chunks) vs the codec on the same bytes already in memory
   (``decode_columns`` / ``iter_batches`` + record iteration), records/s.
+* ``scan.read_table.small_segments``: ``Log.read_table`` of a log of 1,500 segments of 20
+  records each (116-byte records; a compacted topic, or small ``segment.bytes``), small
+  segments read and decoded together (``_decode_small_ranges``) vs one decode per segment
+  (``READ_TABLE_SMALL_RANGE_BYTES = 0``), records/s, the same table checked.
 * ``recovery.<size>``: ``Log.open`` of a directory with one segment of that size and no
   clean-shutdown marker (recovery point 0: every batch's CRC checked, indexes rebuilt), in
   seconds per GiB; baseline: reading the same file sequentially into a buffer (page cache
@@ -412,6 +416,46 @@ def bench_columns(tmp: Path, n: int, repeat: int) -> list[dict]:
                 f"baseline encode_columns alone; target >= 1,000,000 records/s"}]
 
 
+def bench_small_segments(tmp: Path, segments: int, repeat: int) -> list[dict]:
+    """``scan.read_table.small_segments`` (see the module docstring)."""
+    import pyarrow as pa
+
+    d = tmp / "small_segments"
+    shutil.rmtree(d, ignore_errors=True)
+    per = 20
+    keys, values, stamps = _row_inputs(make_columns(segments * per))
+    table = pa.table({"key": pa.array(keys, pa.binary()), "value": pa.array(values, pa.binary()),
+                      "timestamp": pa.array(stamps, pa.int64())})
+    with Log.open(d, LogConfig(), clock=SystemClock()) as log:
+        for i in range(segments):
+            log.append(table.slice(i * per, per), records_per_batch=per)
+            log.roll()
+    small = log_module.READ_TABLE_SMALL_RANGE_BYTES
+    try:
+        with Log.open(d, LogConfig(), clock=SystemClock()) as log:
+            def grouped() -> pa.Table:
+                log_module.READ_TABLE_SMALL_RANGE_BYTES = small
+                return log.read_table()
+
+            def one_by_one() -> pa.Table:
+                log_module.READ_TABLE_SMALL_RANGE_BYTES = 0
+                return log.read_table()
+
+            if not grouped().equals(one_by_one()):
+                raise AssertionError("small segments read together gave another table")
+            t_grp, t_one = _best(grouped, one_by_one, repeat=repeat)
+            n_seg = len(log.segments)
+    finally:
+        log_module.READ_TABLE_SMALL_RANGE_BYTES = small
+        shutil.rmtree(d, ignore_errors=True)
+    n = segments * per
+    return [{"name": "scan.read_table.small_segments", "value": n / t_grp, "unit": "records/s",
+             "baseline": n / t_one, "ratio": t_one / t_grp,
+             "note": f"{n:,} records in {n_seg:,} segments of {per} (116-byte records): small "
+                     f"segments read and decoded together vs one decode per segment; same "
+                     f"table (checked)"}]
+
+
 def bench_scan(tmp: Path, n: int, repeat: int) -> list[dict]:
     d = tmp / "scan"
     shutil.rmtree(d, ignore_errors=True)
@@ -761,6 +805,7 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_append_one_record(tmp, 20_000 if quick else 200_000, 2 if quick else 3)
         rows += bench_columns(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_scan(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
+        rows += bench_small_segments(tmp, 300 if quick else 1500, 3 if quick else 5)
         rows += bench_recovery(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
         rows += bench_read_table_vs_aiokafka(tmp, 200_000 if quick else 1_000_000,
                                              2 if quick else 5)

@@ -1246,7 +1246,7 @@ class Log:
         """
         import pyarrow as pa
 
-        from .records.columnar import RecordColumns, decode_columns
+        from .records.columnar import RecordColumns
         from .records.pooled_arrays import unpooled
 
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
@@ -1260,22 +1260,15 @@ class Log:
         # chunk beyond the output (measured; see kafkalog.records.pooled_arrays)
         pooled = sum(p1 - p0 for _, p0, p1, _, _ in ranges) <= READ_TABLE_POOLED_BYTES
         with nullcontext() if pooled else unpooled():
-            for seg, p0, p1, start, end in ranges:
-                # one bulk read per segment over a mapping (the decoder copies keys and values
-                # out, so nothing returned points into it), decoded in chunks of whole batches:
-                # what a decode holds beyond its output (decompressed batches) stays one chunk's
-                parts = []
-                with seg.mapped(p0, p1) as data:
-                    for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
-                        try:
-                            cols = decode_columns(data, start=a, end=b, start_offset=start,
-                                                  end_offset=end)
-                        except CorruptRecordError as e:
-                            raise e.with_location(path=seg.log_path, position_base=p0) from None
-                        parts.append(cols)
-                    if tx is not None:
-                        tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
-                seg.check_view()  # read-only: a segment changed under us ends the read
+            for group in _small_range_groups(ranges):
+                # small segments (many of them: compacted topics, small segment.bytes) are
+                # read together and decoded in one call: ~0.7 ms per decode call, ~30 us per
+                # pread (see _decode_small_ranges); None: decoded one by one below
+                parts = _decode_small_ranges(group, tx) if len(group) > 1 else None
+                if parts is None:
+                    parts = []
+                    for seg, p0, p1, start, end in group:
+                        parts += _decode_range(seg, p0, p1, start, end, tx)
                 for cols in parts:
                     table = cols.to_arrow(columns) if columns is not None else cols.to_arrow()
                     if tx is not None:
@@ -2002,6 +1995,101 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
 READ_TABLE_CHUNK_BYTES = 64 * 1024 * 1024
 #: ``Log.read_table`` of at most this many bytes of batches decodes into Arrow's memory pool
 READ_TABLE_POOLED_BYTES = 256 * 1024 * 1024
+
+
+#: ``Log.read_table`` reads segments whose range is below this many bytes together ...
+READ_TABLE_SMALL_RANGE_BYTES = 1024 * 1024
+#: ... in groups of at most this many bytes, one ``decode_columns`` call per group
+READ_TABLE_GROUP_BYTES = 16 * 1024 * 1024
+
+
+def _small_range_groups(ranges: list[tuple[LogSegment, int, int, int, int]]
+                        ) -> Iterator[list[tuple[LogSegment, int, int, int, int]]]:
+    """``ranges`` (of ``Log._ranges``) in order, consecutive small ones grouped (at most
+    ``READ_TABLE_GROUP_BYTES`` each); every other range alone."""
+    group: list[tuple[LogSegment, int, int, int, int]] = []
+    size = 0
+    for r in ranges:
+        n = r[2] - r[1]
+        if n >= READ_TABLE_SMALL_RANGE_BYTES or size + n > READ_TABLE_GROUP_BYTES:
+            if group:
+                yield group
+            group, size = [], 0
+            if n >= READ_TABLE_SMALL_RANGE_BYTES:
+                yield [r]
+                continue
+        group.append(r)
+        size += n
+    if group:
+        yield group
+
+
+def _decode_range(seg: LogSegment, p0: int, p1: int, start: int, end: int,
+                  tx: Any) -> list[Any]:
+    """One segment's ``[p0, p1)`` decoded (rows ``start <= offset < end``), chunk by chunk."""
+    from .records.columnar import decode_columns
+
+    # one bulk read per segment over a mapping (the decoder copies keys and values out, so
+    # nothing returned points into it), decoded in chunks of whole batches: what a decode
+    # holds beyond its output (decompressed batches) stays one chunk's
+    parts = []
+    with seg.mapped(p0, p1) as data:
+        for a, b in _decode_chunks(data, READ_TABLE_CHUNK_BYTES):
+            try:
+                cols = decode_columns(data, start=a, end=b, start_offset=start,
+                                      end_offset=end)
+            except CorruptRecordError as e:
+                raise e.with_location(path=seg.log_path, position_base=p0) from None
+            parts.append(cols)
+        if tx is not None:
+            tx.note_chunk(data)  # aborted batches' offset ranges (keeps no reference)
+    seg.check_view()  # read-only: a segment changed under us ends the read
+    return parts
+
+
+def _decode_small_ranges(group: list[tuple[LogSegment, int, int, int, int]],
+                         tx: Any) -> list[Any] | None:
+    """The ranges of several small segments read into one buffer and decoded by one call:
+    the rows :func:`_decode_range` gives for each in turn, or None when that cannot be
+    shown cheaply (the caller then decodes them one by one, which raises any error exactly
+    as always). Shown when the buffer is whole batches with every segment's bytes starting
+    at a batch, and no batch of a segment but the last reaches its ``end`` (the next
+    segment's base offset): then one offset filter over all of them equals each segment's
+    own. Measured, 1,500 segments of 20 records: ~1.0 s one by one (the decode's
+    fixed cost per call), ~0.1 s grouped."""
+    from .records.columnar import decode_columns
+
+    try:
+        pieces = [seg.pread(p0, p1 - p0) for seg, p0, p1, _, _ in group]
+    except KafkaLogError:
+        return None
+    lengths = np.fromiter((len(b) for b in pieces), np.int64, len(pieces))
+    if not np.array_equal(lengths, [p1 - p0 for _, p0, p1, _, _ in group]):
+        return None  # cut under us: the one-by-one path says how
+    data = b"".join(pieces)
+    del pieces
+    starts = np.concatenate([[0], np.cumsum(lengths)[:-1]])
+    sc = native_scan.scan_entries(np.frombuffer(data, np.uint8))
+    n = sc["count"]
+    if sc["stop_reason"] != native_scan.STOP_END or sc["stop_position"] != len(data) or n == 0:
+        return None
+    positions = sc["positions"][:n]
+    if not np.isin(starts, positions).all():
+        return None  # a segment's bytes end inside a batch
+    ends = np.array([end for *_, end in group], np.int64)
+    owner = np.searchsorted(starts, positions, side="right") - 1
+    inner = owner < len(group) - 1  # (the last one's end is the filter's end below)
+    if not (sc["last_offsets"][:n][inner] < ends[owner[inner]]).all():
+        return None  # a batch at or past its segment's end: filtered per segment
+    try:
+        cols = decode_columns(data, start_offset=group[0][3], end_offset=int(ends[-1]))
+    except KafkaLogError:
+        return None
+    if tx is not None:
+        tx.note_chunk(data)
+    for seg, *_ in group:
+        seg.check_view()  # read-only: a segment changed under us ends the read
+    return [cols]
 
 
 def _decode_chunks(data: Any, limit: int) -> list[tuple[int, int | None]]:
