@@ -47,6 +47,8 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   records each (116-byte records; a compacted topic, or small ``segment.bytes``), small
   segments read and decoded together (``_decode_small_ranges``) vs one decode per segment
   (``READ_TABLE_SMALL_RANGE_BYTES = 0``), records/s, the same table checked.
+* ``open.clean.small_segments``: ``Log.open`` + ``close`` of that 1,500-segment log after a
+  clean shutdown, seconds (no baseline).
 * ``recovery.<size>``: ``Log.open`` of a directory with one segment of that size and no
   clean-shutdown marker (recovery point 0: every batch's CRC checked, indexes rebuilt), in
   seconds per GiB; baseline: reading the same file sequentially into a buffer (page cache
@@ -445,6 +447,15 @@ def bench_small_segments(tmp: Path, segments: int, repeat: int) -> list[dict]:
                 raise AssertionError("small segments read together gave another table")
             t_grp, t_one = _best(grouped, one_by_one, repeat=repeat)
             n_seg = len(log.segments)
+
+        def reopen() -> None:
+            Log.open(d, LogConfig(), clock=SystemClock()).close()
+
+        t_open = float("inf")
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            reopen()
+            t_open = min(t_open, time.perf_counter() - t0)
     finally:
         log_module.READ_TABLE_SMALL_RANGE_BYTES = small
         shutil.rmtree(d, ignore_errors=True)
@@ -453,7 +464,12 @@ def bench_small_segments(tmp: Path, segments: int, repeat: int) -> list[dict]:
              "baseline": n / t_one, "ratio": t_one / t_grp,
              "note": f"{n:,} records in {n_seg:,} segments of {per} (116-byte records): small "
                      f"segments read and decoded together vs one decode per segment; same "
-                     f"table (checked)"}]
+                     f"table (checked)"},
+            {"name": "open.clean.small_segments", "value": t_open, "unit": "s",
+             "baseline": None, "ratio": None,
+             "note": f"Log.open + close of the same {n_seg:,}-segment log after a clean "
+                     f"shutdown (best of {repeat}; {t_open / n_seg * 1e3:.2f} ms per segment: "
+                     f"one directory listing, every segment's indexes opened and checked)"}]
 
 
 def bench_scan(tmp: Path, n: int, repeat: int) -> list[dict]:

@@ -215,10 +215,10 @@ class LogLoader:
         swap_files: list[Path] = []
         cleaned_files: list[Path] = []
         min_cleaned: int | None = None
-        for p in sorted(self.directory.iterdir()):
-            if not p.is_file():
-                continue
-            name = p.name
+        # names first, a file check only for the few with a state suffix (a Path and a
+        # stat per directory entry cost ~0.2 s at 1,500 segments)
+        for name in sorted(_file_names(self.directory, _STATE_SUFFIXES)):
+            p = self.directory / name
             if files.is_deleted_file(name):
                 if name.endswith(".checkpoint.deleted"):
                     continue  # KRaft snapshots are the raft layer's business
@@ -246,34 +246,37 @@ class LogLoader:
         return valid
 
     def _remove_stray_index_files(self) -> None:
-        for p in self.directory.iterdir():
-            if p.is_file() and files.is_index_file(p.name):
-                off = _offset_or_none(p.name)
+        names = _file_names(self.directory)
+        for name in names:
+            if files.is_index_file(name):
+                off = _offset_or_none(name)
                 if off is None:
                     continue
-                if not files.log_file(self.directory, off).exists():
+                if files.log_file_name(off) not in names:
                     log.warning("%s: deleting index file %s without a log file",
-                                self.directory, p.name)
-                    p.unlink(missing_ok=True)
+                                self.directory, name)
+                    (self.directory / name).unlink(missing_ok=True)
 
     def _load_segment_files(self) -> LogSegments:
         segments = LogSegments()
+        names = _file_names(self.directory)
         bases = sorted(
-            off for p in self.directory.iterdir()
-            if p.is_file() and files.is_log_file(p.name)
-            and (off := _offset_or_none(p.name)) is not None
+            off for name in names
+            if files.is_log_file(name) and (off := _offset_or_none(name)) is not None
         )
         for base in bases:
             seg = LogSegment.open(self.directory, base, self.config, self.clock,
                                   roll_jitter_ms=self.roll_jitter(), file_already_exists=True,
                                   read_only=self.read_only)
             if not self.read_only:
-                if not seg.index_path.exists():
+                # (the listing above stands for exists(): nothing else writes the directory
+                # while the log loads, its lock held)
+                if seg.index_path.name not in names:
                     log.warning("%s: offset index of segment %d missing: recovering",
                                 self.directory, base)
                     self._recover_segment(seg)
                 else:
-                    if not seg.time_index_path.exists():
+                    if seg.time_index_path.name not in names:
                         seg.time_index.resize(0)  # Kafka: created empty
                     try:
                         seg.sanity_check_indexes()
@@ -332,6 +335,22 @@ class LogLoader:
                     later.delete()
                     self.deleted.append(later.base_offset)
                 break
+
+
+#: ``.deleted``, ``.cleaned``, ``.swap``: files a load finishes or removes
+_STATE_SUFFIXES = (files.DELETED_FILE_SUFFIX, files.CLEANED_FILE_SUFFIX, files.SWAP_FILE_SUFFIX)
+
+
+def _file_names(directory: Path, suffixes: tuple[str, ...] | None = None) -> set[str]:
+    """Names of the regular files in ``directory`` (symlinks to one included, as
+    ``Path.is_file``), only those ending in one of ``suffixes`` when given: one ``scandir``,
+    whose entries mostly know their type without a ``stat``."""
+    out = set()
+    with os.scandir(directory) as it:
+        for e in it:
+            if (suffixes is None or e.name.endswith(suffixes)) and e.is_file():
+                out.add(e.name)
+    return out
 
 
 def _offset_or_none(name: str) -> int | None:

@@ -165,11 +165,16 @@ def test_stray_files_are_cleaned_up(tmp_path: Path) -> None:
     (d / "00000000000000099999.log.cleaned").write_bytes(b"x")
     (d / "00000000000000099999.index").write_bytes(b"\0" * 8)  # index without a .log
     (d / "00000000000000099999.timeindex").write_bytes(b"")
+    (d / "00000000000000088888.index").mkdir()  # not a file: left alone, as Kafka does
+    (d / "00000000000000088888.index.deleted").mkdir()
     with Log.open(d, CONFIG, clock=ManualClock()) as log:
         assert [(r.offset, r.value) for r in log.records()] == everything
     names = os.listdir(d)
-    assert not [n for n in names if n.endswith((".deleted", ".cleaned"))]
+    assert [n for n in names if n.endswith((".deleted", ".cleaned"))] == [
+        "00000000000000088888.index.deleted"]
     assert "00000000000000099999.index" not in names
+    assert "00000000000000099999.timeindex" not in names
+    assert "00000000000000088888.index" in names
 
 
 def test_swap_file_replaces_the_segments_it_covers(tmp_path: Path) -> None:
