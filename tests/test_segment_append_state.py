@@ -143,10 +143,10 @@ def test_c_path_writes_what_the_python_path_writes(tmp_path_factory, monkeypatch
     assert with_c == without
 
 
-@needs_c
-def test_c_path_takes_the_common_case(tmp_path: Path, monkeypatch) -> None:
-    # (the equality above would also hold if the C call always declined)
-    taken = []
+@pytest.fixture
+def c_calls(monkeypatch) -> list[bool]:
+    """The log's C append, counted: one entry per call, True when it appended."""
+    taken: list[bool] = []
 
     def counting(*args):
         r = C_FAST(*args)
@@ -154,6 +154,13 @@ def test_c_path_takes_the_common_case(tmp_path: Path, monkeypatch) -> None:
         return r
 
     monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+    return taken
+
+
+@needs_c
+def test_c_path_takes_the_common_case(tmp_path: Path, c_calls: list[bool]) -> None:
+    # (the equality above would also hold if the C call always declined)
+    taken = c_calls
     cfg = LogConfig(segment_bytes=256 * 1024)
     with Log.open(tmp_path / "p", cfg, clock=ManualClock(T0)) as log:
         base = 0
@@ -172,20 +179,13 @@ def test_c_path_takes_the_common_case(tmp_path: Path, monkeypatch) -> None:
 
 @needs_c
 def test_peer_batches_appended_by_the_c_path_read_back_with_the_peer(
-        tmp_path: Path, monkeypatch) -> None:
+        tmp_path: Path, c_calls: list[bool]) -> None:
     """aiokafka's builder makes the batches (with headers, each codec), the C path appends
     them (counted), and aiokafka's own reader reads the segment file back: same records.
     Log.append's batches (our encoder, the C path too) read back with it as well."""
     aio_dr = pytest.importorskip("aiokafka.record.default_records")
     aio_mr = pytest.importorskip("aiokafka.record.memory_records")
-    taken = []
-
-    def counting(*args):
-        r = C_FAST(*args)
-        taken.append(r is not None)
-        return r
-
-    monkeypatch.setattr(log_module, "_append_v2_batch", counting)
+    taken = c_calls
     want, base = [], 0
     with Log.open(tmp_path / "p", LogConfig(segment_bytes=1 << 20),
                   clock=ManualClock(T0)) as log:
