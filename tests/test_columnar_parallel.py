@@ -332,3 +332,10 @@ def test_parallel_compression_is_taken(monkeypatch: pytest.MonkeyPatch, codec: s
                    records_per_batch=4, compression=codec)
     assert len(threads) == 2
     assert columnar.decode_columns(data).offsets.tolist() == list(range(40))
+    # a peer reads the threaded output: aiokafka's compiled reader, CRCs checked
+    aio_mr = pytest.importorskip("aiokafka.record.memory_records")
+    got, mr = [], aio_mr.MemoryRecords(data)
+    while (batch := mr.next_batch()) is not None:
+        assert batch.validate_crc()
+        got += [(r.offset, r.key, r.value, r.timestamp) for r in batch]
+    assert got == [(i, r.key, r.value, r.timestamp) for i, r in enumerate(records)]
