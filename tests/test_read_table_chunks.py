@@ -137,3 +137,42 @@ def test_a_corrupt_small_segment_raises_what_one_by_one_raises(
         errors.append(str(e.value))
     assert errors[0] == errors[1]
     assert str(path) in errors[0] and "CRC" in errors[0].upper()
+
+
+def test_small_segments_of_peer_batches_read_together_as_the_peer_reads_them(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batches built by aiokafka (each codec, headers) in many small segments: read_table's
+    grouped decode gives the records aiokafka's reader finds in the segment files."""
+    aio_dr = pytest.importorskip("aiokafka.record.default_records")
+    aio_mr = pytest.importorskip("aiokafka.record.memory_records")
+    calls = []
+    real = log_module._decode_small_ranges
+    monkeypatch.setattr(log_module, "_decode_small_ranges",
+                        lambda group, tx: calls.append(len(group)) or real(group, tx))
+    d = tmp_path / "p-0"
+    base = 0
+    with Log.open(d, LogConfig(segment_bytes=1 << 20),
+                  clock=ManualClock(1_700_000_000_000)) as log:
+        for i in range(24):
+            b = aio_dr.DefaultRecordBatchBuilder(2, i % 5, False, -1, -1, -1, 1 << 30)
+            for j in range(1 + i % 4):
+                b.append(j, timestamp=1_700_000_000_000 + i, key=b"k%d" % j,
+                         value=b"v" * (i * j), headers=[("h", b"%d" % i)])
+            data = bytes(b.build())
+            data = base.to_bytes(8, "big") + data[8:]  # the base offset (outside the CRC)
+            log.append_batches(data)
+            base = log.log_end_offset
+            if i % 2:
+                log.roll()
+        table = log.read_table()
+    assert calls and max(calls) >= 10
+    want = []
+    for seg in sorted(d.glob("*.log")):
+        mr = aio_mr.MemoryRecords(seg.read_bytes())
+        while (batch := mr.next_batch()) is not None:
+            assert batch.validate_crc()
+            want += [(r.offset, r.key, r.value, r.timestamp, [(k, v) for k, v in r.headers])
+                     for r in batch]
+    got = [(r["offset"], r["key"], r["value"], r["timestamp"],
+            [(h["key"], h["value"]) for h in r["headers"]]) for r in table.to_pylist()]
+    assert got == want and len(want) == sum(1 + i % 4 for i in range(24))
