@@ -71,8 +71,9 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   chunks; ``read_table``: one bulk read per segment over a mapping); records/s, ratio > 1 means
   the read-only reader is faster.
 * ``read_only.refresh``: ``Log.refresh`` of a read-only log of 64 segments with nothing new
-  (listing, sizes, the last segment's tail, and the check that every segment is still the file
-  at its name), per segment; baseline: ``os.stat`` of each ``.log``.
+  (one ``scandir`` listing; per segment one ``stat`` giving its size and the check that its
+  name still holds the file the reader has open; the last segment's tail), per segment;
+  baseline: ``os.stat`` of each ``.log``, the floor of that check.
 * ``file_copy.scan_crc``: what whole-segment readers in other processes do per byte (verify,
   dump-segments, Spark reads): ``FileCopy`` windows (``pread`` into private memory, released
   behind) + header scan + CRC-32C of every batch, vs the same over an ``mmap`` of the file

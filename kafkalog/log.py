@@ -1562,20 +1562,26 @@ class Log:
     def refresh(self) -> None:
         """Read-only logs: pick up segments and bytes appended by the writing process.
 
-        The new view is consistent: after the sizes are taken, every segment of the view is
-        checked to still be the file at its name and not shorter
-        (:meth:`LogSegment.is_current`), and the refresh starts over without the ones that are
-        not. It relies on the writer's order in :meth:`truncate_to` and retention: segments
+        The new view is consistent: after the listing, each segment's size is taken together
+        with the check that its name still holds the file the reader has open
+        (:meth:`LogSegment.refresh_read_only`, one ``stat``), and the last segment, whose tail
+        is read after that, is checked again to be that file and not shorter
+        (:meth:`LogSegment.is_current`); the refresh starts over without the segments that
+        fail. It relies on the writer's order in :meth:`truncate_to` and retention: segments
         leave their name (renamed ``.deleted``) *before* the segment holding the new end is cut,
-        so a size taken after a cut comes with a listing that no longer has what was cut away.
+        so a size taken after a cut comes with a listing that no longer has what was cut away,
+        and a cut after the sizes were taken renamed the last segment away first.
         """
         self._check_open()
         if not self._read_only:
             return
         for _ in range(_REFRESH_ATTEMPTS):
-            bases = sorted(
-                files.offset_from_filename(p.name) for p in self._dir.iterdir()
-                if files.is_log_file(p.name))
+            bases = files.segment_base_offsets(self._dir)
+            listed = set(bases)
+            for seg in list(self._segments):
+                if seg.base_offset not in listed:
+                    self._segments.remove(seg.base_offset)
+                    seg.close_handlers()
             for b in bases:
                 if b not in self._segments:
                     try:
@@ -1583,19 +1589,21 @@ class Log:
                                                            self._clock, read_only=True))
                     except FileNotFoundError:
                         continue
-            for seg in list(self._segments):
-                if seg.base_offset not in bases:
-                    self._segments.remove(seg.base_offset)
-                    seg.close_handlers()
-                else:
-                    seg.refresh_size()
-            if len(self._segments):
+            # sizes after the listing, each with the check that the name still holds the file
+            # read (one stat per segment)
+            stale = [seg for seg in self._segments if not seg.refresh_read_only()]
+            if not stale:
+                if not len(self._segments):
+                    return
                 self._log_start_offset = max(self._log_start_offset,
                                              self._segments.first.base_offset)
-                self._log_end_offset = self._segments.active.settle_read_only_tail()
-            stale = [seg for seg in self._segments if not seg.is_current()]
-            if not stale:
-                return
+                active = self._segments.active
+                self._log_end_offset = active.settle_read_only_tail()
+                # the tail was read after its size was taken: the last segment must still be
+                # that file, not shorter (a writer's truncate_to cuts it last)
+                if active.is_current():
+                    return
+                stale = [active]
             for seg in stale:  # replaced or cut meanwhile: reopened by name next round
                 self._segments.remove(seg.base_offset)
                 seg.close_handlers()

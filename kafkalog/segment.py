@@ -309,6 +309,9 @@ class LogSegment:
         # asking for an index)
         self._index_lock = threading.Lock()
         self._ro_indexes: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+        # read-only: (st_ino, st_dev) of the file the descriptor reads, taken once (the open
+        # descriptor keeps that inode alive, so the number cannot be reused meanwhile)
+        self._ro_identity: tuple[int, int] | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
         self._mapped_readers = 0
         self._mapped_cond = threading.Condition()
@@ -504,7 +507,7 @@ class LogSegment:
         The writing process trims and re-extends index files (roll, close, recovery); a
         mapping in this process would fault (SIGBUS) on the shrunk pages, so a reader copies
         the file with ``pread`` instead and stops at the first zeroed slot of a preallocated
-        index (what DumpLogSegments does). Refreshed by :meth:`refresh_size`.
+        index (what DumpLogSegments does). Dropped by :meth:`refresh_read_only`.
         """
         snap = self._ro_indexes
         if snap is None:
@@ -768,7 +771,7 @@ class LogSegment:
         Bytes read before that moment are an older state of the log; what a caller read from
         *earlier* segments may already be the newer state, and the two must not be mixed (a
         reader would see offsets twice or skip some), so the read stops here and the caller
-        refreshes. One ``fstat``.
+        refreshes. One ``stat``.
         """
         if self._read_only and not self.is_current():
             raise OffsetOutOfRangeError(
@@ -778,16 +781,24 @@ class LogSegment:
     def is_current(self) -> bool:
         """Read-only segments: the descriptor still reads the file at :attr:`log_path` (not
         renamed ``.deleted``, unlinked or replaced) and that file is not shorter than the
-        committed size. One ``fstat`` and one ``stat``."""
+        committed size. One ``stat`` (the descriptor's own identity is taken once)."""
+        cur = self._stat_if_current()
+        return cur is not None and cur.st_size >= self._size
+
+    def _stat_if_current(self) -> os.stat_result | None:
+        """``stat`` of :attr:`log_path` when it is still the file the descriptor reads, else
+        None (renamed, unlinked, replaced, or the segment closed)."""
         fd = self._fd
         if fd < 0:
-            return False
+            return None
         try:
-            st = os.fstat(fd)
+            if self._ro_identity is None:
+                st = os.fstat(fd)
+                self._ro_identity = (st.st_ino, st.st_dev)
             cur = os.stat(self.log_path)
         except OSError:
-            return False
-        return (st.st_ino, st.st_dev) == (cur.st_ino, cur.st_dev) and st.st_size >= self._size
+            return None
+        return cur if (cur.st_ino, cur.st_dev) == self._ro_identity else None
 
     def changed_under_reader(self, position: int, found: str | None = None
                              ) -> OffsetOutOfRangeError:
@@ -1281,13 +1292,20 @@ class LogSegment:
         elif self._blocks_reserved:
             self._release_reserved_blocks()
 
-    def refresh_size(self) -> None:
+    def refresh_read_only(self) -> bool:
         """Read-only segments: take the current file length as the committed size (the scan
-        still stops at a partial trailing batch)."""
-        if self._read_only and self._fd >= 0:
-            self._size = os.fstat(self._fd).st_size
-            self._ro_indexes = None
-            self._max_timestamp_and_offset = None
+        still stops at a partial trailing batch) and drop what was read at the old one (the
+        index copies, the max timestamp). False, and nothing changed, when the file at
+        :attr:`log_path` is no longer the one the descriptor reads (see :meth:`is_current`).
+        One ``stat``: the size of the file at the name is the descriptor's file's size once
+        both are the same file."""
+        cur = self._stat_if_current()
+        if cur is None:
+            return False
+        self._size = cur.st_size
+        self._ro_indexes = None
+        self._max_timestamp_and_offset = None
+        return True
 
     def settle_read_only_tail(self) -> int:
         """Read-only segments: :meth:`read_next_offset`, and the committed size cut to the end of

@@ -40,6 +40,7 @@ def test_segment_names() -> None:
         ("/a/b/00000000000000000470.snapshot", 470),
         ("12.log", 12),  # Long.parseLong needs no padding
         ("-5.log", -5),
+        ("+5.log", 5),
     ],
 )
 def test_offset_from_filename(name: str, offset: int) -> None:
@@ -47,7 +48,9 @@ def test_offset_from_filename(name: str, offset: int) -> None:
     assert f.offset_from_file(Path(name)) == offset
 
 
-@pytest.mark.parametrize("name", ["abc.log", ".log", "0000", "1 2.log", "99999999999999999999.log"])
+@pytest.mark.parametrize("name", ["abc.log", ".log", "0000", "1 2.log", "99999999999999999999.log",
+                                  # digits to str.isdigit, not to Long.parseLong
+                                  "\u0663.log", "\u00b2.log", "1\uff10.log"])
 def test_offset_from_filename_errors(name: str) -> None:
     with pytest.raises(ValueError):
         f.offset_from_filename(name)

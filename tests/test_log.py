@@ -532,6 +532,96 @@ def test_read_only_reader_in_another_process_view(tmp_path: Path) -> None:
         os.truncate(writer.active_segment.log_path, writer.active_segment.size)
 
 
+def test_read_only_refresh_leaves_files_that_are_not_segments_alone(tmp_path: Path) -> None:
+    """A ``.log`` whose name is not an offset, or a directory named like a segment, is not a
+    segment: the loader skips them, and so does refresh (it used to raise ValueError on the
+    first and open the second)."""
+    with Log.open(tmp_path, LogConfig(segment_bytes=2_000)) as writer:
+        writer.append(recs(5, size=300))
+        writer.roll()
+        writer.append(recs(2))
+        reader = Log.open(tmp_path, read_only=True)
+        try:
+            (tmp_path / "notes.log").write_bytes(b"not a segment")
+            (tmp_path / "00000000000000000003.log").mkdir()
+            writer.append(recs(3))
+            reader.refresh()
+            assert [s.base_offset for s in reader.segments] == [0, 5]
+            assert [r.offset for r in reader.records()] == list(range(10))
+        finally:
+            reader.close()
+        (tmp_path / "00000000000000000003.log").rmdir()
+        (tmp_path / "notes.log").unlink()
+
+
+def test_read_only_refresh_takes_one_stat_per_segment(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With nothing new, a refresh costs one ``stat`` per segment and one more of the last
+    (checked again after its tail is read), and no ``fstat`` of a ``.log``: a reader polling a
+    log of many segments pays for the check that each name still holds its file, nothing
+    else (the last segment's index is read again to find its tail)."""
+
+    with Log.open(tmp_path, LogConfig(segment_bytes=1_000)) as writer:
+        for _ in range(12):
+            writer.append(recs(3, size=300))
+        reader = Log.open(tmp_path, read_only=True)
+        try:
+            n = len(reader.segments)
+            assert n >= 10
+            reader.refresh()
+            log_fds = {s._fd for s in reader.segments}
+            stats: list[str] = []
+            fstats: list[int] = []
+            real_stat, real_fstat = os.stat, os.fstat
+
+            def stat(path: object, *a: object, **k: object) -> os.stat_result:
+                stats.append(os.fspath(path))  # type: ignore[arg-type]
+                return real_stat(path, *a, **k)  # type: ignore[arg-type]
+
+            def fstat(fd: int) -> os.stat_result:
+                fstats.append(fd)
+                return real_fstat(fd)
+
+            monkeypatch.setattr(os, "stat", stat)
+            monkeypatch.setattr(os, "fstat", fstat)
+            reader.refresh()
+            monkeypatch.undo()
+            logs = [p for p in stats if p.endswith(".log")]
+            assert len(logs) == n + 1 and len(set(logs)) == n
+            assert not log_fds & set(fstats)
+            assert [r.offset for r in reader.records()] == list(range(36))
+        finally:
+            reader.close()
+
+
+def test_read_only_refresh_sees_segments_the_cleaner_replaced(tmp_path: Path) -> None:
+    """Compaction swaps new files in under the same names: the reader's descriptors still read
+    the old files, reads through them stop (the name no longer holds the file), and a refresh
+    opens the new ones. Here the cleaned segment 0 (segments 0 and 2 cleaned into one) is
+    *longer* than the file the reader has open, so only the file's identity tells them
+    apart, not its size."""
+    cfg = LogConfig(cleanup_policy="compact")
+    with Log.open(tmp_path, cfg) as writer:
+        for keys in ((b"a", b"b"), (b"a", b"c")):
+            writer.append([Record(k, k * 100, T0) for k in keys])
+            writer.roll()
+        reader = Log.open(tmp_path, cfg, read_only=True)
+        try:
+            old_size = reader.segments[0].size
+            assert [r.offset for r in reader.records()] == [0, 1, 2, 3]
+            writer.clean(now=T0 + 100)
+            assert [s.base_offset for s in writer.segments][:1] == [0]
+            assert writer.segments[0].size > old_size  # the new file is longer
+            with pytest.raises(OffsetOutOfRangeError):
+                list(reader.records())
+            reader.refresh()
+            assert [(r.offset, r.key) for r in reader.records()] == [
+                (1, b"b"), (2, b"a"), (3, b"c")] == [(r.offset, r.key) for r in writer.records()]
+            assert reader.read_table().column("offset").to_pylist() == [1, 2, 3]
+        finally:
+            reader.close()
+
+
 def test_reader_process_sees_whole_batches_while_another_process_appends(
         tmp_path: Path) -> None:
     import subprocess
