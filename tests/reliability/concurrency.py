@@ -135,7 +135,12 @@ def reader_op(log: Any, seed: int, rnd: random.Random, stats: Stats, op: str,
             t = log.read_table(o, o + 500)
             offs = t.column("offset").to_pylist()
             if offs != list(range(o, o + len(offs))):
-                stats.violation(f"read_table({o}) offsets not contiguous")
+                bad = next((i for i, x in enumerate(offs) if x != o + i), len(offs))
+                stats.violation(
+                    f"read_table({o}) offsets not contiguous: {offs[max(0, bad - 2):bad + 3]} at "
+                    f"row {bad} of {len(offs)}; view: segments "
+                    f"{[(s.base_offset, s.size) for s in log.segments]}, log end offset "
+                    f"{log.log_end_offset}")
             vals = t.column("value").to_pylist()
             for off, v in zip(offs[:50], vals[:50]):
                 if v != expected_record(seed, off).value:
