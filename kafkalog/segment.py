@@ -1318,16 +1318,49 @@ class LogSegment:
         never meet it (and a read that does meet non-batch bytes inside the view knows the file
         changed under it, see :meth:`iter_chunks`). Called for the last segment at open and by
         :meth:`Log.refresh`.
+
+        A read-only view also ends before its last whole batch when that batch's CRC does not
+        match and the file goes on past it (bytes that are not a whole batch follow): in a
+        preallocated file (zeros up to ``segment.bytes``) a batch the writer is still copying
+        in, or one a writer killed mid-``pwrite`` left with its first pages only, has all its
+        length inside the file, so only its CRC tells that it is not whole yet (the recovery of
+        the writer's next open truncates the torn one). Only the last whole batch can be such a
+        write (every byte before the one being copied is final), and one that ends the file
+        exactly cannot be (a write past the end shows only its copied part): a bad CRC anywhere
+        else is damage, left in the view for reads to report.
         """
         start = self.lookup_position(2**63 - 1) if self._size else 0
         last = None
         end = start
+        first = self.base_offset
+        tail = None  # (position, size, magic, stored crc) of the last whole batch
         for chunk_pos, sc in self.scan_headers(start):
-            last = int(sc["last_offsets"][sc["count"] - 1])
+            n = int(sc["count"])
+            last = int(sc["last_offsets"][n - 1])
+            tail = (chunk_pos + int(sc["positions"][n - 1]), int(sc["sizes"][n - 1]),
+                    int(sc["magics"][n - 1]), int(sc["crcs"][n - 1]))
+            # (an index entry holds the last offset of the append starting at its position,
+            # so one for an offset below this batch's first points before it)
+            first = int(sc["base_offsets"][n - 1]) if tail[2] == 2 else last
             end = chunk_pos + int(sc["stop_position"])
+        if self._read_only and tail is not None and end < self._size \
+                and not self._entry_crc_matches(*tail):
+            end = tail[0]
+            last = None  # the last offset before it, scanned from the index entry before it
+            for _, sc in self.scan_headers(self.lookup_position(first - 1), end):
+                last = int(sc["last_offsets"][int(sc["count"]) - 1])
         if self._read_only and end < self._size:
             self._size = end
         return self.base_offset if last is None else last + 1
+
+    def _entry_crc_matches(self, position: int, size: int, magic: int, stored: int) -> bool:
+        """Whether the entry at ``position`` holds the CRC its header stores (v2: CRC-32C from
+        the attributes on; v0/v1: CRC-32 from the magic byte on)."""
+        data = self.pread(position, size)
+        if len(data) < size:
+            return False
+        mv = memoryview(data)
+        return (crc32c(mv[21:]) if magic == 2 else crc32(mv[16:])) == stored
 
     def resize_indexes(self, size: int) -> None:
         self.offset_index.resize(size)

@@ -10,6 +10,7 @@ still holds a batch.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,77 @@ def test_offset_for_timestamp_does_not_answer_none_from_a_segment_cut_under_it(
             assert reader.offset_for_timestamp(1000 + 5) == 5
         finally:
             reader.close()
+
+
+@pytest.mark.parametrize("cut", [100, 4096 + 10])
+def test_a_batch_still_being_copied_into_a_preallocated_segment_is_not_in_the_view(
+        tmp_path: Path, cut: int) -> None:
+    """Found by ``tools/reliability.py readers`` (CorruptRecordError in a reader): with
+    ``preallocate=true`` the active ``.log`` is ``segment.bytes`` of zeros past its data, so a
+    batch whose first bytes landed (a ``pwrite`` in progress, or one a writer killed midway
+    left) is whole by its length field. The view ends before it until it is whole; then a
+    refresh takes it in."""
+    cfg = LogConfig(segment_bytes=100_000, preallocate=True)
+    with Log.open(tmp_path, cfg) as writer:
+        writer.append([rec(o) for o in range(10)])
+        seg = writer.active_segment
+        batch = encode_batch([rec(o, 1000) for o in range(10, 15)], base_offset=10)
+        assert len(batch) > cut
+        fd = os.open(seg.log_path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, batch[:cut], seg.size)  # the writer's copy, part way
+            reader = Log.open(tmp_path, cfg, read_only=True)
+            try:
+                assert reader.log_end_offset == 10
+                assert [r.offset for r in reader.records(0)] == list(range(10))
+                assert reader.read_table(0).column("offset").to_pylist() == list(range(10))
+                os.pwrite(fd, batch[cut:], seg.size + cut)  # the copy done
+                reader.refresh()
+                assert reader.log_end_offset == 15
+                assert [(r.offset, r.value) for r in reader.records(0)] == [
+                    (o, rec(o, 1000 if o >= 10 else 200).value) for o in range(15)]
+            finally:
+                reader.close()
+        finally:
+            os.pwrite(fd, bytes(len(batch)), seg.size)  # leave the writer's file as it was
+            os.close(fd)
+
+
+@pytest.mark.parametrize("preallocate", [False, True])
+def test_damage_inside_a_read_only_view_is_still_reported(tmp_path: Path,
+                                                          preallocate: bool) -> None:
+    """Only a last batch followed by non-batch bytes can be a write in progress: a bad CRC in
+    a batch with whole batches after it, or in the last batch of a file that ends with it, is
+    damage, and reads report it (file and position) instead of ending the view early. (A
+    preallocated file's damaged last batch, zeros after it, cannot be told from a write in
+    progress: the view ends before it, as the writer's recovery would cut it.)"""
+    from kafkalog.errors import CorruptRecordError
+
+    cfg = LogConfig(segment_bytes=100_000, preallocate=preallocate)
+    with Log.open(tmp_path, cfg) as log:
+        for first in (0, 10, 20):
+            log.append([rec(o) for o in range(first, first + 10)])
+        path = log.active_segment.log_path
+        sizes = [batch_size(0, 9), batch_size(10, 19), batch_size(20, 29)]
+    data = bytearray(path.read_bytes())
+    assert len(data) == sum(sizes)
+    zeros = bytes(5000) if preallocate else b""  # (close trimmed the preallocated room)
+    for victim in (1, 2):
+        damaged = bytearray(data)
+        pos = sum(sizes[:victim]) + 100  # inside the batch's records
+        damaged[pos] ^= 0xFF
+        path.write_bytes(bytes(damaged) + zeros)
+        reader = Log.open(tmp_path, cfg, read_only=True)
+        try:
+            if preallocate and victim == 2:
+                assert reader.log_end_offset == 20
+                assert [r.offset for r in reader.records(0)] == list(range(20))
+                continue
+            assert reader.log_end_offset == 30
+            with pytest.raises(CorruptRecordError, match="00000000000000000000.log"):
+                list(reader.records(0))
+            with pytest.raises(CorruptRecordError, match="00000000000000000000.log"):
+                reader.read_table(0)
+        finally:
+            reader.close()
+    path.write_bytes(bytes(data))
