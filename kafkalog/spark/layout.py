@@ -214,18 +214,36 @@ def _read_time_index(path: Path, base: int) -> tuple[np.ndarray, np.ndarray]:
     return ts, rel + base
 
 
-def _walk(copy: FileCopy, start: int) -> tuple[int, int | None, int, int, int]:
-    """Header walk from ``start`` to the end of the copy: ``(entries, last offset of the last
-    whole entry or None, max timestamp or -1, stop position, stop reason)``."""
-    n, last, max_ts = 0, None, -1
-    for scan in copy.scan_chunks(start):
+def _walk(copy: FileCopy, start: int, end: int | None = None
+          ) -> tuple[int, int | None, int, int, int, tuple[int, int, int, int, int] | None]:
+    """Header walk from ``start`` to ``end`` (the end of the copy): ``(entries, last offset of
+    the last whole entry or None, max timestamp or -1, stop position, stop reason, tail)``;
+    ``tail``: ``(position, size, magic, stored crc, first offset)`` of the last whole entry
+    (None when there is none)."""
+    n, last, max_ts, tail = 0, None, -1, None
+    for scan in copy.scan_chunks(start, end):
         c = int(scan["count"])
         if c:
             n += c
             last = int(scan["last_offsets"][c - 1])
             max_ts = max(max_ts, int(scan["max_timestamps"][:c].max()))
+            magic = int(scan["magics"][c - 1])
+            tail = (int(scan["positions"][c - 1]), int(scan["sizes"][c - 1]), magic,
+                    int(scan["crcs"][c - 1]),
+                    int(scan["base_offsets"][c - 1]) if magic == 2 else last)
         stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
-    return n, last, max_ts, stop, reason
+    return n, last, max_ts, stop, reason, tail
+
+
+def _crc_matches(copy: FileCopy, tail: tuple[int, int, int, int, int]) -> bool:
+    """Whether the entry ``tail`` (of :func:`_walk`) holds the CRC its header stores."""
+    from kafkalog.records.crc import crc32, crc32c
+
+    pos, size, magic, stored, _ = tail
+    data = copy.read(pos, pos + size)
+    if len(data) < size:
+        return False
+    return (crc32c(data[21:]) if magic == 2 else crc32(data[16:])) == stored
 
 
 def describe_segment(directory: str, base: int) -> SegmentInfo:
@@ -235,7 +253,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
     private memory, only the walked tail), never mapped: a writer in another process may cut
     the file (``preallocate`` trim at roll, ``truncate_to``, recovery) while planning runs.
     """
-    from kafkalog.native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_SHORT_V2
+    from kafkalog.native.scan import STOP_BAD_MAGIC, STOP_CORRUPT_SIZE, STOP_END, STOP_SHORT_V2
 
     d = Path(directory)
     log_path = files.log_file(d, base)
@@ -244,13 +262,25 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
         offs, poss = _read_offset_index(files.offset_index_file(d, base), base, size)
         ts, ts_offs = _read_time_index(files.time_index_file(d, base), base)
         walk_start = int(poss[-1]) if poss.size else 0
-        n, last, tail_max, stop, reason = _walk(copy, walk_start)
+        n, last, tail_max, stop, reason, tail = _walk(copy, walk_start)
         if n == 0 and walk_start > 0:
             # the last entry points at a batch we cannot read: walk the whole segment
             walk_start = 0
             offs, poss = _EMPTY_I64, _EMPTY_I64
-            n, last, tail_max, stop, reason = _walk(copy, 0)
+            n, last, tail_max, stop, reason, tail = _walk(copy, 0)
         size = copy.size  # lower if the file shrank while we read it
+        if tail is not None and stop < size and not _crc_matches(copy, tail):
+            # (LogSegment.settle_read_only_tail's rule) a last whole batch with a bad CRC and
+            # non-batch bytes after it, in a preallocated file: still being copied in by the
+            # writer, or torn by a writer killed midway; not data yet. Walked again up to it,
+            # from the index entry before it (entries hold the last offset of the append at
+            # their position)
+            keep = poss < tail[0]
+            offs, poss = offs[keep], poss[keep]
+            i = int(np.searchsorted(offs, tail[4] - 1, side="right")) - 1
+            walk_start = int(poss[i]) if i >= 0 else 0
+            n, last, tail_max, stop, reason, _ = _walk(copy, walk_start, tail[0])
+            stop, reason = tail[0], STOP_END
         data_end = stop if n or walk_start == 0 else walk_start
         if reason in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2) and bool(
             np.any(copy.read(data_end, data_end + 4096))

@@ -571,3 +571,37 @@ def test_empty_log_dir_and_empty_partition(tmp_path):
     plans = []
     assert read_all({"path": str(tmp_path / "root")}, stats=plans).num_rows == 0
     assert plans[0].ranges == {("idle", 0): (0, 0)} and plans[0].tasks == []
+
+
+@pytest.mark.parametrize("cut", [30, 3000])
+def test_a_batch_still_being_copied_into_a_preallocated_segment_is_not_planned(tmp_path, cut):
+    """A live writer with ``preallocate=true``: the active ``.log`` is zeros past its data, so
+    a batch whose first bytes landed is whole by its length field. Planning ends before it
+    (as a read-only ``Log`` does) instead of planning a read that fails on its CRC; once the
+    copy is done the next plan takes it in."""
+    from kafkalog import Log, Record, encode_batch
+    from kafkalog.config import LogConfig
+
+    d = tmp_path / "live-0"
+    cfg = LogConfig(segment_bytes=1_000_000, preallocate=True)
+    with Log.open(d, cfg) as writer:
+        for first in range(0, 30, 10):
+            writer.append([Record(b"k%d" % o, b"v%d" % o * 40, TS0 + o)
+                           for o in range(first, first + 10)])
+        seg = writer.active_segment
+        batch = encode_batch([Record(b"k%d" % o, b"w" * 1000, TS0 + o) for o in range(30, 35)],
+                             base_offset=30)
+        fd = os.open(seg.log_path, os.O_WRONLY)
+        try:
+            os.pwrite(fd, batch[:cut], seg.size)  # the writer's copy, part way
+            info = describe_partition("live", 0, str(d))
+            assert info.log_end_offset == 30 and info.segments[-1].data_end == seg.size
+            table = read_all({"path": str(d)})
+            assert table.column("offset").to_pylist() == list(range(30))
+            os.pwrite(fd, batch[cut:], seg.size + cut)  # the copy done
+            assert describe_partition("live", 0, str(d)).log_end_offset == 35
+            table = read_all({"path": str(d)})
+            assert table.column("offset").to_pylist() == list(range(35))
+        finally:
+            os.pwrite(fd, bytes(len(batch)), seg.size)
+            os.close(fd)
