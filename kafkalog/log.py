@@ -1437,7 +1437,11 @@ class Log:
             doomed = [s for s in self._segments if s.base_offset > offset]
             for s in doomed:
                 self._segments.remove(s.base_offset)
-            self._schedule_delete(doomed)
+            # renamed away highest first: the segments left at their names are always a prefix
+            # of the log, so a read-only reader's listing taken between two renames has no hole
+            # (lowest first, it could see 0, 20 without 10 and read offsets 10..19 as missing),
+            # and neither has the directory after a crash between two renames
+            self._schedule_delete(doomed[::-1])
             active = self._segments.active
             active.truncate_to(offset)
             # Kafka sets the log end offset to ``offset`` even when the batch holding it began

@@ -649,11 +649,18 @@ class LogSegment:
             while self._mapped_readers:
                 self._mapped_cond.wait()
 
-    def scan_headers(self, start: int = 0, end: int | None = None) -> Iterator[tuple[int, dict]]:
+    def scan_headers(self, start: int = 0, end: int | None = None, *,
+                     stop_short_ok: bool = False) -> Iterator[tuple[int, dict]]:
         """Yield ``(chunk_position, scan)`` over whole entries in ``[start, end)``.
 
         Reads ``_SCAN_WINDOW`` bytes at a time (more when one entry is bigger), scanning each
-        window with the header kernel. Stops at the first partial or corrupt entry.
+        window with the header kernel. Stops at the first partial or corrupt entry; a
+        read-only segment raises :class:`OffsetOutOfRangeError` there instead (as
+        :meth:`iter_chunks` does), unless ``stop_short_ok`` (:meth:`settle_read_only_tail`,
+        which looks for that end): its committed bytes are whole batches, so a scan that ends
+        short of ``end`` read a file the writer cut, or cut and refilled, since the view was
+        taken, and "no batch there" would be an answer about a log that never existed (a
+        fetch going on to the next segment, a timestamp search answering None).
         """
         end = self._size if end is None else min(end, self._size)
         pos = start
@@ -661,7 +668,7 @@ class LogSegment:
         while pos < end:
             buf = self.pread(pos, min(window, end - pos))
             if not buf:
-                return
+                break
             sc = native_scan.scan_entries(np.frombuffer(buf, np.uint8))
             if sc["count"] == 0:
                 if sc["stop_reason"] == native_scan.STOP_PARTIAL and len(buf) >= LOG_OVERHEAD \
@@ -670,12 +677,14 @@ class LogSegment:
                     if pos + need <= end and need > window:
                         window = need
                         continue
-                return
+                break
             yield pos, sc
             pos += sc["stop_position"]
             if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
-                return
+                break
             window = _SCAN_WINDOW
+        if pos < end and self._read_only and not stop_short_ok:
+            raise self.changed_under_reader(pos)
 
     def translate_offset(self, offset: int, start_position: int = 0,
                          max_position: int | None = None) -> LogOffsetPosition | None:
@@ -717,7 +726,7 @@ class LogSegment:
         ``readNextOffset``: scan from the last index entry to the end."""
         start = self.lookup_position(2**63 - 1) if self._size else 0
         last = None
-        for _, sc in self.scan_headers(start):
+        for _, sc in self.scan_headers(start, stop_short_ok=True):
             last = int(sc["last_offsets"][sc["count"] - 1])
         return self.base_offset if last is None else last + 1
 
@@ -1334,7 +1343,7 @@ class LogSegment:
         end = start
         first = self.base_offset
         tail = None  # (position, size, magic, stored crc) of the last whole batch
-        for chunk_pos, sc in self.scan_headers(start):
+        for chunk_pos, sc in self.scan_headers(start, stop_short_ok=True):
             n = int(sc["count"])
             last = int(sc["last_offsets"][n - 1])
             tail = (chunk_pos + int(sc["positions"][n - 1]), int(sc["sizes"][n - 1]),
@@ -1347,7 +1356,8 @@ class LogSegment:
                 and not self._entry_crc_matches(*tail):
             end = tail[0]
             last = None  # the last offset before it, scanned from the index entry before it
-            for _, sc in self.scan_headers(self.lookup_position(first - 1), end):
+            for _, sc in self.scan_headers(self.lookup_position(first - 1), end,
+                                            stop_short_ok=True):
                 last = int(sc["last_offsets"][int(sc["count"]) - 1])
         if self._read_only and end < self._size:
             self._size = end

@@ -209,3 +209,100 @@ def test_damage_inside_a_read_only_view_is_still_reported(tmp_path: Path,
         finally:
             reader.close()
     path.write_bytes(bytes(data))
+
+
+# -- found by ``tools/reliability.py readers`` (traced: writer and reader events with their
+# CLOCK_MONOTONIC times) --------------------------------------------------------------------
+
+
+def test_a_listing_between_the_renames_of_a_truncation_has_no_hole(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``truncate_to`` renames the segments above the new end away one by one. Lowest first, a
+    reader's refresh between two renames listed 0, 20, 30 without 10, and its view handed out
+    0..9 then 20.. (the trace: segment 39699 renamed, 8 ms later 39719; the refresh in between
+    kept 39668 and 39719, and read_table gave 39698 then 39719)."""
+    with Log.open(tmp_path, CFG) as writer:
+        for base in (0, 10, 20, 30):
+            writer.append([rec(o) for o in range(base, base + 5)])
+            writer.append([rec(o) for o in range(base + 5, base + 10)])
+            writer.roll()
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        seen: dict[str, object] = {}
+        rename = LogSegment.rename_suffix
+
+        def rename_then_read(self: LogSegment, suffix: str) -> None:
+            rename(self, suffix)
+            if seen:
+                return
+            reader.refresh()  # between the first rename and the next
+            seen["view"] = [s.base_offset for s in reader.segments]
+            for what, read in (("records", lambda: [r.offset for r in reader.records(0)]),
+                               ("table", lambda: reader.read_table(0).column("offset")
+                                .to_pylist()),
+                               ("fetch", lambda: reader.read(12)[:8])):
+                try:
+                    seen[what] = read()
+                except OffsetOutOfRangeError:
+                    seen[what] = "out of range"
+
+        monkeypatch.setattr(LogSegment, "rename_suffix", rename_then_read)
+        try:
+            writer.truncate_to(7)  # segments 10, 20, 30 go; 0 keeps 0..4
+            end = seen["view"][-1] + 10  # type: ignore[index]
+            assert seen["view"] == list(range(0, end, 10))  # a prefix of the log
+            assert seen["records"] in (list(range(end)), "out of range")
+            assert seen["table"] in (list(range(end)), "out of range")
+            assert seen["fetch"] != b""  # offset 12 is in the view: its batch, not the next
+            reader.refresh()
+            assert [r.offset for r in reader.records(0)] == list(range(5))
+        finally:
+            reader.close()
+
+
+def test_a_fetch_does_not_go_on_to_the_next_segment_past_a_cut(tmp_path: Path) -> None:
+    """The writer cut segment 0 (20 renamed away first, still read through the reader's
+    descriptor) after the view: the fetch of an offset cut away found nothing in segment 0
+    and returned segment 20's first batch ("read(119559) starts at batch 119583")."""
+    with Log.open(tmp_path, CFG) as writer:
+        writer.append([rec(o) for o in range(10)])
+        writer.append([rec(o) for o in range(10, 20)])
+        writer.roll()
+        writer.append([rec(o) for o in range(20, 30)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            writer.truncate_to(10)
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.read(15)
+            reader.refresh()
+            assert reader.log_end_offset == 10
+        finally:
+            reader.close()
+
+
+def test_a_search_does_not_answer_none_from_a_segment_cut_and_refilled_past_the_view(
+        tmp_path: Path) -> None:
+    """The writer cut the last segment back and refilled it past the view's committed size
+    with other batch boundaries (one batch more: the file is longer, the view passes
+    ``is_current``); the batch holding the target then crosses the view's end, the scan
+    stopped there and the search answered None (traced: view of segment 91212 ending at 5903,
+    truncate_to(91247) cut it to 2635, refilled to 7590 with a batch over 2929..6058)."""
+    with Log.open(tmp_path, CFG) as writer:
+        for first in (0, 10, 20):
+            writer.append([rec(o) for o in range(first, first + 10)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            view_end = reader.segments[-1].size
+            writer.truncate_to(10)
+            for first, last in ((10, 14), (15, 19), (20, 29)):  # the same records
+                writer.append([rec(o) for o in range(first, last + 1)])
+            assert writer.segments[-1].size > view_end
+            assert reader.segments[-1].is_current()  # same file, not shorter
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.offset_for_timestamp(1000 + 25)
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.read(25)
+            reader.refresh()
+            assert reader.offset_for_timestamp(1000 + 25) == 25
+            assert [r.offset for r in reader.records(0)] == list(range(30))
+        finally:
+            reader.close()
