@@ -42,13 +42,18 @@ def batch_size(first: int, last: int) -> int:
     return len(encode_batch([rec(o) for o in range(first, last + 1)], base_offset=first))
 
 
+def write_0_to_29(writer: Log) -> None:
+    """Segment 0 with batches 0..9 and 10..19, then segment 20 with 20..29."""
+    writer.append([rec(o) for o in range(10)])
+    writer.append([rec(o) for o in range(10, 20)])
+    writer.roll()
+    writer.append([rec(o) for o in range(20, 30)])
+
+
 def test_records_stop_instead_of_going_back_when_a_refilled_segment_reaches_past_the_next(
         tmp_path: Path) -> None:
     with Log.open(tmp_path, CFG) as writer:
-        writer.append([rec(o) for o in range(10)])
-        writer.append([rec(o) for o in range(10, 20)])
-        writer.roll()
-        writer.append([rec(o) for o in range(20, 30)])
+        write_0_to_29(writer)
         reader = Log.open(tmp_path, CFG, read_only=True)
         try:
             assert [s.base_offset for s in reader.segments] == [0, 20]
@@ -264,10 +269,7 @@ def test_a_fetch_does_not_go_on_to_the_next_segment_past_a_cut(tmp_path: Path) -
     descriptor) after the view: the fetch of an offset cut away found nothing in segment 0
     and returned segment 20's first batch ("read(119559) starts at batch 119583")."""
     with Log.open(tmp_path, CFG) as writer:
-        writer.append([rec(o) for o in range(10)])
-        writer.append([rec(o) for o in range(10, 20)])
-        writer.roll()
-        writer.append([rec(o) for o in range(20, 30)])
+        write_0_to_29(writer)
         reader = Log.open(tmp_path, CFG, read_only=True)
         try:
             writer.truncate_to(10)
