@@ -58,7 +58,7 @@ from .index.offset_index import OffsetIndex
 from .index.time_index import TimeIndex, TimestampOffset
 from .native import optional_extension
 from .native import scan as native_scan
-from .records.crc import crc32, crc32c
+from .records.crc import crc32, crc32c, entry_crc
 from .segment_append_state import SegmentAppendState
 
 __all__ = [
@@ -1367,10 +1367,7 @@ class LogSegment:
         """Whether the entry at ``position`` holds the CRC its header stores (v2: CRC-32C from
         the attributes on; v0/v1: CRC-32 from the magic byte on)."""
         data = self.pread(position, size)
-        if len(data) < size:
-            return False
-        mv = memoryview(data)
-        return (crc32c(mv[21:]) if magic == 2 else crc32(mv[16:])) == stored
+        return len(data) == size and entry_crc(data, magic) == stored
 
     def resize_indexes(self, size: int) -> None:
         self.offset_index.resize(size)

@@ -26,7 +26,7 @@ from crc32c import crc32c as _crc32c
 from ..native import crc_ranges as _cr
 from ..native._jit import kernel_input
 
-__all__ = ["crc32c", "crc32", "crc_of_ranges"]
+__all__ = ["crc32c", "crc32", "crc_of_ranges", "entry_crc"]
 
 
 def crc32c(data: object, value: int = 0) -> int:
@@ -37,6 +37,19 @@ def crc32c(data: object, value: int = 0) -> int:
 def crc32(data: object, value: int = 0) -> int:
     """CRC-32 (IEEE, zlib) of ``data`` as an unsigned 32-bit int, continuing from ``value``."""
     return zlib.crc32(data, value)  # type: ignore[arg-type]
+
+
+def entry_crc(entry: object, magic: int) -> int:
+    """The CRC a whole log entry's header should hold: v2 batches CRC-32C from the attributes
+    (byte 21) on, v0/v1 messages CRC-32 from the magic byte (byte 16) on.
+
+    >>> from kafkalog import Record, encode_batch
+    >>> b = encode_batch([Record(b"k", b"v", 1)])
+    >>> entry_crc(b, 2) == int.from_bytes(b[17:21], "big")
+    True
+    """
+    mv = memoryview(entry).cast("B")  # type: ignore[arg-type]
+    return crc32c(mv[21:]) if magic == 2 else crc32(mv[16:])
 
 
 def crc_of_ranges(buf: object, starts: np.ndarray, ends: np.ndarray, *,

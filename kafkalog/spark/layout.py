@@ -237,13 +237,11 @@ def _walk(copy: FileCopy, start: int, end: int | None = None
 
 def _crc_matches(copy: FileCopy, tail: tuple[int, int, int, int, int]) -> bool:
     """Whether the entry ``tail`` (of :func:`_walk`) holds the CRC its header stores."""
-    from kafkalog.records.crc import crc32, crc32c
+    from kafkalog.records.crc import entry_crc
 
     pos, size, magic, stored, _ = tail
     data = copy.read(pos, pos + size)
-    if len(data) < size:
-        return False
-    return (crc32c(data[21:]) if magic == 2 else crc32(data[16:])) == stored
+    return len(data) == size and entry_crc(data, magic) == stored
 
 
 def describe_segment(directory: str, base: int) -> SegmentInfo:
