@@ -87,6 +87,7 @@ STAGED_INDEX_ENTRIES = 256
 
 _U32 = struct.Struct(">I")
 _I32 = struct.Struct(">i")
+_I64 = struct.Struct(">q")
 _pwrite = os.pwrite  # (per append: one global lookup instead of two)
 #: how far past its end a writable segment reserves disk blocks for the appends that follow,
 #: once it holds that much itself (``LogSegment._reserve``). Why: on ext4 a write into blocks
@@ -852,7 +853,18 @@ class LogSegment:
             hits = np.flatnonzero(sc["max_timestamps"] >= timestamp)
             for i in hits.tolist():
                 p, s = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
-                for off, ts in record_timestamps(self.pread(p, s)):
+                data = self.pread(p, s)
+                if self._read_only:
+                    # read again after the scan: the writer may have cut and refilled the
+                    # file since, with other batch boundaries (records of a batch that is not
+                    # the one scanned would answer with a later offset)
+                    first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
+                        else int(sc["last_offsets"][i])
+                    if len(data) < s or _I64.unpack_from(data, 0)[0] != first \
+                            or LOG_OVERHEAD + _I32.unpack_from(data, 8)[0] != s:
+                        raise self.changed_under_reader(p, "the batch at this position is "
+                                                           "not the one its scan found")
+                for off, ts in record_timestamps(data):
                     if ts >= timestamp and off >= starting_offset:
                         return ts, off
         return None

@@ -308,3 +308,38 @@ def test_a_search_does_not_answer_none_from_a_segment_cut_and_refilled_past_the_
             assert [r.offset for r in reader.records(0)] == list(range(30))
         finally:
             reader.close()
+
+
+def test_a_time_search_does_not_answer_from_a_batch_that_replaced_the_one_it_scanned(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found by ``tests/reliability/test_readers.py`` (``offset_for_timestamp(1700000012684) =
+    12690``): the search scans the headers, then reads the batch it chose; the writer cut and
+    refilled the segment in between with other batch boundaries (the file no shorter), and the
+    records of the batch now at that position answered with a later offset."""
+    with Log.open(tmp_path, CFG) as writer:
+        write_0_to_29(writer)
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            assert reader.offset_for_timestamp(1000 + 12) == 12
+            scan = LogSegment.scan_headers
+            done = []
+
+            def scan_then_refill(self, *a, **k):  # type: ignore[no-untyped-def]
+                for item in scan(self, *a, **k):
+                    if not done:  # the writer, between the scan and the batch's read
+                        done.append(1)
+                        writer.truncate_to(0)
+                        writer.append(sized_batch(0, 12, 0, batch_size(0, 9)))
+                        writer.append(sized_batch(13, 19, 13, batch_size(10, 19)))
+                        writer.roll()
+                        writer.append([rec(o) for o in range(20, 30)])
+                    yield item
+
+            monkeypatch.setattr(LogSegment, "scan_headers", scan_then_refill)
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                reader.offset_for_timestamp(1000 + 12)
+            monkeypatch.undo()
+            reader.refresh()
+            assert reader.offset_for_timestamp(1000 + 12) == 12
+        finally:
+            reader.close()
