@@ -87,7 +87,7 @@ STAGED_INDEX_ENTRIES = 256
 
 _U32 = struct.Struct(">I")
 _I32 = struct.Struct(">i")
-_I64 = struct.Struct(">q")
+_HEAD = struct.Struct(">qi")  # an entry's offset and length fields
 _pwrite = os.pwrite  # (per append: one global lookup instead of two)
 #: how far past its end a writable segment reserves disk blocks for the appends that follow,
 #: once it holds that much itself (``LogSegment._reserve``). Why: on ext4 a write into blocks
@@ -720,7 +720,9 @@ class LogSegment:
         fetch = min(limit - found.position, adjusted)
         if fetch <= 0:
             return found, b""
-        return found, self.pread(found.position, fetch)
+        data = self.pread(found.position, fetch)
+        self._check_batch_read(data, found.position, found.offset, found.size, fetch)
+        return found, data
 
     def read_next_offset(self) -> int:
         """The offset after the last batch (``base_offset`` when empty). Kafka's
@@ -854,20 +856,30 @@ class LogSegment:
             for i in hits.tolist():
                 p, s = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
                 data = self.pread(p, s)
-                if self._read_only:
-                    # read again after the scan: the writer may have cut and refilled the
-                    # file since, with other batch boundaries (records of a batch that is not
-                    # the one scanned would answer with a later offset)
-                    first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
-                        else int(sc["last_offsets"][i])
-                    if len(data) < s or _I64.unpack_from(data, 0)[0] != first \
-                            or LOG_OVERHEAD + _I32.unpack_from(data, 8)[0] != s:
-                        raise self.changed_under_reader(p, "the batch at this position is "
-                                                           "not the one its scan found")
+                first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
+                    else int(sc["last_offsets"][i])
+                self._check_batch_read(data, p, first, s, s)
                 for off, ts in record_timestamps(data):
                     if ts >= timestamp and off >= starting_offset:
                         return ts, off
         return None
+
+    def _check_batch_read(self, data: bytes, position: int, first: int, size: int,
+                          wanted: int) -> None:
+        """Read-only segments: raise :class:`OffsetOutOfRangeError` unless ``data``, read at
+        ``position`` after a header scan found there the entry ``first`` (v2: base offset,
+        v0/v1: offset) of ``size`` bytes, starts with that entry's header. A second read of
+        the file is another moment: the writer may have cut and refilled it in between with
+        other batch boundaries, and a batch that is not the one scanned would answer with other
+        offsets (a time search a later one, a fetch a batch not holding its offset).
+        ``wanted``: the bytes asked for (fewer came: the file was cut)."""
+        if not self._read_only:
+            return
+        if len(data) < wanted or (len(data) >= LOG_OVERHEAD and _HEAD.unpack_from(data)
+                                  != (first, size - LOG_OVERHEAD)):
+            raise self.changed_under_reader(position,
+                                            "the batch at this position is not the one its "
+                                            "scan found")
 
     # -- writing ---------------------------------------------------------------------------
 
