@@ -58,6 +58,7 @@ from .index.offset_index import OffsetIndex
 from .index.time_index import TimeIndex, TimestampOffset
 from .native import optional_extension
 from .native import scan as native_scan
+from .records.batch import LAST_OFFSET_DELTA_OFFSET, MAGIC_OFFSET
 from .records.crc import crc32, crc32c, entry_crc
 from .segment_append_state import SegmentAppendState
 
@@ -313,6 +314,11 @@ class LogSegment:
         # read-only: (st_ino, st_dev) of the file the descriptor reads, taken once (the open
         # descriptor keeps that inode alive, so the number cannot be reused meanwhile)
         self._ro_identity: tuple[int, int] | None = None
+        # read-only, the last segment of a view: the offset after the batch that ends the
+        # committed bytes (the view's log end offset), set by settle_read_only_tail. A scan
+        # reaching the committed end must end with that batch; another one there means the
+        # writer cut the file and refilled it to the same length with other offsets
+        self._ro_end_offset: int | None = None
         # readers holding a mapping of the .log (see mapped()); truncation waits for them
         self._mapped_readers = 0
         self._mapped_cond = threading.Condition()
@@ -681,6 +687,8 @@ class LogSegment:
                 break
             yield pos, sc
             pos += sc["stop_position"]
+            if pos == self._size and self._ro_end_offset is not None:
+                self._check_view_end(pos, int(sc["last_offsets"][int(sc["count"]) - 1]))
             if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
                 break
             window = _SCAN_WINDOW
@@ -761,18 +769,33 @@ class LogSegment:
                         buf = self.pread(pos, need)
                         yield pos, buf
                         pos += need
+                        if pos == self._size and self._ro_end_offset is not None:
+                            self._check_view_end(pos, _entry_last_offset(buf))
                         continue
                 if self._read_only:
                     raise self.changed_under_reader(pos)
                 return
             yield pos, buf[:whole] if whole < len(buf) else buf
             pos += whole
+            if pos == self._size and self._ro_end_offset is not None:
+                self._check_view_end(pos, int(sc["last_offsets"][int(sc["count"]) - 1]))
             if sc["stop_reason"] not in (native_scan.STOP_END, native_scan.STOP_PARTIAL):
                 if self._read_only:
                     raise self.changed_under_reader(pos)
                 return
         if self._read_only and pos < end:
             raise self.changed_under_reader(pos)
+
+    def _check_view_end(self, position: int, last_offset: int) -> None:
+        """Read-only, a read that reached the committed end at ``position`` after an entry
+        whose last offset is ``last_offset``: raise unless that is the entry the view ends
+        with (see ``_ro_end_offset``). The file is whole batches up to there and no shorter,
+        so only the offsets tell that the writer cut it and refilled it to the same length
+        (a time search answered None, a fetch nothing, below the view's log end offset)."""
+        if last_offset + 1 != self._ro_end_offset:
+            raise self.changed_under_reader(
+                position, f"the entry ending the committed bytes at position {position} ends "
+                f"at offset {last_offset}, the view at offset {self._ro_end_offset - 1}")
 
     def check_view(self) -> None:
         """Read-only segments, after a read: raise :class:`OffsetOutOfRangeError` when the
@@ -1337,6 +1360,7 @@ class LogSegment:
             return False
         self._size = cur.st_size
         self._ro_indexes = None
+        self._ro_end_offset = None  # (settle_read_only_tail sets it again for the last one)
         self._max_timestamp_and_offset = None
         return True
 
@@ -1362,6 +1386,7 @@ class LogSegment:
         exactly cannot be (a write past the end shows only its copied part): a bad CRC anywhere
         else is damage, left in the view for reads to report.
         """
+        self._ro_end_offset = None  # (its scans below look for the end it checks)
         start = self.lookup_position(2**63 - 1) if self._size else 0
         last = None
         end = start
@@ -1385,7 +1410,10 @@ class LogSegment:
                 last = int(sc["last_offsets"][int(sc["count"]) - 1])
         if self._read_only and end < self._size:
             self._size = end
-        return self.base_offset if last is None else last + 1
+        next_offset = self.base_offset if last is None else last + 1
+        if self._read_only and last is not None:
+            self._ro_end_offset = next_offset
+        return next_offset
 
     def _entry_crc_matches(self, position: int, size: int, magic: int, stored: int) -> bool:
         """Whether the entry at ``position`` holds the CRC its header stores (v2: CRC-32C from
@@ -1513,6 +1541,15 @@ class LogSegment:
     def __repr__(self) -> str:
         return (f"LogSegment(base_offset={self.base_offset}, size={self._size}, "
                 f"path={str(self.log_path)!r})")
+
+
+def _entry_last_offset(entry: bytes) -> int:
+    """The last offset of the log entry ``entry`` starts with: v2 base offset plus last
+    offset delta, v0/v1 the offset field (a wrapper's is its last inner offset)."""
+    first = _HEAD.unpack_from(entry)[0]
+    if entry[MAGIC_OFFSET] >= 2:
+        return first + _I32.unpack_from(entry, LAST_OFFSET_DELTA_OFFSET)[0]
+    return first
 
 
 def _read_index_copy(path: Path, key_dtype: str, value_dtype: str

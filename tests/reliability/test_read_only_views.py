@@ -353,3 +353,40 @@ def test_a_read_does_not_answer_from_a_batch_that_replaced_the_one_it_scanned(
             assert ask(reader) == (12 if op == "time" else (0, 12))
         finally:
             reader.close()
+
+
+@pytest.mark.parametrize("op", ["time", "fetch", "records"])
+def test_a_refill_ending_exactly_at_the_view_end_short_of_its_offsets_is_seen(
+        tmp_path: Path, op: str) -> None:
+    """The writer cut the last segment back and refilled it with fewer offsets in the same
+    bytes, a batch ending exactly where the view ends: every scan passes (whole batches up to
+    the committed size, the file not shorter), but the view's last offsets are not in the file
+    any more. A time search answered None and a fetch nothing below the view's log end offset
+    (``tests/reliability/test_readers.py``: ``offset_for_timestamp(..) = None``, about 1 run
+    in 14)."""
+    with Log.open(tmp_path, CFG) as writer:
+        for first in (0, 10, 20):
+            writer.append([rec(o) for o in range(first, first + 10)])
+        reader = Log.open(tmp_path, CFG, read_only=True)
+        try:
+            assert reader.log_end_offset == 30
+            view_end = reader.segments[-1].size
+            writer.truncate_to(10)
+            # 10..19 in the bytes of the old 10..19 and 20..29: the file ends where it did
+            writer.append(sized_batch(10, 14, 10, batch_size(10, 19)))
+            writer.append(sized_batch(15, 19, 15, batch_size(20, 29)))
+            assert writer.segments[-1].size == view_end
+            assert reader.segments[-1].is_current()
+            with pytest.raises(OffsetOutOfRangeError, match="00000000000000000000.log"):
+                if op == "time":
+                    reader.offset_for_timestamp(1000 + 25)
+                elif op == "fetch":
+                    reader.read(25)
+                else:
+                    list(reader.records(22))
+            reader.refresh()
+            assert reader.log_end_offset == 20
+            assert reader.offset_for_timestamp(1000 + 25) is None
+            assert [r.offset for r in reader.records(0)] == list(range(20))
+        finally:
+            reader.close()
