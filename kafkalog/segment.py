@@ -518,8 +518,8 @@ class LogSegment:
         """
         snap = self._ro_indexes
         if snap is None:
-            offs, positions = _read_index_copy(self.index_path, ">i4", ">i4")
-            ts, ts_offs = _read_index_copy(self.time_index_path, ">i8", ">i4")
+            offs, positions = _read_index_copy(self.index_path, ">i4", ">i4", True)
+            ts, ts_offs = _read_index_copy(self.time_index_path, ">i8", ">i4", False)
             snap = (offs + self.base_offset, positions, ts, ts_offs + self.base_offset)
             self._ro_indexes = snap
         return snap
@@ -1253,8 +1253,15 @@ class LogSegment:
                            dtype=[("t", ">i8"), ("o", ">i4")]) if kept else b""
         for idx, rows in ((self.offset_index, oi_rows), (self.time_index, ti_rows)):
             idx.close_handler()
-            with open(idx.path, "wb") as f:
+            # a whole new file renamed over the old one: a reader in another process copies
+            # either index whole, never one cut to 0 bytes and half rewritten (its largest
+            # timestamp then read low, and a time search skipped the segment). A rebuild
+            # stopped by a crash leaves a .deleted file, which the next load removes (as
+            # Kafka's loader does)
+            tmp = idx.path.with_name(idx.path.name + ".rebuild" + files.DELETED_FILE_SUFFIX)
+            with open(tmp, "wb") as f:
                 f.write(rows.tobytes() if isinstance(rows, np.ndarray) else rows)
+            os.replace(tmp, idx.path)
         self._offset_index = None
         self._time_index = None
         return self.offset_index, self.time_index  # reopened: every whole slot is an entry
@@ -1552,22 +1559,32 @@ def _entry_last_offset(entry: bytes) -> int:
     return first
 
 
-def _read_index_copy(path: Path, key_dtype: str, value_dtype: str
+def _read_index_copy(path: Path, key_dtype: str, value_dtype: str, values_grow: bool
                      ) -> tuple[np.ndarray, np.ndarray]:
     """(keys, values) of an index file read into memory, up to the first zeroed slot after
-    slot 0 (the unwritten, preallocated tail of an active segment's index). Read with
-    ``pread`` only as far as that tail (:func:`kafkalog.file_copy.read_preallocated`)."""
+    slot 0 (the unwritten, preallocated tail of an active segment's index) or the first slot
+    that does not follow the one before it, whichever comes first. Read with ``pread`` only as
+    far as the zeroed tail (:func:`kafkalog.file_copy.read_preallocated`).
+
+    Invariant of the entries a writer keeps: keys (offsets; timestamps) strictly grow, and
+    values (positions when ``values_grow``; offsets of a time index) grow, resp. never go
+    down. Slots past the entry count of an active index Kafka truncated (``truncate_to``)
+    still hold the removed entries until appends overwrite them: they break the order where
+    the refilled entries end, and name batches that are gone."""
     dt = np.dtype([("k", key_dtype), ("v", value_dtype)])
     try:
         data = read_preallocated(path, dt.itemsize)
     except FileNotFoundError:
         data = b""
     arr = np.frombuffer(data, dt, count=len(data) // dt.itemsize)
-    zero = (arr["k"] == 0) & (arr["v"] == 0)
-    if zero.size:
-        zero[0] = False
-    n = int(np.argmax(zero)) if zero.any() else arr.shape[0]
-    return arr["k"][:n].astype(np.int64), arr["v"][:n].astype(np.int64)
+    keys, values = arr["k"].astype(np.int64), arr["v"].astype(np.int64)
+    stop = (keys == 0) & (values == 0)
+    if stop.size:
+        stop[0] = False
+        dv = np.diff(values)
+        stop[1:] |= (np.diff(keys) <= 0) | ((dv <= 0) if values_grow else (dv < 0))
+    n = int(np.argmax(stop)) if stop.any() else arr.shape[0]
+    return keys[:n], values[:n]
 
 
 def _pwrite_all(fd: int, data: bytes | bytearray | memoryview, position: int) -> None:

@@ -478,9 +478,19 @@ class AbstractIndex:
 
     # -- mutation ------------------------------------------------------------------------------
 
-    def _truncate_to_entries(self, entries: int) -> None:
+    def _truncate_to_entries(self, entries: int, zero_removed: bool = False) -> None:
         with self._lock:
+            old = self._entries
             self._entries = entries
+            if zero_removed and entries < old and self._mmap is not None:
+                # truncate_to: zero the removed slots (Kafka leaves their bytes). A reader in
+                # another process copies an active index up to its first zeroed slot, and the
+                # removed entries name batches that are gone (its lookups there failed, or
+                # went past the refilled data). Kafka reads nothing past the entry count.
+                # (Not for truncate()/reset(): recovery rebuilds the whole file, and zeroing a
+                # segment's entries in place showed readers an index of zeros meanwhile.)
+                es = self.ENTRY_SIZE
+                self._mmap[entries * es:old * es] = bytes((old - entries) * es)
             self._reload_last_entry()
 
     def truncate(self) -> None:

@@ -237,7 +237,7 @@ class OffsetIndex(AbstractIndex):
                 new_entries = slot
             else:
                 new_entries = slot + 1
-            self._truncate_to_entries(new_entries)
+            self._truncate_to_entries(new_entries, zero_removed=True)
 
     def sanity_check(self) -> None:
         """Kafka's checks: last offset >= base offset; length a multiple of 8.

@@ -249,7 +249,7 @@ class TimeIndex(AbstractIndex):
                 new_entries = slot
             else:
                 new_entries = slot + 1
-            self._truncate_to_entries(new_entries)
+            self._truncate_to_entries(new_entries, zero_removed=True)
 
     def sanity_check(self) -> None:
         """Kafka's checks: last timestamp >= first, last offset >= base, length % 12 == 0.

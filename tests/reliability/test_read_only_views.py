@@ -10,6 +10,7 @@ still holds a batch.
 
 from __future__ import annotations
 
+import io
 import os
 from pathlib import Path
 
@@ -390,3 +391,144 @@ def test_a_refill_ending_exactly_at_the_view_end_short_of_its_offsets_is_seen(
             assert [r.offset for r in reader.records(0)] == list(range(20))
         finally:
             reader.close()
+
+
+def _write_then_truncate_and_refill(directory: Path, refill_batch: int, shift: int
+                                    ) -> tuple[Log, bytes, bytes, int]:
+    """300 one-record batches (index entries every 256 bytes), cut back to offset 100 and
+    refilled to 200 in batches of ``refill_batch`` with timestamps moved by ``shift``.
+    Returns the writer, both index files' bytes before the cut, and the offset index's entry
+    count after it."""
+    cfg = LogConfig(index_interval_bytes=256, segment_bytes=10_000_000)
+    writer = Log.open(directory, cfg)
+    for o in range(300):
+        writer.append([Record(b"k", b"v" * 100, 1000 + o)])
+    seg = writer.segments[-1]
+    seg.flush()
+    before = seg.index_path.read_bytes(), seg.time_index_path.read_bytes()
+    writer.truncate_to(100)
+    for o in range(100, 200, refill_batch):
+        writer.append([Record(b"k", b"v" * 100, 1000 + shift + i)
+                       for i in range(o, o + refill_batch)])
+    seg.flush()
+    return writer, before[0], before[1], seg.offset_index.entries
+
+
+def test_a_truncated_index_has_its_removed_slots_zeroed(tmp_path: Path) -> None:
+    """A reader in another process copies an active index up to its first zeroed slot: the
+    entries ``truncate_to`` removed must not be there to copy (Kafka leaves their bytes)."""
+    writer, old_index, _, entries = _write_then_truncate_and_refill(tmp_path, 5, 0)
+    try:
+        seg = writer.segments[-1]
+        data = seg.index_path.read_bytes()
+        old_entries = len(old_index.rstrip(b"\0")) // 8 + 1
+        assert entries < old_entries  # the refill wrote fewer entries than were removed
+        assert data[entries * 8:old_entries * 8] == bytes((old_entries - entries) * 8)
+        assert data[:entries * 8] == seg.offset_index.entries_array().tobytes()
+    finally:
+        writer.close()
+
+
+@pytest.mark.parametrize("refill_batch,shift", [(1, 0), (5, 0), (5, 1000), (2, 1000)])
+def test_a_reader_stops_at_index_entries_left_past_a_truncation(
+        tmp_path: Path, refill_batch: int, shift: int) -> None:
+    """Index files of a Kafka broker's active segment keep the removed entries' bytes past
+    the entry count after a truncation (``AbstractIndex.truncateToEntries`` moves the count
+    only): a read-only copy stops where the entries stop growing. Before, a quiescent log
+    answered time searches with OffsetOutOfRangeError (the copy's binary search landed on a
+    removed entry)."""
+    writer, old_index, old_time_index, entries = _write_then_truncate_and_refill(
+        tmp_path, refill_batch, shift)
+    try:
+        seg = writer.segments[-1]
+        # put the removed entries back past the count, as Kafka leaves them
+        for path, old, size, count in (
+                (seg.index_path, old_index, 8, entries),
+                (seg.time_index_path, old_time_index, 12, seg.time_index.entries)):
+            with open(path, "r+b") as f:
+                f.seek(count * size)
+                f.write(old[count * size:len(old.rstrip(b"\0")) + size - 1])
+        reader = Log.open(tmp_path, writer.config, read_only=True)
+        try:
+            offs, positions, ts, _ = reader.segments[-1]._read_only_indexes()
+            assert len(offs) == entries and len(ts) == seg.time_index.entries
+            for t in range(900, 2400, 7):
+                assert reader.offset_for_timestamp(t) == writer.offset_for_timestamp(t), t
+            for o in range(0, 200, 3):
+                got = next(iter_batches(reader.read(o, 1)))
+                assert got.base_offset <= o <= got.last_offset
+        finally:
+            reader.close()
+    finally:
+        writer.close()
+
+
+def test_a_recovery_rebuilding_indexes_never_shows_a_reader_a_cut_index(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer's open after a crash rebuilds the indexes of the segments past the recovery
+    point. Written in place (the file cut to 0 bytes, then written), a reader copying the time
+    index meanwhile read a prefix or nothing: the segment's largest timestamp read low and a
+    time search skipped it, answering with a later segment's offset
+    (``tests/reliability/test_readers.py``, about 1 run in 14). Every index a reader copies
+    during the rebuild must be whole."""
+    cfg = LogConfig(segment_bytes=1_000_000, index_interval_bytes=256)
+    with Log.open(tmp_path, cfg) as writer:
+        for first in range(0, 30, 5):
+            writer.append([rec(o) for o in range(first, first + 5)])
+        writer.roll()
+        writer.append([rec(30)])
+    # a crash: no clean-shutdown marker, recovery from offset 0
+    (tmp_path / ".kafka_cleanshutdown").unlink()
+    (tmp_path / ".kafkalog-offsets").unlink()
+    reader = Log.open(tmp_path, cfg, read_only=True)
+    seen: list[tuple[int, int]] = []
+    try:
+        real_open = open
+
+        class Watched:
+            """An index file being written: before each write, what a reader copies."""
+
+            def __init__(self, f: io.BufferedWriter) -> None:
+                self.f = f
+
+            def __enter__(self) -> Watched:
+                return self
+
+            def __exit__(self, *exc: object) -> None:
+                self.f.close()
+
+            def write(self, data: bytes) -> int:
+                reader.refresh()
+                seen.append(tuple(s.largest_timestamp for s in reader.segments))
+                return self.f.write(data)
+
+        def watched_open(path, mode="r", *a, **k):  # type: ignore[no-untyped-def]
+            f = real_open(path, mode, *a, **k)
+            if mode == "wb" and str(path).startswith(str(tmp_path)) \
+                    and "index" in os.path.basename(path):
+                return Watched(f)
+            return f
+
+        monkeypatch.setattr("builtins.open", watched_open)
+        with Log.open(tmp_path, cfg):
+            monkeypatch.undo()
+        assert len(seen) == 4, seen  # both indexes of both segments were rebuilt
+        assert set(seen) == {(1000 + 29, 1000 + 30)}, seen
+        reader.refresh()
+        assert reader.offset_for_timestamp(1000 + 27) == 27
+    finally:
+        reader.close()
+
+
+def test_an_index_rebuild_stopped_by_a_crash_leaves_nothing_behind(tmp_path: Path) -> None:
+    """The rebuild writes ``<index>.rebuild.deleted`` and renames it into place: a crash in
+    between leaves that file, which the next load deletes with the other ``.deleted`` ones
+    (Kafka's loader too), the index beside it untouched."""
+    with Log.open(tmp_path, CFG) as writer:
+        writer.append([rec(0)])
+        index = writer.segments[-1].index_path
+    stray = index.with_name(index.name + ".rebuild.deleted")
+    stray.write_bytes(b"\0" * 8)
+    with Log.open(tmp_path, CFG) as writer:
+        assert not stray.exists()
+        assert writer.offset_for_timestamp(1000) == 0
