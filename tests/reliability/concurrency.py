@@ -130,7 +130,13 @@ def reader_op(log: Any, seed: int, rnd: random.Random, stats: Stats, op: str,
             holder = [s for s in log.segments if s.base_offset <= o][-1:]
             gone = not holder or not holder[0].log_path.exists()
             if found is None or found < o or (found != o and not gone):
-                stats.violation(f"offset_for_timestamp({T0 + o}) = {found}, expected {o}")
+                # the view the search went by (the writer may have moved on since)
+                view = [(s.base_offset, s.size, s.largest_timestamp - T0,
+                         len(s._read_only_indexes()[2]) if log._read_only else None)
+                        for s in log.segments]
+                stats.violation(f"offset_for_timestamp({T0 + o}) = {found}, expected {o}; "
+                                f"view (base, size, largest timestamp - T0, time entries): "
+                                f"{view}, log start offset {lso}, log end offset {leo}")
         else:
             t = log.read_table(o, o + 500)
             offs = t.column("offset").to_pylist()
