@@ -242,6 +242,25 @@ class FileCopy:
         stop = self.ensure(start, end)
         return self.buf[start:max(start, stop)]
 
+    def read_file(self, start: int, n: int) -> bytes:
+        """``n`` bytes of the file *as it is now* from ``start`` (``pread`` through the
+        descriptor; fewer at its end), not the copy's: to tell whether the file changed since
+        its bytes were copied."""
+        if self._fd < 0:
+            return b""
+        return os.pread(self._fd, max(0, int(n)), max(0, int(start)))
+
+    def is_at_path(self) -> bool:
+        """Whether :attr:`path` still names the file the copy reads (not renamed, deleted or
+        replaced since the open). One ``stat`` and one ``fstat``."""
+        if self._fd < 0:
+            return False
+        try:
+            a, b = os.fstat(self._fd), os.stat(self.path)
+        except OSError:
+            return False
+        return (a.st_ino, a.st_dev) == (b.st_ino, b.st_dev)
+
     def scan(self, start: int = 0, end: int | None = None, *,
              max_entries: int = 1 << 16, window: int = SCAN_WINDOW) -> dict:
         """:func:`kafkalog.native.scan.scan_entries` over ``[start, end)``, copying ahead.

@@ -21,6 +21,14 @@ Corruption (``failOnDataLoss``): with true, the first bad batch raises
 a batch with a bad CRC or bad records is skipped; a bad batch header (size or magic) skips to the
 next ``.index`` position; a segment deleted since planning is skipped. Skips are counted in the
 task's statistics (``metricsDir``) and logged.
+
+A live segment its writer cut back and rewrote since planning (``truncate_to``, then appends with
+other batch boundaries) is not corruption: when a read meets bad bytes, the file as it is *now*
+is walked from the ``.index`` position before them, and a planned boundary inside a whole batch,
+or a whole batch there with other bytes than the copy's, ends the chunk with
+:class:`~kafkalog.errors.OffsetOutOfRangeError` ("rewritten since planning": plan again), skipped
+and counted as ``rewritten_chunks_skipped`` with ``failOnDataLoss=false``. Bytes bad in the file
+too stay ``CorruptRecordError``.
 """
 
 from __future__ import annotations
@@ -37,7 +45,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from kafkalog.errors import CorruptRecordError, KafkaLogError
+from kafkalog.errors import CorruptRecordError, KafkaLogError, OffsetOutOfRangeError
 from kafkalog.file_copy import FileCopy
 
 from .arrow import columns_to_batch
@@ -78,6 +86,7 @@ class ReadStats:
     corrupt_batches_skipped: int = 0
     corrupt_bytes_skipped: int = 0
     missing_segments_skipped: int = 0
+    rewritten_chunks_skipped: int = 0  # segments cut and rewritten by their writer since planning
     seconds: float = 0.0  # wall time inside read(), excluding time Spark spends between batches
 
     def write(self, directory: str, task: int | None) -> None:
@@ -151,6 +160,26 @@ def _runs(keep: np.ndarray, counts: np.ndarray, sizes: np.ndarray, limit: int,
     return out
 
 
+def _entry_crc_matches(entry: bytes, magic: int) -> bool:
+    """Whether a whole log entry holds the CRC its header stores."""
+    from kafkalog.records.crc import entry_crc
+
+    stored = int.from_bytes(entry[17:21] if magic == 2 else entry[12:16], "big")
+    return entry_crc(entry, magic) == stored
+
+
+class _ChunkRewritten(Exception):
+    """Internal: the chunk's segment was rewritten since planning (carries the error)."""
+
+    def __init__(self, err: KafkaLogError) -> None:
+        super().__init__(str(err))
+        self.err = err
+
+
+#: bytes read per step of the walk that tells a rewritten segment from a damaged one
+_WALK_WINDOW = 1 << 20
+
+
 class _ChunkReader:
     def __init__(self, chunk: Chunk, settings: ReadSettings, stats: ReadStats,
                  schema: pa.Schema) -> None:
@@ -162,14 +191,16 @@ class _ChunkReader:
                           if settings.offset_in is not None else None)
         self.excluded = (np.asarray(sorted(settings.offsets_excluded), dtype=np.int64)
                          if settings.offsets_excluded else None)
+        self._copy: FileCopy | None = None
 
     def _fail_or_skip(self, err: KafkaLogError) -> None:
         if self.settings.fail_on_data_loss:
             raise err
         log.warning("kafkalog: skipping corrupt data (failOnDataLoss=false): %s", err)
 
-    def _next_index_position(self, after: int) -> int | None:
-        """First ``.index`` position past ``after`` (to resume after a corrupt header)."""
+    def _index_positions(self) -> np.ndarray:
+        """The ``.index`` positions of the chunk's segment as the file is now (empty when it
+        cannot be read)."""
         from kafkalog import files
         from kafkalog.index.offset_index import OffsetIndex
 
@@ -179,13 +210,78 @@ class _ChunkReader:
         try:
             idx = OffsetIndex(idx_path, base, writable=False)
         except (OSError, KafkaLogError, ValueError):
-            return None
+            return np.zeros(0, np.int64)
         try:
-            pos = idx.entries_array()["position"].astype(np.int64)
+            return idx.entries_array()["position"].astype(np.int64)
         finally:
             idx.close()
+
+    def _next_index_position(self, after: int) -> int | None:
+        """First ``.index`` position past ``after`` (to resume after a corrupt header)."""
+        pos = self._index_positions()
         later = pos[pos > after]
         return int(later.min()) if later.size else None
+
+    def _rewritten_since_planning(self, position: int) -> bool:
+        """Whether the bad bytes this read found at ``position`` (where the plan, or the
+        scan, had a batch start) come from the writer cutting the segment and writing other
+        batches since planning (``truncate_to``, then appends: other batch boundaries), not
+        from damage.
+
+        Damage stays put; a rewrite shows in the file as it is now: the name holds another
+        file, or a walk over whole batches from the last ``.index`` position at or before
+        ``position`` (else from the segment start) passes *through* ``position``, or finds a
+        whole batch starting there whose bytes are not the ones this read copied."""
+        from kafkalog.native.scan import LOG_OVERHEAD, STOP_END, STOP_PARTIAL, scan_entries
+
+        copy = self._copy
+        if copy is None:
+            return False
+        if not copy.is_at_path():
+            return True
+        idx = self._index_positions()
+        before = idx[idx <= position]
+        for pos in sorted({0, int(before.max()) if before.size else 0}, reverse=True):
+            window = _WALK_WINDOW
+            while pos <= position:
+                data = copy.read_file(pos, window)
+                sc = scan_entries(np.frombuffer(data, np.uint8))
+                n = int(sc["count"])
+                if n == 0:
+                    if sc["stop_reason"] == STOP_PARTIAL and len(data) >= LOG_OVERHEAD \
+                            and len(data) == window:
+                        window = LOG_OVERHEAD + int.from_bytes(data[8:12], "big", signed=True)
+                        continue  # one batch larger than the window
+                    break  # no whole batch here: try from the segment start, else damage
+                firsts = pos + sc["positions"][:n].astype(np.int64)
+                ends = firsts + sc["sizes"][:n]
+                if np.any((firsts < position) & (ends > position)):
+                    return True
+                at = np.flatnonzero(firsts == position)
+                if at.size:
+                    k = int(at[0])
+                    size, magic = int(sc["sizes"][k]), int(sc["magics"][k])
+                    now = data[position - pos:position - pos + size]
+                    if len(now) < size or not _entry_crc_matches(now, magic):
+                        return False  # still bad now: damage
+                    # a whole batch here now: the read saw other bytes, or the plan had a
+                    # batch boundary (the chunk's end) inside it
+                    return (copy.read(position, position + size).tobytes() != now
+                            or position + size > self.chunk.end_pos)
+                pos = int(ends[-1])
+                window = _WALK_WINDOW
+                if sc["stop_reason"] not in (STOP_END, STOP_PARTIAL):
+                    break  # bad bytes before ``position``: nothing to tell from here
+        return False
+
+    def _rewritten_error(self, position: int) -> KafkaLogError:
+        chunk = self.chunk
+        return OffsetOutOfRangeError(
+            f"segment rewritten since planning: its writer cut it and wrote other batches "
+            f"(truncate_to), so the planned batch at this position is gone; offsets "
+            f"[{chunk.start_offset}, {chunk.end_offset}) of {chunk.topic}-{chunk.partition} "
+            f"from here were not read (plan the read again)",
+            path=chunk.log_path, position=position)
 
     def _decode(self, buf: np.ndarray, scan: dict, a: int, b: int) -> Iterator[pa.RecordBatch]:
         from kafkalog.records.columnar import decode_columns
@@ -201,6 +297,12 @@ class _ChunkReader:
         except KafkaLogError as e:
             err = e.with_location(path=chunk.log_path)
             if self.settings.fail_on_data_loss or b - a == 1:
+                # the batch the error is in (a decode error may point inside one): damage, or
+                # the writer rewrote the segment since planning (the chunk ends there)
+                at = e.position if e.position is not None else start
+                i = a + max(0, int(np.searchsorted(positions[a:b], at, side="right")) - 1)
+                if self._rewritten_since_planning(int(positions[i])):
+                    raise _ChunkRewritten(self._rewritten_error(int(positions[i]))) from e
                 self._fail_or_skip(err)
                 self.stats.corrupt_batches_skipped += 1
                 self.stats.corrupt_bytes_skipped += end - start
@@ -226,8 +328,6 @@ class _ChunkReader:
             yield batch
 
     def read(self) -> Iterator[pa.RecordBatch]:
-        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, STOP_REASONS
-
         chunk = self.chunk
         try:
             # a private copy of the chunk's bytes, never a mapping: the writer may cut the file
@@ -242,57 +342,71 @@ class _ChunkReader:
             self.stats.missing_segments_skipped += 1
             return
         self.stats.chunks += 1
+        self._copy = copy
         try:
-            end = chunk.end_pos
-            pos = chunk.start_pos
-            released = pos
-            while pos < end:
-                # the copy is filled a window ahead of the scan; decoded columns are new arrays
-                # (nothing yielded points into the copy), so what is behind is released
-                scan = copy.scan(pos, end, max_entries=1 << 16)
-                buf = copy.buf
-                n = scan["count"]
-                self.stats.batches_scanned += n
-                if n:
-                    keep = _select(scan, buf, chunk, self.settings, self.in_sorted)
-                    self.stats.batches_skipped += int(n - keep.sum())
-                    for a, b in _runs(keep, scan["record_counts"], scan["sizes"],
-                                      self.settings.max_records_per_batch):
-                        yield from self._decode(buf, scan, a, b)
-                stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
-                if stop - released > _RELEASE_EVERY:
-                    copy.release(stop)
-                    released = stop
-                if reason == STOP_LIMIT:
-                    pos = stop
-                    continue
-                if copy.size < end:
-                    # cut since planning (truncate_to or recovery by its writer): the planned
-                    # batches past the new end are gone
-                    self._fail_or_skip(KafkaLogError(
-                        f"segment shrank to {copy.size} bytes since planning (truncated by its "
-                        f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
-                        f"{chunk.topic}-{chunk.partition} stored past it are lost",
-                        path=chunk.log_path, position=copy.size))
-                    self.stats.missing_segments_skipped += 1
-                    break
-                if reason == STOP_END or stop >= end:
-                    break
-                if reason == STOP_PARTIAL and end >= copy.length:
-                    break  # torn tail of an active segment: not (yet) data
-                # planning already ended the range before a zero-filled preallocated tail, so
-                # anything else that stops the walk inside the range is corruption
-                err = CorruptRecordError(
-                    f"{STOP_REASONS[reason]} in {chunk.topic}-{chunk.partition}",
-                    path=chunk.log_path, position=stop)
-                self._fail_or_skip(err)
-                resume = self._next_index_position(stop)
-                skipped_to = resume if resume is not None and resume < end else end
-                self.stats.corrupt_batches_skipped += 1
-                self.stats.corrupt_bytes_skipped += skipped_to - stop
-                pos = skipped_to
+            yield from self._read(copy)
+        except _ChunkRewritten as rewritten:
+            self._fail_or_skip(rewritten.err)
+            self.stats.rewritten_chunks_skipped += 1
         finally:
+            self._copy = None
             copy.close()
+
+    def _read(self, copy: FileCopy) -> Iterator[pa.RecordBatch]:
+        from kafkalog.native.scan import STOP_END, STOP_LIMIT, STOP_PARTIAL, STOP_REASONS
+
+        chunk = self.chunk
+        end = chunk.end_pos
+        pos = chunk.start_pos
+        released = pos
+        while pos < end:
+            # the copy is filled a window ahead of the scan; decoded columns are new arrays
+            # (nothing yielded points into the copy), so what is behind is released
+            scan = copy.scan(pos, end, max_entries=1 << 16)
+            buf = copy.buf
+            n = scan["count"]
+            self.stats.batches_scanned += n
+            if n:
+                keep = _select(scan, buf, chunk, self.settings, self.in_sorted)
+                self.stats.batches_skipped += int(n - keep.sum())
+                for a, b in _runs(keep, scan["record_counts"], scan["sizes"],
+                                  self.settings.max_records_per_batch):
+                    yield from self._decode(buf, scan, a, b)
+            stop, reason = int(scan["stop_position"]), int(scan["stop_reason"])
+            if stop - released > _RELEASE_EVERY:
+                copy.release(stop)
+                released = stop
+            if reason == STOP_LIMIT:
+                pos = stop
+                continue
+            if copy.size < end:
+                # cut since planning (truncate_to or recovery by its writer): the planned
+                # batches past the new end are gone
+                self._fail_or_skip(KafkaLogError(
+                    f"segment shrank to {copy.size} bytes since planning (truncated by its "
+                    f"writer); offsets of [{chunk.start_offset}, {chunk.end_offset}) of "
+                    f"{chunk.topic}-{chunk.partition} stored past it are lost",
+                    path=chunk.log_path, position=copy.size))
+                self.stats.missing_segments_skipped += 1
+                break
+            if reason == STOP_END or stop >= end:
+                break
+            if reason == STOP_PARTIAL and end >= copy.length:
+                break  # torn tail of an active segment: not (yet) data
+            # planning already ended the range before a zero-filled preallocated tail, so
+            # anything else that stops the walk inside the range is corruption, or the
+            # writer rewrote the segment since planning
+            if self._rewritten_since_planning(stop):
+                raise _ChunkRewritten(self._rewritten_error(stop))
+            err = CorruptRecordError(
+                f"{STOP_REASONS[reason]} in {chunk.topic}-{chunk.partition}",
+                path=chunk.log_path, position=stop)
+            self._fail_or_skip(err)
+            resume = self._next_index_position(stop)
+            skipped_to = resume if resume is not None and resume < end else end
+            self.stats.corrupt_batches_skipped += 1
+            self.stats.corrupt_bytes_skipped += skipped_to - stop
+            pos = skipped_to
 
 
 #: bytes a task's copy of a chunk may hold behind its scan before they are released (about
