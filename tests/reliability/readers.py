@@ -140,9 +140,19 @@ class Tally(Stats):
     """:class:`tests.reliability.concurrency.Stats` (what ``reader_ops`` reports to), written
     out as JSON by a reader process."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self.examples: dict[str, list[str]] = {}
+
+    def example(self, key: str, msg: str, keep: int = 3) -> None:
+        """Keep up to ``keep`` messages of an allowed outcome ``key`` (to read what it was)."""
+        kept = self.examples.setdefault(key, [])
+        if len(kept) < keep:
+            kept.append(msg[:600])
+
     def to_json(self) -> dict:
         return {"counts": dict(self.c), "kinds": dict(self.kinds),
-                "violations": self.violations}
+                "violations": self.violations, "examples": self.examples}
 
 
 def _check_record(seed: int, offset: int, key: Any, value: Any, timestamp: int | None,
@@ -269,6 +279,7 @@ def _spark_once(directory: Path, seed: int, rnd: random.Random, tally: Tally) ->
         except KafkaLogError as e:
             # a segment deleted or truncated since planning, named with its file
             tally.add(f"read_error_{type(e).__name__}")
+            tally.example(f"spark_read_error_{type(e).__name__}", str(e))
     tally.add("op_spark_read")
 
 
@@ -599,6 +610,7 @@ def run_readers(workdir: Path, seconds: float, seed: int = 0,
     per_kind: dict[str, dict] = {}
     kinds: Counter = Counter()
     examples: list[str] = []
+    outcome_examples: dict[str, list[str]] = {}
     for kind, paths in outs.items():
         c: Counter = Counter()
         for p in paths:
@@ -607,6 +619,8 @@ def run_readers(workdir: Path, seconds: float, seed: int = 0,
                 c.update(r["counts"])
                 kinds.update(r["kinds"])
                 examples += r["violations"]
+                for key, msgs in r.get("examples", {}).items():
+                    outcome_examples.setdefault(key, []).extend(msgs[:3])
         per_kind[kind] = dict(c)
     return {
         "seconds": round(time.time() - t_start, 1),
@@ -622,6 +636,8 @@ def run_readers(workdir: Path, seconds: float, seed: int = 0,
         "violation_count": sum(kinds.values()) + len(died_other),
         "violation_kinds": dict(kinds.most_common()),
         "violations": examples[:20],
+        # messages of allowed outcomes (errors a reader may meet and name), a few of each
+        "outcome_examples": {k: v[:5] for k, v in outcome_examples.items()},
     }
 
 
