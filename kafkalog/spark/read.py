@@ -160,14 +160,6 @@ def _runs(keep: np.ndarray, counts: np.ndarray, sizes: np.ndarray, limit: int,
     return out
 
 
-def _entry_crc_matches(entry: bytes, magic: int) -> bool:
-    """Whether a whole log entry holds the CRC its header stores."""
-    from kafkalog.records.crc import entry_crc
-
-    stored = int.from_bytes(entry[17:21] if magic == 2 else entry[12:16], "big")
-    return entry_crc(entry, magic) == stored
-
-
 class _ChunkRewritten(Exception):
     """Internal: the chunk's segment was rewritten since planning (carries the error)."""
 
@@ -233,6 +225,7 @@ class _ChunkReader:
         ``position`` (else from the segment start) passes *through* ``position``, or finds a
         whole batch starting there whose bytes are not the ones this read copied."""
         from kafkalog.native.scan import LOG_OVERHEAD, STOP_END, STOP_PARTIAL, scan_entries
+        from kafkalog.records.crc import entry_crc
 
         copy = self._copy
         if copy is None:
@@ -260,9 +253,10 @@ class _ChunkReader:
                 at = np.flatnonzero(firsts == position)
                 if at.size:
                     k = int(at[0])
-                    size, magic = int(sc["sizes"][k]), int(sc["magics"][k])
+                    size = int(sc["sizes"][k])
                     now = data[position - pos:position - pos + size]
-                    if len(now) < size or not _entry_crc_matches(now, magic):
+                    if len(now) < size or entry_crc(now, int(sc["magics"][k])) \
+                            != int(sc["crcs"][k]):
                         return False  # still bad now: damage
                     # a whole batch here now: the read saw other bytes, or the plan had a
                     # batch boundary (the chunk's end) inside it

@@ -414,6 +414,11 @@ def _write_then_truncate_and_refill(directory: Path, refill_batch: int, shift: i
     return writer, before[0], before[1], seg.offset_index.entries
 
 
+def _slots_written(index_bytes: bytes, entry_size: int) -> int:
+    """Slots of a preallocated index up to its zeroed tail."""
+    return -(-len(index_bytes.rstrip(b"\0")) // entry_size)
+
+
 def test_a_truncated_index_has_its_removed_slots_zeroed(tmp_path: Path) -> None:
     """A reader in another process copies an active index up to its first zeroed slot: the
     entries ``truncate_to`` removed must not be there to copy (Kafka leaves their bytes)."""
@@ -421,7 +426,7 @@ def test_a_truncated_index_has_its_removed_slots_zeroed(tmp_path: Path) -> None:
     try:
         seg = writer.segments[-1]
         data = seg.index_path.read_bytes()
-        old_entries = len(old_index.rstrip(b"\0")) // 8 + 1
+        old_entries = _slots_written(old_index, 8)
         assert entries < old_entries  # the refill wrote fewer entries than were removed
         assert data[entries * 8:old_entries * 8] == bytes((old_entries - entries) * 8)
         assert data[:entries * 8] == seg.offset_index.entries_array().tobytes()
@@ -447,7 +452,7 @@ def test_a_reader_stops_at_index_entries_left_past_a_truncation(
                 (seg.time_index_path, old_time_index, 12, seg.time_index.entries)):
             with open(path, "r+b") as f:
                 f.seek(count * size)
-                f.write(old[count * size:len(old.rstrip(b"\0")) + size - 1])
+                f.write(old[count * size:_slots_written(old, size) * size])
         reader = Log.open(tmp_path, writer.config, read_only=True)
         try:
             offs, positions, ts, _ = reader.segments[-1]._read_only_indexes()
