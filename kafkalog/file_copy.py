@@ -242,14 +242,6 @@ class FileCopy:
         stop = self.ensure(start, end)
         return self.buf[start:max(start, stop)]
 
-    def read_file(self, start: int, n: int) -> bytes:
-        """``n`` bytes of the file *as it is now* from ``start`` (``pread`` through the
-        descriptor; fewer at its end), not the copy's: to tell whether the file changed since
-        its bytes were copied."""
-        if self._fd < 0:
-            return b""
-        return os.pread(self._fd, max(0, int(n)), max(0, int(start)))
-
     def is_at_path(self) -> bool:
         """Whether :attr:`path` still names the file the copy reads (not renamed, deleted or
         replaced since the open). One ``stat`` and one ``fstat``."""

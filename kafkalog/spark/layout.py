@@ -235,12 +235,13 @@ def _walk(copy: FileCopy, start: int, end: int | None = None
     return n, last, max_ts, stop, reason, tail
 
 
-def _crc_matches(copy: FileCopy, tail: tuple[int, int, int, int, int]) -> bool:
-    """Whether the entry ``tail`` (of :func:`_walk`) holds the CRC its header stores."""
+def entry_crc_matches(copy: FileCopy, position: int, size: int, magic: int, stored: int
+                      ) -> bool:
+    """Whether the whole entry of ``size`` bytes at ``position`` of ``copy`` holds the CRC its
+    header stores (``stored``, as a header scan reports it)."""
     from kafkalog.records.crc import entry_crc
 
-    pos, size, magic, stored, _ = tail
-    data = copy.read(pos, pos + size)
+    data = copy.read(position, position + size)
     return len(data) == size and entry_crc(data, magic) == stored
 
 
@@ -267,7 +268,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
             offs, poss = _EMPTY_I64, _EMPTY_I64
             n, last, tail_max, stop, reason, tail = _walk(copy, 0)
         size = copy.size  # lower if the file shrank while we read it
-        if tail is not None and stop < size and not _crc_matches(copy, tail):
+        if tail is not None and stop < size and not entry_crc_matches(copy, *tail[:4]):
             # (LogSegment.settle_read_only_tail's rule) a last whole batch with a bad CRC and
             # non-batch bytes after it, in a preallocated file: still being copied in by the
             # writer, or torn by a writer killed midway; not data yet. Walked again up to it,

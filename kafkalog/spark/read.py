@@ -168,10 +168,6 @@ class _ChunkRewritten(Exception):
         self.err = err
 
 
-#: bytes read per step of the walk that tells a rewritten segment from a damaged one
-_WALK_WINDOW = 1 << 20
-
-
 class _ChunkReader:
     def __init__(self, chunk: Chunk, settings: ReadSettings, stats: ReadStats,
                  schema: pa.Schema) -> None:
@@ -220,52 +216,46 @@ class _ChunkReader:
         batches since planning (``truncate_to``, then appends: other batch boundaries), not
         from damage.
 
-        Damage stays put; a rewrite shows in the file as it is now: the name holds another
-        file, or a walk over whole batches from the last ``.index`` position at or before
-        ``position`` (else from the segment start) passes *through* ``position``, or finds a
-        whole batch starting there whose bytes are not the ones this read copied."""
-        from kafkalog.native.scan import LOG_OVERHEAD, STOP_END, STOP_PARTIAL, scan_entries
-        from kafkalog.records.crc import entry_crc
+        Damage stays put; a rewrite shows in the file as it is now (a second copy): the name
+        holds another file, or a walk over whole batches from the last ``.index`` position at
+        or before ``position`` (else from the segment start) passes *through* ``position``, or
+        finds a whole batch starting there whose bytes are not the ones this read copied."""
+        from .layout import entry_crc_matches
 
         copy = self._copy
         if copy is None:
             return False
         if not copy.is_at_path():
             return True
-        idx = self._index_positions()
-        before = idx[idx <= position]
-        for pos in sorted({0, int(before.max()) if before.size else 0}, reverse=True):
-            window = _WALK_WINDOW
-            while pos <= position:
-                data = copy.read_file(pos, window)
-                sc = scan_entries(np.frombuffer(data, np.uint8))
-                n = int(sc["count"])
-                if n == 0:
-                    if sc["stop_reason"] == STOP_PARTIAL and len(data) >= LOG_OVERHEAD \
-                            and len(data) == window:
-                        window = LOG_OVERHEAD + int.from_bytes(data[8:12], "big", signed=True)
-                        continue  # one batch larger than the window
-                    break  # no whole batch here: try from the segment start, else damage
-                firsts = pos + sc["positions"][:n].astype(np.int64)
-                ends = firsts + sc["sizes"][:n]
-                if np.any((firsts < position) & (ends > position)):
-                    return True
-                at = np.flatnonzero(firsts == position)
-                if at.size:
-                    k = int(at[0])
-                    size = int(sc["sizes"][k])
-                    now = data[position - pos:position - pos + size]
-                    if len(now) < size or entry_crc(now, int(sc["magics"][k])) \
-                            != int(sc["crcs"][k]):
-                        return False  # still bad now: damage
-                    # a whole batch here now: the read saw other bytes, or the plan had a
-                    # batch boundary (the chunk's end) inside it
-                    return (copy.read(position, position + size).tobytes() != now
-                            or position + size > self.chunk.end_pos)
-                pos = int(ends[-1])
-                window = _WALK_WINDOW
-                if sc["stop_reason"] not in (STOP_END, STOP_PARTIAL):
-                    break  # bad bytes before ``position``: nothing to tell from here
+        try:
+            now = FileCopy(self.chunk.log_path)
+        except OSError:
+            return True  # gone since this read opened it
+        with now:
+            idx = self._index_positions()
+            before = idx[idx <= position]
+            for start in sorted({0, int(before.max()) if before.size else 0}, reverse=True):
+                for sc in now.scan_chunks(start):  # (stops at bad bytes: next start)
+                    n = int(sc["count"])
+                    firsts = sc["positions"][:n].astype(np.int64)
+                    ends = firsts + sc["sizes"][:n]
+                    if np.any((firsts < position) & (ends > position)):
+                        return True
+                    at = np.flatnonzero(firsts == position)
+                    if at.size:
+                        k = int(at[0])
+                        size = int(sc["sizes"][k])
+                        if not entry_crc_matches(now, position, size, int(sc["magics"][k]),
+                                                 int(sc["crcs"][k])):
+                            return False  # still bad now: damage
+                        # a whole batch here now: the read saw other bytes, or the plan had a
+                        # batch boundary (the chunk's end) inside it
+                        return (copy.read(position, position + size).tobytes()
+                                != now.read(position, position + size).tobytes()
+                                or position + size > self.chunk.end_pos)
+                    if n and int(ends[-1]) > position:
+                        break
+                    now.release(int(sc["stop_position"]))  # a walk: nothing kept behind it
         return False
 
     def _rewritten_error(self, position: int) -> KafkaLogError:
