@@ -93,6 +93,7 @@ from .errors import (
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
 )
+from .index.time_index import TimestampOffset
 from .leader_epoch import LeaderEpochFileCache
 from .loader import LoadedLog, LogLoader
 from .lock import LOCK_FILE_NAME, DirectoryLock
@@ -1307,7 +1308,8 @@ class Log:
         for i, seg in enumerate(segs):
             # a read-only reader (another process) cannot know the active segment's largest
             # timestamp: the writer adds the final time-index entry only at roll/close
-            if seg.largest_timestamp >= timestamp or (self._read_only and i == len(segs) - 1):
+            if self._largest_for_search(seg) >= timestamp or (self._read_only
+                                                             and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
                 # read-only: the writing process may have cut this segment during the search,
                 # and its answer (None included) be of a log that no longer exists
@@ -1318,6 +1320,22 @@ class Log:
                 if found is not None:
                     return found[1]
         return None
+
+    def _searched_max(self, seg: LogSegment) -> TimestampOffset:
+        """``seg.searched_max_timestamp()``: the max a timestamp search trusts, the segment's
+        time index checked against its batches first (a damaged one behind a clean shutdown
+        must not make a search skip the segment). A writer checks under its write lock (an
+        append must not move the max during the check)."""
+        if self._read_only or seg.time_index_checked:
+            return seg.searched_max_timestamp()
+        with self._write_lock:
+            return seg.searched_max_timestamp()
+
+    def _largest_for_search(self, seg: LogSegment) -> int:
+        """:meth:`_searched_max`'s timestamp, or the ``.log`` mtime when the segment has
+        none (as ``largest_timestamp``)."""
+        ts = self._searched_max(seg).timestamp
+        return ts if ts >= 0 else seg.last_modified_ms
 
     def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray
                                ) -> list[int | None]:
@@ -1337,7 +1355,7 @@ class Log:
         out: list[int | None] = [None] * ts.shape[0]
         segs = self.segments
         lso = self._log_start_offset
-        largest = np.array([s.largest_timestamp for s in segs], dtype=np.int64)
+        largest = np.array([self._largest_for_search(s) for s in segs], dtype=np.int64)
         # first segment whose largest timestamp reaches t == first index where the running
         # max reaches t (the running max is sorted, so one searchsorted answers all)
         which = np.searchsorted(np.maximum.accumulate(largest), ts, side="left") \
@@ -1376,20 +1394,21 @@ class Log:
         there the first batch whose max timestamp is it (searched from the offset index entry
         of the segment's max-timestamp offset), there the first record carrying it
         (``RecordBatch.offsetOfMaxTimestamp``; None for v0, which has no timestamps)."""
-        best = None
+        best = best_max = None
         for seg in self.segments:
-            if best is None or seg.max_timestamp_so_far > best.max_timestamp_so_far:
-                best = seg
-        if best is None:
+            m = self._searched_max(seg)  # (a damaged time index: the max from the batches)
+            if best_max is None or m.timestamp > best_max.timestamp:
+                best, best_max = seg, m
+        if best is None or best_max is None:
             return None
-        found = self._search_max_timestamp(best)
+        found = self._search_max_timestamp(best, best_max)
         best.check_view()  # read-only: not an answer from a segment cut under the search
         return found
 
     @staticmethod
-    def _search_max_timestamp(best: LogSegment) -> int | None:
-        max_ts = best.max_timestamp_so_far
-        position = best.lookup_position(best.shallow_offset_of_max_timestamp_so_far)
+    def _search_max_timestamp(best: LogSegment, best_max: TimestampOffset) -> int | None:
+        max_ts = best_max.timestamp
+        position = best.lookup_position(best_max.offset)
         for chunk_pos, sc in best.scan_headers(position):
             hits = np.flatnonzero(sc["max_timestamps"] == max_ts)
             if hits.size:

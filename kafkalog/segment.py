@@ -33,6 +33,7 @@ the last valid entry and both indexes are rebuilt with the per-batch rule.
 from __future__ import annotations
 
 import errno
+import logging
 import mmap
 import os
 import struct
@@ -76,6 +77,7 @@ INT32_MAX = 2**31 - 1
 _INT64_MIN = -(2**63)
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
+logger = logging.getLogger(__name__)
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
 HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
 
@@ -303,6 +305,12 @@ class LogSegment:
         # that should_roll_positional compares against is derived from them once per start)
         self._rolling_based_timestamp = None  # (also sets the time rule's limit)
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
+        # whether the time index agrees with the .log (check_time_index): None not checked
+        # yet; False: a search found it damaged and no longer uses it, and _scanned_max is
+        # then the max timestamp (and its batch's offset) of the batches when that was found,
+        # with the running max (from the damaged index) at that moment
+        self._time_index_trusted: bool | None = None
+        self._scanned_max: tuple[TimestampOffset, TimestampOffset] | None = None
         self._bytes_since_last_index_entry = 0
         self._offset_index: OffsetIndex | None = None
         self._time_index: TimeIndex | None = None
@@ -492,15 +500,18 @@ class LogSegment:
             return False
         return magic != 2 or self.base_offset <= first <= offset
 
-    def _time_lookup_many(self, timestamps: np.ndarray) -> np.ndarray:
-        """Offsets of the time-index entries with the largest timestamp <= each target
-        (``base_offset`` where none)."""
+    def _time_lookup_many(self, timestamps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``(timestamps, offsets)`` of the time-index entries with the largest timestamp <=
+        each target (``(-1, base_offset)`` where none)."""
         if self._read_only:
             _, _, ts, offs = self._read_only_indexes()
             i = np.searchsorted(ts, timestamps, side="right") - 1
-            return np.where(i >= 0, offs[np.maximum(i, 0)] if offs.size else 0,
-                            self.base_offset).astype(np.int64)
-        return self.time_index.lookup_many(timestamps)[1]
+            j = np.maximum(i, 0)
+            found = i >= 0
+            return (np.where(found, ts[j] if ts.size else 0, NO_TIMESTAMP).astype(np.int64),
+                    np.where(found, offs[j] if offs.size else 0,
+                             self.base_offset).astype(np.int64))
+        return self.time_index.lookup_many(timestamps)
 
     def _position_lookup_many(self, offsets: np.ndarray) -> np.ndarray:
         if self._read_only:
@@ -520,6 +531,11 @@ class LogSegment:
         if snap is None:
             offs, positions = _read_index_copy(self.index_path, ">i4", ">i4", True)
             ts, ts_offs = _read_index_copy(self.time_index_path, ">i8", ">i4", False)
+            if ts.size and ts[0] == 0 and ts_offs[0] == 0:
+                # the first slot of a preallocated index its writer has not filled yet (a
+                # record at the base offset stamped 1970-01-01T00:00:00.000 reads the same;
+                # without the entry, searches scan from the segment start: the same answers)
+                ts, ts_offs = ts[1:], ts_offs[1:]
             snap = (offs + self.base_offset, positions, ts, ts_offs + self.base_offset)
             self._ro_indexes = snap
         return snap
@@ -853,11 +869,11 @@ class LogSegment:
         timestamp >= ``timestamp`` and offset >= ``starting_offset``, or None.
 
         ``record_timestamps(batch_bytes)`` lists ``(offset, timestamp)`` of one batch's records.
+        The time-index entry the search starts from is checked against the batches on the way
+        (see :meth:`check_time_index`).
         """
-        ts_offset = int(self._time_lookup_many(np.array([timestamp], np.int64))[0])
-        position = self.lookup_position(max(ts_offset, starting_offset))
-        return self._search_for_timestamp(timestamp, position, starting_offset,
-                                          record_timestamps)
+        return self.find_offsets_by_timestamps(np.array([timestamp], np.int64),
+                                               starting_offset, record_timestamps)[0]
 
     def find_offsets_by_timestamps(self, timestamps: np.ndarray, starting_offset: int,
                                    record_timestamps: Callable[[bytes], list[tuple[int, int]]]
@@ -865,27 +881,193 @@ class LogSegment:
         """:meth:`find_offset_by_timestamp` for many targets: both index lookups are one
         batched kernel call each; the batch scan is per target."""
         ts = np.ascontiguousarray(timestamps, dtype=np.int64)
-        offsets = self._time_lookup_many(ts)
-        positions = self._position_lookup_many(np.maximum(offsets, starting_offset))
-        return [self._search_for_timestamp(t, p, starting_offset, record_timestamps)
-                for t, p in zip(ts.tolist(), positions.tolist())]
+        if self._time_index_trusted is False:
+            return [self._search_without_time_index(t, starting_offset, record_timestamps)
+                    for t in ts.tolist()]
+        entry_ts, entry_offsets = self._time_lookup_many(ts)
+        positions = self._position_lookup_many(np.maximum(entry_offsets, starting_offset))
+        return [self._search_for_timestamp(
+                    t, p, starting_offset, record_timestamps,
+                    # none found ((-1, base offset): the start is the segment's), or one not
+                    # above starting_offset, does not place the start: nothing to check
+                    (e_ts, e_off) if e_off > starting_offset
+                    and (e_ts, e_off) != (NO_TIMESTAMP, self.base_offset) else None)
+                for t, p, e_ts, e_off in zip(ts.tolist(), positions.tolist(),
+                                             entry_ts.tolist(), entry_offsets.tolist())]
+
+    def _search_without_time_index(self, timestamp: int, starting_offset: int,
+                                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                   ) -> tuple[int, int] | None:
+        return self._search_for_timestamp(timestamp, self.lookup_position(starting_offset),
+                                          starting_offset, record_timestamps, None)
 
     def _search_for_timestamp(self, timestamp: int, position: int, starting_offset: int,
-                              record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                              record_timestamps: Callable[[bytes], list[tuple[int, int]]],
+                              entry: tuple[int, int] | None = None
                               ) -> tuple[int, int] | None:
-        """Kafka's ``FileRecords.searchForTimestamp`` from ``position``."""
+        """Kafka's ``FileRecords.searchForTimestamp`` from ``position``.
+
+        ``entry``: the time-index entry ``(timestamp, offset)`` that placed ``position``.
+        Invariant of an entry: the batch holding its offset is the one whose max timestamp
+        it records (Kafka's ``maxTimestampSoFar`` and its batch), and no record before it
+        is later. A damaged entry that stays monotonic passes the sanity check and would
+        start the search past the answer (Kafka answers a later offset); so the batch holding
+        its offset is read on the way (it lies within one index interval of ``position``)
+        and, if it disagrees, the segment's searches stop using the time index."""
+        pending = entry  # the entry, until the batch holding its offset has been seen
+        hit = None
         for chunk_pos, sc in self.scan_headers(position):
-            hits = np.flatnonzero(sc["max_timestamps"] >= timestamp)
-            for i in hits.tolist():
-                p, s = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
-                data = self.pread(p, s)
-                first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
-                    else int(sc["last_offsets"][i])
-                self._check_batch_read(data, p, first, s, s)
-                for off, ts in record_timestamps(data):
-                    if ts >= timestamp and off >= starting_offset:
-                        return ts, off
+            max_ts = sc["max_timestamps"]
+            if pending is not None:
+                i = int(np.searchsorted(sc["last_offsets"], pending[1], side="left"))
+                if i < max_ts.shape[0]:
+                    if int(max_ts[i]) != pending[0]:
+                        self._distrust_time_index(
+                            f"entry ({pending[0]}, {pending[1]}): the batch holding offset "
+                            f"{pending[1]} (at position {chunk_pos + int(sc['positions'][i])}) "
+                            f"has max timestamp {int(max_ts[i])}")
+                        return self._search_without_time_index(timestamp, starting_offset,
+                                                               record_timestamps)
+                    pending = None
+            if hit is None:
+                hit = self._first_hit(chunk_pos, sc, timestamp, starting_offset,
+                                      record_timestamps)
+            if hit is not None and pending is None:
+                return hit
+        if pending is not None:
+            self._distrust_time_index(f"entry ({pending[0]}, {pending[1]}): no batch from "
+                                      f"position {position} holds offset {pending[1]}")
+            return self._search_without_time_index(timestamp, starting_offset,
+                                                   record_timestamps)
+        return hit
+
+    def _first_hit(self, chunk_pos: int, sc: dict, timestamp: int, starting_offset: int,
+                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                   ) -> tuple[int, int] | None:
+        """The first record of one scanned chunk with timestamp >= ``timestamp`` and offset
+        >= ``starting_offset``."""
+        for i in np.flatnonzero(sc["max_timestamps"] >= timestamp).tolist():
+            p, s = chunk_pos + int(sc["positions"][i]), int(sc["sizes"][i])
+            data = self.pread(p, s)
+            first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
+                else int(sc["last_offsets"][i])
+            self._check_batch_read(data, p, first, s, s)
+            for off, ts in record_timestamps(data):
+                if ts >= timestamp and off >= starting_offset:
+                    return ts, off
         return None
+
+    @property
+    def time_index_checked(self) -> bool:
+        """Whether :meth:`check_time_index` has run since the last change of the view."""
+        return self._time_index_trusted is not None
+
+    def searched_max_timestamp(self) -> TimestampOffset:
+        """``(max timestamp, offset of its batch)`` as a timestamp search must see it: the
+        running max (:attr:`max_timestamp_so_far`), or, once :meth:`check_time_index` found
+        the time index damaged, the max scanned from the batches then (or a later append's,
+        if larger). Runs :meth:`check_time_index` first."""
+        self.check_time_index()
+        m = self._max_ts_and_offset()
+        if self._scanned_max is None:
+            return m
+        scanned, running_then = self._scanned_max
+        # the running max came from the damaged index (it may be too low, or too high); it
+        # moves only when an append brings a larger one, which is then a batch's own
+        return scanned if m == running_then or scanned.timestamp > m.timestamp else m
+
+    def check_time_index(self) -> bool:
+        """Whether the time index agrees with the ``.log`` where a timestamp search relies on
+        it; checked once (again after :meth:`refresh_read_only` or a truncation).
+
+        A search picks the first segment whose :attr:`largest_timestamp` reaches the target,
+        and that is the time index's last entry (the segment's max, appended at roll and
+        close). A ``.timeindex`` that lost its last entries, or whose last entry was damaged
+        while staying monotonic, behind a clean shutdown passes Kafka's sanity check; Kafka
+        then skips the segment and answers a later offset. Here the last entry must be the
+        max timestamp of the batch holding its offset, and no batch after it may carry a
+        later one (for the last segment of a read-only view, whose writer appends the final
+        entry only at roll, just the first). Healthy, that is one short header scan from the
+        max's batch to the end. If not, the max is taken from a scan of every batch (what
+        :meth:`searched_max_timestamp` answers; :attr:`largest_timestamp`, which retention
+        and rolls use, stays Kafka's), a warning names the file, and the segment's searches
+        no longer use the time index (``kafkalog verify`` reports it; recovery rebuilds it).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Log, Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"a", 100), Record(None, b"b", 200)])
+        ...     seg = log.segments[0]
+        ...     seg.check_time_index(), seg.searched_max_timestamp().timestamp
+        (True, 200)
+        """
+        trusted = self._time_index_trusted
+        if trusted is not None:
+            return trusted
+        m = self._max_ts_and_offset()
+        # the last segment of a read-only view: its writer appends the final entry only at
+        # roll, so batches after the last entry may be later; their max is taken instead
+        live_tail = self._read_only and self._ro_end_offset is not None
+        if self._size == 0:
+            self._time_index_trusted = True
+            return True
+        problem = None
+        tail = m  # the max of the entry's batch and those after it
+        pending = m.timestamp >= 0  # the batch holding the entry's offset is still to be seen
+        for chunk_pos, sc in self.scan_headers(self.lookup_position(m.offset) if pending else 0):
+            max_ts = sc["max_timestamps"]
+            if pending:
+                i = int(np.searchsorted(sc["last_offsets"], m.offset, side="left"))
+                if i < max_ts.shape[0]:
+                    if int(max_ts[i]) != m.timestamp:
+                        problem = (f"its last entry ({m.timestamp}, {m.offset}): the batch "
+                                   f"holding offset {m.offset} (at position "
+                                   f"{chunk_pos + int(sc['positions'][i])}) has max timestamp "
+                                   f"{int(max_ts[i])}")
+                        break
+                    pending = False
+            j = int(np.argmax(max_ts))
+            if int(max_ts[j]) > tail.timestamp:
+                tail = TimestampOffset(int(max_ts[j]), int(sc["last_offsets"][j]))
+                if not live_tail:
+                    problem = (f"the batch at position {chunk_pos + int(sc['positions'][j])} "
+                               f"has max timestamp {tail.timestamp}, above the index's largest "
+                               f"{m.timestamp}" + (" (entries lost?)" if m.timestamp >= 0
+                                                   else ""))
+                    break
+        if problem is None and pending:
+            problem = f"its last entry ({m.timestamp}, {m.offset}): no batch holds offset " \
+                      f"{m.offset}"
+        if problem is not None:
+            self._distrust_time_index(problem)
+            return False
+        if tail != m:  # (a live tail only)
+            self._scanned_max = (tail, m)
+        self._time_index_trusted = True
+        return True
+
+    def _distrust_time_index(self, problem: str) -> None:
+        """Stop using the time index for searches: take the max timestamp from the batches
+        (a scan of the whole segment, once) and warn once."""
+        first = self._time_index_trusted is not False
+        self._time_index_trusted = False
+        best = TimestampOffset(NO_TIMESTAMP, -1)
+        for _, sc in self.scan_headers(0):
+            ts = sc["max_timestamps"]
+            j = int(np.argmax(ts))
+            if int(ts[j]) > best.timestamp:
+                best = TimestampOffset(int(ts[j]), int(sc["last_offsets"][j]))
+        # (not the running max: a close or roll would append it to an index trimmed full)
+        self._scanned_max = (best, self._max_ts_and_offset())
+        if first:
+            # a read-only view may have read the index while its writer rewrote it (quiet);
+            # a writer's own files disagreeing is damage
+            logger.log(logging.INFO if self._read_only else logging.WARNING,
+                       "%s: the time index disagrees with the log: %s; timestamp searches in "
+                       "this segment scan its batches instead (kafkalog verify reports it; "
+                       "recovery rebuilds the index)", self.time_index_path, problem)
 
     def _check_batch_read(self, data: bytes, position: int, first: int, size: int,
                           wanted: int) -> None:
@@ -1216,6 +1398,7 @@ class LogSegment:
         else:
             self._max_timestamp_and_offset = TimestampOffset(NO_TIMESTAMP, -1)
             self._rolling_based_timestamp = None
+        self._time_index_trusted = self._scanned_max = None  # (rebuilt from these batches)
         truncated = file_size - valid_bytes
         os.ftruncate(self._fd, valid_bytes)  # (gives back reserved blocks too)
         self._size = valid_bytes
@@ -1294,6 +1477,7 @@ class LogSegment:
             self._rolling_based_timestamp = None
         self._bytes_since_last_index_entry = 0
         self._max_timestamp_and_offset = self._read_largest_timestamp()
+        self._time_index_trusted = self._scanned_max = None
         return truncated
 
     def _read_largest_timestamp(self) -> TimestampOffset:
@@ -1369,6 +1553,7 @@ class LogSegment:
         self._ro_indexes = None
         self._ro_end_offset = None  # (settle_read_only_tail sets it again for the last one)
         self._max_timestamp_and_offset = None
+        self._time_index_trusted = self._scanned_max = None
         return True
 
     def settle_read_only_tail(self) -> int:

@@ -99,18 +99,82 @@ def test_non_monotonic_leader_epoch_checkpoint_is_cleaned_on_load(tmp_path):
     assert verify_errors(tmp_path) == []
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "not fixed: a time index that lost its last entries after a clean shutdown passes the "
-    "sanity check (Kafka's too), the segment's largest timestamp reads low, and the lookup "
-    "skips to the next segment; detecting it needs a header scan of every segment at open "
-    "(kafkalog verify reports it as time_index errors)"))
-def test_truncated_time_index_after_clean_shutdown(tmp_path):
+def _first_at_or_after(timestamps: list[int], target: int) -> int | None:
+    """The reference answer of a timestamp search: the first offset whose record's timestamp
+    is >= ``target`` (offsets from 0)."""
+    return next((o for o, t in enumerate(timestamps) if t >= target), None)
+
+
+@pytest.mark.parametrize("read_only", [False, True])
+def test_truncated_time_index_after_clean_shutdown(tmp_path, caplog, read_only):
+    """A ``.timeindex`` that lost its last entries behind a clean-shutdown marker passes the
+    sanity check (Kafka's too): the segment's largest timestamp read low, the search skipped
+    the segment and answered the next segment's first offset. The segment's time index is now
+    checked against its batches before a search relies on it (was a strict xfail; found by
+    the damage campaign: index/clean truncate)."""
     cfg, leo = _segmented_log(tmp_path, 3)
     ti = sorted(tmp_path.glob("*.timeindex"))[0]
     os.truncate(ti, 12)  # keep the first entry only
     first_seg_end = int(sorted(tmp_path.glob("*.log"))[1].name[:20])
-    with Log.open(tmp_path, cfg) as log:
+    with caplog.at_level("INFO", logger="kafkalog.segment"), \
+            Log.open(tmp_path, cfg, read_only=read_only) as log:
         assert log.offset_for_timestamp(T + first_seg_end - 1) == first_seg_end - 1
+        assert log.offsets_for_timestamps([T + o for o in range(leo)]) == list(range(leo))
+        assert log.segments[0].searched_max_timestamp() == (T + first_seg_end - 1,
+                                                            first_seg_end - 1)
+        assert log.offset_for_timestamp(-3) == leo - 1  # KIP-734 max: the last segment's
+    assert any(ti.name in r.getMessage() and "disagrees" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_time_index_entry_pointing_past_the_answer(tmp_path, caplog):
+    """A middle time-index entry whose offset was damaged while its timestamps stay monotonic
+    passes the sanity check (which reads the last entry only): the search started at the
+    damaged offset and answered a later one. The entry the search starts from is now checked
+    against the batch holding its offset."""
+    cfg = LogConfig(index_interval_bytes=0, segment_bytes=100_000)
+    with Log.open(tmp_path, cfg) as log:
+        for o in range(40):
+            log.append([Record(b"k", b"v", T + 10 * o)])
+    ti = next(tmp_path.glob("*.timeindex"))
+    data = bytearray(ti.read_bytes())
+    k = 20
+    slot = next(i for i in range(len(data) // 12)  # the entry of offset k
+                if int.from_bytes(data[12 * i:12 * i + 8], "big") == T + 10 * k)
+    assert int.from_bytes(data[12 * slot + 8:12 * slot + 12], "big") == k
+    data[12 * slot + 8:12 * slot + 12] = (k + 5).to_bytes(4, "big")  # now says offset k + 5
+    ti.write_bytes(bytes(data))
+    with caplog.at_level("WARNING", logger="kafkalog.segment"), Log.open(tmp_path, cfg) as log:
+        assert log.offset_for_timestamp(T + 10 * k) == k
+        assert log.offset_for_timestamp(T + 10 * k - 5) == k
+        assert log.offsets_for_timestamps([T + 10 * o for o in range(40)]) == list(range(40))
+    assert any("disagrees" in r.getMessage() and f"offset {k + 5}" in r.getMessage()
+               for r in caplog.records)
+
+
+def test_healthy_time_index_is_trusted_with_out_of_order_timestamps(tmp_path, caplog):
+    """The check must not fire on a healthy index, whatever the timestamp order (the max in a
+    middle batch: later batches lower), through a roll, a reopen and more appends."""
+    cfg = LogConfig(index_interval_bytes=0, segment_bytes=1200)
+    stamps = [T + (o * 7919) % 101 for o in range(120)]
+    with Log.open(tmp_path, cfg) as log:
+        for o in range(60):
+            log.append([Record(b"k", b"v", stamps[o])])
+    with caplog.at_level("INFO", logger="kafkalog.segment"), Log.open(tmp_path, cfg) as log:
+        for o in range(60, 120):
+            log.append([Record(b"k", b"v", stamps[o])])
+            if o % 20 == 0:  # checked while the active segment still grows
+                assert log.offset_for_timestamp(T + 50) == _first_at_or_after(stamps, T + 50)
+        assert len(log.segments) > 2
+        targets = list(range(T - 1, T + 103))
+        assert log.offsets_for_timestamps(targets) == [_first_at_or_after(stamps, t)
+                                                       for t in targets]
+        assert all(s.check_time_index() for s in log.segments)
+    with Log.open(tmp_path, cfg, read_only=True) as view:
+        assert [view.offset_for_timestamp(t) for t in targets] == \
+            [_first_at_or_after(stamps, t) for t in targets]
+        assert all(s.check_time_index() for s in view.segments)
+    assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
 
 
 def test_recovery_with_more_index_entries_than_slots_opens(tmp_path):
