@@ -76,8 +76,14 @@ class SegmentInfo:
 
     def time_lookup(self, timestamp: int) -> int | None:
         """Offset of the greatest ``.timeindex`` entry with timestamp <= ``timestamp``, or None."""
+        entry = self.time_entry_at_or_below(timestamp)
+        return entry[1] if entry is not None else None
+
+    def time_entry_at_or_below(self, timestamp: int) -> tuple[int, int] | None:
+        """``(timestamp, offset)`` of the greatest ``.timeindex`` entry with timestamp <=
+        ``timestamp``, or None."""
         i = int(np.searchsorted(self.time_timestamps, timestamp, side="right")) - 1
-        return int(self.time_offsets[i]) if i >= 0 else None
+        return (int(self.time_timestamps[i]), int(self.time_offsets[i])) if i >= 0 else None
 
 
 @dataclass
@@ -245,7 +251,41 @@ def entry_crc_matches(copy: FileCopy, position: int, size: int, magic: int, stor
     return len(data) == size and entry_crc(data, magic) == stored
 
 
-def describe_segment(directory: str, base: int) -> SegmentInfo:
+def _checked_time_index(copy: FileCopy, offs: np.ndarray, poss: np.ndarray, ts: np.ndarray,
+                        ts_offs: np.ndarray, data_end: int, last: bool
+                        ) -> tuple[np.ndarray, np.ndarray, int, int]:
+    """``(timestamps, offsets, walked max, batches walked)``: the ``.timeindex`` entries if
+    their last one holds (``LogSegment.check_time_index``'s rule), else none; and the max
+    timestamp (and count) of the batches from the one holding that entry's offset to
+    ``data_end``.
+
+    The last entry is the segment's max, written at roll and close: the batch holding its
+    offset must carry its timestamp as max, and no batch after it a later one (except in the
+    ``last`` segment, whose writer appends the final entry only at roll). A damaged index
+    that stays increasing passes :func:`_read_time_index` (a truncated one, an entry's
+    fields changed); trusted, a search would skip the segment or start past the answer.
+    Without entries the segment's max is not exact, so a search goes through it from its
+    start. Healthy, the walk is the tail walk's batches, or more where a later batch was
+    stamped earlier."""
+    t, o = int(ts[-1]), int(ts_offs[-1])
+    i = int(np.searchsorted(offs, o, side="right")) - 1
+    holds, walked, n = None, -1, 0
+    for scan in copy.scan_chunks(int(poss[i]) if i >= 0 else 0, data_end):
+        c = int(scan["count"])
+        if c == 0:
+            break
+        n += c
+        if holds is None:
+            j = int(np.searchsorted(scan["last_offsets"][:c], o, side="left"))
+            if j < c:
+                holds = int(scan["max_timestamps"][j]) == t
+        walked = max(walked, int(scan["max_timestamps"][:c].max()))
+    if holds and (last or walked <= t):
+        return ts, ts_offs, walked, n
+    return _EMPTY_I64, _EMPTY_I64, walked, n
+
+
+def describe_segment(directory: str, base: int, *, last: bool = False) -> SegmentInfo:
     """Read one segment's indexes and walk its tail (see the module notes).
 
     The ``.log`` is read through a :class:`~kafkalog.file_copy.FileCopy` (``pread`` into
@@ -261,12 +301,12 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
         offs, poss = _read_offset_index(files.offset_index_file(d, base), base, size)
         ts, ts_offs = _read_time_index(files.time_index_file(d, base), base)
         walk_start = int(poss[-1]) if poss.size else 0
-        n, last, tail_max, stop, reason, tail = _walk(copy, walk_start)
+        n, last_offset, tail_max, stop, reason, tail = _walk(copy, walk_start)
         if n == 0 and walk_start > 0:
             # the last entry points at a batch we cannot read: walk the whole segment
             walk_start = 0
             offs, poss = _EMPTY_I64, _EMPTY_I64
-            n, last, tail_max, stop, reason, tail = _walk(copy, 0)
+            n, last_offset, tail_max, stop, reason, tail = _walk(copy, 0)
         size = copy.size  # lower if the file shrank while we read it
         if tail is not None and stop < size and not entry_crc_matches(copy, *tail[:4]):
             # (LogSegment.settle_read_only_tail's rule) a last whole batch with a bad CRC and
@@ -278,7 +318,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
             offs, poss = offs[keep], poss[keep]
             i = int(np.searchsorted(offs, tail[4] - 1, side="right")) - 1
             walk_start = int(poss[i]) if i >= 0 else 0
-            n, last, tail_max, stop, reason, _ = _walk(copy, walk_start, tail[0])
+            n, last_offset, tail_max, stop, reason, _ = _walk(copy, walk_start, tail[0])
             stop, reason = tail[0], STOP_END
         data_end = stop if n or walk_start == 0 else walk_start
         if reason in (STOP_CORRUPT_SIZE, STOP_BAD_MAGIC, STOP_SHORT_V2) and bool(
@@ -287,8 +327,16 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
             # not a zero-filled preallocated tail: garbage. Plan up to the file end so the
             # reader meets it and applies failOnDataLoss (fail naming the position, or skip).
             data_end = size
-        next_offset = last + 1 if last is not None else (
+        next_offset = last_offset + 1 if last_offset is not None else (
             int(offs[-1]) + 1 if offs.size else base)
+        if ts.size:
+            n_ts = int(ts.size)
+            ts, ts_offs, walked, n_walked = _checked_time_index(copy, offs, poss, ts, ts_offs,
+                                                                int(data_end), last)
+            tail_max = max(tail_max, walked)
+            time_bytes = 12 * n_ts + 61 * n_walked  # (entries, then the headers walked)
+        else:
+            time_bytes = 0
     max_ts = max(tail_max, int(ts[-1]) if ts.size else -1)
     txn = files.transaction_index_file(d, base)
     return SegmentInfo(
@@ -296,7 +344,7 @@ def describe_segment(directory: str, base: int) -> SegmentInfo:
         next_offset=next_offset, max_timestamp=max_ts, index_offsets=offs,
         index_positions=poss, time_timestamps=ts, time_offsets=ts_offs,
         txn_index_path=str(txn) if txn.exists() else None, walk_start=walk_start,
-        bytes_read=int(n) * 61 + 8 * int(offs.size) + 12 * int(ts.size),
+        bytes_read=int(n) * 61 + 8 * int(offs.size) + time_bytes,
     )
 
 
@@ -333,9 +381,10 @@ def _checkpointed_log_start(topic: str, partition: int, directory: str) -> int |
 def describe_partition(topic: str, partition: int, directory: str) -> PartitionInfo:
     """All segments of one partition directory, described for planning."""
     segs = []
-    for base in list_segment_bases(directory):
+    bases = list_segment_bases(directory)
+    for base in bases:
         try:
-            segs.append(describe_segment(directory, base))
+            segs.append(describe_segment(directory, base, last=base == bases[-1]))
         except FileNotFoundError:
             continue  # deleted by retention between listing and reading
     return PartitionInfo(topic, partition, directory, segs,

@@ -109,14 +109,20 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
     """
     from kafkalog.records.columnar import decode_columns
 
-    hint = seg.time_lookup(timestamp)
-    target = max(hint if hint is not None else seg.base_offset, not_before)
+    hint = seg.time_entry_at_or_below(timestamp)
+    if hint is not None and hint[1] <= not_before:
+        hint = None  # (the entry does not place the start: nothing to check)
+    target = max(hint[1] if hint is not None else seg.base_offset, not_before)
     pos = seg.position_for(target)
     try:
         copy = FileCopy(seg.log_path)  # never a mapping: the writer may cut the file
     except FileNotFoundError:
         return None  # deleted by retention since planning described it
     with copy:
+        if hint is not None and not _time_entry_holds(copy, seg, pos, hint):
+            # damaged, yet monotonic (it passed the layout's check): it may start the search
+            # past the answer; the segment is searched from not_before's position instead
+            pos = seg.position_for(max(seg.base_offset, not_before))
         while pos < seg.data_end:
             scan = copy.scan(pos, seg.data_end, max_entries=256)
             n = scan["count"]
@@ -147,6 +153,25 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
             if scan["stop_reason"] != STOP_LIMIT:  # end of data
                 break
     return None
+
+
+def _time_entry_holds(copy: FileCopy, seg: SegmentInfo, pos: int, entry: tuple[int, int]
+                      ) -> bool:
+    """``LogSegment._search_for_timestamp``'s check of a ``.timeindex`` entry: the batch
+    holding its offset (walked to from ``pos``, a batch start at or before it) carries its
+    timestamp as max."""
+    while pos < seg.data_end:
+        scan = copy.scan(pos, seg.data_end, max_entries=256)
+        n = int(scan["count"])
+        if n == 0:
+            return False
+        j = int(np.searchsorted(scan["last_offsets"][:n], entry[1], side="left"))
+        if j < n:
+            return int(scan["max_timestamps"][j]) == entry[0]
+        pos = int(scan["stop_position"])
+        if scan["stop_reason"] != STOP_LIMIT:
+            break
+    return False
 
 
 def offset_for_timestamp(info: PartitionInfo, timestamp: int, not_before: int = 0, *,

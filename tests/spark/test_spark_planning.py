@@ -712,3 +712,40 @@ def test_damage_found_by_a_read_stays_corruption_under_the_rewrite_check(tmp_pat
         assert e.value.position == pos
     finally:
         writer.close()
+
+
+@pytest.mark.parametrize("damage", ["entry_offset", "truncated"])
+def test_timestamp_resolution_over_a_damaged_time_index(tmp_path, damage):
+    """A ``.timeindex`` entry whose offset was damaged while the entries stay increasing
+    passes the layout's check; the search started at that offset and resolved a later one.
+    The entry is now checked against the batch holding its offset (as the engine's search
+    does); a truncated index is covered by the tail walk. Every timestamp resolves to the
+    first record at or after it."""
+    from kafkalog.config import LogConfig
+    from kafkalog.log import Log
+    from kafkalog.records.record import Record
+    from kafkalog.spark.planning import offset_for_timestamp
+
+    # every odd record is late (an old timestamp): time entries only at even offsets, so
+    # an entry's offset can move one up and the entries stay increasing
+    stamps = [TS0 + 10 * o if o % 2 == 0 else TS0 for o in range(80)]
+    d = tmp_path / "t-0"
+    with Log.open(d, LogConfig(index_interval_bytes=0, segment_bytes=3000)) as log:
+        for t in stamps:
+            log.append([Record(b"k", b"v", t)])
+        assert len(log.segments) >= 2
+    ti = sorted(d.glob("*.timeindex"))[0]
+    raw = bytearray(ti.read_bytes())
+    if damage == "truncated":
+        raw = raw[:24]
+    else:
+        k = next(i for i in range(len(raw) // 12)
+                 if int.from_bytes(raw[12 * i:12 * i + 8], "big") == TS0 + 100)
+        off = int.from_bytes(raw[12 * k + 8:12 * k + 12], "big")
+        assert off == 10 and int.from_bytes(raw[12 * k + 20:12 * k + 24], "big") == 12
+        raw[12 * k + 8:12 * k + 12] = (off + 1).to_bytes(4, "big")  # now says 11
+    ti.write_bytes(bytes(raw))
+    info = describe_partition("t", 0, str(d))
+    targets = sorted({TS0 + 10 * o + dt for o in range(80) for dt in (-5, 0)})
+    want = [next((o for o, t in enumerate(stamps) if t >= x), None) for x in targets]
+    assert [offset_for_timestamp(info, x) for x in targets] == want
