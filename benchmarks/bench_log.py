@@ -84,6 +84,14 @@ Rows (convention of ``benchmarks/run_all.py``; ratio > 1 means kafkalog is bette
   every half window as those readers do, so the pages move on to the next window
   (``kafkalog.page_pool``). ``file_copy.scan_crc.vs_fresh_pages``: the same copy with the pool
   off (``POOL_BYTES = 0``: released pages are freed, every window faults in fresh ones).
+* ``time_search.check_per_segment`` / ``.out_of_order``: ``LogSegment.check_time_index``
+  (what a timestamp search runs once per segment after an open, so that a ``.timeindex``
+  damaged behind a clean shutdown does not give a later offset) over a freshly opened log of
+  64 segments of 1 MiB, per segment; baseline: one ``offset_for_timestamp`` on the opened,
+  checked log (what a search costs anyway). ``.out_of_order``: every 50th batch stamped a
+  minute late, so a segment's max lies up to 50 batches before its end and the check walks
+  from there. ``time_search.first_after_open``: the first ``offset_for_timestamp`` of a target
+  in the last segment after an open (every segment checked) vs the same call again.
 
 Run: ``python benchmarks/bench_log.py [--quick]`` (quick: 64 MiB appends, 200,000 column
 records, 256 MiB recovery; full: 512 MiB, 1,000,000 records, 1 GiB recovery).
@@ -92,12 +100,14 @@ records, 256 MiB recovery; full: 512 MiB, 1,000,000 records, 1 GiB recovery).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import shutil
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -114,7 +124,13 @@ from kafkalog.records.crc import crc32c
 from kafkalog.segment import LogSegment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_codec import _row, _row_inputs, format_rows, make_columns  # noqa: E402
+from bench_codec import (  # noqa: E402
+    BASE_TS,
+    _row,
+    _row_inputs,
+    format_rows,
+    make_columns,
+)
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -772,6 +788,70 @@ def bench_read_only(tmp: Path, n: int, repeat: int) -> list[dict]:
     return rows
 
 
+def bench_time_search(tmp: Path, segments: int, repeat: int) -> list[dict]:
+    """The ``time_search.*`` rows (see the module docstring)."""
+    rows = []
+    cfg = LogConfig(segment_bytes=MIB)
+    for late in (False, True):
+        d = tmp / ("ts-late" if late else "ts")
+        shutil.rmtree(d, ignore_errors=True)
+        cols = make_columns(10_000)
+        with Log.open(d, cfg, clock=SystemClock()) as log:
+            i = 0
+            while len(log.segments) <= segments:
+                ts = cols.timestamps + 10_000 * i
+                if late and i % 50 == 0:
+                    ts = ts + 60_000
+                log.append(dataclasses.replace(cols, timestamps=ts), records_per_batch=100)
+                i += 1
+            leo = log.log_end_offset
+            last_ts = int(log.segments[-1].searched_max_timestamp().timestamp)
+        state: dict = {}
+
+        def reopen(state: dict = state, d: Path = d) -> None:
+            if "log" in state:
+                state.pop("log").close()
+            state["log"] = Log.open(d, cfg, clock=SystemClock())
+
+        def check_all(state: dict = state) -> None:
+            for seg in state["log"].segments:
+                seg.check_time_index()
+
+        def first(state: dict = state, t: int = last_ts - 5) -> None:
+            state["log"].offset_for_timestamp(t)
+
+        mid = BASE_TS + leo // 2  # a target in a middle segment
+        try:
+            (t_check,) = _best(check_all, repeat=repeat, setups=(reopen,))
+            reopen()
+            check_all()
+            (t_search,) = _best(partial(state["log"].offset_for_timestamp, mid),
+                                repeat=repeat * 20)
+            nseg = len(state["log"].segments)
+            tag = "out_of_order" if late else "check_per_segment"
+            rows.append({"name": f"time_search.{tag}", "value": t_check / nseg * 1e6,
+                         "unit": "us/segment", "baseline": t_search * 1e6,
+                         "ratio": t_search / (t_check / nseg),
+                         "note": f"check_time_index of each of {nseg} segments of 1 MiB "
+                                 f"({leo:,} records, 100 per batch) right after an open"
+                                 + (", every 50th batch a minute late" if late else "")
+                                 + "; baseline one offset_for_timestamp (us) on the checked "
+                                   "log"})
+            if not late:
+                t_first, t_again = _best(first, first, repeat=repeat, setups=(reopen, None))
+                rows.append({"name": "time_search.first_after_open", "value": t_first * 1e6,
+                             "unit": "us", "baseline": t_again * 1e6,
+                             "ratio": t_again / t_first,
+                             "note": f"offset_for_timestamp of a record in the last of {nseg} "
+                                     "segments right after an open (every segment checked) "
+                                     "vs the same call again"})
+        finally:
+            if "log" in state:
+                state.pop("log").close()
+        shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
 def bench_file_copy(tmp: Path, size: int, repeat: int) -> list[dict]:
     import mmap
     from unittest import mock
@@ -848,6 +928,7 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_memory(tmp, 128 * MIB if quick else GIB)
         rows += bench_read_only(tmp, 200_000 if quick else 1_000_000, 2 if quick else 3)
         rows += bench_file_copy(tmp, 256 * MIB if quick else GIB, 2 if quick else 3)
+        rows += bench_time_search(tmp, 16 if quick else 64, 3 if quick else 5)
         return rows
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -1308,7 +1308,7 @@ class Log:
         for i, seg in enumerate(segs):
             # a read-only reader (another process) cannot know the active segment's largest
             # timestamp: the writer adds the final time-index entry only at roll/close
-            if self._largest_for_search(seg) >= timestamp or (self._read_only
+            if self._checked_largest_timestamp(seg) >= timestamp or (self._read_only
                                                              and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
                 # read-only: the writing process may have cut this segment during the search,
@@ -1331,7 +1331,7 @@ class Log:
         with self._write_lock:
             return seg.searched_max_timestamp()
 
-    def _largest_for_search(self, seg: LogSegment) -> int:
+    def _checked_largest_timestamp(self, seg: LogSegment) -> int:
         """:meth:`_searched_max`'s timestamp, or the ``.log`` mtime when the segment has
         none (as ``largest_timestamp``)."""
         ts = self._searched_max(seg).timestamp
@@ -1355,7 +1355,7 @@ class Log:
         out: list[int | None] = [None] * ts.shape[0]
         segs = self.segments
         lso = self._log_start_offset
-        largest = np.array([self._largest_for_search(s) for s in segs], dtype=np.int64)
+        largest = np.array([self._checked_largest_timestamp(s) for s in segs], dtype=np.int64)
         # first segment whose largest timestamp reaches t == first index where the running
         # max reaches t (the running max is sorted, so one searchsorted answers all)
         which = np.searchsorted(np.maximum.accumulate(largest), ts, side="left") \
@@ -1551,7 +1551,8 @@ class Log:
                     high_watermark=self.high_watermark, log_end_offset=self._log_end_offset))
                 total += apply(retention_ms_breached(
                     self.segments, now=now, retention_ms=cfg.retention_ms,
-                    high_watermark=self.high_watermark, log_end_offset=self._log_end_offset))
+                    high_watermark=self.high_watermark, log_end_offset=self._log_end_offset,
+                    largest_timestamp=self._checked_largest_timestamp))
             self._maintenance(now)
             return total
 

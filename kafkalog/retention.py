@@ -90,14 +90,21 @@ def retention_size_breached(segments: Sequence[Any], *, retention_bytes: int,
 
 
 def retention_ms_breached(segments: Sequence[Any], *, now: int, retention_ms: int,
-                          high_watermark: int, log_end_offset: int) -> list[Any]:
+                          high_watermark: int, log_end_offset: int,
+                          largest_timestamp: Callable[[Any], int] | None = None) -> list[Any]:
     """Oldest segments whose newest record is older than ``retention_ms`` (-1 disables).
 
     Age is ``now - segment.largest_timestamp`` (the segment's max timestamp, or its ``.log``
-    mtime when it has none).
+    mtime when it has none); ``largest_timestamp(segment)`` gives it instead when passed (the
+    log passes its checked one: a time index that lost its last entries must not make a
+    segment look older than its records and be deleted early).
     """
     if retention_ms < 0:
         return []
+    if largest_timestamp is None:
+        return deletable_segments(
+            segments, lambda s, _nxt: now - s.largest_timestamp > retention_ms,
+            high_watermark=high_watermark, log_end_offset=log_end_offset)
     return deletable_segments(
-        segments, lambda s, _nxt: now - s.largest_timestamp > retention_ms,
+        segments, lambda s, _nxt: now - largest_timestamp(s) > retention_ms,
         high_watermark=high_watermark, log_end_offset=log_end_offset)

@@ -424,3 +424,22 @@ def test_read_only_reader_finds_timestamps_appended_after_it_opened(tmp_path):
         reader.close()
     finally:
         writer.close()
+
+
+def test_retention_does_not_delete_a_segment_whose_time_index_lost_entries(tmp_path):
+    """Retention by time takes a segment's age from its largest timestamp, the time index's
+    last entry (Kafka's too): an index that lost its last entries behind a clean shutdown made
+    the segment look as old as its first records and retention deleted records younger than
+    ``retention.ms``. It now uses the max checked against the batches (check_time_index)."""
+    cfg, leo = _segmented_log(tmp_path, 3)
+    ti = sorted(tmp_path.glob("*.timeindex"))[0]
+    os.truncate(ti, 12)  # keep the first entry only (timestamp T + 1)
+    first_seg_end = int(sorted(tmp_path.glob("*.log"))[1].name[:20])
+    # the first segment's newest record is T + first_seg_end - 1: 5 ms inside retention
+    keep = LogConfig(index_interval_bytes=0, segment_bytes=1000, retention_ms=10)
+    with Log.open(tmp_path, keep) as log:
+        assert log.enforce_retention(now=T + first_seg_end - 1 + 5) == 0
+        assert log.log_start_offset == 0
+        # past it, the segment goes, as it always did
+        assert log.enforce_retention(now=T + first_seg_end - 1 + 11) == 1
+        assert log.log_start_offset == first_seg_end
