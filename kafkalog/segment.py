@@ -989,9 +989,10 @@ class LogSegment:
         later one (for the last segment of a read-only view, whose writer appends the final
         entry only at roll, just the first). Healthy, that is one short header scan from the
         max's batch to the end. If not, the max is taken from a scan of every batch (what
-        :meth:`searched_max_timestamp` answers; :attr:`largest_timestamp`, which retention
-        and rolls use, stays Kafka's), a warning names the file, and the segment's searches
-        no longer use the time index (``kafkalog verify`` reports it; recovery rebuilds it).
+        :meth:`searched_max_timestamp` answers, and the log's searches and retention by time
+        go by; :attr:`largest_timestamp` stays Kafka's), a warning names the file, and the
+        segment's searches no longer use the time index (``kafkalog verify`` reports it;
+        recovery and ``kafkalog repair`` rebuild it).
 
         Examples
         --------
@@ -1052,15 +1053,16 @@ class LogSegment:
         """Stop using the time index for searches: take the max timestamp from the batches
         (a scan of the whole segment, once) and warn once."""
         first = self._time_index_trusted is not False
-        self._time_index_trusted = False
         best = TimestampOffset(NO_TIMESTAMP, -1)
         for _, sc in self.scan_headers(0):
             ts = sc["max_timestamps"]
             j = int(np.argmax(ts))
             if int(ts[j]) > best.timestamp:
                 best = TimestampOffset(int(ts[j]), int(sc["last_offsets"][j]))
-        # (not the running max: a close or roll would append it to an index trimmed full)
+        # (not the running max: a close or roll would append it to an index trimmed full;
+        # set before the flag, which other threads read without a lock)
         self._scanned_max = (best, self._max_ts_and_offset())
+        self._time_index_trusted = False
         if first:
             # a read-only view may have read the index while its writer rewrote it (quiet);
             # a writer's own files disagreeing is damage
