@@ -1053,12 +1053,7 @@ class LogSegment:
         """Stop using the time index for searches: take the max timestamp from the batches
         (a scan of the whole segment, once) and warn once."""
         first = self._time_index_trusted is not False
-        best = TimestampOffset(NO_TIMESTAMP, -1)
-        for _, sc in self.scan_headers(0):
-            ts = sc["max_timestamps"]
-            j = int(np.argmax(ts))
-            if int(ts[j]) > best.timestamp:
-                best = TimestampOffset(int(ts[j]), int(sc["last_offsets"][j]))
+        best = self._scan_max_timestamp(0, TimestampOffset(NO_TIMESTAMP, -1))
         # (not the running max: a close or roll would append it to an index trimmed full;
         # set before the flag, which other threads read without a lock)
         self._scanned_max = (best, self._max_ts_and_offset())
@@ -1487,6 +1482,11 @@ class LogSegment:
         last = self.time_index.last_entry
         best = last if last.timestamp >= 0 else TimestampOffset(NO_TIMESTAMP, -1)
         start = self.offset_index.lookup(last.offset).position if last.timestamp >= 0 else 0
+        return self._scan_max_timestamp(start, best)
+
+    def _scan_max_timestamp(self, start: int, best: TimestampOffset) -> TimestampOffset:
+        """``best``, or the larger max timestamp of the batches from ``start`` with the last
+        offset of the first batch carrying it (Kafka's ``shallowOffsetOfMaxTimestamp``)."""
         for _, sc in self.scan_headers(start):
             ts = sc["max_timestamps"]
             i = int(np.argmax(ts))
