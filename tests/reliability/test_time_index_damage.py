@@ -110,3 +110,35 @@ def test_damaged_time_index_answers_match_reference(template, tmp_path_factory, 
     top = max(stamps)
     assert max_at == stamps.index(top), what
     shutil.rmtree(d.parent, ignore_errors=True)
+
+
+def test_real_kafka_time_index_is_trusted(tmp_path, caplog):
+    """The checks hold on files a Kafka broker wrote (no false alarm, the index stays in use):
+    the real ``__consumer_offsets`` segment of the shared fixtures, opened by a writer and by a
+    read-only reader, and described by Spark's planning; every timestamp search answers as
+    the reference over its records."""
+    import os
+
+    from tests.conftest import shared_fixture_path
+
+    src = shared_fixture_path("kafka-real", "LDI-POC", "__consumer_offsets-6")
+    d = tmp_path / src.name
+    shutil.copytree(src, d)
+    for f in d.iterdir():
+        os.chmod(f, 0o644)
+    with Log.open(d, read_only=True) as view:
+        stamps = [r.timestamp for r in view.records()]
+        base = view.log_start_offset
+    assert len(stamps) > 3
+    targets = sorted({t + dt for t in stamps for dt in (-1, 0, 1)})
+    want = [next((base + o for o, t in enumerate(stamps) if t >= x), None) for x in targets]
+    info = describe_partition("__consumer_offsets", 6, str(d))
+    assert info.segments[0].time_timestamps.size == 3  # kept: the entries hold
+    assert [planning_offset_for_timestamp(info, x) for x in targets] == want
+    with caplog.at_level("INFO", logger="kafkalog.segment"):
+        for read_only in (True, False):
+            with Log.open(d, read_only=read_only) as log:
+                assert log.offsets_for_timestamps(targets) == want
+                assert all(s.check_time_index() for s in log.segments)
+                assert log.segments[0].searched_max_timestamp().timestamp == max(stamps)
+    assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
