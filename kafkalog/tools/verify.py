@@ -565,6 +565,8 @@ def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> 
     finally:
         idx.close()
     n = _entries_before_zero_tail(rel, path, active, rep, 12)
+    if not active:
+        _check_time_index_max(seg, ts, n, f, rep)
     lasts, maxts = seg.last_offsets, seg.max_timestamps
     prev_ts = -1
     for i in range(n):
@@ -627,6 +629,36 @@ def _check_time_index(seg: _SegmentScan, active: bool, rep: PartitionReport) -> 
                     found=t,
                 )
             )
+
+
+def _check_time_index_max(seg: _SegmentScan, ts: np.ndarray, n: int, f: str,
+                          rep: PartitionReport) -> None:
+    """A rolled segment's last time-index entry is its max timestamp (Kafka appends it at roll
+    and close, ``onBecomeInactiveSegment``), and Kafka takes the segment's largest timestamp
+    from it: one that lost its last entries passes every per-entry check, yet a timestamp
+    search in Kafka skips the segment and retention deletes it early (the engine's searches
+    check it: ``LogSegment.check_time_index``)."""
+    maxts = seg.max_timestamps
+    if not len(maxts):
+        return
+    top = int(maxts.max())
+    last = int(ts[n - 1]) if n else -1
+    if top >= 0 and last < top:
+        j = int(np.argmax(maxts))
+        rep.findings.append(
+            Finding(
+                "timeindex_max",
+                "warning",
+                f,
+                "the last time index entry is below the segment's max timestamp (entries "
+                "lost?): Kafka's timestamp searches skip this segment for later timestamps "
+                "and retention.ms deletes it early",
+                position=(n - 1) * 12 if n else 0,
+                offset=int(seg.last_offsets[j]),
+                expected=top,
+                found=last,
+            )
+        )
 
 
 def _check_txn_index(seg: _SegmentScan, rep: PartitionReport) -> None:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
+import json
 import os
 
 import pytest
 
+from kafkalog.cli import main
 from kafkalog.config import LogConfig
 from kafkalog.log import Log
 from kafkalog.records.record import Record
@@ -125,6 +129,13 @@ def test_truncated_time_index_after_clean_shutdown(tmp_path, caplog, read_only):
         assert log.offset_for_timestamp(-3) == leo - 1  # KIP-734 max: the last segment's
     assert any(ti.name in r.getMessage() and "disagrees" in r.getMessage()
                for r in caplog.records)
+    # kafkalog verify says so too (every entry left is right: only the max tells)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(["verify", str(tmp_path), "--json"])
+    found = [(f["check"], f["file"], f["expected"], f["found"])
+             for part in json.loads(out.getvalue())["partitions"] for f in part["findings"]]
+    assert found == [("timeindex_max", str(ti), T + first_seg_end - 1, T + 1)]
 
 
 def test_time_index_entry_pointing_past_the_answer(tmp_path, caplog):
