@@ -1310,7 +1310,7 @@ class Log:
             # timestamp: the writer adds the final time-index entry only at roll/close
             if self._checked_largest_timestamp(seg) >= timestamp or (self._read_only
                                                              and i == len(segs) - 1):
-                found = seg.find_offset_by_timestamp(timestamp, lso, _record_timestamps)
+                found = seg.find_offset_by_timestamp(timestamp, lso)
                 # read-only: the writing process may have cut this segment during the search,
                 # and its answer (None included) be of a log that no longer exists
                 seg.check_view()
@@ -1368,7 +1368,7 @@ class Log:
         for k, seg in enumerate(segs):
             idx = np.flatnonzero((which == k) & ~special)
             if idx.size:
-                found = seg.find_offsets_by_timestamps(ts[idx], lso, _record_timestamps)
+                found = seg.find_offsets_by_timestamps(ts[idx], lso)
                 seg.check_view()  # as offset_for_timestamp: no answers from a stale view
                 for i, f in zip(idx.tolist(), found):
                     # as offset_for_timestamp (deliberate deviation): a segment that answers

@@ -61,6 +61,7 @@ from .native import optional_extension
 from .native import scan as native_scan
 from .records.batch import LAST_OFFSET_DELTA_OFFSET, MAGIC_OFFSET
 from .records.crc import crc32, crc32c, entry_crc
+from .records.timestamp_search import first_record_at_or_after
 from .segment_append_state import SegmentAppendState
 
 __all__ = [
@@ -78,6 +79,8 @@ _INT64_MIN = -(2**63)
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 logger = logging.getLogger(__name__)
+#: ``record_timestamps(batch_bytes)``: ``(offset, timestamp)`` of one batch's records
+_RecordTimestamps = Callable[[bytes], list[tuple[int, int]]]
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
 HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
 
@@ -863,12 +866,14 @@ class LogSegment:
             f"and read again", path=self.log_path, position=position)
 
     def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
-                                 record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                 record_timestamps: _RecordTimestamps | None = None
                                  ) -> tuple[int, int] | None:
         """Kafka's ``findOffsetByTimestamp``: ``(timestamp, offset)`` of the first record with
         timestamp >= ``timestamp`` and offset >= ``starting_offset``, or None.
 
-        ``record_timestamps(batch_bytes)`` lists ``(offset, timestamp)`` of one batch's records.
+        A batch whose max timestamp reaches the target is searched by
+        :func:`~kafkalog.records.timestamp_search.first_record_at_or_after`, or, when given,
+        by ``record_timestamps(batch_bytes)`` listing ``(offset, timestamp)`` of its records.
         The time-index entry the search starts from is checked against the batches on the way
         (see :meth:`check_time_index`).
         """
@@ -876,7 +881,7 @@ class LogSegment:
                                                starting_offset, record_timestamps)[0]
 
     def find_offsets_by_timestamps(self, timestamps: np.ndarray, starting_offset: int,
-                                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                   record_timestamps: _RecordTimestamps | None = None
                                    ) -> list[tuple[int, int] | None]:
         """:meth:`find_offset_by_timestamp` for many targets: both index lookups are one
         batched kernel call each; the batch scan is per target."""
@@ -896,13 +901,13 @@ class LogSegment:
                                              entry_ts.tolist(), entry_offsets.tolist())]
 
     def _search_without_time_index(self, timestamp: int, starting_offset: int,
-                                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                                   record_timestamps: _RecordTimestamps | None
                                    ) -> tuple[int, int] | None:
         return self._search_for_timestamp(timestamp, self.lookup_position(starting_offset),
                                           starting_offset, record_timestamps, None)
 
     def _search_for_timestamp(self, timestamp: int, position: int, starting_offset: int,
-                              record_timestamps: Callable[[bytes], list[tuple[int, int]]],
+                              record_timestamps: _RecordTimestamps | None,
                               entry: tuple[int, int] | None = None
                               ) -> tuple[int, int] | None:
         """Kafka's ``FileRecords.searchForTimestamp`` from ``position``.
@@ -942,7 +947,7 @@ class LogSegment:
         return hit
 
     def _first_hit(self, chunk_pos: int, sc: dict, timestamp: int, starting_offset: int,
-                   record_timestamps: Callable[[bytes], list[tuple[int, int]]]
+                   record_timestamps: _RecordTimestamps | None
                    ) -> tuple[int, int] | None:
         """The first record of one scanned chunk with timestamp >= ``timestamp`` and offset
         >= ``starting_offset``."""
@@ -952,6 +957,11 @@ class LogSegment:
             first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
                 else int(sc["last_offsets"][i])
             self._check_batch_read(data, p, first, s, s)
+            if record_timestamps is None:
+                hit = first_record_at_or_after(data, timestamp, starting_offset)
+                if hit is not None:
+                    return hit
+                continue
             for off, ts in record_timestamps(data):
                 if ts >= timestamp and off >= starting_offset:
                     return ts, off

@@ -441,3 +441,44 @@ def check_records(buf, start, end, count, base_timestamp, log_append, max_timest
     if p != end:
         return n, ERR_RECORDS_REMAINING, p, False, max_ts, False
     return n, ERR_OK, np.int64(-1), in_sequence, max_ts, all_keys
+
+
+@kernel
+def first_record_at_or_after(buf, start, end, count, base_offset, base_timestamp, log_append,
+                             max_timestamp, target, min_offset):
+    """The first of the ``count`` records of one v2 records area ``buf[start:end]`` whose
+    timestamp is >= ``target`` and offset >= ``min_offset`` (Kafka's
+    ``FileRecords.searchForTimestamp`` inside one batch), every record validated as
+    :func:`decode_records` does (the same :func:`parse_record`), those after it too: the
+    batch is refused or accepted whole, as when its records are decoded.
+
+    Returns ``(err, err_pos, index, offset, timestamp)``: ``index`` -1 and ``offset`` and
+    ``timestamp`` 0 when no record qualifies or on error; ``err_pos`` as in
+    :func:`check_records`. Offsets and timestamps wrap like Java's ``long``; a LogAppendTime
+    batch's records all carry ``max_timestamp``.
+    """
+    p = np.int64(start)
+    end = np.int64(end)
+    found = np.int64(-1)
+    found_off = np.int64(0)
+    found_ts = np.int64(0)
+    if p < 0 or end < p or end > buf.shape[0]:
+        return ERR_BAD_BATCH_RANGE, p, found, found_off, found_ts
+    base_ts = np.int64(base_timestamp)
+    base_off = np.int64(base_offset)
+    for j in range(count):
+        rec_start = p
+        (err, p, ts_delta, offset_delta, _klen, _kpos, _vlen, _vpos, _nh, _hpos, _hk,
+         _hv) = parse_record(buf, p, end)
+        if err != ERR_OK:
+            return err, rec_start, np.int64(-1), np.int64(0), np.int64(0)
+        if found < 0:
+            ts = np.int64(max_timestamp) if log_append else add_wrap(base_ts, ts_delta)
+            off = add_wrap(base_off, np.int64(offset_delta))
+            if ts >= target and off >= min_offset:
+                found = np.int64(j)
+                found_off = off
+                found_ts = ts
+    if p != end:
+        return ERR_RECORDS_REMAINING, p, np.int64(-1), np.int64(0), np.int64(0)
+    return ERR_OK, np.int64(-1), found, found_off, found_ts

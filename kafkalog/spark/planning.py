@@ -107,7 +107,7 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
     maxTimestamp >= ``timestamp``; decode that batch only and return its first record with
     timestamp >= ``timestamp`` and offset >= ``not_before``.
     """
-    from kafkalog.records.columnar import decode_columns
+    from kafkalog.records.timestamp_search import first_record_at_or_after
 
     hint = seg.time_entry_at_or_below(timestamp)
     if hint is not None and hint[1] <= not_before:
@@ -138,15 +138,11 @@ def _first_record_at_or_after(seg: SegmentInfo, timestamp: int, not_before: int,
                 if scan["magics"][i] == 2 and attrs & 0x20:
                     # a control batch: Kafka would return its record; starting there is the same
                     return max(int(scan["base_offsets"][i]), not_before)
-                cols = decode_columns(copy.buf, start=p, end=p + size, skip_control=True)
+                hit = first_record_at_or_after(copy.buf[p:p + size], timestamp, not_before)
                 if stats is not None:
                     stats["decoded_bytes"] = stats.get("decoded_bytes", 0) + size
-                ok = np.flatnonzero(
-                    (np.asarray(cols.timestamps) >= timestamp)
-                    & (np.asarray(cols.offsets) >= not_before)
-                )
-                if ok.size:
-                    return int(np.asarray(cols.offsets)[ok[0]])
+                if hit is not None:
+                    return hit[1]
                 pos = p + size
                 continue
             pos = int(scan["stop_position"])

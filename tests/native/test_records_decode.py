@@ -310,3 +310,59 @@ def test_check_records_agrees_with_decode_records(recs, data) -> None:
         assert int(chk[0]) == n
         assert bool(chk[5]) == bool(np.all(out["key_valid"][:n]))
         assert int(chk[4]) == (int(out["timestamps"][:n].max()) if n else -1)
+
+
+def _first_both(data: bytes, start: int, end: int, count: int, base_off: int, base_ts: int,
+                log_append: bool, max_ts: int, target: int, min_offset: int) -> tuple:
+    args = (_ro(data), start, end, count, base_off, base_ts, log_append, max_ts, target,
+            min_offset)
+    got = tuple(int(x) for x in kd.first_record_at_or_after(*args))
+    assert got == tuple(ref.first_record_at_or_after(*args))
+    return got
+
+
+@settings(max_examples=300, deadline=None)
+@given(records, st.integers(-(2**62), 2**62), st.integers(-(2**62), 2**62), st.booleans(),
+       st.data())
+def test_first_record_at_or_after_matches_reference_on_valid_areas(recs, base_off, base_ts,
+                                                                   log_append, data) -> None:
+    area = b"\xee" + b"".join(_record(*r) for r in recs)
+    # targets near the records' own timestamps and offsets, so that some qualify
+    ts = [base_ts + r[0] for r in recs] or [base_ts]
+    offs = [base_off + r[1] for r in recs] or [base_off]
+    target = data.draw(st.sampled_from(ts)) + data.draw(st.integers(-2, 2))
+    min_offset = data.draw(st.sampled_from(offs)) + data.draw(st.integers(-2, 2))
+    got = _first_both(area, 1, len(area), len(recs), base_off, base_ts, log_append,
+                      base_ts + 3, target, min_offset)
+    assert got[0] == ref.ERR_OK
+
+
+@settings(max_examples=300, deadline=None)
+@given(records.filter(bool), st.data())
+def test_first_record_at_or_after_matches_reference_on_damaged_areas(recs, data) -> None:
+    area, count = _damaged_area(recs, data)
+    _first_both(area, 0, len(area), count, 100, 5, False, 9, 5, 100)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64), st.integers(0, 8), st.integers(-3, 70), st.integers(0, 70),
+       st.integers(-(2**63), 2**63 - 1))
+def test_first_record_at_or_after_matches_reference_on_arbitrary_bytes(data, count, start, end,
+                                                                      target) -> None:
+    _first_both(data, start, end, count, 2**63 - 2, -(2**63) + 1, False, 0, target, -(2**63))
+
+
+@settings(max_examples=200, deadline=None)
+@given(records, st.data())
+def test_first_record_at_or_after_agrees_with_check_records(recs, data) -> None:
+    # the search and the validate-only walk accept and refuse the same bytes (one parse)
+    area = bytearray(b"".join(_record(*r) for r in recs))
+    if area and data.draw(st.booleans()):
+        area[data.draw(st.integers(0, len(area) - 1))] ^= 1 << data.draw(st.integers(0, 7))
+    count = data.draw(st.integers(0, len(recs) + 1))
+    chk = kd.check_records(_ro(bytes(area)), 0, len(area), count, 0, False, 0)
+    got = kd.first_record_at_or_after(_ro(bytes(area)), 0, len(area), count, 0, 0, False, 0,
+                                      -(2**63), -(2**63))
+    assert (int(got[0]), int(got[1])) == (int(chk[1]), int(chk[2]))
+    if int(got[0]) == ref.ERR_OK:
+        assert int(got[2]) == (0 if count else -1)  # everything qualifies: the first record

@@ -214,3 +214,27 @@ def check_records(buf, start, end, count, base_timestamp, log_append, max_timest
         return len(deltas), ERR_RECORDS_REMAINING, p, False, max(stamps, default=-1), False
     return (len(deltas), ERR_OK, -1, deltas == list(range(len(deltas))),
             max(stamps, default=-1), all(keys))
+
+
+def first_record_at_or_after(buf, start, end, count, base_offset, base_timestamp, log_append,
+                             max_timestamp, target, min_offset):
+    """Oracle of the one-batch timestamp search: ``(err, err_pos, index, offset, timestamp)``
+    (see the kernel's docstring): every record parsed, the first qualifying one kept."""
+    src = bytes(buf)
+    p, end = int(start), int(end)
+    if p < 0 or end < p or end > len(src):
+        return ERR_BAD_BATCH_RANGE, p, -1, 0, 0
+    found = None
+    for j in range(int(count)):
+        rec_start = p
+        try:
+            p, f = _read_record(src, p, end)
+        except _Bad as e:
+            return e.code, rec_start, -1, 0, 0
+        ts = int(max_timestamp) if log_append else _long(int(base_timestamp) + f["ts_delta"])
+        off = _long(int(base_offset) + f["offset_delta"])
+        if found is None and ts >= target and off >= min_offset:
+            found = (j, off, ts)
+    if p != end:
+        return ERR_RECORDS_REMAINING, p, -1, 0, 0
+    return (ERR_OK, -1, *found) if found else (ERR_OK, -1, -1, 0, 0)
