@@ -1308,7 +1308,7 @@ class Log:
         for i, seg in enumerate(segs):
             # a read-only reader (another process) cannot know the active segment's largest
             # timestamp: the writer adds the final time-index entry only at roll/close
-            if self._checked_largest_timestamp(seg) >= timestamp or (self._read_only
+            if self.segment_largest_timestamp(seg) >= timestamp or (self._read_only
                                                              and i == len(segs) - 1):
                 found = seg.find_offset_by_timestamp(timestamp, lso)
                 # read-only: the writing process may have cut this segment during the search,
@@ -1331,11 +1331,24 @@ class Log:
         with self._write_lock:
             return seg.searched_max_timestamp()
 
-    def _checked_largest_timestamp(self, seg: LogSegment) -> int:
-        """:meth:`_searched_max`'s timestamp, or the ``.log`` mtime when the segment has
-        none (as ``largest_timestamp``)."""
-        ts = self._searched_max(seg).timestamp
-        return ts if ts >= 0 else seg.last_modified_ms
+    def segment_largest_timestamp(self, segment: LogSegment) -> int:
+        """A segment's largest timestamp as searches, retention by time and the cleaner's
+        compaction lag go by: its max record timestamp, checked against its batches
+        (:meth:`LogSegment.check_time_index`; a ``.timeindex`` that lost its last entries
+        would make the segment look older than its records), or its ``.log`` mtime when it
+        has none (Kafka's ``largestTimestamp``).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(None, b"a", 100), Record(None, b"b", 200)])
+        ...     log.segment_largest_timestamp(log.segments[0])
+        200
+        """
+        ts = self._searched_max(segment).timestamp
+        return ts if ts >= 0 else segment.last_modified_ms
 
     def offsets_for_timestamps(self, timestamps: Sequence[int] | np.ndarray
                                ) -> list[int | None]:
@@ -1355,7 +1368,7 @@ class Log:
         out: list[int | None] = [None] * ts.shape[0]
         segs = self.segments
         lso = self._log_start_offset
-        largest = np.array([self._checked_largest_timestamp(s) for s in segs], dtype=np.int64)
+        largest = np.array([self.segment_largest_timestamp(s) for s in segs], dtype=np.int64)
         # first segment whose largest timestamp reaches t == first index where the running
         # max reaches t (the running max is sorted, so one searchsorted answers all)
         which = np.searchsorted(np.maximum.accumulate(largest), ts, side="left") \
@@ -1552,7 +1565,7 @@ class Log:
                 total += apply(retention_ms_breached(
                     self.segments, now=now, retention_ms=cfg.retention_ms,
                     high_watermark=self.high_watermark, log_end_offset=self._log_end_offset,
-                    largest_timestamp=self._checked_largest_timestamp))
+                    largest_timestamp=self.segment_largest_timestamp))
             self._maintenance(now)
             return total
 

@@ -145,7 +145,9 @@ force_update_checkpoint=False)
     candidates = [log.last_stable_offset, log.active_segment.base_offset]
     if min_lag > 0:
         for s in log.non_active_log_segments_from(first_dirty):
-            if s.largest_timestamp > now - min_lag:
+            # (checked against the batches: a damaged time index must not make it look
+            # older than its records and get it compacted before the lag has passed)
+            if log.segment_largest_timestamp(s) > now - min_lag:
                 candidates.append(s.base_offset)
                 break
     first_uncleanable = min(candidates)

@@ -454,3 +454,27 @@ def test_retention_does_not_delete_a_segment_whose_time_index_lost_entries(tmp_p
         # past it, the segment goes, as it always did
         assert log.enforce_retention(now=T + first_seg_end - 1 + 11) == 1
         assert log.log_start_offset == first_seg_end
+
+
+def test_compaction_lag_holds_for_a_segment_whose_time_index_lost_entries(tmp_path):
+    """``min.compaction.lag.ms`` keeps segments with records younger than the lag out of
+    cleaning, by their largest timestamp (Kafka's ``cleanableOffsets``): a time index that lost
+    its last entries behind a clean shutdown made a segment look as old as its first records,
+    and it became cleanable before the lag had passed. The cleaner now takes the max checked
+    against the batches (``Log.segment_largest_timestamp``)."""
+    from kafkalog.cleaner.log_cleaner_manager import cleanable_offsets
+
+    cfg = LogConfig(index_interval_bytes=0, segment_bytes=1000, cleanup_policy="compact",
+                    min_compaction_lag_ms=10)
+    with Log.open(tmp_path, cfg) as log:
+        while len(log.segments) < 3:
+            log.append(_recs(log.log_end_offset, 1))
+    ti = sorted(tmp_path.glob("*.timeindex"))[0]
+    os.truncate(ti, 12)  # keep the first entry only (timestamp T + 1)
+    first_seg_end = int(sorted(tmp_path.glob("*.log"))[1].name[:20])
+    with Log.open(tmp_path, cfg) as log:
+        # the first segment's newest record is T + first_seg_end - 1: 5 ms inside the lag
+        o = cleanable_offsets(log, None, T + first_seg_end - 1 + 5)
+        assert o.first_uncleanable_dirty_offset == 0
+        o = cleanable_offsets(log, None, T + first_seg_end - 1 + 11)  # past it: as before
+        assert o.first_uncleanable_dirty_offset == first_seg_end
