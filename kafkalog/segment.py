@@ -79,8 +79,6 @@ _INT64_MIN = -(2**63)
 # TimestampOffset from a 2-tuple without NamedTuple.__new__'s argument parsing (per append)
 _new_timestamp_offset = partial(tuple.__new__, TimestampOffset)
 logger = logging.getLogger(__name__)
-#: ``record_timestamps(batch_bytes)``: ``(offset, timestamp)`` of one batch's records
-_RecordTimestamps = Callable[[bytes], list[tuple[int, int]]]
 LOG_OVERHEAD = native_scan.LOG_OVERHEAD
 HEADER_SIZE_UP_TO_MAGIC = native_scan.HEADER_SIZE_UP_TO_MAGIC
 
@@ -865,34 +863,30 @@ class LogSegment:
             f"since the last refresh(), or it is damaged: kafkalog verify tells); refresh() "
             f"and read again", path=self.log_path, position=position)
 
-    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int,
-                                 record_timestamps: _RecordTimestamps | None = None
+    def find_offset_by_timestamp(self, timestamp: int, starting_offset: int
                                  ) -> tuple[int, int] | None:
         """Kafka's ``findOffsetByTimestamp``: ``(timestamp, offset)`` of the first record with
         timestamp >= ``timestamp`` and offset >= ``starting_offset``, or None.
 
         A batch whose max timestamp reaches the target is searched by
-        :func:`~kafkalog.records.timestamp_search.first_record_at_or_after`, or, when given,
-        by ``record_timestamps(batch_bytes)`` listing ``(offset, timestamp)`` of its records.
+        :func:`~kafkalog.records.timestamp_search.first_record_at_or_after`.
         The time-index entry the search starts from is checked against the batches on the way
         (see :meth:`check_time_index`).
         """
         return self.find_offsets_by_timestamps(np.array([timestamp], np.int64),
-                                               starting_offset, record_timestamps)[0]
+                                               starting_offset)[0]
 
-    def find_offsets_by_timestamps(self, timestamps: np.ndarray, starting_offset: int,
-                                   record_timestamps: _RecordTimestamps | None = None
+    def find_offsets_by_timestamps(self, timestamps: np.ndarray, starting_offset: int
                                    ) -> list[tuple[int, int] | None]:
         """:meth:`find_offset_by_timestamp` for many targets: both index lookups are one
         batched kernel call each; the batch scan is per target."""
         ts = np.ascontiguousarray(timestamps, dtype=np.int64)
         if self._time_index_trusted is False:
-            return [self._search_without_time_index(t, starting_offset, record_timestamps)
-                    for t in ts.tolist()]
+            return [self._search_without_time_index(t, starting_offset) for t in ts.tolist()]
         entry_ts, entry_offsets = self._time_lookup_many(ts)
         positions = self._position_lookup_many(np.maximum(entry_offsets, starting_offset))
         return [self._search_for_timestamp(
-                    t, p, starting_offset, record_timestamps,
+                    t, p, starting_offset,
                     # none found ((-1, base offset): the start is the segment's), or one not
                     # above starting_offset, does not place the start: nothing to check
                     (e_ts, e_off) if e_off > starting_offset
@@ -900,14 +894,12 @@ class LogSegment:
                 for t, p, e_ts, e_off in zip(ts.tolist(), positions.tolist(),
                                              entry_ts.tolist(), entry_offsets.tolist())]
 
-    def _search_without_time_index(self, timestamp: int, starting_offset: int,
-                                   record_timestamps: _RecordTimestamps | None
+    def _search_without_time_index(self, timestamp: int, starting_offset: int
                                    ) -> tuple[int, int] | None:
         return self._search_for_timestamp(timestamp, self.lookup_position(starting_offset),
-                                          starting_offset, record_timestamps, None)
+                                          starting_offset, None)
 
     def _search_for_timestamp(self, timestamp: int, position: int, starting_offset: int,
-                              record_timestamps: _RecordTimestamps | None,
                               entry: tuple[int, int] | None = None
                               ) -> tuple[int, int] | None:
         """Kafka's ``FileRecords.searchForTimestamp`` from ``position``.
@@ -931,23 +923,19 @@ class LogSegment:
                             f"entry ({pending[0]}, {pending[1]}): the batch holding offset "
                             f"{pending[1]} (at position {chunk_pos + int(sc['positions'][i])}) "
                             f"has max timestamp {int(max_ts[i])}")
-                        return self._search_without_time_index(timestamp, starting_offset,
-                                                               record_timestamps)
+                        return self._search_without_time_index(timestamp, starting_offset)
                     pending = None
             if hit is None:
-                hit = self._first_hit(chunk_pos, sc, timestamp, starting_offset,
-                                      record_timestamps)
+                hit = self._first_hit(chunk_pos, sc, timestamp, starting_offset)
             if hit is not None and pending is None:
                 return hit
         if pending is not None:
             self._distrust_time_index(f"entry ({pending[0]}, {pending[1]}): no batch from "
                                       f"position {position} holds offset {pending[1]}")
-            return self._search_without_time_index(timestamp, starting_offset,
-                                                   record_timestamps)
+            return self._search_without_time_index(timestamp, starting_offset)
         return hit
 
-    def _first_hit(self, chunk_pos: int, sc: dict, timestamp: int, starting_offset: int,
-                   record_timestamps: _RecordTimestamps | None
+    def _first_hit(self, chunk_pos: int, sc: dict, timestamp: int, starting_offset: int
                    ) -> tuple[int, int] | None:
         """The first record of one scanned chunk with timestamp >= ``timestamp`` and offset
         >= ``starting_offset``."""
@@ -957,14 +945,9 @@ class LogSegment:
             first = int(sc["base_offsets"][i]) if sc["magics"][i] == 2 \
                 else int(sc["last_offsets"][i])
             self._check_batch_read(data, p, first, s, s)
-            if record_timestamps is None:
-                hit = first_record_at_or_after(data, timestamp, starting_offset)
-                if hit is not None:
-                    return hit
-                continue
-            for off, ts in record_timestamps(data):
-                if ts >= timestamp and off >= starting_offset:
-                    return ts, off
+            hit = first_record_at_or_after(data, timestamp, starting_offset)
+            if hit is not None:
+                return hit
         return None
 
     @property
