@@ -153,6 +153,13 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
         help="If set, log data will be parsed as cluster metadata records.",
     )
     p.add_argument(
+        "--remote-log-metadata-decoder",
+        action="store_true",
+        help="If set, log data will be parsed as TopicBasedRemoteLogMetadataManager (RLMM) "
+        "metadata records. Instead, the value-decoder-class option can be used if a custom RLMM "
+        "implementation is configured.",
+    )
+    p.add_argument(
         "--share-group-state-decoder",
         action="store_true",
         help="If set, log data will be parsed as share group state data from the "
@@ -235,6 +242,7 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
             ("skip-record-metadata", a.skip_record_metadata),
             ("cluster-metadata-decoder", a.cluster_metadata_decoder),
             ("max-bytes", a.max_bytes is not None),
+            ("remote-log-metadata-decoder", a.remote_log_metadata_decoder),
             ("share-group-state-decoder", a.share_group_state_decoder),
         )
         if given
@@ -248,6 +256,7 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
             ("offsets", a.offsets_decoder),
             ("transaction_log", a.transaction_log_decoder),
             ("cluster_metadata", a.cluster_metadata_decoder),
+            ("remote_log_metadata", a.remote_log_metadata_decoder),
             ("share_group_state", a.share_group_state_decoder),
         )
         if flag

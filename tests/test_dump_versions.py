@@ -6,7 +6,7 @@ status) of the same dozen commands over the same files, for one group of release
 exercise every difference the table lists: legacy and v2 batches, a tombstone, a transaction and
 its marker, KRaft control records, a compacted gap, an index entry keyed by a batch's last offset,
 a zero-filled index tail, an empty index, producer snapshots (one without batch metadata, one
-whose sequence wraps), the four internal-topic decoders, flags a release did not have, an index
+whose sequence wraps), the five internal-topic decoders, flags a release did not have, an index
 whose ``.log`` is missing.
 
 How the goldens were derived: written by kafkalog, then every line read against
@@ -40,6 +40,7 @@ from kafkalog.decoders import (
     cluster_metadata,
     jvm_order,
     offsets,
+    remote_log_metadata,
     share_group_state,
     transaction_log,
 )
@@ -76,7 +77,8 @@ GROUPS = [
     ("3.2", "3.2", ["3.2.3"]),
     ("3.3", "3.3", ["3.4", "3.3+"]),
     ("3.5", "3.5", ["3.6", "3.7"]),
-    ("3.8", "3.8", ["3.9", "3.9.1"]),
+    ("3.8", "3.8", ["3.8.0", "3.8.1"]),
+    ("3.9", "3.9", ["3.9.0", "3.9.1"]),
     ("4.0", "4.0", ["4.0.0", "4.0.1"]),
     ("4.1", "4.1", ["4.1.0", "4.2"]),
     ("trunk", "trunk", []),
@@ -94,6 +96,7 @@ COMMANDS = [
     [f"__consumer_offsets-0/{SEG}", "--offsets-decoder", "--deep-iteration"],
     [f"__transaction_state-0/{SEG}", "--transaction-log-decoder", "--deep-iteration"],
     [f"__cluster_metadata-0/{SEG}", "--cluster-metadata-decoder", "--deep-iteration"],
+    [f"__remote_log_metadata-0/{SEG}", "--remote-log-metadata-decoder", "--deep-iteration"],
     [f"__share_group_state-0/{SEG}", "--share-group-state-decoder", "--deep-iteration"],
     ["00000000000000000099.index"],
 ]
@@ -263,6 +266,38 @@ def cluster_metadata_records() -> bytes:
     )  # fmt: skip
 
 
+def remote_log_metadata_records() -> bytes:
+    """Four values Kafka 4.0's own serde wrote (``tests/golden/rlmm``), a snapshot record, then
+    values each of Kafka's checks rejects: the test's ``"corrupted"`` (frame version 99), an
+    unknown delete state (a null message), an end offset below the start, an unknown segment
+    state, an unknown api key, a byte after the message."""
+    import json
+
+    jvm = json.loads((Path(__file__).parent / "golden" / "rlmm" / "jvm_serde_4.0.0.json")
+                     .read_text())
+    values = [bytes.fromhex(jvm[k]) for k in ("add_with_custom", "add_txn_empty",
+                                               "update_finish", "partition_delete_marked")]
+    tip = {"name": "orders", "id": "AAAAAAAAAAAAAAAAAAAAyg", "partition": 7}
+    seg = {"topicIdPartition": tip, "id": "AAAAAAAAAAAAAAAAAAAA_g"}
+    epochs = [{"leaderEpoch": 3, "offset": 40}, {"leaderEpoch": -1, "offset": 0}]
+    values.append(remote_log_metadata.encode_record(3, {
+        "segmentId": seg["id"], "startOffset": 0, "endOffset": 99, "brokerId": 1,
+        "maxTimestampMs": T, "eventTimestampMs": T + 1, "segmentLeaderEpochs": epochs,
+        "segmentSizeInBytes": 4096, "customMetadata": b"", "remoteLogSegmentState": 3}))
+    values.append(b"corrupted")
+    values.append(remote_log_metadata.encode_record(2, {
+        "topicIdPartition": tip, "brokerId": 1, "eventTimestampMs": T,
+        "remotePartitionDeleteState": 3}))
+    values.append(remote_log_metadata.encode_record(0, {
+        "remoteLogSegmentId": seg, "startOffset": 10, "endOffset": 9, "brokerId": 1,
+        "segmentLeaderEpochs": epochs, "remoteLogSegmentState": 1}))
+    values.append(remote_log_metadata.encode_record(1, {
+        "remoteLogSegmentId": seg, "brokerId": 1, "remoteLogSegmentState": -1}))
+    values.append(b"\x01\x07\x00\x00")
+    values.append(bytes.fromhex(jvm["update_finish"]) + b"\x00")
+    return encode_batch([Record(None, v, T + i) for i, v in enumerate(values)])
+
+
 def share_group_state_records() -> bytes:
     key = {"groupId": "sg", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 0}
     batch = [{"firstOffset": 0, "lastOffset": 9, "deliveryState": 2, "deliveryCount": 1}]
@@ -315,6 +350,7 @@ def write_files(d: Path) -> None:
         ("__consumer_offsets-0", offsets_log()),
         ("__transaction_state-0", transaction_log_records()),
         ("__cluster_metadata-0", cluster_metadata_records()),
+        ("__remote_log_metadata-0", remote_log_metadata_records()),
         ("__share_group_state-0", share_group_state_records()),
     ):
         (d / topic).mkdir()

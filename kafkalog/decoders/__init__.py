@@ -5,6 +5,8 @@
   (``--transaction-log-decoder``)
 * :mod:`~kafkalog.decoders.cluster_metadata`: KRaft ``__cluster_metadata``
   (``--cluster-metadata-decoder``)
+* :mod:`~kafkalog.decoders.remote_log_metadata`: tiered storage's ``__remote_log_metadata``
+  (``--remote-log-metadata-decoder``; its payload is a Java ``toString``, not JSON)
 * :mod:`~kafkalog.decoders.share_group_state`: ``__share_group_state``
   (``--share-group-state-decoder``)
 

@@ -8,7 +8,9 @@ under the Apache License, Version 2.0, http://www.apache.org/licenses/LICENSE-2.
 * ``transaction-coordinator/src/main/resources/common/message/TransactionLog{Key,Value}.json``,
 * ``clients/src/main/resources/common/message/ConsumerProtocol{Subscription,Assignment}.json`` and
   ``LeaderChangeMessage.json``,
-* ``metadata/src/main/resources/common/metadata/*.json`` (KRaft ``__cluster_metadata`` records).
+* ``metadata/src/main/resources/common/metadata/*.json`` (KRaft ``__cluster_metadata`` records),
+* ``storage/src/main/resources/message/Remote*Record.json`` (tiered storage's
+  ``__remote_log_metadata`` records).
 
 Changes from the originals: the ``about`` texts and ``entityType``/``mapKey``/``zeroCopy``/
 ``ignorable`` hints are dropped (they do not affect the encoding or the JSON converters); names,
@@ -26,7 +28,7 @@ from __future__ import annotations
 from typing import Any
 
 __all__ = ["GROUP_KEYS", "GROUP_VALUES", "TXN_KEYS", "TXN_VALUES", "METADATA", "CLIENT",
-           "SHARE_KEYS", "SHARE_VALUES"]
+           "SHARE_KEYS", "SHARE_VALUES", "REMOTE_LOG_METADATA"]
 
 
 def _f(name: str, type_: str, versions: str = "0+", **kw: Any) -> dict[str, Any]:
@@ -412,4 +414,59 @@ SHARE_VALUES: dict[int, dict[str, Any]] = {
         _f("StartOffset", "int64", "0"),
         _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
     ]),
+}
+
+# --------------------------------------------------------------------------------------------
+# __remote_log_metadata (KIP-405 tiered storage, TopicBasedRemoteLogMetadataManager), from
+# storage/src/main/resources/message/*.json. Api key -> schema; framed like KRaft records
+# (RemoteLogMetadataSerde's BytesApiMessageSerde is an AbstractApiMessageSerde).
+# --------------------------------------------------------------------------------------------
+
+
+def _topic_id_partition() -> dict[str, Any]:
+    return _f("TopicIdPartition", "TopicIdPartitionEntry", fields=[
+        _f("Name", "string"), _f("Id", "uuid"), _f("Partition", "int32")])
+
+
+def _segment_fields() -> list[dict[str, Any]]:
+    """The fields RemoteLogSegmentMetadataRecord and its snapshot share after the segment id."""
+    return [
+        _f("StartOffset", "int64"),
+        _f("EndOffset", "int64"),
+        _f("BrokerId", "int32"),
+        _f("MaxTimestampMs", "int64"),
+        _f("EventTimestampMs", "int64"),
+        _f("SegmentLeaderEpochs", "[]SegmentLeaderEpochEntry", fields=[
+            _f("LeaderEpoch", "int32"), _f("Offset", "int64")]),
+        _f("SegmentSizeInBytes", "int32"),
+        _f("CustomMetadata", "bytes", nullable="0+", default="null"),
+        _f("RemoteLogSegmentState", "int8"),
+        # 4.0 (KAFKA-16780): a tagged field, so 3.9's readers skip it and the version stays 0
+        _f("TxnIndexEmpty", "bool", tagged="0+", tag=0),
+    ]
+
+
+def _segment_id() -> dict[str, Any]:
+    return _f("RemoteLogSegmentId", "RemoteLogSegmentIdEntry", fields=[
+        _topic_id_partition(), _f("Id", "uuid")])
+
+
+REMOTE_LOG_METADATA: dict[int, dict[str, Any]] = {
+    0: _m("RemoteLogSegmentMetadataRecord", "0", "0+", [_segment_id(), *_segment_fields()],
+          api_key=0),
+    1: _m("RemoteLogSegmentMetadataUpdateRecord", "0", "0+", [
+        _segment_id(),
+        _f("BrokerId", "int32"),
+        _f("EventTimestampMs", "int64"),
+        _f("CustomMetadata", "bytes", nullable="0+", default="null"),
+        _f("RemoteLogSegmentState", "int8"),
+    ], api_key=1),
+    2: _m("RemotePartitionDeleteMetadataRecord", "0", "0+", [
+        _topic_id_partition(),
+        _f("BrokerId", "int32"),
+        _f("EventTimestampMs", "int64"),
+        _f("RemotePartitionDeleteState", "int8"),
+    ], api_key=2),
+    3: _m("RemoteLogSegmentMetadataSnapshotRecord", "0", "0+",
+          [_f("SegmentId", "uuid"), *_segment_fields()], api_key=3),
 }

@@ -26,7 +26,8 @@ import struct
 from typing import Any
 
 from ..errors import CorruptRecordError
-from . import _schemas, message
+from . import _schemas, api_message_frame, message
+from .api_message_frame import FRAME_VERSION
 from .message import MessageDecodeError
 
 __all__ = [
@@ -40,7 +41,6 @@ __all__ = [
     "FRAME_VERSION",
 ]
 
-FRAME_VERSION = 1
 SCHEMAS: dict[int, message.Struct] = {
     k: message.compile_schema(s) for k, s in _schemas.METADATA.items()}
 _BY_NAME = {s.name: k for k, s in SCHEMAS.items()}
@@ -68,20 +68,6 @@ def record_type_name(api_key: int) -> str:
     return _snake_upper(SCHEMAS[api_key].name)
 
 
-def _frame_short(r: message._Reader, entity: str) -> int:
-    try:
-        val = r.uvarint(entity)
-    except MessageDecodeError as e:
-        raise MessageDecodeError(f"error while reading {entity}: {e.message}",
-                                 kafka_message=f"Error while reading {entity}",
-                                 position=e.position) from None
-    if val > 0x7FFF or val < 0:
-        raise MessageDecodeError(f"value for {entity} was too large ({val & 0xFFFFFFFF})",
-                                 kafka_message=f"Value for {entity} was too large.",
-                                 position=r.pos)
-    return val
-
-
 def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
     """Decode a metadata record: ``{"type": "TOPIC_RECORD", "api_key": 2, "name":
     "TopicRecord", "version": 0, "data": {...}}`` (camelCase field names, uuids as Kafka
@@ -93,40 +79,7 @@ def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
     """
     if value is None:
         raise MessageDecodeError("metadata record has a null value", kafka_message="null")
-    buf = bytes(value)
-    r = message._Reader(buf)
-    frame = _frame_short(r, "frame version")
-    if frame == 0:
-        raise MessageDecodeError(
-            "frame version 0 (KRaft 2.8 preview) is not supported",
-            kafka_message="Could not deserialize metadata record with frame version 0. Note "
-            "that upgrades from the preview release of KRaft in 2.8 to newer versions are not "
-            "supported.", position=0)
-    if frame != FRAME_VERSION:
-        raise MessageDecodeError(
-            f"unknown frame version (expected {FRAME_VERSION}, found {frame})",
-            kafka_message="Could not deserialize metadata record due to unknown frame version "
-            f"{frame}(only frame version {FRAME_VERSION} is supported)", position=0)
-    api_key = _frame_short(r, "type")
-    version = _frame_short(r, "version")
-    schema = SCHEMAS.get(api_key)
-    if schema is None:
-        raise MessageDecodeError(
-            f"unknown metadata record type {api_key}",
-            kafka_message="org.apache.kafka.common.errors.UnsupportedVersionException: "
-            f"Unknown metadata id {api_key}", position=r.pos)
-    try:
-        data, end = message.read_prefix(schema, buf, version, r.pos)
-    except MessageDecodeError as e:
-        raise MessageDecodeError(
-            f"{schema.name} v{version}: {e.message}",
-            kafka_message=f"Failed to deserialize record with type {api_key}",
-            position=e.position) from None
-    if end != len(buf):
-        n = len(buf) - end
-        raise MessageDecodeError(
-            f"{n} byte(s) after the {schema.name} v{version} message",
-            kafka_message=f"Found {n} byte(s) of garbage after {api_key}", position=end)
+    api_key, version, schema, data = api_message_frame.read(value, SCHEMAS, "metadata")
     return {"type": _snake_upper(schema.name), "api_key": api_key, "name": schema.name,
             "version": version, "data": data}
 
@@ -160,9 +113,7 @@ def encode_record(record: str | int, data: dict[str, Any], version: int | None =
     schema = SCHEMAS[api_key]
     if version is None:
         version = schema.versions[0]  # type: ignore[index]
-    body = message.write(schema, data, version)
-    return message._uvarint(FRAME_VERSION) + message._uvarint(api_key) + \
-        message._uvarint(version) + body
+    return api_message_frame.write(api_key, version, message.write(schema, data, version))
 
 
 def decode_leader_change(value: bytes) -> dict[str, Any]:

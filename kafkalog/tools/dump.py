@@ -294,14 +294,16 @@ def _unknown_key_abort(kind: str, record_type: int, shape: KafkaShape) -> DumpAb
 @dataclass
 class StructuredParser:
     """``--offsets-decoder`` / ``--transaction-log-decoder`` / ``--cluster-metadata-decoder`` /
-    ``--share-group-state-decoder``, in the text of ``shape``'s release.
+    ``--remote-log-metadata-decoder`` / ``--share-group-state-decoder``, in the text of
+    ``shape``'s release.
 
-    ``kind`` is ``offsets``, ``transaction_log``, ``cluster_metadata`` or ``share_group_state``;
-    the decoding and Kafka's texts are :mod:`kafkalog.decoders` (``format_for_dump`` for the
-    JSON parsers, ``format_text`` for the pre-JSON ones; see ``KafkaShape.*_decoder_style``).
-    The JSON coordinator parsers print ``Error at offset O, skipping. msg`` as the key (no
-    payload); the cluster-metadata parser prints ``Error at O, skipping. msg`` (sic) as the
-    payload; the pre-JSON formatters threw out of the tool (a :class:`DumpAbort`).
+    ``kind`` is ``offsets``, ``transaction_log``, ``cluster_metadata``, ``remote_log_metadata``
+    or ``share_group_state``; the decoding and Kafka's texts are :mod:`kafkalog.decoders`
+    (``format_for_dump`` for the JSON parsers, ``format_text`` for the pre-JSON ones; see
+    ``KafkaShape.*_decoder_style``). The JSON coordinator parsers print ``Error at offset O,
+    skipping. msg`` as the key (no payload); the cluster-metadata parser prints ``Error at O,
+    skipping. msg`` (sic) as the payload, the remote-log-metadata one ``Error at offset O,
+    skipping. msg``; the pre-JSON formatters threw out of the tool (a :class:`DumpAbort`).
     ``errors`` counts records that did not decode. ``shape`` defaults to the release implied by
     the older flags: ``java_rewrite`` (trunk), ``legacy_text`` (3.7), else ``DEFAULT_SHAPE``.
     """
@@ -334,6 +336,12 @@ class StructuredParser:
                 value = b"\x01" + bytes(value)[1:]  # a 2.8 frame: its body reads as frame 1's
             k, v = mod.format_for_dump(key, value, offset)
             if v is not None and v.startswith(f"Error at {offset}, skipping."):
+                self.errors += 1
+            return k, v
+        if self.kind == "remote_log_metadata":
+            k, v = mod.format_for_dump(key, value, offset,
+                                       txn_idx_empty=shape.remote_log_metadata_txn_idx_empty)
+            if v.startswith(f"Error at offset {offset}, skipping."):
                 self.errors += 1
             return k, v
         style = (

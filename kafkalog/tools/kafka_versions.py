@@ -341,6 +341,12 @@ class KafkaShape:
         return None
 
     @cached_property
+    def remote_log_metadata_txn_idx_empty(self) -> bool:
+        """``--remote-log-metadata-decoder`` (3.9+) prints segments' ``txnIdxEmpty`` from 4.0
+        (KAFKA-16780 added the field to ``RemoteLogSegmentMetadata`` and its snapshot)."""
+        return self.at_least(4, 0)
+
+    @cached_property
     def has_cluster_metadata_decoder(self) -> bool:
         return self.at_least(2, 8)
 
@@ -580,14 +586,17 @@ SHAPES: tuple[tuple[str, str, str], ...] = (
     ("3.5.0-3.7.x",
      "snapshot currentTxnFirstOffset OptionalLong; unknown::version=V for unknown offsets and "
      "transaction keys", "DumpLogSegments.scala @3.5.0, GroupMetadataManager.scala @3.5.0"),
-    ("3.8.0-3.9.1",
+    ("3.8.0-3.8.1",
      "offsets decoder prints coordinator JSON; KRaftVersion/KRaftVoters JSON; kafka.serializer "
-     "deprecation notices; 3.9 adds --remote-log-metadata-decoder (not imitated)",
-     "DumpLogSegments.scala @3.8.0, @3.9.0"),
+     "deprecation notices", "DumpLogSegments.scala @3.8.0"),
+    ("3.9.0-3.9.1",
+     "--remote-log-metadata-decoder (RemoteLogMetadataSerde objects' toString)",
+     "DumpLogSegments.scala @3.9.0 (KAFKA-16228)"),
     ("4.0.0-4.0.1",
      "--share-group-state-decoder (value labelled \"type\"); kafka.serializer classes gone; "
+     "remote log segment metadata prints txnIdxEmpty; "
      "transaction log still TransactionLog.formatRecordKeyAndValue",
-     "DumpLogSegments.scala @4.0.0"),
+     "DumpLogSegments.scala @4.0.0, RemoteLogSegmentMetadata.java (KAFKA-16780)"),
     ("4.1.0-4.1.1, 4.2.0-rc1",
      "transaction log as coordinator JSON; LeaderChange JSON; share group state value "
      "\"version\"; missing key names the specified decoder",
