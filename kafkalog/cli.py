@@ -11,6 +11,9 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
+``tiered``
+    Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
+    offline (``kafkalog.tiered.command``).
 ``serve``
     Serve a log directory to Kafka clients (``kafkalog.server.command``).
 ``demo``
@@ -220,6 +223,12 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     gp.add_argument("groups_args", nargs=argparse.REMAINDER)
+    tp = sub.add_parser(
+        "tiered",
+        help="Remote (tiered) segments from the __remote_log_metadata partitions, offline.",
+        add_help=False,
+    )
+    tp.add_argument("tiered_args", nargs=argparse.REMAINDER)
     sv = sub.add_parser("serve", help="Serve a log directory over the Kafka protocol.",
                         add_help=False)
     sv.add_argument("serve_args", nargs=argparse.REMAINDER)
@@ -415,6 +424,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .cluster import command
 
         return command.main(argv[1:])
+    if argv[:1] == ["tiered"]:
+        from .tiered import command as tiered_command
+
+        return tiered_command.main(argv[1:])
     if argv[:1] == ["groups"]:
         from .groups import command as groups_command
 
@@ -437,7 +450,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, groups, serve, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, groups, tiered, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

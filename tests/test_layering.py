@@ -53,6 +53,7 @@ LAYERS: dict[str, int] = {
     # operators' and services' packages over the engine
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,
+    "kafkalog.tiered": 7,
     "kafkalog.tools": 8,
     "kafkalog.server": 8,
     "kafkalog.spark": 8,

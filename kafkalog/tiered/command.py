@@ -1,0 +1,200 @@
+"""``kafkalog tiered``: the remote segments of a cluster, from the ``__remote_log_metadata``
+partitions of ``log.dirs`` trees, offline (Kafka has no tool for this; brokers keep it in
+memory).
+
+=====================================================  ==========================================
+``kafkalog tiered LOGDIR [LOGDIR ...]``                every known remote segment: TOPIC
+                                                       PARTITION SEGMENT-ID START-OFFSET
+                                                       END-OFFSET SIZE STATE LEADER-EPOCHS
+                                                       BROKER MAX-TIMESTAMP; partitions being
+                                                       deleted; what Kafka would drop (stderr)
+``--topic T [--partition P]``                          only those
+``--topic T --partition P --offset O``                 the copied segment holding offset O, per
+                                                       leader epoch (``remoteLogSegmentMetadata``)
+``--num-partitions N``                                 ``remote.log.metadata.topic.num.partitions``
+                                                       (default 50; 0 skips the placement check)
+``--json``                                             JSON instead of text
+=====================================================  ==========================================
+
+Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, or ``--offset`` held by
+no copied segment; 2 usage. Findings (what Kafka's manager would drop or fail on) go to stderr
+and do not change the status: the state printed is the one Kafka would build.
+
+Example
+-------
+>>> import sys, tempfile
+>>> main([tempfile.mkdtemp()], err=sys.stdout)
+kafkalog tiered: no __remote_log_metadata-<n> directory under the given log dirs
+1
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from .metadata_cache import RemoteLogSegmentMetadata
+from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
+from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
+
+__all__ = ["main", "build_parser"]
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+COLUMNS = ("TOPIC", "PARTITION", "SEGMENT-ID", "START-OFFSET", "END-OFFSET", "SIZE", "STATE",
+           "LEADER-EPOCHS", "BROKER", "MAX-TIMESTAMP")
+
+
+class _Usage(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise _Usage(f"{self.prog}: error: {message}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kafkalog tiered`` argument parser."""
+    p = _Parser(prog="kafkalog tiered",
+                description="Remote (tiered) segments from the __remote_log_metadata partitions "
+                            "of log.dirs trees, offline.")
+    p.add_argument("log_dirs", nargs="+", metavar="LOGDIR",
+                   help="broker log directories (log.dirs entries) or __remote_log_metadata-<n> "
+                        "directories")
+    p.add_argument("--topic", help="only this topic")
+    p.add_argument("--partition", type=int, help="only this partition (with --topic)")
+    p.add_argument("--offset", type=int,
+                   help="the copied segment holding this offset (with --topic and --partition)")
+    p.add_argument("--num-partitions", type=int, default=DEFAULT_METADATA_TOPIC_PARTITIONS,
+                   help="remote.log.metadata.topic.num.partitions, to check where each event "
+                        "sits (default 50; 0: no check)")
+    p.add_argument("--json", action="store_true", help="JSON instead of text")
+    return p
+
+
+def _time(ms: int) -> str:
+    if ms < 0:
+        return str(ms)
+    return dt.datetime.fromtimestamp(ms / 1000, dt.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
+
+
+def _epochs(m: RemoteLogSegmentMetadata) -> str:
+    return "{" + ", ".join(f"{e}={o}" for e, o in m.segment_leader_epochs) + "}"
+
+
+def _segment_json(tip: TopicIdPartition, m: RemoteLogSegmentMetadata) -> dict[str, Any]:
+    return {"topic": tip.topic, "partition": tip.partition, "topic_id": tip.topic_id,
+            "segment_id": m.segment_id.id, "start_offset": m.start_offset,
+            "end_offset": m.end_offset, "segment_size_in_bytes": m.segment_size_in_bytes,
+            "state": m.state,
+            "segment_leader_epochs": [[e, o] for e, o in m.segment_leader_epochs],
+            "broker_id": m.broker_id, "max_timestamp_ms": m.max_timestamp_ms,
+            "event_timestamp_ms": m.event_timestamp_ms,
+            "custom_metadata_size": None if m.custom_metadata is None
+            else len(m.custom_metadata),
+            "txn_index_empty": m.txn_index_empty,
+            "event": {"partition": m.event_offset[0], "offset": m.event_offset[1]}
+            if m.event_offset else None,
+            "events": m.events}
+
+
+def _selected(store: RemoteLogMetadataStore, topic: str | None, partition: int | None
+              ) -> list[TopicIdPartition]:
+    tips = set(store.caches) | set(store.partition_deletes)
+    return sorted(t for t in tips if (topic is None or t.topic == topic)
+                  and (partition is None or t.partition == partition))
+
+
+def _print_table(rows: list[tuple[str, ...]], out: IO[str]) -> None:
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        out.write(" ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() + "\n")
+
+
+def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    if args.partition is not None and args.topic is None:
+        raise _Usage("kafkalog tiered: error: --partition needs --topic")
+    if args.offset is not None and (args.topic is None or args.partition is None):
+        raise _Usage("kafkalog tiered: error: --offset needs --topic and --partition")
+    if args.num_partitions < 0:
+        raise _Usage("kafkalog tiered: error: --num-partitions must be >= 0")
+    store = read_log_dirs(args.log_dirs, num_partitions=args.num_partitions or None)
+    for f in store.findings:
+        err.write(f"WARNING: {f}\n")
+    if not store.events and not store.findings:
+        from .metadata_store import metadata_partition_dirs
+
+        if not metadata_partition_dirs(args.log_dirs):
+            err.write("kafkalog tiered: no __remote_log_metadata-<n> directory under the given "
+                      "log dirs\n")
+            return EXIT_ERROR
+    tips = _selected(store, args.topic, args.partition)
+    if args.offset is not None:
+        return _find_offset(store, tips, args, out, err)
+    if args.json:
+        out.write(json.dumps({
+            "partitions": [{
+                "topic": t.topic, "partition": t.partition, "topic_id": t.topic_id,
+                "delete_state": store.partition_deletes[t].state
+                if t in store.partition_deletes else None,
+                "segments": [_segment_json(t, m) for m in
+                             (store.caches[t].list_remote_log_segments()
+                              if t in store.caches else [])]} for t in tips],
+            "findings": [{"partition": f.partition, "offset": f.offset, "message": f.message}
+                         for f in store.findings]}) + "\n")
+        return EXIT_OK
+    rows: list[tuple[str, ...]] = [COLUMNS]
+    for t in tips:
+        for m in store.caches[t].list_remote_log_segments() if t in store.caches else []:
+            rows.append((t.topic, str(t.partition), m.segment_id.id, str(m.start_offset),
+                         str(m.end_offset), str(m.segment_size_in_bytes), m.state, _epochs(m),
+                         str(m.broker_id), _time(m.max_timestamp_ms)))
+    if len(rows) > 1:
+        _print_table(rows, out)
+    else:
+        out.write("No remote segments.\n")
+    for t in tips:
+        d = store.partition_deletes.get(t)
+        if d is not None:
+            out.write(f"Partition {t.topic}-{t.partition} (topic id {t.topic_id}): {d.state} by "
+                      f"broker {d.broker_id} at {_time(d.event_timestamp_ms)}\n")
+    return EXIT_OK
+
+
+def _find_offset(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
+                 args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
+    found = [(t, epoch, m) for t in tips if t in store.caches
+             for epoch, m in store.caches[t].find_offset(args.offset)]
+    if args.json:
+        out.write(json.dumps({"offset": args.offset, "segments": [
+            {"leader_epoch": epoch, **_segment_json(t, m)} for t, epoch, m in found]}) + "\n")
+    elif found:
+        rows: list[tuple[str, ...]] = [("LEADER-EPOCH", *COLUMNS)]
+        for t, epoch, m in found:
+            rows.append((str(epoch), t.topic, str(t.partition), m.segment_id.id,
+                         str(m.start_offset), str(m.end_offset), str(m.segment_size_in_bytes),
+                         m.state, _epochs(m), str(m.broker_id), _time(m.max_timestamp_ms)))
+        _print_table(rows, out)
+    if not found:
+        err.write(f"kafkalog tiered: offset {args.offset} of {args.topic}-{args.partition} is in "
+                  "no copied remote segment\n")
+        return EXIT_ERROR
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None, out: IO[str] | None = None,
+         err: IO[str] | None = None) -> int:
+    """Run ``kafkalog tiered`` with ``argv``; returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = build_parser().parse_args(list(argv) if argv is not None else None)
+        return _run(args, out, err)
+    except _Usage as e:
+        err.write(f"{e}\n")
+        return EXIT_USAGE
