@@ -49,7 +49,18 @@ def read(value: bytes | bytearray | memoryview, schemas: dict[int, message.Struc
     ``value``) for a bad frame, an api key not in ``schemas``, malformed message bytes, or
     bytes after the message; ``kafka_message`` is what Kafka's serde throws.
     """
-    buf = bytes(value)
+    buf = value if type(value) is bytes else bytes(value)
+    if len(buf) > 2 and buf[0] == FRAME_VERSION and buf[1] < 0x80 and buf[2] < 0x80:
+        # the common frame, three one-byte varints (api keys and versions below 128)
+        schema = schemas.get(buf[1])
+        if schema is not None:
+            try:
+                data, end = message.read_prefix(schema, buf, buf[2], 3)
+            except MessageDecodeError:
+                pass  # (the full path below words the error)
+            else:
+                if end == len(buf):
+                    return buf[1], buf[2], schema, data
     r = message._Reader(buf)
     frame = _frame_short(r, "frame version")
     if frame == 0:

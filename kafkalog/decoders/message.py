@@ -135,6 +135,8 @@ class Struct:
     fields: list[Field] = field(default_factory=list)
     flexible: tuple[int, int] | None = None      # the message's flexibleVersions (shared)
     api_key: int | None = None
+    # version -> generated reader (see "Generated readers"); not part of the schema's identity
+    readers: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def tagged_by_tag(self, v: int) -> dict[int, Field]:
         return {f.tag: f for f in self.fields if f.tag is not None and f.is_tagged(v)}
@@ -414,6 +416,14 @@ def read_prefix(schema: Struct, buf: bytes | memoryview, version: int,
     Raises :class:`MessageDecodeError` (a :class:`~kafkalog.errors.CorruptRecordError`) for
     truncated or malformed bytes, an unsupported version, or null in a non-nullable field.
     """
+    if type(buf) is bytes:
+        reader = schema.readers.get(version)
+        if reader is None:
+            reader = schema.readers[version] = _generate_reader(schema, version)
+        try:
+            return reader(buf, pos, len(buf))
+        except Exception:  # noqa: BLE001 - any refusal: the interpreter below gives the error
+            pass
     r = _Reader(buf, pos)
     try:
         obj = _read_struct(r, schema, version, "")
@@ -427,6 +437,182 @@ def read_prefix(schema: Struct, buf: bytes | memoryview, version: int,
 def read(schema: Struct, buf: bytes | memoryview, version: int) -> dict[str, Any]:
     """Decode a whole buffer as one message (trailing bytes are ignored, as Kafka does)."""
     return read_prefix(schema, buf, version)[0]
+
+
+# ----------------------------------------------------------------------------------------------
+# Generated readers
+# ----------------------------------------------------------------------------------------------
+#
+# What Kafka's generator does ahead of time, done on first use: one straight-line Python function
+# per (struct, version), ``reader(buf, pos, end) -> (obj, pos)``, with the schema's decisions
+# (present, tagged, nullable, flexible, formats) taken once instead of per field per record:
+# ~4x faster than ``_read_struct``. The interpreter stays the reference and the only source of
+# errors: a generated reader raises (``_Refused`` or any exception) wherever the interpreter
+# would raise, and ``read_prefix`` then runs the interpreter for its exact message and position.
+# Invariant (tests/test_decoders_message.py, hypothesis): for every input both accept, the same
+# object and end position; every input the interpreter refuses, the generated reader refuses.
+
+
+class _Refused(Exception):
+    """A generated reader's "not this way": the interpreter decides (and names the error)."""
+
+
+def _uvarint_at(buf: bytes, p: int, end: int) -> tuple[int, int]:
+    """``_Reader.uvarint`` for generated readers: (signed int32 value, next position)."""
+    value = 0
+    for i in range(5):
+        if p >= end:
+            raise _Refused
+        b = buf[p]
+        p += 1
+        value |= (b & 0x7F) << (7 * i)
+        if not b & 0x80:
+            value &= 0xFFFFFFFF
+            return (value - (1 << 32) if value & 0x80000000 else value), p
+    raise _Refused
+
+
+class _ReaderSource:
+    """Python source of one struct version's reader, and the constants it refers to."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {"_uv": _uvarint_at, "_Refused": _Refused,
+                                       "_unpack": struct.unpack_from, "_uuid": uuid_to_str}
+        self._n = 0
+
+    def const(self, value: Any) -> str:
+        self._n += 1
+        name = f"_c{self._n}"
+        self.consts[name] = value
+        return name
+
+    def var(self) -> str:
+        self._n += 1
+        return f"v{self._n}"
+
+    def emit(self, indent: int, line: str) -> None:
+        self.lines.append("    " * indent + line)
+
+    def length(self, ind: int, out: str, flexible: bool, wide: bool) -> None:
+        """``out`` = a length prefix (compact uvarint - 1 when flexible, else int16/int32)."""
+        if flexible:
+            self.emit(ind, "if p < end and buf[p] < 128:")
+            self.emit(ind + 1, f"{out} = buf[p] - 1; p += 1")
+            self.emit(ind, "else:")
+            self.emit(ind + 1, f"{out}, p = _uv(buf, p, end); {out} -= 1")
+        else:
+            n, fmt = (4, ">i") if wide else (2, ">h")
+            self.emit(ind, f"if p + {n} > end: raise _Refused")
+            self.emit(ind, f"{out} = _unpack('{fmt}', buf, p)[0]; p += {n}")
+
+    def value(self, ind: int, out: str, f: Field, v: int, flexible: bool,
+              in_array: bool) -> None:
+        """Code reading one value of ``f``'s type into ``out`` (``_read_value``)."""
+        t = f.type
+        if t in _FIXED:
+            fmt, n = _FIXED[t]
+            self.emit(ind, f"if p + {n} > end: raise _Refused")
+            self.emit(ind, f"{out} = _unpack('{fmt}', buf, p)[0]; p += {n}")
+        elif t == "bool":
+            self.emit(ind, "if p >= end: raise _Refused")
+            self.emit(ind, f"{out} = buf[p] != 0; p += 1")
+        elif t == "uuid":
+            self.emit(ind, "if p + 16 > end: raise _Refused")
+            self.emit(ind, f"{out} = _uuid(buf[p:p + 16]); p += 16")
+        elif t in ("string", "bytes", "records"):
+            string = t == "string"
+            self.length(ind, "n", flexible, not string)
+            self.emit(ind, "if n < 0:")
+            if (string and in_array) or not f.is_nullable(v):
+                self.emit(ind + 1, "raise _Refused")
+            else:
+                self.emit(ind + 1, f"{out} = None")
+            self.emit(ind, "else:")
+            limit = " or n > 32767" if string else ""
+            self.emit(ind + 1, f"if p + n > end{limit}: raise _Refused")
+            decode = ".decode('utf-8', 'replace')" if string else ""
+            self.emit(ind + 1, f"{out} = buf[p:p + n]{decode}; p += n")
+        else:
+            assert f.struct is not None
+            sub = self.const(_reader_for(f.struct, v))
+            if not in_array and f.is_nullable(v):
+                self.emit(ind, "if p >= end: raise _Refused")
+                self.emit(ind, f"if buf[p] >= 128: {out} = None; p += 1")  # int8 marker < 0
+                self.emit(ind, "else:")
+                self.emit(ind + 1, f"p += 1; {out}, p = {sub}(buf, p, end)")
+            else:
+                self.emit(ind, f"{out}, p = {sub}(buf, p, end)")
+
+    def field(self, ind: int, out: str, f: Field, v: int, flexible: bool) -> None:
+        """Code reading ``f`` (array or single value) into ``out`` (``_read_field``)."""
+        if not f.is_array:
+            self.value(ind, out, f, v, flexible, in_array=False)
+            return
+        self.length(ind, "m", flexible, True)
+        self.emit(ind, "if m < 0:")
+        self.emit(ind + 1, f"{out} = None" if f.is_nullable(v) else "raise _Refused")
+        self.emit(ind, "else:")
+        self.emit(ind + 1, "if m > end - p: raise _Refused")
+        item = self.var()
+        self.emit(ind + 1, f"{out} = []")
+        self.emit(ind + 1, "for _ in range(m):")
+        self.value(ind + 2, item, f, v, flexible, in_array=True)
+        self.emit(ind + 2, f"{out}.append({item})")
+
+
+def _reader_for(s: Struct, v: int) -> Any:
+    reader = s.readers.get(v)
+    if reader is None:
+        reader = s.readers[v] = _generate_reader(s, v)
+    return reader
+
+
+def _generate_reader(s: Struct, v: int) -> Any:
+    """Generate ``reader(buf, pos, end) -> (obj, pos)`` for struct ``s`` at version ``v``."""
+    src = _ReaderSource()
+    if not _contains(s.versions, v):
+        src.emit(1, "raise _Refused")
+        names: list[tuple[str, str]] = []
+    else:
+        flexible = _contains(s.flexible, v)
+        names = []
+        for f in s.fields:
+            out = src.var()
+            names.append((f.json_name, out))
+            if not f.present(v) or (flexible and f.is_tagged(v)):
+                src.emit(1, f"{out} = {src.const(f.default)}")
+            else:
+                src.field(1, out, f, v, flexible)
+        if flexible:
+            tagged = {f.tag: (f, dict(names)[f.json_name]) for f in s.fields
+                      if f.tag is not None and f.is_tagged(v)}
+            src.emit(1, "if p < end and buf[p] == 0:")
+            src.emit(2, "p += 1")     # no tagged fields: the common case
+            src.emit(1, "else:")
+            src.emit(2, "k, p = _uv(buf, p, end)")
+            src.emit(2, "for _ in range(k):")
+            src.emit(3, "tag, p = _uv(buf, p, end)")
+            src.emit(3, "size, p = _uv(buf, p, end)")
+            src.emit(3, "if size < 0 or p + size > end: raise _Refused")
+            if tagged:
+                src.emit(3, "stop = p + size")
+                for i, (tag, (f, out)) in enumerate(sorted(tagged.items())):
+                    src.emit(3, f"{'if' if i == 0 else 'elif'} tag == {tag}:")
+                    src.emit(4, "outer_end, end = end, stop")
+                    src.field(4, out, f, v, flexible)
+                    src.emit(4, "end = outer_end")
+                    src.emit(4, "if p != stop: raise _Refused")
+                src.emit(3, "else:")
+                src.emit(4, "p = stop")    # unknown tags are skipped (Kafka keeps them opaque)
+            else:
+                src.emit(3, "p += size")
+    body = ", ".join(f"{k!r}: {out}" for k, out in names)
+    src.emit(1, f"return {{{body}}}, p")
+    code = "def reader(buf, p, end):\n" + "\n".join(src.lines) + "\n"
+    scope: dict[str, Any] = dict(src.consts)
+    exec(compile(code, f"<kafkalog reader {s.name} v{v}>", "exec"), scope)  # noqa: S102
+    return scope["reader"]
 
 
 # ----------------------------------------------------------------------------------------------

@@ -52,6 +52,7 @@ __all__ = [
     "encode_record",
     "format_for_dump",
     "to_java_string",
+    "validate",
 ]
 
 SCHEMAS: dict[int, message.Struct] = {
@@ -118,8 +119,8 @@ def _segment_state(state_id: int) -> str:
     return name
 
 
-def _leader_epochs(entries: list[dict[str, Any]]) -> str:
-    """The epochs as Java prints the ``TreeMap`` the transform fills from a ``HashMap`` (a
+def _leader_epochs(entries: list[dict[str, Any]]) -> list[tuple[int, int]]:
+    """The epochs as the ``TreeMap`` the transform fills from a ``HashMap`` holds them (a
     repeated epoch keeps its last offset; keys in signed order)."""
     epochs: dict[int, int] = {}
     for e in entries:
@@ -127,65 +128,44 @@ def _leader_epochs(entries: list[dict[str, Any]]) -> str:
     if not epochs:
         raise _reject("a remote segment without leader epochs",
                       "segmentLeaderEpochs can not be null or empty")
-    return "{" + ", ".join(f"{k}={epochs[k]}" for k in sorted(epochs)) + "}"
+    return sorted(epochs.items())
 
 
-def _segment_metadata(d: dict[str, Any], txn_idx_empty: bool) -> str:
-    start, end = d["startOffset"], d["endOffset"]
-    # the 8-argument constructor's checks run first (RemoteLogSegmentMetadataTransform), then
-    # the update's (the state), then the full constructor's again (all passed by then)
-    if start < 0:
-        raise _reject(f"negative start offset {start}",
-                      f"Unexpected start offset = {start}. StartOffset for a remote segment "
-                      "cannot be negative")
-    if end < start:
-        raise _reject(f"end offset {end} below start offset {start}",
-                      f"Unexpected end offset = {end}. EndOffset for a remote segment cannot "
-                      f"be less than startOffset = {start}")
-    epochs = _leader_epochs(d["segmentLeaderEpochs"])
-    state = _segment_state(d["remoteLogSegmentState"])
-    text = (f"RemoteLogSegmentMetadata{{remoteLogSegmentId={_segment_id(d['remoteLogSegmentId'])}"
-            f", startOffset={start}, endOffset={end}, brokerId={d['brokerId']}"
-            f", maxTimestampMs={d['maxTimestampMs']}, eventTimestampMs={d['eventTimestampMs']}"
-            f", segmentLeaderEpochs={epochs}, segmentSizeInBytes={d['segmentSizeInBytes']}"
-            f", customMetadata={_custom(d['customMetadata'])}, state={state}")
-    if txn_idx_empty:
-        text += f", txnIdxEmpty={'true' if d['txnIndexEmpty'] else 'false'}"
-    return text + "}"
+def validate(rec: dict[str, Any]) -> list[tuple[int, int]] | None:
+    """Run the checks ``RemoteLogMetadataSerde.deserialize`` runs when it builds the Java
+    object from a :func:`decode_record_obj` result, in Java's order; return a segment's (or
+    snapshot's) leader epochs as ``[(epoch, start offset)]`` by epoch, else None.
 
-
-def _segment_update(d: dict[str, Any]) -> str:
-    state = _segment_state(d["remoteLogSegmentState"])
-    return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId="
-            f"{_segment_id(d['remoteLogSegmentId'])}, customMetadata={_custom(d['customMetadata'])}"
-            f", state={state}, eventTimestampMs={d['eventTimestampMs']}"
-            f", brokerId={d['brokerId']}}}")
-
-
-def _partition_delete(d: dict[str, Any]) -> str:
-    state = PARTITION_DELETE_STATES.get(d["remotePartitionDeleteState"])
-    if state is None:
-        # Objects.requireNonNull(state) without a message: getMessage() is null
-        raise _reject(f"unknown remote partition delete state "
-                      f"{d['remotePartitionDeleteState']}", "null")
-    # (the label is "topicPartition", the value the TopicIdPartition)
-    return (f"RemotePartitionDeleteMetadata{{topicPartition="
-            f"{_topic_id_partition(d['topicIdPartition'])}, state={state}"
-            f", eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
-
-
-def _snapshot(d: dict[str, Any], txn_idx_empty: bool) -> str:
-    # no offset checks in this constructor; the state is checked before the epochs
-    state = _segment_state(d["remoteLogSegmentState"])
-    epochs = _leader_epochs(d["segmentLeaderEpochs"])
-    text = (f"RemoteLogSegmentMetadataSnapshot{{segmentId={d['segmentId']}"
-            f", startOffset={d['startOffset']}, endOffset={d['endOffset']}"
-            f", maxTimestampMs={d['maxTimestampMs']}, segmentLeaderEpochs={epochs}"
-            f", segmentSizeInBytes={d['segmentSizeInBytes']}"
-            f", customMetadata={_custom(d['customMetadata'])}, state={state}")
-    if txn_idx_empty:
-        text += f", txnIdxEmpty={'true' if d['txnIndexEmpty'] else 'false'}"
-    return text + "}"
+    Raises :class:`RemoteLogMetadataError` (``kafka_message`` = the exception's message).
+    """
+    d, key = rec["data"], rec["api_key"]
+    if key == 0:
+        start, end = d["startOffset"], d["endOffset"]
+        # the 8-argument constructor's checks run first (RemoteLogSegmentMetadataTransform),
+        # then the update's (the state), then the full constructor's again (passed by then)
+        if start < 0:
+            raise _reject(f"negative start offset {start}",
+                          f"Unexpected start offset = {start}. StartOffset for a remote "
+                          "segment cannot be negative")
+        if end < start:
+            raise _reject(f"end offset {end} below start offset {start}",
+                          f"Unexpected end offset = {end}. EndOffset for a remote segment "
+                          f"cannot be less than startOffset = {start}")
+        epochs = _leader_epochs(d["segmentLeaderEpochs"])
+        _segment_state(d["remoteLogSegmentState"])
+        return epochs
+    if key == 1:
+        _segment_state(d["remoteLogSegmentState"])
+        return None
+    if key == 2:
+        if d["remotePartitionDeleteState"] not in PARTITION_DELETE_STATES:
+            # Objects.requireNonNull(state) without a message: getMessage() is null
+            raise _reject(f"unknown remote partition delete state "
+                          f"{d['remotePartitionDeleteState']}", "null")
+        return None
+    # a snapshot: no offset checks in this constructor; the state is checked before the epochs
+    _segment_state(d["remoteLogSegmentState"])
+    return _leader_epochs(d["segmentLeaderEpochs"])
 
 
 def to_java_string(rec: dict[str, Any], *, txn_idx_empty: bool = True) -> str:
@@ -193,16 +173,41 @@ def to_java_string(rec: dict[str, Any], *, txn_idx_empty: bool = True) -> str:
     :func:`decode_record_obj` result. ``txn_idx_empty``: print segments' ``txnIdxEmpty``
     (Kafka 4.0 onwards; False for 3.9's text).
 
-    Raises :class:`RemoteLogMetadataError` where the Java constructors throw.
+    Raises :class:`RemoteLogMetadataError` where the Java constructors throw (:func:`validate`).
     """
+    epochs = validate(rec)
     d, key = rec["data"], rec["api_key"]
-    if key == 0:
-        return _segment_metadata(d, txn_idx_empty)
     if key == 1:
-        return _segment_update(d)
+        return (f"RemoteLogSegmentMetadataUpdate{{remoteLogSegmentId="
+                f"{_segment_id(d['remoteLogSegmentId'])}, customMetadata="
+                f"{_custom(d['customMetadata'])}, state="
+                f"{SEGMENT_STATES[d['remoteLogSegmentState']]}, eventTimestampMs="
+                f"{d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
     if key == 2:
-        return _partition_delete(d)
-    return _snapshot(d, txn_idx_empty)
+        # (the label is "topicPartition", the value the TopicIdPartition)
+        return (f"RemotePartitionDeleteMetadata{{topicPartition="
+                f"{_topic_id_partition(d['topicIdPartition'])}, state="
+                f"{PARTITION_DELETE_STATES[d['remotePartitionDeleteState']]}"
+                f", eventTimestampMs={d['eventTimestampMs']}, brokerId={d['brokerId']}}}")
+    tree_map = "{" + ", ".join(f"{e}={o}" for e, o in epochs or ()) + "}"
+    state = SEGMENT_STATES[d["remoteLogSegmentState"]]
+    if key == 0:
+        text = (f"RemoteLogSegmentMetadata{{remoteLogSegmentId="
+                f"{_segment_id(d['remoteLogSegmentId'])}, startOffset={d['startOffset']}"
+                f", endOffset={d['endOffset']}, brokerId={d['brokerId']}"
+                f", maxTimestampMs={d['maxTimestampMs']}"
+                f", eventTimestampMs={d['eventTimestampMs']}, segmentLeaderEpochs={tree_map}"
+                f", segmentSizeInBytes={d['segmentSizeInBytes']}"
+                f", customMetadata={_custom(d['customMetadata'])}, state={state}")
+    else:
+        text = (f"RemoteLogSegmentMetadataSnapshot{{segmentId={d['segmentId']}"
+                f", startOffset={d['startOffset']}, endOffset={d['endOffset']}"
+                f", maxTimestampMs={d['maxTimestampMs']}, segmentLeaderEpochs={tree_map}"
+                f", segmentSizeInBytes={d['segmentSizeInBytes']}"
+                f", customMetadata={_custom(d['customMetadata'])}, state={state}")
+    if txn_idx_empty:
+        text += f", txnIdxEmpty={'true' if d['txnIndexEmpty'] else 'false'}"
+    return text + "}"
 
 
 def decode_record(key: bytes | None, value: bytes | None, *, txn_idx_empty: bool = True

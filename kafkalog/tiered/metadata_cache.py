@@ -22,7 +22,8 @@ epoch within the segment.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from typing import NamedTuple
 
 __all__ = ["RemoteLogSegmentId", "RemoteLogSegmentMetadata", "RemoteLogMetadataCache",
            "RemoteLogLeaderEpochState",
@@ -54,9 +55,11 @@ def is_valid_transition(source: str | None, target: str) -> bool:
     return source == target or target in _NEXT[source]
 
 
-@dataclass(frozen=True, order=True)
-class RemoteLogSegmentId:
-    """A remote segment: its topic partition (topic id, name, number) and its own uuid."""
+class RemoteLogSegmentId(NamedTuple):
+    """A remote segment: its topic partition (topic id, name, number) and its own uuid.
+
+    (Named tuples, here and for the metadata: one is made per event, and a frozen dataclass
+    cost several times more to build.)"""
 
     topic_id: str
     topic: str
@@ -64,8 +67,7 @@ class RemoteLogSegmentId:
     id: str
 
 
-@dataclass(frozen=True)
-class RemoteLogSegmentMetadata:
+class RemoteLogSegmentMetadata(NamedTuple):
     """A remote segment's metadata after its last applied event (``RemoteLogSegmentMetadata``).
 
     ``segment_leader_epochs``: ``(epoch, first offset of the epoch in the segment)`` sorted by
@@ -179,7 +181,7 @@ class RemoteLogMetadataCache:
         for epoch, _ in metadata.segment_leader_epochs:
             self.epoch_state(epoch).unreferenced.add(metadata.segment_id)
         if existing is not None:
-            metadata = replace(metadata, events=existing.events + 1)
+            metadata = metadata._replace(events=existing.events + 1)
         self.segments[metadata.segment_id] = metadata
 
     def update(self, segment_id: RemoteLogSegmentId, state: str, *, broker_id: int,
@@ -199,9 +201,13 @@ class RemoteLogMetadataCache:
             self.dropped.append((event_offset, f"segment {segment_id.id}: an update with state "
                                  f"{COPY_SEGMENT_STARTED} can not be applied"))
             return
-        updated = replace(existing, broker_id=broker_id, event_timestamp_ms=event_timestamp_ms,
-                          custom_metadata=custom_metadata, state=state,
-                          event_offset=event_offset, events=existing.events + 1)
+        # createWithUpdates (the constructor called directly: dataclasses.replace cost more
+        # than the rest of an update)
+        e = existing
+        updated = RemoteLogSegmentMetadata(
+            segment_id, e.start_offset, e.end_offset, e.max_timestamp_ms, broker_id,
+            event_timestamp_ms, e.segment_size_in_bytes, e.segment_leader_epochs,
+            custom_metadata, state, e.txn_index_empty, event_offset, e.events + 1)
         for epoch, start in updated.segment_leader_epochs:
             es = self.epoch_state(epoch)
             if state == COPY_SEGMENT_FINISHED:

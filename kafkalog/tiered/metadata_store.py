@@ -35,6 +35,7 @@ import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..decoders import remote_log_metadata as rlmm
 from ..errors import CorruptRecordError, KafkaLogError
@@ -49,8 +50,7 @@ METADATA_TOPIC = "__remote_log_metadata"
 DELETE_PARTITION_FINISHED = "DELETE_PARTITION_FINISHED"
 
 
-@dataclass(frozen=True, order=True)
-class TopicIdPartition:
+class TopicIdPartition(NamedTuple):
     """Kafka's ``TopicIdPartition``: topic id, topic name, partition number."""
 
     topic_id: str
@@ -113,7 +113,7 @@ class RemoteLogMetadataStore:
         """Apply one record value read at ``offset`` of metadata ``partition``."""
         try:
             rec = rlmm.decode_record_obj(None, value)
-            rlmm.to_java_string(rec)  # the serde's object checks (state ids, offsets, epochs)
+            epochs = rlmm.validate(rec)  # the serde's object checks (states, offsets, epochs)
         except CorruptRecordError as e:
             kafka = getattr(e, "kafka_message", None)
             self.findings.append(Finding(partition, offset, f"record not applied: {e.message}"
@@ -153,12 +153,9 @@ class RemoteLogMetadataStore:
         before = len(cache.dropped)
         state = rlmm.SEGMENT_STATES[d["remoteLogSegmentState"]]
         if key == 0:
-            epochs: dict[int, int] = {}
-            for e in d["segmentLeaderEpochs"]:
-                epochs[e["leaderEpoch"]] = e["offset"]  # HashMap.put: a repeat keeps the last
             cache.add_copy_in_progress_segment(RemoteLogSegmentMetadata(
                 seg, d["startOffset"], d["endOffset"], d["maxTimestampMs"], d["brokerId"],
-                d["eventTimestampMs"], d["segmentSizeInBytes"], tuple(sorted(epochs.items())),
+                d["eventTimestampMs"], d["segmentSizeInBytes"], tuple(epochs or ()),
                 d["customMetadata"], state, d["txnIndexEmpty"], at))
         else:
             cache.update(seg, state, broker_id=d["brokerId"],
