@@ -388,6 +388,12 @@ def test_cli_table_offset_and_json(tmp_path, capsys) -> None:
         add(2, 201, 300, {1: 201}),
     ])
     rc, out, err = _run(capsys, str(tmp_path))
+    assert rc == 0 and not err
+    assert [ln.split() for ln in out.splitlines()] == [
+        ["TOPIC", "PARTITION", "TOPIC-ID", "SEGMENTS", "COPIED", "REMOTE-START", "REMOTE-END",
+         "REMOTE-BYTES", "DELETE-STATE"],
+        ["foo", "0", TOPIC_ID, "3", "2", "0", "200", str(2 * 1048576), "-"]]
+    rc, out, err = _run(capsys, str(tmp_path), "--segments")
     lines = out.splitlines()
     assert rc == 0 and not err and lines[0].split()[:3] == ["TOPIC", "PARTITION", "SEGMENT-ID"]
     assert [ln.split()[2] for ln in lines[1:]] == [_uuid(0), _uuid(1), _uuid(2)]
@@ -410,6 +416,8 @@ def test_cli_table_offset_and_json(tmp_path, capsys) -> None:
     assert doc["findings"] == []
     rc, out, _ = _run(capsys, str(tmp_path), "--topic", "bar")
     assert rc == 0 and out == "No remote segments.\n"
+    assert _run(capsys, str(tmp_path), "--topic", "foo")[1] == \
+        _run(capsys, str(tmp_path), "--segments")[1]
 
 
 def test_cli_errors(tmp_path, capsys) -> None:
@@ -420,7 +428,7 @@ def test_cli_errors(tmp_path, capsys) -> None:
     rc, _, err = _run(capsys, str(tmp_path), "--partition", "5")
     assert rc == 2 and "--partition needs --topic" in err
     write_metadata(tmp_path, [update(0, COPY_SEGMENT_FINISHED)])
-    rc, out, err = _run(capsys, str(tmp_path))
+    rc, out, err = _run(capsys, str(tmp_path), "--segments")
     assert rc == 0 and out == "No remote segments.\n"
     assert err.startswith("WARNING: __remote_log_metadata-") and "no remote log segment" in err
 

@@ -3,12 +3,17 @@ partitions of ``log.dirs`` trees, offline (Kafka has no tool for this; brokers k
 memory).
 
 =====================================================  ==========================================
-``kafkalog tiered LOGDIR [LOGDIR ...]``                every known remote segment: TOPIC
+``kafkalog tiered LOGDIR [LOGDIR ...]``                one line per topic partition: TOPIC
+                                                       PARTITION TOPIC-ID SEGMENTS COPIED
+                                                       REMOTE-START REMOTE-END REMOTE-BYTES
+                                                       DELETE-STATE (copied: segments in
+                                                       COPY_SEGMENT_FINISHED, their offsets and
+                                                       bytes); what Kafka would drop (stderr)
+``--topic T [--partition P]`` or ``--segments``        one line per remote segment: TOPIC
                                                        PARTITION SEGMENT-ID START-OFFSET
                                                        END-OFFSET SIZE STATE LEADER-EPOCHS
-                                                       BROKER MAX-TIMESTAMP; partitions being
-                                                       deleted; what Kafka would drop (stderr)
-``--topic T [--partition P]``                          only those
+                                                       BROKER MAX-TIMESTAMP, and the partitions
+                                                       being deleted
 ``--topic T --partition P --offset O``                 the copied segment holding offset O, per
                                                        leader epoch (``remoteLogSegmentMetadata``)
 ``--num-partitions N``                                 ``remote.log.metadata.topic.num.partitions``
@@ -37,13 +42,15 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from .metadata_cache import RemoteLogSegmentMetadata
+from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
 from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
 
 __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+SUMMARY_COLUMNS = ("TOPIC", "PARTITION", "TOPIC-ID", "SEGMENTS", "COPIED", "REMOTE-START",
+                   "REMOTE-END", "REMOTE-BYTES", "DELETE-STATE")
 COLUMNS = ("TOPIC", "PARTITION", "SEGMENT-ID", "START-OFFSET", "END-OFFSET", "SIZE", "STATE",
            "LEADER-EPOCHS", "BROKER", "MAX-TIMESTAMP")
 
@@ -67,6 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "directories")
     p.add_argument("--topic", help="only this topic")
     p.add_argument("--partition", type=int, help="only this partition (with --topic)")
+    p.add_argument("--segments", action="store_true",
+                   help="one line per remote segment (the default with --topic)")
     p.add_argument("--offset", type=int,
                    help="the copied segment holding this offset (with --topic and --partition)")
     p.add_argument("--num-partitions", type=int, default=DEFAULT_METADATA_TOPIC_PARTITIONS,
@@ -124,8 +133,16 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.num_partitions < 0:
         raise _Usage("kafkalog tiered: error: --num-partitions must be >= 0")
     store = read_log_dirs(args.log_dirs, num_partitions=args.num_partitions or None)
-    for f in store.findings:
-        err.write(f"WARNING: {f}\n")
+    try:
+        return _report(store, args, out, err)
+    finally:
+        out.flush()  # (the warnings follow what they qualify)
+        for f in store.findings:
+            err.write(f"WARNING: {f}\n")
+
+
+def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str],
+            err: IO[str]) -> int:
     if not store.events and not store.findings:
         from .metadata_store import metadata_partition_dirs
 
@@ -148,6 +165,9 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             "findings": [{"partition": f.partition, "offset": f.offset, "message": f.message}
                          for f in store.findings]}) + "\n")
         return EXIT_OK
+    if not (args.segments or args.topic is not None):
+        _print_summary(store, tips, out)
+        return EXIT_OK
     rows: list[tuple[str, ...]] = [COLUMNS]
     for t in tips:
         for m in store.caches[t].list_remote_log_segments() if t in store.caches else []:
@@ -164,6 +184,24 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             out.write(f"Partition {t.topic}-{t.partition} (topic id {t.topic_id}): {d.state} by "
                       f"broker {d.broker_id} at {_time(d.event_timestamp_ms)}\n")
     return EXIT_OK
+
+
+def _print_summary(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
+                   out: IO[str]) -> None:
+    rows: list[tuple[str, ...]] = [SUMMARY_COLUMNS]
+    for t in tips:
+        segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
+        copied = [m for m in segments if m.state == COPY_SEGMENT_FINISHED]
+        d = store.partition_deletes.get(t)
+        rows.append((t.topic, str(t.partition), t.topic_id, str(len(segments)), str(len(copied)),
+                     str(min(m.start_offset for m in copied)) if copied else "-",
+                     str(max(m.end_offset for m in copied)) if copied else "-",
+                     str(sum(m.segment_size_in_bytes for m in copied)),
+                     d.state if d is not None else "-"))
+    if len(rows) > 1:
+        _print_table(rows, out)
+    else:
+        out.write("No remote segments.\n")
 
 
 def _find_offset(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
