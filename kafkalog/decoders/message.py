@@ -3,7 +3,8 @@
 Kafka's internal topics (``__consumer_offsets``, ``__transaction_state``, ``__cluster_metadata``)
 store "generated messages": structs described by JSON schemas (``_schemas``) and encoded by code
 that Kafka's ``generator`` module writes for each of them (``MessageDataGenerator``). This module
-interprets those schemas instead of generating code:
+interprets those schemas (the reference, and the source of every error) and, for speed, generates
+one reader per struct version on first use:
 
 * :func:`read` decodes one message at a version, exactly as the generated ``read`` does:
   big-endian fixed-width integers, ``uuid`` as 16 bytes, and for variable-length types an int16
