@@ -40,6 +40,7 @@ from typing import IO, Any
 
 from .tools import dump as d
 from .tools.render import JsonRenderer, TextRenderer
+from .usage import ArgumentParser, UsageError
 
 __all__ = ["main", "main_entry", "build_parser", "run_dump"]
 
@@ -48,15 +49,9 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-class _UsageError(Exception):
-    pass
-
-
-class _ArgumentParser(argparse.ArgumentParser):
-    """argparse that raises instead of exiting, so ``main`` returns 2 (usage) as an int."""
-
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _UsageError(f"{self.prog}: error: {message}")
+# argparse that raises instead of exiting, so ``main`` returns 2 (usage) as an int
+_UsageError = UsageError
+_ArgumentParser = ArgumentParser
 
 
 def _int_arg(text: str) -> int:

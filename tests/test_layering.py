@@ -24,6 +24,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.page_pool": 1,  # (below file_copy, which uses it; imports nothing of ours)
     "kafkalog.clock": 1,
     "kafkalog.config": 1,
+    "kafkalog.usage": 1,  # the command line's usage errors (argparse that raises)
     "kafkalog.decoders": 1,
     "kafkalog.index": 2,
     "kafkalog.checkpoint": 2,

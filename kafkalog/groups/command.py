@@ -48,6 +48,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import KafkaLogError
+from ..usage import ArgumentParser, UsageError
 from .assignors import STRATEGIES, assign
 from .errors import AssignmentError, GroupIdNotFoundError
 
@@ -59,13 +60,8 @@ EXIT_USAGE = 2
 MISSING = "-"
 
 
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(f"{self.prog}: error: {message}")
+_Usage = UsageError
+_Parser = ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:

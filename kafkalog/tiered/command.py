@@ -42,6 +42,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from ..usage import ArgumentParser, UsageError
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
 from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
@@ -55,13 +56,8 @@ COLUMNS = ("TOPIC", "PARTITION", "SEGMENT-ID", "START-OFFSET", "END-OFFSET", "SI
            "LEADER-EPOCHS", "BROKER", "MAX-TIMESTAMP")
 
 
-class _Usage(Exception):
-    pass
-
-
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # type: ignore[override]
-        raise _Usage(f"{self.prog}: error: {message}")
+_Usage = UsageError
+_Parser = ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
