@@ -391,8 +391,8 @@ def test_cli_table_offset_and_json(tmp_path, capsys) -> None:
     assert rc == 0 and not err
     assert [ln.split() for ln in out.splitlines()] == [
         ["TOPIC", "PARTITION", "TOPIC-ID", "SEGMENTS", "COPIED", "REMOTE-START", "REMOTE-END",
-         "REMOTE-BYTES", "DELETE-STATE"],
-        ["foo", "0", TOPIC_ID, "3", "2", "0", "200", str(2 * 1048576), "-"]]
+         "REMOTE-BYTES", "LOCAL-START", "GAPS", "DELETE-STATE"],
+        ["foo", "0", TOPIC_ID, "3", "2", "0", "200", str(2 * 1048576), "-", "0", "-"]]
     rc, out, err = _run(capsys, str(tmp_path), "--segments")
     lines = out.splitlines()
     assert rc == 0 and not err and lines[0].split()[:3] == ["TOPIC", "PARTITION", "SEGMENT-ID"]
@@ -456,11 +456,118 @@ def test_module_examples() -> None:
     import doctest
 
     import kafkalog.tiered.command as command
+    import kafkalog.tiered.coverage as coverage_mod
     import kafkalog.tiered.metadata_cache as cache_mod
     import kafkalog.tiered.metadata_store as store_mod
     import kafkalog.tiered.partitioner as partitioner_mod
 
-    for mod in (command, cache_mod, store_mod, partitioner_mod):
+    for mod in (command, coverage_mod, cache_mod, store_mod, partitioner_mod):
         result = doctest.testmod(mod, raise_on_error=False, verbose=False)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
 
+
+
+# --------------------------------------------------------------------------------------------
+# Coverage: offsets in neither remote nor local storage
+# --------------------------------------------------------------------------------------------
+
+
+def _meta(start: int, end: int, state: str = COPY_SEGMENT_FINISHED):
+    from kafkalog.tiered.metadata_cache import RemoteLogSegmentMetadata
+
+    return RemoteLogSegmentMetadata(_sid(start * 1000 + end), start, end, -1, 0, 0, 1,
+                                    ((0, start),), None, state)
+
+
+def _reference_gaps(segments, local_start, local_end, log_start):
+    """Brute force: every offset from the floor up to the local log start (or the last copied
+    offset), held or not; gaps are the maximal runs not held."""
+    copied = [(m.start_offset, m.end_offset) for m in segments
+              if m.state == COPY_SEGMENT_FINISHED]
+    floor = log_start if log_start is not None else min((a for a, _ in copied), default=None)
+    if floor is None:
+        return ()
+    top = local_start - 1 if local_start is not None else max((b for _, b in copied), default=-1)
+    held = {o for a, b in copied for o in range(a, b + 1)}
+    gaps, run = [], None
+    for o in range(floor, top + 1):
+        if o in held:
+            run = None
+        elif run is None:
+            run = [o, o]
+            gaps.append(run)
+        else:
+            run[1] = o
+    return tuple(tuple(g) for g in gaps)
+
+
+@settings(max_examples=400, deadline=None)
+@given(ranges=st.lists(st.tuples(st.integers(0, 60), st.integers(0, 15),
+                                 st.sampled_from([COPY_SEGMENT_FINISHED, COPY_SEGMENT_STARTED,
+                                                  DELETE_SEGMENT_STARTED])), max_size=6),
+       local=st.one_of(st.none(), st.tuples(st.integers(0, 90), st.integers(0, 20))),
+       log_start=st.one_of(st.none(), st.integers(0, 70)))
+def test_coverage_equals_brute_force(ranges, local, log_start) -> None:
+    from kafkalog.tiered.coverage import coverage
+
+    segments = [_meta(a, a + n, state) for a, n, state in ranges]
+    local_start, local_end = (local[0], local[0] + local[1]) if local else (None, None)
+    got = coverage(segments, local_start=local_start, local_end=local_end, log_start=log_start)
+    assert got.gaps == _reference_gaps(segments, local_start, local_end, log_start)
+
+
+def test_coverage_cases() -> None:
+    from kafkalog.tiered.coverage import coverage
+
+    whole = [_meta(0, 99), _meta(100, 199)]
+    assert coverage(whole, local_start=200, local_end=250, log_start=0).gaps == ()
+    assert coverage(whole, local_start=260, local_end=300, log_start=0).gaps == ((200, 259),)
+    holed = [_meta(0, 99), _meta(150, 199)]
+    assert coverage(holed, local_start=200, local_end=300, log_start=None).gaps == ((100, 149),)
+    # below the log start offset, retention deleted the data: no gap
+    assert coverage(holed, local_start=200, local_end=300, log_start=150).gaps == ()
+    # a copy in progress holds nothing readable
+    assert coverage([_meta(0, 99), _meta(100, 199, COPY_SEGMENT_STARTED)], local_start=200,
+                    local_end=210, log_start=0).gaps == ((100, 199),)
+    # remote and local overlap (the usual case: local retention keeps more than was copied)
+    cov = coverage(whole, local_start=150, local_end=400, log_start=0)
+    assert cov.gaps == () and cov.remote == (0, 199) and cov.local == (150, 399)
+
+
+def _local_partition(root: Path, topic_id_raw: bytes, start: int, n: int) -> Path:
+    from kafkalog.checkpoint import PartitionMetadataFile, Uuid
+
+    d = root / "foo-0"
+    with Log.open(d) as log:
+        log.truncate_fully_and_start_at(start)
+        log.append([Record(None, b"v", 0) for _ in range(n)])
+    PartitionMetadataFile(d / "partition.metadata").write(Uuid.from_string(
+        message.uuid_to_str(topic_id_raw)))
+    return d
+
+
+def test_cli_reports_gaps_against_the_local_log(tmp_path, capsys) -> None:
+    write_metadata(tmp_path, [add(0, 0, 99, {0: 0}), update(0, COPY_SEGMENT_FINISHED),
+                              add(1, 150, 199, {0: 150}), update(1, COPY_SEGMENT_FINISHED)])
+    _local_partition(tmp_path, bytes(range(1, 17)), 260, 5)
+    rc, out, err = _run(capsys, str(tmp_path))
+    assert rc == 1 and not err
+    lines = out.splitlines()
+    assert lines[1].split()[8:10] == ["260", "2"]
+    assert lines[2:] == [
+        "Gap: foo-0 offsets 100..149 are in no copied remote segment and not local (the local "
+        f"log ({tmp_path / 'foo-0'}) starts at 260)",
+        "Gap: foo-0 offsets 200..259 are in no copied remote segment and not local (the local "
+        f"log ({tmp_path / 'foo-0'}) starts at 260)"]
+    doc = json.loads(_run(capsys, str(tmp_path), "--json")[1])
+    [part] = doc["partitions"]
+    assert part["gaps"] == [[100, 149], [200, 259]] and part["remote_offsets"] == [0, 199]
+    assert (part["local"]["local_log_start_offset"], part["local"]["log_end_offset"]) == (260, 265)
+
+
+def test_cli_sets_aside_another_incarnation(tmp_path, capsys) -> None:
+    write_metadata(tmp_path, [add(0, 0, 99, {0: 0}), update(0, COPY_SEGMENT_FINISHED)])
+    _local_partition(tmp_path, bytes(range(2, 18)), 500, 1)   # another topic id
+    rc, out, err = _run(capsys, str(tmp_path))
+    assert rc == 0 and "another incarnation of the topic" in err
+    assert out.splitlines()[1].split()[8:10] == ["-", "0"]

@@ -7,6 +7,8 @@ Kafka's topic-based remote log metadata manager replays it.
   lifecycle (``RemoteLogMetadataCache``, ``RemoteLogLeaderEpochState``);
 * :mod:`~kafkalog.tiered.metadata_store`: every partition's, read from a ``log.dirs`` tree
   (``RemotePartitionMetadataStore``), with what Kafka would drop reported;
+* :mod:`~kafkalog.tiered.coverage`: offsets neither a copied remote segment nor the local log
+  holds (gaps), against the tree's partition directories;
 * :mod:`~kafkalog.tiered.command`: ``kafkalog tiered``.
 
 The records themselves are :mod:`kafkalog.decoders.remote_log_metadata`.

@@ -21,9 +21,14 @@ memory).
 ``--json``                                             JSON instead of text
 =====================================================  ==========================================
 
-Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, or ``--offset`` held by
-no copied segment; 2 usage. Findings (what Kafka's manager would drop or fail on) go to stderr
-and do not change the status: the state printed is the one Kafka would build.
+Gaps: where the tree also holds a partition's local directory (same topic id), offsets at or
+above its log start offset that neither a copied remote segment nor the local log holds are
+printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`).
+
+Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap found, or
+``--offset`` held by no copied segment; 2 usage. Findings (what Kafka's manager would drop or
+fail on) go to stderr and do not change the status: the state printed is the one Kafka would
+build.
 
 Example
 -------
@@ -43,6 +48,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ..usage import ArgumentParser, UsageError
+from .coverage import Coverage, LocalPartition, coverage, local_partitions
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
 from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
@@ -51,7 +57,7 @@ __all__ = ["main", "build_parser"]
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 SUMMARY_COLUMNS = ("TOPIC", "PARTITION", "TOPIC-ID", "SEGMENTS", "COPIED", "REMOTE-START",
-                   "REMOTE-END", "REMOTE-BYTES", "DELETE-STATE")
+                   "REMOTE-END", "REMOTE-BYTES", "LOCAL-START", "GAPS", "DELETE-STATE")
 COLUMNS = ("TOPIC", "PARTITION", "SEGMENT-ID", "START-OFFSET", "END-OFFSET", "SIZE", "STATE",
            "LEADER-EPOCHS", "BROKER", "MAX-TIMESTAMP")
 
@@ -137,6 +143,43 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             err.write(f"WARNING: {f}\n")
 
 
+def _coverage(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
+              log_dirs: list[str], err: IO[str]
+              ) -> dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]]:
+    """Each partition's coverage against its local directory in the tree: the one of this
+    topic id (a directory of another incarnation of the topic is set aside, with a warning)
+    that starts lowest, when there are several (copies of several brokers' trees)."""
+    local = local_partitions(log_dirs)
+    out = {}
+    for t in tips:
+        mine = []
+        for lp in local.get((t.topic, t.partition), []):
+            if lp.topic_id is not None and lp.topic_id != t.topic_id:
+                err.write(f"WARNING: {lp.path} holds topic id {lp.topic_id}, not {t.topic_id}: "
+                          "another incarnation of the topic, not compared\n")
+            else:
+                mine.append(lp)
+        lp = min(mine, key=lambda x: x.local_start) if mine else None
+        segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
+        out[t] = (lp, coverage(segments, local_start=lp.local_start if lp else None,
+                               local_end=lp.local_end if lp else None,
+                               log_start=lp.log_start if lp else None))
+    return out
+
+
+def _print_gaps(covs: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]],
+                out: IO[str]) -> bool:
+    found = False
+    for t, (lp, cov) in covs.items():
+        for a, b in cov.gaps:
+            found = True
+            where = f"the local log ({lp.path}) starts at {lp.local_start}" if lp else \
+                "no local copy of the partition in the given log dirs"
+            out.write(f"Gap: {t.topic}-{t.partition} offsets {a}..{b} are in no copied remote "
+                      f"segment and not local ({where})\n")
+    return found
+
+
 def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str],
             err: IO[str]) -> int:
     if not store.events and not store.findings:
@@ -149,21 +192,29 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
     tips = _selected(store, args.topic, args.partition)
     if args.offset is not None:
         return _find_offset(store, tips, args, out, err)
+    covs = _coverage(store, tips, args.log_dirs, err)
+    status = EXIT_ERROR if any(cov.gaps for _, cov in covs.values()) else EXIT_OK
     if args.json:
         out.write(json.dumps({
             "partitions": [{
                 "topic": t.topic, "partition": t.partition, "topic_id": t.topic_id,
                 "delete_state": store.partition_deletes[t].state
                 if t in store.partition_deletes else None,
+                "remote_offsets": list(covs[t][1].remote) if covs[t][1].remote else None,
+                "local": {"path": str(lp.path), "local_log_start_offset": lp.local_start,
+                          "log_end_offset": lp.local_end, "log_start_offset": lp.log_start}
+                if (lp := covs[t][0]) is not None else None,
+                "gaps": [list(g) for g in covs[t][1].gaps],
                 "segments": [_segment_json(t, m) for m in
                              (store.caches[t].list_remote_log_segments()
                               if t in store.caches else [])]} for t in tips],
             "findings": [{"partition": f.partition, "offset": f.offset, "message": f.message}
                          for f in store.findings]}) + "\n")
-        return EXIT_OK
+        return status
     if not (args.segments or args.topic is not None):
-        _print_summary(store, tips, out)
-        return EXIT_OK
+        _print_summary(store, tips, covs, out)
+        _print_gaps(covs, out)
+        return status
     rows: list[tuple[str, ...]] = [COLUMNS]
     for t in tips:
         for m in store.caches[t].list_remote_log_segments() if t in store.caches else []:
@@ -179,10 +230,12 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
         if d is not None:
             out.write(f"Partition {t.topic}-{t.partition} (topic id {t.topic_id}): {d.state} by "
                       f"broker {d.broker_id} at {_time(d.event_timestamp_ms)}\n")
-    return EXIT_OK
+    _print_gaps(covs, out)
+    return status
 
 
 def _print_summary(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
+                   covs: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]],
                    out: IO[str]) -> None:
     rows: list[tuple[str, ...]] = [SUMMARY_COLUMNS]
     for t in tips:
@@ -193,7 +246,8 @@ def _print_summary(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
                      str(min(m.start_offset for m in copied)) if copied else "-",
                      str(max(m.end_offset for m in copied)) if copied else "-",
                      str(sum(m.segment_size_in_bytes for m in copied)),
-                     d.state if d is not None else "-"))
+                     str(covs[t][0].local_start) if covs[t][0] is not None else "-",
+                     str(len(covs[t][1].gaps)), d.state if d is not None else "-"))
     if len(rows) > 1:
         _print_table(rows, out)
     else:
