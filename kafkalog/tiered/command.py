@@ -48,7 +48,7 @@ from collections.abc import Sequence
 from typing import IO, Any
 
 from ..usage import ArgumentParser, UsageError
-from .coverage import Coverage, LocalPartition, coverage, local_partitions
+from .coverage import Coverage, LocalPartition, tree_coverage
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
 from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
@@ -143,30 +143,6 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             err.write(f"WARNING: {f}\n")
 
 
-def _coverage(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
-              log_dirs: list[str], err: IO[str]
-              ) -> dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]]:
-    """Each partition's coverage against its local directory in the tree: the one of this
-    topic id (a directory of another incarnation of the topic is set aside, with a warning)
-    that starts lowest, when there are several (copies of several brokers' trees)."""
-    local = local_partitions(log_dirs)
-    out = {}
-    for t in tips:
-        mine = []
-        for lp in local.get((t.topic, t.partition), []):
-            if lp.topic_id is not None and lp.topic_id != t.topic_id:
-                err.write(f"WARNING: {lp.path} holds topic id {lp.topic_id}, not {t.topic_id}: "
-                          "another incarnation of the topic, not compared\n")
-            else:
-                mine.append(lp)
-        lp = min(mine, key=lambda x: x.local_start) if mine else None
-        segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
-        out[t] = (lp, coverage(segments, local_start=lp.local_start if lp else None,
-                               local_end=lp.local_end if lp else None,
-                               log_start=lp.log_start if lp else None))
-    return out
-
-
 def _print_gaps(covs: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]],
                 out: IO[str]) -> bool:
     found = False
@@ -192,7 +168,9 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
     tips = _selected(store, args.topic, args.partition)
     if args.offset is not None:
         return _find_offset(store, tips, args, out, err)
-    covs = _coverage(store, tips, args.log_dirs, err)
+    covs, notes = tree_coverage(store, args.log_dirs, tips)
+    for note in notes:
+        err.write(f"WARNING: {note}\n")
     status = EXIT_ERROR if any(cov.gaps for _, cov in covs.values()) else EXIT_OK
     if args.json:
         out.write(json.dumps({

@@ -35,8 +35,9 @@ from ..checkpoint import OffsetCheckpointFile, PartitionMetadataFile
 from ..errors import KafkaLogError
 from ..log import Log
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
+from .metadata_store import RemoteLogMetadataStore, TopicIdPartition
 
-__all__ = ["Coverage", "LocalPartition", "coverage", "local_partitions"]
+__all__ = ["Coverage", "LocalPartition", "coverage", "local_partitions", "tree_coverage"]
 
 
 @dataclass(frozen=True)
@@ -130,3 +131,33 @@ def local_partitions(log_dirs: Iterable[str | os.PathLike[str]]
                 LocalPartition(p, topic_id, max(first, starts.get((topic, partition), first)),
                                end, starts.get((topic, partition))))
     return out
+
+
+def tree_coverage(store: RemoteLogMetadataStore, log_dirs: Iterable[str | os.PathLike[str]],
+                  tips: Iterable[TopicIdPartition] | None = None
+                  ) -> tuple[dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]],
+                             list[str]]:
+    """Each partition's coverage (``tips``: those, else every partition the store knows)
+    against its directory in the tree, and notes on directories set aside.
+
+    The directory compared is one with this topic id (one of another incarnation of the
+    topic, recreated under the same name, is set aside with a note) that starts lowest, when
+    there are several (copies of several brokers' trees)."""
+    local = local_partitions(log_dirs)
+    chosen = sorted(set(store.caches) | set(store.partition_deletes)) if tips is None else tips
+    out: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]] = {}
+    notes: list[str] = []
+    for t in chosen:
+        mine = []
+        for lp in local.get((t.topic, t.partition), []):
+            if lp.topic_id is not None and lp.topic_id != t.topic_id:
+                notes.append(f"{lp.path} holds topic id {lp.topic_id}, not {t.topic_id}: "
+                             "another incarnation of the topic, not compared")
+            else:
+                mine.append(lp)
+        lp = min(mine, key=lambda x: x.local_start) if mine else None
+        segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
+        out[t] = (lp, coverage(segments, local_start=lp.local_start if lp else None,
+                               local_end=lp.local_end if lp else None,
+                               log_start=lp.log_start if lp else None))
+    return out, notes

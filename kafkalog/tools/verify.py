@@ -1203,7 +1203,39 @@ def verify_paths(paths: list[str], *, deep: bool = False,
             reps[c.name] = r
             _verify_compaction(c, d, r, now_ms)
         report.log_dir_findings.extend(verify_log_dir(d, reps))
+    report.log_dir_findings.extend(verify_tiered(paths))
     return report
+
+
+def verify_tiered(paths: list[str]) -> list[Finding]:
+    """Tiered storage, where the given log dirs hold ``__remote_log_metadata`` partitions
+    (:mod:`kafkalog.tiered`): an error per gap (offsets at or above a partition's log start
+    offset that neither a copied remote segment nor the local log holds), a warning per event
+    Kafka's metadata manager would drop, and an info per local directory of another
+    incarnation of a topic (not compared)."""
+    from ..tiered.coverage import tree_coverage
+    from ..tiered.metadata_store import METADATA_TOPIC, metadata_partition_dirs, read_log_dirs
+
+    roots = [p for p in paths if not _is_partition_dir(Path(p))]
+    if not roots or not metadata_partition_dirs(roots):
+        return []
+    store = read_log_dirs(roots)
+    out = [Finding("tiered_metadata", "warning",
+                   str(next((d for d in metadata_partition_dirs(roots)
+                             if d.name == f"{METADATA_TOPIC}-{f.partition}"), "")),
+                   f.message, offset=f.offset) for f in store.findings]
+    covs, notes = tree_coverage(store, roots)
+    for t, (lp, cov) in covs.items():
+        for a, b in cov.gaps:
+            where = f"the local log starts at {lp.local_start}" if lp else \
+                "no local copy of the partition in the given log dirs"
+            out.append(Finding(
+                "tiered_gap", "error", str(lp.path) if lp else f"{t.topic}-{t.partition}",
+                f"offsets {a}..{b} of {t.topic}-{t.partition} (topic id {t.topic_id}) are in no "
+                f"copied remote segment and not local ({where})", offset=a))
+    out += [Finding("tiered_incarnation", "info", note.split(" holds ")[0], note)
+            for note in notes]
+    return out
 
 
 # --------------------------------------------------------------------------------------------
