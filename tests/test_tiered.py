@@ -593,3 +593,27 @@ def test_verify_reports_gaps_and_dropped_events(tmp_path) -> None:
     assert not [f for f in verify_paths([str(tmp_path / "more")]).findings
                 if f.check.startswith("tiered")]
     assert not [f for f in verify_paths([str(local)]).findings if f.check.startswith("tiered")]
+
+
+def test_gap_below_every_copy_is_a_warning(tmp_path, capsys) -> None:
+    """A gap from the checkpointed log start offset up to the first copy may be remote
+    retention that ran after the checkpoint was written: printed with that caveat, a verify
+    warning, exit 0; a hole above the first copy stays an error."""
+    from kafkalog.checkpoint import OffsetCheckpointFile
+    from kafkalog.tools.verify import verify_paths
+
+    write_metadata(tmp_path, [add(0, 100, 199, {0: 100}), update(0, COPY_SEGMENT_FINISHED)])
+    _local_partition(tmp_path, bytes(range(1, 17)), 200, 2)
+    OffsetCheckpointFile(tmp_path / "log-start-offset-checkpoint").write({("foo", 0): 40})
+    rc, out, _ = _run(capsys, str(tmp_path))
+    assert rc == 0
+    assert "Gap: foo-0 offsets 40..99 are in no copied remote segment" in out
+    assert "remote retention may have deleted them" in out
+    [f] = [f for f in verify_paths([str(tmp_path)]).findings if f.check == "tiered_gap"]
+    assert (f.severity, f.offset) == ("warning", 40)
+    write_metadata(tmp_path, [add(1, 250, 299, {0: 250}), update(1, COPY_SEGMENT_FINISHED)])
+    _local_partition(tmp_path, bytes(range(1, 17)), 400, 2)  # (the same directory, emptied)
+    rc, out, _ = _run(capsys, str(tmp_path))
+    assert rc == 1 and "offsets 300..399" in out
+    assert [(f.severity, f.offset) for f in verify_paths([str(tmp_path)]).findings
+            if f.check == "tiered_gap"] == [("warning", 40), ("error", 200), ("error", 300)]

@@ -25,10 +25,10 @@ Gaps: where the tree also holds a partition's local directory (same topic id), o
 above its log start offset that neither a copied remote segment nor the local log holds are
 printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`).
 
-Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap found, or
-``--offset`` held by no copied segment; 2 usage. Findings (what Kafka's manager would drop or
-fail on) go to stderr and do not change the status: the state printed is the one Kafka would
-build.
+Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap above the first
+copied offset, or ``--offset`` held by no copied segment; 2 usage. Findings (what Kafka's
+manager would drop or fail on) go to stderr and do not change the status: the state printed is
+the one Kafka would build.
 
 Example
 -------
@@ -144,16 +144,16 @@ def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
 
 
 def _print_gaps(covs: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]],
-                out: IO[str]) -> bool:
-    found = False
+                out: IO[str]) -> None:
     for t, (lp, cov) in covs.items():
-        for a, b in cov.gaps:
-            found = True
+        for gap in cov.gaps:
             where = f"the local log ({lp.path}) starts at {lp.local_start}" if lp else \
                 "no local copy of the partition in the given log dirs"
-            out.write(f"Gap: {t.topic}-{t.partition} offsets {a}..{b} are in no copied remote "
-                      f"segment and not local ({where})\n")
-    return found
+            maybe = ("; below every copied offset: remote retention may have deleted them "
+                     "after log-start-offset-checkpoint was written") if cov.below_remote(gap) \
+                else ""
+            out.write(f"Gap: {t.topic}-{t.partition} offsets {gap[0]}..{gap[1]} are in no "
+                      f"copied remote segment and not local ({where}){maybe}\n")
 
 
 def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str],
@@ -171,7 +171,9 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
     covs, notes = tree_coverage(store, args.log_dirs, tips)
     for note in notes:
         err.write(f"WARNING: {note}\n")
-    status = EXIT_ERROR if any(cov.gaps for _, cov in covs.values()) else EXIT_OK
+    # (a gap below every copy may be retention after the checkpoint: printed, not a failure)
+    status = EXIT_ERROR if any(not cov.below_remote(g) for _, cov in covs.values()
+                               for g in cov.gaps) else EXIT_OK
     if args.json:
         out.write(json.dumps({
             "partitions": [{

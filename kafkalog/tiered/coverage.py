@@ -11,7 +11,8 @@ restore. :func:`coverage` compares the replayed metadata (:mod:`~kafkalog.tiered
 with a local partition directory. It reports each range of offsets at or above the log start
 offset that no copied remote segment and no local segment holds. Offsets below the log start
 offset (from ``log-start-offset-checkpoint``, when the tree has one) were deleted by retention
-and are not gaps.
+and are not gaps; a gap below every copied offset may be retention that ran after the
+checkpoint was written (:meth:`Coverage.below_remote`).
 
 Example
 -------
@@ -61,6 +62,14 @@ class Coverage:
     remote: tuple[int, int] | None
     local: tuple[int, int] | None
     gaps: tuple[tuple[int, int], ...]
+
+    def below_remote(self, gap: tuple[int, int]) -> bool:
+        """True for a gap below every copied offset (or any gap when nothing is copied): it
+        starts at the log start offset of ``log-start-offset-checkpoint``, which remote
+        retention may have passed since the checkpoint was written (Kafka writes it every
+        minute). A gap above the first copy cannot be explained that way: Kafka deletes
+        remote segments oldest first, and local ones only once copied."""
+        return self.remote is None or gap[1] < self.remote[0]
 
 
 def coverage(segments: Iterable[RemoteLogSegmentMetadata], *, local_start: int | None,

@@ -1210,7 +1210,8 @@ def verify_paths(paths: list[str], *, deep: bool = False,
 def verify_tiered(paths: list[str]) -> list[Finding]:
     """Tiered storage, where the given log dirs hold ``__remote_log_metadata`` partitions
     (:mod:`kafkalog.tiered`): an error per gap (offsets at or above a partition's log start
-    offset that neither a copied remote segment nor the local log holds), a warning per event
+    offset that neither a copied remote segment nor the local log holds; a warning below every
+    copied offset, see ``Coverage.below_remote``), a warning per event
     Kafka's metadata manager would drop, and an info per local directory of another
     incarnation of a topic (not compared)."""
     from ..tiered.coverage import tree_coverage
@@ -1229,10 +1230,15 @@ def verify_tiered(paths: list[str]) -> list[Finding]:
         for a, b in cov.gaps:
             where = f"the local log starts at {lp.local_start}" if lp else \
                 "no local copy of the partition in the given log dirs"
+            # below every copy it may be remote retention run after the checkpoint: a warning
+            retention = cov.below_remote((a, b))
             out.append(Finding(
-                "tiered_gap", "error", str(lp.path) if lp else f"{t.topic}-{t.partition}",
+                "tiered_gap", "warning" if retention else "error",
+                str(lp.path) if lp else f"{t.topic}-{t.partition}",
                 f"offsets {a}..{b} of {t.topic}-{t.partition} (topic id {t.topic_id}) are in no "
-                f"copied remote segment and not local ({where})", offset=a))
+                f"copied remote segment and not local ({where})"
+                + ("; below every copied offset: remote retention may have deleted them after "
+                   "log-start-offset-checkpoint was written" if retention else ""), offset=a))
     out += [Finding("tiered_incarnation", "info", note.split(" holds ")[0], note)
             for note in notes]
     return out
