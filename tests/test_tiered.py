@@ -617,3 +617,18 @@ def test_gap_below_every_copy_is_a_warning(tmp_path, capsys) -> None:
     assert rc == 1 and "offsets 300..399" in out
     assert [(f.severity, f.offset) for f in verify_paths([str(tmp_path)]).findings
             if f.check == "tiered_gap"] == [("warning", 40), ("error", 200), ("error", 300)]
+
+
+def test_local_partitions_of_a_tree(tmp_path) -> None:
+    """Topic names with dots count; deleted/future directories, internal topics and
+    directories that are no partition do not."""
+    from kafkalog.tiered.coverage import local_partitions
+
+    for name in ("orders.v1-3", "orders.v1-4.0123456789abcdef0123456789abcdef-delete",
+                 "__consumer_offsets-0", "not-a-partition"):
+        with Log.open(tmp_path / name) as log:
+            log.append([Record(None, b"v", 0)])
+    found = local_partitions([tmp_path])
+    assert list(found) == [("orders.v1", 3)]
+    [lp] = found[("orders.v1", 3)]
+    assert (lp.local_start, lp.local_end, lp.topic_id, lp.log_start) == (0, 1, None, None)

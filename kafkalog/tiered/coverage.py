@@ -117,7 +117,9 @@ def local_partitions(log_dirs: Iterable[str | os.PathLike[str]]
         except (KafkaLogError, OSError):
             starts = {}
         for p in sorted(root.iterdir()):
-            if not p.is_dir() or p.name.startswith("__") or "." in p.name:
+            # (internal topics are never tiered; renamed directories hold no live log)
+            if not p.is_dir() or p.name.startswith("__") or \
+                    p.name.endswith(("-delete", "-future", "-stray")):
                 continue
             try:
                 topic, partition = files.parse_topic_partition_name(p)
