@@ -632,3 +632,14 @@ def test_local_partitions_of_a_tree(tmp_path) -> None:
     assert list(found) == [("orders.v1", 3)]
     [lp] = found[("orders.v1", 3)]
     assert (lp.local_start, lp.local_end, lp.topic_id, lp.log_start) == (0, 1, None, None)
+
+
+def test_cli_offset_that_is_local(tmp_path, capsys) -> None:
+    write_metadata(tmp_path, [add(0, 0, 99, {0: 0}), update(0, COPY_SEGMENT_FINISHED)])
+    local = _local_partition(tmp_path, bytes(range(1, 17)), 100, 5)
+    rc, _, err = _run(capsys, str(tmp_path), "--topic", "foo", "--partition", "0",
+                      "--offset", "102")
+    assert rc == 1 and f"is in no copied remote segment (it is in the local log {local})" in err
+    rc, out, _ = _run(capsys, str(tmp_path), "--topic", "foo", "--partition", "0",
+                      "--offset", "99")
+    assert rc == 0 and out.splitlines()[1].split()[3] == _uuid(0)

@@ -222,9 +222,9 @@ def _print_summary(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
         segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
         copied = [m for m in segments if m.state == COPY_SEGMENT_FINISHED]
         d = store.partition_deletes.get(t)
+        remote = covs[t][1].remote
         rows.append((t.topic, str(t.partition), t.topic_id, str(len(segments)), str(len(copied)),
-                     str(min(m.start_offset for m in copied)) if copied else "-",
-                     str(max(m.end_offset for m in copied)) if copied else "-",
+                     str(remote[0]) if remote else "-", str(remote[1]) if remote else "-",
                      str(sum(m.segment_size_in_bytes for m in copied)),
                      str(covs[t][0].local_start) if covs[t][0] is not None else "-",
                      str(len(covs[t][1].gaps)), d.state if d is not None else "-"))
@@ -249,8 +249,12 @@ def _find_offset(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
                          m.state, _epochs(m), str(m.broker_id), _time(m.max_timestamp_ms)))
         _print_table(rows, out)
     if not found:
+        covs, _ = tree_coverage(store, args.log_dirs, tips)
+        local = [lp for lp, _ in covs.values() if lp is not None
+                 and lp.local_start <= args.offset < lp.local_end]
+        where = f" (it is in the local log {local[0].path})" if local else ""
         err.write(f"kafkalog tiered: offset {args.offset} of {args.topic}-{args.partition} is in "
-                  "no copied remote segment\n")
+                  f"no copied remote segment{where}\n")
         return EXIT_ERROR
     return EXIT_OK
 
