@@ -100,10 +100,12 @@ def coverage(segments: Iterable[RemoteLogSegmentMetadata], *, local_start: int |
     return Coverage(remote, local, tuple(gaps))
 
 
-def local_partitions(log_dirs: Iterable[str | os.PathLike[str]]
+def local_partitions(log_dirs: Iterable[str | os.PathLike[str]],
+                     wanted: set[tuple[str, int]] | None = None
                      ) -> dict[tuple[str, int], list[LocalPartition]]:
     """The partition directories under ``log_dirs`` (``log.dirs`` entries), by (topic,
     partition): a topic partition may sit in several (copies of several brokers' trees).
+    ``wanted``: only these (the others are not opened).
     Directories that are not partitions, internal topics and deleted/future ones are left
     out; a directory that does not open read-only is left out too (``kafkalog verify`` says
     why)."""
@@ -124,6 +126,8 @@ def local_partitions(log_dirs: Iterable[str | os.PathLike[str]]
             try:
                 topic, partition = files.parse_topic_partition_name(p)
             except (ValueError, KafkaLogError):
+                continue
+            if wanted is not None and (topic, partition) not in wanted:
                 continue
             try:
                 meta = PartitionMetadataFile(p / files.PARTITION_METADATA_FILE)
@@ -154,8 +158,9 @@ def tree_coverage(store: RemoteLogMetadataStore, log_dirs: Iterable[str | os.Pat
     The directory compared is one with this topic id (one of another incarnation of the
     topic, recreated under the same name, is set aside with a note) that starts lowest, when
     there are several (copies of several brokers' trees)."""
-    local = local_partitions(log_dirs)
-    chosen = sorted(set(store.caches) | set(store.partition_deletes)) if tips is None else tips
+    chosen = sorted(set(store.caches) | set(store.partition_deletes)) if tips is None \
+        else list(tips)
+    local = local_partitions(log_dirs, {(t.topic, t.partition) for t in chosen})
     out: dict[TopicIdPartition, tuple[LocalPartition | None, Coverage]] = {}
     notes: list[str] = []
     for t in chosen:
