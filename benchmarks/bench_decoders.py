@@ -11,6 +11,10 @@ Rows (the ``benchmarks/run_all.py`` convention: ratio > 1 means the measured pat
   the error path) decoding the same bytes, messages/s, for a ``__remote_log_metadata`` segment
   record, a ``__consumer_offsets`` commit value, a KRaft ``PartitionRecord`` and a group
   metadata value with 10 members.
+* ``decoders.dump_offsets``: ``kafkalog dump-segments --offsets-decoder`` over a
+  ``__consumer_offsets`` segment of 100,000 offset commits (500 per batch), output to a null
+  sink, vs ``--print-data-log`` (the default string decoder) over the same file: what decoding
+  and printing Kafka's JSON costs beyond the plain record lines, records/s.
 * ``tiered.replay``: ``kafkalog.tiered.read_log_dirs`` over a ``__remote_log_metadata``
   partition of add + finish events (each 4 events: a segment copied, then deleted) vs iterating
   the same partition's records with ``Log.records`` (the read alone), events/s.
@@ -97,6 +101,48 @@ def bench_readers(repeat: int) -> list[dict]:
     return rows
 
 
+def bench_dump_offsets(batches: int, repeat: int) -> list[dict]:
+    import contextlib
+    import io
+
+    from kafkalog.cli import main
+    from kafkalog.decoders import offsets
+    from kafkalog.records.builder import encode_batch
+    from kafkalog.records.record import Record
+
+    class _Null(io.TextIOBase):
+        def write(self, s: str) -> int:
+            return len(s)
+
+    root = tempfile.mkdtemp(prefix="kafkalog-bench-dump-offsets-")
+    try:
+        path = os.path.join(root, "00000000000000000000.log")
+        t0 = 1700000000000
+        with open(path, "wb") as f:
+            for b in range(batches):
+                recs = [offsets.encode_record(
+                    1, {"group": f"group-{i % 7}", "topic": "orders", "partition": i % 12},
+                    {"offset": b * 500 + i, "leaderEpoch": 3, "metadata": "",
+                     "commitTimestamp": t0 + i}, version=3) for i in range(500)]
+                f.write(encode_batch([Record(k, v, t0) for k, v in recs], base_offset=b * 500))
+
+        def dump(*flags: str) -> Callable[[], None]:
+            def go() -> None:
+                with contextlib.redirect_stdout(_Null()):
+                    main(["dump-segments", *flags, "--files", path])
+            return go
+
+        t_dec = _best(dump("--offsets-decoder"), repeat)
+        t_plain = _best(dump("--print-data-log"), repeat)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    n = batches * 500
+    return [{"name": "decoders.dump_offsets", "value": n / t_dec, "unit": "records/s",
+             "baseline": n / t_plain, "ratio": t_plain / t_dec,
+             "note": f"{n:,} offset commits (v3 values), dump-segments --offsets-decoder to a null "
+                     "sink; baseline: --print-data-log over the same file (plain record lines)"}]
+
+
 def bench_replay(segments: int, repeat: int) -> list[dict]:
     from kafkalog import Log, Record
     from kafkalog.decoders import message
@@ -148,7 +194,8 @@ def bench_replay(segments: int, repeat: int) -> list[dict]:
 def run(quick: bool = False) -> list[dict]:
     """Rows for benchmarks/run_all.py."""
     repeat = 3 if quick else 5
-    return bench_readers(repeat) + bench_replay(5_000 if quick else 50_000, 1 if quick else 3)
+    return (bench_readers(repeat) + bench_dump_offsets(40 if quick else 200, 1 if quick else 3)
+            + bench_replay(5_000 if quick else 50_000, 1 if quick else 3))
 
 
 def main() -> None:

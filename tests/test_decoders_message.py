@@ -245,3 +245,38 @@ def test_unsupported_version_refused_by_both() -> None:
         ("refused",)
     with pytest.raises(MessageDecodeError, match="Can't read version 1"):
         message.read_prefix(s, b"\x00" * 64, 1)
+
+
+def _jackson_string_reference(s: str) -> str:
+    short = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"',
+             0x5C: "\\\\"}
+    return '"' + "".join(short.get(ord(c)) or (f"\\u{ord(c):04X}" if ord(c) < 0x20 else c)
+                         for c in s) + '"'
+
+
+@settings(max_examples=500, deadline=None)
+@given(s=st.text(alphabet=st.one_of(st.characters(), st.sampled_from('"\\\x00\x1f\n\t')),
+                 max_size=20))
+def test_jackson_string_fast_path_equals_the_reference(s) -> None:
+    assert message._jstr(s) == _jackson_string_reference(s)
+
+
+@pytest.mark.parametrize("name, schema, version", _ALL, ids=[a[0] for a in _ALL])
+@settings(max_examples=20, deadline=None)
+@given(data=st.data())
+def test_json_text_equals_dumps_of_to_json(name, schema, version, data) -> None:
+    """The generated JSON writer against the tree and Jackson printer (the reference): objects
+    as drawn (fields left out take defaults) and as decoded back from their bytes."""
+    obj = data.draw(_struct_strategy(schema, version))
+    for o in (obj, message.read(schema, message.write(schema, obj, version), version)):
+        text = message.json_text(schema, o, version)
+        assert text == message.dumps(message.to_json(schema, o, version))
+        assert message.dumps({"data": text}) == '{"data":' + text + "}"  # copied as it is
+
+
+def test_json_text_refuses_what_to_json_refuses() -> None:
+    s = message.compile_schema(_schemas.REMOTE_LOG_METADATA[2])
+    with pytest.raises(ValueError, match="Can't write version 1"):
+        message.to_json(s, {}, 1)
+    with pytest.raises(ValueError, match="Can't write version 1"):
+        message.json_text(s, {}, 1)

@@ -126,15 +126,19 @@ class CoordinatorCodec:
     def value_json(self, rec: dict[str, Any]) -> dict[str, Any]:
         return message.to_json(self.values[rec["type"]], rec["value"], rec["version"])
 
-    def format(self, rec: dict[str, Any], value_json: dict[str, Any] | None = None, *,
+    def format(self, rec: dict[str, Any], value_json: Any = None, *,
                value_label: str = "version") -> tuple[str, str]:
         """Kafka's DumpLogSegments strings: key ``{"type":"<t>","data":{…}}`` and payload
-        ``{"version":"<v>","data":{…}}`` or ``<DELETE>``. ``value_label`` names the payload's
+        ``{"version":"<v>","data":{…}}`` or ``<DELETE>`` (``value_json``: the value's tree or
+        :class:`~kafkalog.decoders.message.RawJson`, when the caller changed it; else its
+        generated text). ``value_label`` names the payload's
         version field (Kafka 4.0's share-group-state parser wrote ``"type"`` there)."""
-        key_text = message.dumps({"type": str(rec["type"]), "data": self.key_json(rec)})
+        key_text = message.dumps({"type": str(rec["type"]), "data": message.json_text(
+            self.keys[rec["type"]], rec["key"], rec["key_version"])})
         if rec["value"] is None:
             return key_text, "<DELETE>"
-        data = value_json if value_json is not None else self.value_json(rec)
+        data = value_json if value_json is not None else message.json_text(
+            self.values[rec["type"]], rec["value"], rec["version"])
         return key_text, message.dumps({value_label: str(rec["version"]), "data": data})
 
 

@@ -90,7 +90,7 @@ def decode_record(key: bytes | None, value: bytes | None) -> tuple[None, str]:
     rec = decode_record_obj(key, value)
     schema = SCHEMAS[rec["api_key"]]
     return None, message.dumps({"type": rec["type"], "version": rec["version"],
-                                "data": message.to_json(schema, rec["data"], rec["version"])})
+                                "data": message.json_text(schema, rec["data"], rec["version"])})
 
 
 def format_for_dump(key: bytes | None, value: bytes | None, offset: int) -> tuple[None, str]:

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import base64
 import math
+import re
 import struct
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,8 +137,10 @@ class Struct:
     fields: list[Field] = field(default_factory=list)
     flexible: tuple[int, int] | None = None      # the message's flexibleVersions (shared)
     api_key: int | None = None
-    # version -> generated reader (see "Generated readers"); not part of the schema's identity
+    # version -> generated reader (see "Generated readers") / JSON writer (``json_text``);
+    # not part of the schema's identity
     readers: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
+    json_writers: dict[int, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def tagged_by_tag(self, v: int) -> dict[int, Field]:
         return {f.tag: f for f in self.fields if f.tag is not None and f.is_tagged(v)}
@@ -770,12 +773,93 @@ def to_json(schema: Struct, obj: dict[str, Any], version: int) -> dict[str, Any]
     return node
 
 
+def json_text(schema: Struct, obj: dict[str, Any], version: int) -> RawJson:
+    """``dumps(to_json(schema, obj, version))``, through a writer generated per struct version
+    on first use (no intermediate tree); raises as :func:`to_json` does.
+
+    >>> from kafkalog.decoders import _schemas
+    >>> s = compile_schema(_schemas.METADATA[2])
+    >>> json_text(s, {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, 0)
+    '{"name":"t","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}'
+    """
+    writer = schema.json_writers.get(version)
+    if writer is None:
+        if not _contains(schema.versions, version):
+            to_json(schema, obj, version)  # (raises Kafka's "Can't write version")
+        writer = schema.json_writers[version] = _generate_json_writer(schema, version)
+    return RawJson(writer(obj))
+
+
+def _json_writer_for(s: Struct, v: int) -> Any:
+    writer = s.json_writers.get(v)
+    if writer is None:
+        writer = s.json_writers[v] = _generate_json_writer(s, v)
+    return writer
+
+
+def _generate_json_writer(s: Struct, v: int) -> Any:
+    """``writer(obj) -> str``: the text of ``dumps(to_json(s, obj, v))`` (tests compare the two
+    on every schema and version). A value of an unexpected Python type goes through
+    :func:`dumps`, as the tree would."""
+    consts: dict[str, Any] = {"_dumps": dumps, "_jstr": _jstr}
+    lines = ["def writer(obj):", "    parts = []", "    get = obj.get"]
+    if not _contains(s.versions, v):
+        refusal = f"Can't write version {v} of {s.name}"    # (to_json's error)
+        lines.append(f"    raise ValueError({refusal!r})")
+    for i, f in enumerate(s.fields):
+        if not f.present(v):
+            continue
+        d = f"_d{i}"
+        consts[d] = f.default
+        lines.append(f"    x = get({f.json_name!r}, {d})")
+        ind = "    "
+        if f.is_tagged(v):
+            lines.append(f"    if x != {d}:")     # tagged fields only when not the default
+            ind = "        "
+        key = _jstr(f.json_name) + ":"
+        w = f"_w{i}"
+        if f.struct is not None:
+            consts[w] = _json_writer_for(f.struct, v)
+        if f.is_array:
+            text = f"('null' if x is None else '[' + ','.join([{_json_elem(f, 'e', w)} " \
+                   "for e in x]) + ']')"
+        else:
+            text = f"('null' if x is None else {_json_elem(f, 'x', w)})"
+        lines.append(f"{ind}parts.append({key!r} + {text})")
+    lines.append("    return '{' + ','.join(parts) + '}'")
+    scope = dict(consts)
+    code = compile("\n".join(lines) + "\n", f"<kafkalog json writer {s.name} v{v}>", "exec")
+    exec(code, scope)  # noqa: S102 - the source is built from our own schema tables
+    return scope["writer"]
+
+
+def _json_elem(f: Field, var: str, writer: str) -> str:
+    """The expression printing one value ``var`` of ``f``'s element type (``_elem_json`` then
+    ``dumps``); ``writer``: the struct's generated writer's name."""
+    if f.struct is not None:
+        return f"('null' if {var} is None else {writer}({var}))"
+    if f.type == "records":
+        return "'\"\"'"                           # JsonConverter prints records as empty binary
+    if f.type == "float64":
+        return f"_dumps(float({var}))"
+    if f.type in ("string", "uuid"):
+        return f"(_jstr({var}) if type({var}) is str else _dumps({var}))"
+    if f.type in _FIXED:
+        return f"(str({var}) if type({var}) is int else _dumps({var}))"
+    return f"_dumps({var})"
+
+
 _ESC = {0x08: "\\b", 0x09: "\\t", 0x0A: "\\n", 0x0C: "\\f", 0x0D: "\\r", 0x22: '\\"',
         0x5C: "\\\\"}
 
 
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f"\\]')
+
+
 def _jstr(s: str) -> str:
     """Jackson's string escaping: short escapes, other controls as uppercase ``\\u00XX``."""
+    if _NEEDS_ESCAPE.search(s) is None:
+        return f'"{s}"'  # (most strings: nothing to escape, no per-character loop)
     out = ['"']
     for ch in s:
         o = ord(ch)
@@ -829,8 +913,14 @@ def _shortest_digits(a: float) -> tuple[str, int]:
     return digits, point
 
 
+class RawJson(str):
+    """Text already in Jackson's form (from :func:`json_text`): :func:`dumps` copies it."""
+
+
 def dumps(node: Any) -> str:
     """Serialize a tree from :func:`to_json` exactly as Jackson's ``JsonNode.toString()``."""
+    if type(node) is RawJson:
+        return node
     if node is None:
         return "null"
     if node is True:

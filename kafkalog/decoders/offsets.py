@@ -94,7 +94,11 @@ def _decode_embedded(schema: message.Struct, raw: bytes) -> dict[str, Any] | Non
         return None
 
 
-def _value_json(rec: dict[str, Any]) -> dict[str, Any]:
+def _value_json(rec: dict[str, Any]) -> Any:
+    if rec["type"] != GROUP_METADATA_TYPE or \
+            rec["value"].get("protocolType") != CONSUMER_PROTOCOL_TYPE:
+        # (the generated text; only a consumer group's members are rewritten below)
+        return message.json_text(CODEC.values[rec["type"]], rec["value"], rec["version"])
     data = CODEC.value_json(rec)
     if rec["type"] == GROUP_METADATA_TYPE and data.get("protocolType") == CONSUMER_PROTOCOL_TYPE:
         for member in data.get("members") or []:
