@@ -421,11 +421,9 @@ def read_prefix(schema: Struct, buf: bytes | memoryview, version: int,
     truncated or malformed bytes, an unsupported version, or null in a non-nullable field.
     """
     if type(buf) is bytes:
-        reader = schema.readers.get(version)
-        if reader is None:
-            reader = schema.readers[version] = _generate_reader(schema, version)
         try:
-            return reader(buf, pos, len(buf))
+            return _generated(schema.readers, schema, version, _generate_reader)(
+                buf, pos, len(buf))
         except Exception:  # noqa: BLE001 - any refusal: the interpreter below gives the error
             pass
     r = _Reader(buf, pos)
@@ -565,11 +563,16 @@ class _ReaderSource:
         self.emit(ind + 2, f"{out}.append({item})")
 
 
+def _generated(cache: dict[int, Any], s: Struct, v: int, generate: Any) -> Any:
+    """``s``'s generated function at version ``v`` from ``cache``, made on first use."""
+    fn = cache.get(v)
+    if fn is None:
+        fn = cache[v] = generate(s, v)
+    return fn
+
+
 def _reader_for(s: Struct, v: int) -> Any:
-    reader = s.readers.get(v)
-    if reader is None:
-        reader = s.readers[v] = _generate_reader(s, v)
-    return reader
+    return _generated(s.readers, s, v, _generate_reader)
 
 
 def _generate_reader(s: Struct, v: int) -> Any:
@@ -782,19 +785,8 @@ def json_text(schema: Struct, obj: dict[str, Any], version: int) -> RawJson:
     >>> json_text(s, {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, 0)
     '{"name":"t","topicId":"AAAAAAAAAAAAAAAAAAAAAQ"}'
     """
-    writer = schema.json_writers.get(version)
-    if writer is None:
-        if not _contains(schema.versions, version):
-            to_json(schema, obj, version)  # (raises Kafka's "Can't write version")
-        writer = schema.json_writers[version] = _generate_json_writer(schema, version)
-    return RawJson(writer(obj))
-
-
-def _json_writer_for(s: Struct, v: int) -> Any:
-    writer = s.json_writers.get(v)
-    if writer is None:
-        writer = s.json_writers[v] = _generate_json_writer(s, v)
-    return writer
+    return RawJson(_generated(schema.json_writers, schema, version,
+                              _generate_json_writer)(obj))
 
 
 def _generate_json_writer(s: Struct, v: int) -> Any:
@@ -819,7 +811,7 @@ def _generate_json_writer(s: Struct, v: int) -> Any:
         key = _jstr(f.json_name) + ":"
         w = f"_w{i}"
         if f.struct is not None:
-            consts[w] = _json_writer_for(f.struct, v)
+            consts[w] = _generated(f.struct.json_writers, f.struct, v, _generate_json_writer)
         if f.is_array:
             text = f"('null' if x is None else '[' + ','.join([{_json_elem(f, 'e', w)} " \
                    "for e in x]) + ']')"
