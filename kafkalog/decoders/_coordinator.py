@@ -133,13 +133,16 @@ class CoordinatorCodec:
         :class:`~kafkalog.decoders.message.RawJson`, when the caller changed it; else its
         generated text). ``value_label`` names the payload's
         version field (Kafka 4.0's share-group-state parser wrote ``"type"`` there)."""
-        key_text = message.dumps({"type": str(rec["type"]), "data": message.json_text(
-            self.keys[rec["type"]], rec["key"], rec["key_version"])})
+        # (the two-field wrappers written out: dumps of a dict, once per record, cost more
+        # than the generated text inside them)
+        key_text = '{"type":' + message.dumps(str(rec["type"])) + ',"data":' + \
+            message.json_text(self.keys[rec["type"]], rec["key"], rec["key_version"]) + "}"
         if rec["value"] is None:
             return key_text, "<DELETE>"
         data = value_json if value_json is not None else message.json_text(
             self.values[rec["type"]], rec["value"], rec["version"])
-        return key_text, message.dumps({value_label: str(rec["version"]), "data": data})
+        return key_text, "{" + message.dumps(value_label) + ":" + \
+            message.dumps(str(rec["version"])) + ',"data":' + message.dumps(data) + "}"
 
 
 def decode_for_text(codec: CoordinatorCodec, key: bytes | None, value: bytes | None, *,
