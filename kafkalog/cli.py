@@ -49,9 +49,6 @@ EXIT_FINDINGS = 1
 EXIT_USAGE = 2
 
 
-# argparse that raises instead of exiting, so ``main`` returns 2 (usage) as an int
-_UsageError = UsageError
-_ArgumentParser = ArgumentParser
 
 
 def _int_arg(text: str) -> int:
@@ -189,8 +186,8 @@ def _add_dump_arguments(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     """The top-level parser with every subcommand."""
-    parser = _ArgumentParser(prog="kafkalog", description="Kafka on-disk log tools.")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_ArgumentParser)
+    parser = ArgumentParser(prog="kafkalog", description="Kafka on-disk log tools.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
     dp = sub.add_parser(
         "dump-segments",
         help="Kafka's kafka-dump-log.sh: dump .log/.index/.timeindex/.snapshot/.txnindex files.",
@@ -239,7 +236,7 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
         version = a.kafka_version
         shape = d.DEFAULT_SHAPE if version is None else d.parse_kafka_version(version)
     except ValueError as e:
-        raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+        raise UsageError(f"kafkalog dump-segments: error: {e}") from None
     used = [
         flag
         for flag, given in (
@@ -276,7 +273,7 @@ def _options_from_args(a: argparse.Namespace, out: IO[str]) -> d.DumpOptions:
             try:
                 name, deprecated_for = d.decoder_for_class(given or "string")
             except ValueError as e:
-                raise _UsageError(f"kafkalog dump-segments: error: {e}") from None
+                raise UsageError(f"kafkalog dump-segments: error: {e}") from None
             if given and parser_error is None:
                 parser_error = shape.missing_decoder_class(given)
             if deprecated_for and shape.deprecated_decoder_notice:
@@ -436,7 +433,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
     try:
         args = parser.parse_args(argv)
-    except _UsageError as e:
+    except UsageError as e:
         sys.stderr.write(str(e) + "\n")
         return usage_status
     except SystemExit as e:  # --help
@@ -470,7 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from .tools import repair
 
             return repair.run(args)
-    except _UsageError as e:
+    except UsageError as e:
         sys.stderr.write(str(e) + "\n")
         return usage_status
     except BrokenPipeError:  # `kafkalog dump-segments ... | head`

@@ -99,14 +99,13 @@ def _value_json(rec: dict[str, Any]) -> Any:
             rec["value"].get("protocolType") != CONSUMER_PROTOCOL_TYPE:
         # (the generated text; only a consumer group's members are rewritten below)
         return message.json_text(CODEC.values[rec["type"]], rec["value"], rec["version"])
-    data = CODEC.value_json(rec)
-    if rec["type"] == GROUP_METADATA_TYPE and data.get("protocolType") == CONSUMER_PROTOCOL_TYPE:
-        for member in data.get("members") or []:
-            for name, schema in (("subscription", _SUBSCRIPTION), ("assignment", _ASSIGNMENT)):
-                if name in member:
-                    decoded = _decode_embedded(schema, member[name])
-                    if decoded is not None:
-                        member[name] = decoded
+    data = CODEC.value_json(rec)  # a consumer group: its members' embedded protocol data
+    for member in data.get("members") or []:
+        for name, schema in (("subscription", _SUBSCRIPTION), ("assignment", _ASSIGNMENT)):
+            if name in member:
+                decoded = _decode_embedded(schema, member[name])
+                if decoded is not None:
+                    member[name] = decoded
     return data
 
 

@@ -60,16 +60,14 @@ EXIT_USAGE = 2
 MISSING = "-"
 
 
-_Usage = UsageError
-_Parser = ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog groups`` argument parser."""
-    p = _Parser(prog="kafkalog groups",
+    p = ArgumentParser(prog="kafkalog groups",
                 description="Consumer groups of a log.dirs tree (kafka-consumer-groups.sh, "
                             "offline).")
-    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
 
     def with_tree(name: str, help_text: str) -> argparse.ArgumentParser:
         s = sub.add_parser(name, help=help_text)
@@ -127,7 +125,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     parser = build_parser()
     try:
         args = parser.parse_args(list(sys.argv[2:] if argv is None else argv))
-    except _Usage as e:
+    except UsageError as e:
         err.write(f"{e}\n")
         return EXIT_USAGE
     except SystemExit as e:         # --help
@@ -141,7 +139,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         if args.command == "plan":
             return _plan(args, out)
         return _with_tree(args, out, err)
-    except _Usage as e:
+    except UsageError as e:
         err.write(f"kafkalog groups {args.command}: error: {e}\n")
         return EXIT_USAGE
     except (KafkaLogError, OSError) as e:
@@ -287,7 +285,7 @@ def parse_duration(text: str) -> int:
     """
     m = _DURATION.fullmatch(text.strip())
     if m is None or not any(m.group(k) for k in ("days", "hours", "minutes", "seconds")):
-        raise _Usage(f"--by-duration: {text!r} is not an ISO-8601 duration such as PT1H30M")
+        raise UsageError(f"--by-duration: {text!r} is not an ISO-8601 duration such as PT1H30M")
     ms = (int(m.group("days") or 0) * 86_400_000 + int(m.group("hours") or 0) * 3_600_000
           + int(m.group("minutes") or 0) * 60_000
           + round(float(m.group("seconds") or 0) * 1000))
@@ -299,7 +297,7 @@ def _parse_datetime(text: str) -> int:
     try:
         t = dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
     except ValueError:
-        raise _Usage(f"--to-datetime: {text!r} is not YYYY-MM-DDTHH:mm:SS.sss") from None
+        raise UsageError(f"--to-datetime: {text!r} is not YYYY-MM-DDTHH:mm:SS.sss") from None
     if t.tzinfo is None:
         t = t.replace(tzinfo=dt.timezone.utc)
     return int(t.timestamp() * 1000)
@@ -317,12 +315,12 @@ def _scope(args: argparse.Namespace, logs: Any, committed: dict) -> list[tuple[s
             try:
                 tps.extend((topic, int(p)) for p in parts.split(","))
             except ValueError:
-                raise _Usage(f"--topic {spec!r}: partitions must be integers") from None
+                raise UsageError(f"--topic {spec!r}: partitions must be integers") from None
         else:
             found = [(t, p) for t, p in logs.partitions() if t == topic]
             found += [tp for tp in committed if tp[0] == topic and tp not in found]
             if not found:
-                raise _Usage(f"--topic {topic!r}: no partition of it in {args.log_dir}")
+                raise UsageError(f"--topic {topic!r}: no partition of it in {args.log_dir}")
             tps.extend(found)
     return sorted(dict.fromkeys(tps))
 
@@ -429,9 +427,9 @@ def _plan(args: argparse.Namespace, out: IO[str]) -> int:
             try:
                 counts[name.strip()] = int(n)
             except ValueError:
-                raise _Usage(f"--topics: expected topic:count, found {spec!r}") from None
+                raise UsageError(f"--topics: expected topic:count, found {spec!r}") from None
     if not counts:
-        raise _Usage("--topics (or --log-dir) is required")
+        raise UsageError("--topics (or --log-dir) is required")
     subs: dict[str, list[str]] = {}
     for spec in args.members.split(","):
         name, eq, topics = spec.partition("=")
@@ -443,13 +441,13 @@ def _plan(args: argparse.Namespace, out: IO[str]) -> int:
             owned[name] = [(tp.rsplit(":", 1)[0], int(tp.rsplit(":", 1)[1]))
                            for tp in parts.split("+") if tp]
         except (ValueError, IndexError):
-            raise _Usage(f"--owned: expected member=topic:partition+..., found {spec!r}") \
+            raise UsageError(f"--owned: expected member=topic:partition+..., found {spec!r}") \
                 from None
     try:
         result = assign(args.strategy, subs, counts, owned=owned or None,
                         topic_ids=topic_ids or None)
     except AssignmentError as e:
-        raise _Usage(str(e)) from None
+        raise UsageError(str(e)) from None
     if args.json:
         out.write(json.dumps({"strategy": args.strategy, "assignment": {
             m: [list(tp) for tp in tps] for m, tps in result.items()}}) + "\n")

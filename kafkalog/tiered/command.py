@@ -50,7 +50,12 @@ from typing import IO, Any
 from ..usage import ArgumentParser, UsageError
 from .coverage import Coverage, LocalPartition, tree_coverage
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
-from .metadata_store import RemoteLogMetadataStore, TopicIdPartition, read_log_dirs
+from .metadata_store import (
+    RemoteLogMetadataStore,
+    TopicIdPartition,
+    metadata_partition_dirs,
+    read_log_dirs,
+)
 from .partitioner import DEFAULT_METADATA_TOPIC_PARTITIONS
 
 __all__ = ["main", "build_parser"]
@@ -62,13 +67,11 @@ COLUMNS = ("TOPIC", "PARTITION", "SEGMENT-ID", "START-OFFSET", "END-OFFSET", "SI
            "LEADER-EPOCHS", "BROKER", "MAX-TIMESTAMP")
 
 
-_Usage = UsageError
-_Parser = ArgumentParser
 
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog tiered`` argument parser."""
-    p = _Parser(prog="kafkalog tiered",
+    p = ArgumentParser(prog="kafkalog tiered",
                 description="Remote (tiered) segments from the __remote_log_metadata partitions "
                             "of log.dirs trees, offline.")
     p.add_argument("log_dirs", nargs="+", metavar="LOGDIR",
@@ -129,11 +132,11 @@ def _print_table(rows: list[tuple[str, ...]], out: IO[str]) -> None:
 
 def _run(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     if args.partition is not None and args.topic is None:
-        raise _Usage("kafkalog tiered: error: --partition needs --topic")
+        raise UsageError("kafkalog tiered: error: --partition needs --topic")
     if args.offset is not None and (args.topic is None or args.partition is None):
-        raise _Usage("kafkalog tiered: error: --offset needs --topic and --partition")
+        raise UsageError("kafkalog tiered: error: --offset needs --topic and --partition")
     if args.num_partitions < 0:
-        raise _Usage("kafkalog tiered: error: --num-partitions must be >= 0")
+        raise UsageError("kafkalog tiered: error: --num-partitions must be >= 0")
     store = read_log_dirs(args.log_dirs, num_partitions=args.num_partitions or None)
     try:
         return _report(store, args, out, err)
@@ -159,8 +162,6 @@ def _print_gaps(covs: dict[TopicIdPartition, tuple[LocalPartition | None, Covera
 def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str],
             err: IO[str]) -> int:
     if not store.events and not store.findings:
-        from .metadata_store import metadata_partition_dirs
-
         if not metadata_partition_dirs(args.log_dirs):
             err.write("kafkalog tiered: no __remote_log_metadata-<n> directory under the given "
                       "log dirs\n")
@@ -267,6 +268,6 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None,
     try:
         args = build_parser().parse_args(list(argv) if argv is not None else None)
         return _run(args, out, err)
-    except _Usage as e:
+    except UsageError as e:
         err.write(f"{e}\n")
         return EXIT_USAGE

@@ -1218,13 +1218,14 @@ def verify_tiered(paths: list[str]) -> list[Finding]:
     from ..tiered.metadata_store import METADATA_TOPIC, metadata_partition_dirs, read_log_dirs
 
     roots = [p for p in paths if not _is_partition_dir(Path(p))]
-    if not roots or not metadata_partition_dirs(roots):
+    dirs = metadata_partition_dirs(roots) if roots else []
+    if not dirs:
         return []
     store = read_log_dirs(roots)
+    dir_of = {int(d.name.rpartition("-")[2]): str(d) for d in reversed(dirs)}  # (first wins)
     out = [Finding("tiered_metadata", "warning",
-                   str(next((d for d in metadata_partition_dirs(roots)
-                             if d.name == f"{METADATA_TOPIC}-{f.partition}"), "")),
-                   f.message, offset=f.offset) for f in store.findings]
+                   dir_of.get(f.partition, f"{METADATA_TOPIC}-{f.partition}"), f.message,
+                   offset=f.offset) for f in store.findings]
     covs, notes = tree_coverage(store, roots)
     for t, (lp, cov) in covs.items():
         for a, b in cov.gaps:
