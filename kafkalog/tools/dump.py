@@ -1149,7 +1149,7 @@ def _control_json(name: str, value: bytes) -> str:
     try:
         obj = message.read(schema, value, 0)
         version = int(obj.get("version", 0))
-        return message.dumps(message.to_json(schema, obj, version))
+        return str(message.json_text(schema, obj, version))
     except KafkaLogError as e:
         kafka_message = getattr(e, "kafka_message", e.message)
         raise DumpAbort(kafka_message, java_class="java.lang.RuntimeException") from e
