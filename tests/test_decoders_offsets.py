@@ -308,3 +308,21 @@ def test_legacy_group_metadata_text() -> None:
         "members": [dict(member, assignment=b"\x00\x01\xff")]}, version=0)
     assert offsets.format_legacy(k, v)[1] == (
         '{"protocolType":"connect","protocol":null,"generationId":1,"assignment":"{m1=1FF}"}')
+
+
+def test_target_assignment_member_value_has_the_3_8_shape() -> None:
+    """``ConsumerGroupTargetAssignmentMemberValue`` as Kafka 3.8+ writes it: only
+    ``TopicPartitions`` (3.7's early-access Error/MetadataVersion/MetadataBytes were dropped by
+    apache/kafka#15545). Bytes built field by field from the 3.8 schema, not by our encoder."""
+    topic_id = bytes(range(16))
+    key = struct.pack(">hh", 7, 3) + b"app" + struct.pack(">h", 1) + b"m"
+    value = (struct.pack(">h", 0)              # value version 0 (flexible)
+             + bytes([2])                      # compact array: 1 TopicPartition
+             + topic_id + bytes([3]) + struct.pack(">ii", 4, 7) + bytes([0])  # parts, no tags
+             + bytes([0]))                     # no tagged fields
+    key_text, payload = offsets.decode_record(key, value)
+    assert key_text == '{"type":"7","data":{"groupId":"app","memberId":"m"}}'
+    assert payload == ('{"version":"0","data":{"topicPartitions":[{"topicId":'
+                       '"AAECAwQFBgcICQoLDA0ODw","partitions":[4,7]}]}}')
+    with pytest.raises(CorruptRecordError):    # the 3.7 shape (a leading Error int8): refused
+        offsets.decode_record_obj(key, value[:2] + b"\x00" + value[2:] + b"\x00\x00\x01")

@@ -159,12 +159,11 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
     ]),
     6: _m("ConsumerGroupTargetAssignmentMetadataValue", "0", "0+", [
         _f("AssignmentEpoch", "int32")]),
+    # (3.7's early-access shape also had Error, MetadataVersion and MetadataBytes; Kafka
+    # dropped them for 3.8 (#15545, "upgrade won't be supported from the KIP-848 EA"))
     7: _m("ConsumerGroupTargetAssignmentMemberValue", "0", "0+", [
-        _f("Error", "int8"),
         _f("TopicPartitions", "[]TopicPartition", fields=[
             _f("TopicId", "uuid"), _f("Partitions", "[]int32")]),
-        _f("MetadataVersion", "int16"),
-        _f("MetadataBytes", "bytes"),
     ]),
     8: _m("ConsumerGroupCurrentMemberAssignmentValue", "0", "0+", [
         _f("MemberEpoch", "int32"),
