@@ -44,6 +44,10 @@ class GroupConfig:
     group_max_size: int = (1 << 31) - 1
     #: GroupCoordinatorConfig.CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS (not configurable in Kafka)
     group_new_member_join_timeout_ms: int = 5 * _MINUTE_MS
+    #: KIP-848 consumer groups (GroupCoordinatorConfig, 4.0 defaults)
+    group_consumer_session_timeout_ms: int = 45_000
+    group_consumer_heartbeat_interval_ms: int = 5_000
+    group_consumer_max_size: int = (1 << 31) - 1
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -81,6 +85,9 @@ class GroupConfig:
             "group.max.session.timeout.ms": ("group_max_session_timeout_ms", 1),
             "group.initial.rebalance.delay.ms": ("group_initial_rebalance_delay_ms", 1),
             "group.max.size": ("group_max_size", 1),
+            "group.consumer.session.timeout.ms": ("group_consumer_session_timeout_ms", 1),
+            "group.consumer.heartbeat.interval.ms": ("group_consumer_heartbeat_interval_ms", 1),
+            "group.consumer.max.size": ("group_consumer_max_size", 1),
         }
         for key, (name, mult) in names.items():
             raw = props.get(key)

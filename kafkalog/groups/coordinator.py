@@ -85,11 +85,14 @@ from .classic_group import (
     Protocol,
 )
 from .config import GroupConfig
+from .consumer_group_coordinator import ConsumerGroupCoordinator, topic_id_for
 from .error_codes import ErrorCode, error_name
 from .errors import NotCoordinatorError
 from .metadata_manager import ExpirationView, GroupMetadataManager, metadata_too_large
 from .records import GroupMetadata, MemberMetadata, OffsetAndMetadata
 from .responses import (
+    ConsumerGroupDescribedGroup,
+    ConsumerGroupHeartbeatResponse,
     DeletableGroupResult,
     DeleteGroupsResponse,
     DescribedGroup,
@@ -191,8 +194,10 @@ class GroupCoordinator:
         self._partition_counts: dict[str, int] | None = None
         self._wrote = False
         for group_id in manager.list_groups():
-            if manager.owns(group_id):
+            if manager.owns(group_id) and manager.consumer_group(group_id) is None:
                 self._load_group(group_id)
+        #: the KIP-848 consumer groups (ConsumerGroupHeartbeat); their state is the manager's
+        self.consumer_groups = ConsumerGroupCoordinator(self)
         self._timer_impl.schedule(_CLEANUP_KEY, self.config.offsets_retention_check_interval_ms,
                                   self._cleanup_group_metadata)
 
@@ -214,11 +219,17 @@ class GroupCoordinator:
         """When :meth:`tick` has work next (absolute clock ms), or None."""
         return self._timer_impl.next_deadline()
 
-    def update_metadata(self, partitions: Mapping[str, int]) -> list[str]:
-        """Feed the cluster's topics and partition counts. Returns the groups that started a
-        rebalance because a topic they subscribe to changed its partition count (the first call
-        only records the counts)."""
+    def update_metadata(self, partitions: Mapping[str, int],
+                        topic_ids: Mapping[str, str] | None = None) -> list[str]:
+        """Feed the cluster's topics and partition counts (and topic ids, Kafka's string form;
+        a topic without one gets a stable made-up id). Returns the classic groups that started
+        a rebalance because a topic they subscribe to changed its partition count (the first
+        call only records the counts); consumer groups subscribed to a changed topic bump
+        their group epoch on their next heartbeat."""
         new = {str(t): int(n) for t, n in partitions.items()}
+        ids = dict(topic_ids or {})
+        self.consumer_groups.set_topics(
+            {t: (str(ids[t]) if t in ids else topic_id_for(t), n) for t, n in new.items()})
         old, self._partition_counts = self._partition_counts, new
         if old is None:
             return []
@@ -245,6 +256,9 @@ class GroupCoordinator:
 
     def group_state(self, group_id: str) -> str | None:
         """The group's state name, or None for an unknown group (for tests and tools)."""
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            return modern.state.capitalize()
         group = self._get_group(group_id)
         return None if group is None else str(group.state)
 
@@ -291,8 +305,10 @@ class GroupCoordinator:
         return group
 
     def _get_group(self, group_id: str) -> ClassicGroup | None:
+        """The classic group (None for an unknown or a consumer group)."""
         group = self._groups.get(group_id)
-        if group is None and self.manager.owns(group_id) and self.manager.has_group(group_id):
+        if group is None and self.manager.owns(group_id) and self.manager.has_group(group_id) \
+                and self.manager.consumer_group(group_id) is None:
             group = self._load_group(group_id)
         return group
 
@@ -301,6 +317,11 @@ class GroupCoordinator:
         if group is None and create:
             group = self._make_group(group_id, current_state_timestamp=self.clock.milliseconds())
         return group
+
+    def _forget_classic(self, group_id: str) -> None:
+        """A consumer group replaced the (empty) classic group of this id."""
+        if group_id in self._groups and self.manager.consumer_group(group_id) is not None:
+            self._remove_group(group_id)
 
     def _remove_group(self, group_id: str) -> None:
         group = self._groups.pop(group_id, None)
@@ -434,12 +455,34 @@ class GroupCoordinator:
                   <= self.config.group_max_session_timeout_ms):
             self._complete(handle, JoinGroupResponse(ErrorCode.INVALID_SESSION_TIMEOUT,
                                                      member_id=member_id))
+        elif not self._consumer_group_gone(group_id):
+            # a non-empty consumer group (the classic protocol's members cannot join it here:
+            # Kafka's group.consumer.migration.policy=disabled)
+            self._complete(handle, JoinGroupResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                                                     member_id=member_id))
         else:
             req = _JoinRequest(group_id, member_id, protocol_type, protocols, session_timeout_ms,
                                rebalance, group_instance_id, reason, client_id, client_host,
                                api_version, handle)
             self._join_to_classic_group(req)
         return handle
+
+    def _consumer_group_gone(self, group_id: str) -> bool:
+        """False for a non-empty consumer group; an empty one is deleted
+        (``maybeDeleteEmptyConsumerGroup``: a classic member may take the group id over)."""
+        modern = self.manager.consumer_group(group_id)
+        if modern is None:
+            return True
+        if modern.members:
+            return False
+        from . import consumer_group_records as cgr
+
+        try:
+            self.manager.write_records(group_id, cgr.group_tombstones(modern))
+        except (KafkaLogError, OSError) as e:
+            logger.warning("failed to delete empty consumer group %s: %s", group_id, e)
+            return False
+        return True
 
     def _join_to_classic_group(self, req: _JoinRequest) -> None:
         is_unknown = req.member_id == UNKNOWN_MEMBER_ID
@@ -939,6 +982,16 @@ class GroupCoordinator:
         timestamp."""
         if not self.manager.owns(group_id):
             return self._commit_response(offsets, ErrorCode.NOT_COORDINATOR)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            code = self.consumer_groups.validate_offset_commit(
+                modern, member_id, generation_id, False, api_version)
+            if code:
+                return self._commit_response(offsets, code)
+            now = self.clock.milliseconds()
+            expire = None if retention_time_ms == -1 else now + retention_time_ms
+            return self._write_offsets(group_id, offsets, now, expire, -1, -1,
+                                       OffsetCommitResponse)
         group = self._get_group(group_id)
         if group is None:
             if generation_id < 0:
@@ -1001,6 +1054,14 @@ class GroupCoordinator:
         if not self.manager.owns(group_id):
             return self._commit_response(offsets, ErrorCode.NOT_COORDINATOR,
                                          TxnOffsetCommitResponse)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            code = self.consumer_groups.validate_offset_commit(
+                modern, member_id, generation_id, True, OFFSET_COMMIT_LATEST_VERSION)
+            if code:
+                return self._commit_response(offsets, code, TxnOffsetCommitResponse)
+            return self._write_offsets(group_id, offsets, self.clock.milliseconds(), None,
+                                       producer_id, producer_epoch, TxnOffsetCommitResponse)
         group = self._get_group(group_id)
         if group is None:
             if generation_id >= 0:
@@ -1015,15 +1076,24 @@ class GroupCoordinator:
                                    producer_id, producer_epoch, TxnOffsetCommitResponse)
 
     def offset_fetch(self, group_id: str, partitions: Iterable[tuple[str, int]] | None = None,
-                     *, require_stable: bool = False) -> OffsetFetchResponse:
+                     *, require_stable: bool = False, member_id: str | None = None,
+                     member_epoch: int = -1) -> OffsetFetchResponse:
         """OffsetFetch: committed offsets (-1 where none). ``partitions`` None fetches all;
         ``require_stable`` answers UNSTABLE_OFFSET_COMMIT for a partition with a pending
-        transactional commit."""
+        transactional commit. ``member_id``/``member_epoch`` (v9) are checked against a
+        consumer group's member (UNKNOWN_MEMBER_ID, STALE_MEMBER_EPOCH)."""
         if not self.manager.owns(group_id):
             return OffsetFetchResponse(group_id, ErrorCode.NOT_COORDINATOR)
         self.manager.refresh(self.manager.partition_for(group_id))
-        group = self._get_group(group_id)
-        found = group is not None and not group.is_in(DEAD)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            code = self.consumer_groups.validate_offset_fetch(modern, member_id, member_epoch)
+            if code:
+                return OffsetFetchResponse(group_id, code)
+            found = True
+        else:
+            group = self._get_group(group_id)
+            found = group is not None and not group.is_in(DEAD)
         committed = self.manager.fetch_offset_metadata(group_id) if found else {}
         if partitions is None:
             wanted = list(committed)
@@ -1074,15 +1144,42 @@ class GroupCoordinator:
     # admin
     # ------------------------------------------------------------------------------------------
 
+    # ------------------------------------------------------------------------------------------
+    # KIP-848 consumer groups
+    # ------------------------------------------------------------------------------------------
+
+    def consumer_group_heartbeat(
+        self,
+        group_id: str,
+        member_id: str,
+        member_epoch: int,
+        **fields: Any,
+    ) -> ConsumerGroupHeartbeatResponse:
+        """ConsumerGroupHeartbeat (KIP-848): join with ``member_epoch`` 0, heartbeat with the
+        epoch last received, leave with -1 (-2: a static member). ``fields`` are the
+        request's other fields (``instance_id``, ``rack_id``, ``rebalance_timeout_ms``,
+        ``subscribed_topic_names``, ``subscribed_topic_regex``, ``server_assignor``,
+        ``topic_partitions`` as ``[(topic id, partitions)]`` or None when absent) and
+        ``client_id``/``client_host``. See :mod:`kafkalog.groups.consumer_group_coordinator`.
+        """
+        return self.consumer_groups.heartbeat(group_id, member_id, member_epoch, **fields)
+
+    def consumer_group_describe(self, group_ids: Iterable[str]
+                                ) -> list[ConsumerGroupDescribedGroup]:
+        """ConsumerGroupDescribe: members, epochs, current and target assignments."""
+        return [self.consumer_groups.describe(g) for g in group_ids]
+
     def _all_groups(self) -> list[ClassicGroup]:
         for group_id in self.manager.list_groups():
-            if group_id not in self._groups and self.manager.owns(group_id):
+            if group_id not in self._groups and self.manager.owns(group_id) \
+                    and self.manager.consumer_group(group_id) is None:
                 self._load_group(group_id)
         return [self._groups[g] for g in sorted(self._groups)]
 
     def list_groups(self, states_filter: Iterable[str] = (), types_filter: Iterable[str] = ()
                     ) -> ListGroupsResponse:
-        """ListGroups (state names match case-insensitively; every group here is ``classic``)."""
+        """ListGroups (state names and types match case-insensitively; ``classic`` and
+        ``consumer`` groups)."""
         states = {s.strip().lower() for s in states_filter}
         types = {t.strip().lower() for t in types_filter}
         out = []
@@ -1092,6 +1189,16 @@ class GroupCoordinator:
             if types and "classic" not in types:
                 continue
             out.append(ListedGroup(group.group_id, group.protocol_type or "", str(group.state)))
+        if not types or "consumer" in types:
+            for group_id in self.manager.list_groups():
+                modern = self.manager.consumer_group(group_id)
+                if modern is None or not self.manager.owns(group_id):
+                    continue
+                state = modern.state.capitalize()
+                if states and state.lower() not in states:
+                    continue
+                out.append(ListedGroup(group_id, "consumer", state, "consumer"))
+        out.sort(key=lambda g: g.group_id)
         return ListGroupsResponse(ErrorCode.NONE, out)
 
     def describe_groups(self, group_ids: Iterable[str]) -> DescribeGroupsResponse:
@@ -1101,6 +1208,14 @@ class GroupCoordinator:
         for group_id in group_ids:
             if not self.manager.owns(group_id):
                 out.append(DescribedGroup(group_id, ErrorCode.NOT_COORDINATOR))
+                continue
+            modern = self.manager.consumer_group(group_id)
+            if modern is not None:
+                d = self.consumer_groups.describe(group_id)
+                out.append(DescribedGroup(group_id, ErrorCode.NONE, d.group_state, "consumer",
+                                          d.assignor_name, [DescribedGroupMember(
+                                              m.member_id, m.instance_id, m.client_id,
+                                              m.client_host, b"", b"") for m in d.members]))
                 continue
             group = self._get_group(group_id)
             if group is None:
@@ -1122,6 +1237,18 @@ class GroupCoordinator:
         for group_id in group_ids:
             if not self.manager.owns(group_id):
                 results.append(DeletableGroupResult(group_id, ErrorCode.NOT_COORDINATOR))
+                continue
+            modern = self.manager.consumer_group(group_id)
+            if modern is not None:
+                if modern.members:
+                    results.append(DeletableGroupResult(group_id, ErrorCode.NON_EMPTY_GROUP))
+                    continue
+                try:
+                    self.manager.delete_group(group_id)
+                except (KafkaLogError, OSError) as e:
+                    results.append(DeletableGroupResult(group_id, _append_error(e)))
+                    continue
+                results.append(DeletableGroupResult(group_id))
                 continue
             group = self._get_group(group_id)
             if group is None or group.is_in(DEAD):

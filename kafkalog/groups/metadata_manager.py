@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from ..clock import Clock
+from ..decoders.offsets import CODEC
 from ..errors import CorruptRecordError
 from ..log import Log
 from ..log_dir import LogDir
@@ -64,8 +65,10 @@ from ..records.batch import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK, iter_bat
 from ..records.builder import encode_batch
 from ..records.columnar import decode_columns
 from ..records.record import Record
+from . import consumer_group_records as cgr
 from . import consumer_protocol as cp
 from .config import OFFSETS_TOPIC, GroupConfig, offsets_topic_config
+from .consumer_group import ConsumerGroup
 from .errors import GroupIdNotFoundError, NonEmptyGroupError, NotCoordinatorError
 from .partitioner import offsets_partition
 from .records import (
@@ -265,6 +268,8 @@ class GroupMetadataManager:
         #: __consumer_offsets partition -> next offset to replay
         self._applied: dict[int, int] = {}
         self._logs: dict[int, Log] = {}
+        #: KIP-848 consumer groups, as their records (types 3-8) left them
+        self._consumer_groups: dict[str, ConsumerGroup] = {}
 
     # -- topic ----------------------------------------------------------------------------------
 
@@ -380,6 +385,7 @@ class GroupMetadataManager:
             ("value", "count", pc.CountOptions(mode="only_null"))])
         gm_last: dict[str, tuple[GroupMetadataRecord, int]] = {}
         commit_nn: dict[str, int] = {}
+        modern: list[tuple[int, bytes, bytes | None]] = []
         for key, value, off, nn_off, nulls in zip(
                 summary["key"].to_pylist(), summary["value_last"].to_pylist(),
                 summary["offset_max"].to_pylist(), summary["nn_max"].to_pylist(),
@@ -402,6 +408,8 @@ class GroupMetadataManager:
                     commit_nn[group] = max(nn_off, commit_nn.get(group, -1))
             elif isinstance(rec, GroupMetadataRecord):
                 gm_last[rec.group] = (rec, off)
+            elif rec is None:
+                modern.append((off, key, value))
         # a group exists after the run as it would after its records one by one: its last
         # metadata record decides, unless a commit came after a tombstone (a simple group)
         for group in set(gm_last) | set(commit_nn):
@@ -414,6 +422,10 @@ class GroupMetadataManager:
                 self._groups[group] = None
             else:
                 self._groups.pop(group, None)
+        # consumer group records: each key's last record, in offset order (a group's state is
+        # the last value of each of its keys; the order decides only its deletion)
+        for off, key, value in sorted(modern, key=lambda r: r[0]):
+            self._replay_consumer_group(key, value, off, log)
 
     def _replay_batch(self, batch: Any, log: Log, start: int) -> None:
         if batch.is_control:
@@ -437,6 +449,28 @@ class GroupMetadataManager:
                 self._groups.pop(rec.group, None)
             else:
                 self._groups[rec.group] = rec.value
+        elif rec is None:
+            self._replay_consumer_group(key, value, offset, log)
+
+    def _replay_consumer_group(self, key: bytes | None, value: bytes | None, offset: int,
+                               log: Log) -> None:
+        """A record of a type :func:`decode` skips: KIP-848 consumer group records are
+        applied, the rest (share groups, regular expressions) ignored."""
+        if key is None or len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) \
+                not in cgr.CONSUMER_GROUP_TYPES:
+            return
+        try:
+            rec = CODEC.decode(bytes(key), None if value is None else bytes(value))
+        except CorruptRecordError as e:
+            raise OffsetsTopicMetadataError(
+                f"record does not decode as a group coordinator record: {e.message}",
+                path=log.directory, offset=offset) from None
+        cgr.replay(self._consumer_groups, rec)
+        group_id = rec["key"]["groupId"]
+        if rec["type"] == cgr.GROUP_EPOCH and rec["value"] is None \
+                and self._groups.get(group_id, 0) is None and not self._offsets.get(group_id):
+            # the deleted consumer group's offsets made a "simple" group entry: gone with it
+            del self._groups[group_id]
 
     def _replay_offset(self, rec: OffsetCommit, producer_id: int) -> None:
         self._put_offset(rec.group, (rec.topic, rec.partition), rec.value, producer_id)
@@ -614,6 +648,15 @@ class GroupMetadataManager:
             not Empty); ``force=True`` deletes it anyway (an offline tree whose members are gone).
         """
         self.refresh(self.partition_for(group_id) if self.owns(group_id) else None)
+        modern = self._consumer_groups.get(group_id)
+        if modern is not None:
+            if modern.members and not force:
+                raise NonEmptyGroupError(
+                    f"group {group_id!r} is not empty ({len(modern.members)} members at group "
+                    f"epoch {modern.group_epoch})", path=self._root)
+            records = self._delete_records(group_id)[:-1] + cgr.group_tombstones(modern)
+            self._append(group_id, records)
+            return len(records)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
                                        path=self._root)
@@ -710,11 +753,23 @@ class GroupMetadataManager:
     def list_groups(self) -> list[str]:
         """Every group known here (with metadata or committed offsets), sorted."""
         self.refresh()
-        return sorted(self._groups)
+        return sorted(set(self._groups) | set(self._consumer_groups))
 
     def has_group(self, group_id: str) -> bool:
         self._fresh(group_id)
-        return group_id in self._groups
+        return group_id in self._groups or group_id in self._consumer_groups
+
+    def consumer_group(self, group_id: str) -> ConsumerGroup | None:
+        """The KIP-848 consumer group as its records left it (live: :meth:`write_records`
+        changes it), or None."""
+        self._fresh(group_id)
+        return self._consumer_groups.get(group_id)
+
+    def write_records(self, group_id: str, records: Sequence[tuple[bytes, bytes | None]]
+                      ) -> int:
+        """Append coordinator records of ``group_id`` as one batch and replay them (a
+        consumer group's state changes only this way). Returns the base offset."""
+        return self._append(group_id, list(records))
 
     def group_metadata(self, group_id: str) -> GroupMetadata | None:
         """The group's last metadata record (None for a simple or unknown group)."""
@@ -753,6 +808,9 @@ class GroupMetadataManager:
             No such group.
         """
         self._fresh(group_id)
+        modern = self._consumer_groups.get(group_id)
+        if modern is not None:
+            return _describe_consumer_group(modern)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
                                        path=self._root)
@@ -786,6 +844,25 @@ def committed_offsets(partition_dirs: Iterable[str | os.PathLike[str]], group_id
     finally:
         for log in logs.values():
             log.close()
+
+
+def _describe_consumer_group(group: ConsumerGroup) -> GroupDescription:
+    """A KIP-848 consumer group in the classic description's shape: ``protocol_type``
+    "consumer", the server assignor as the protocol, the group epoch as the generation, each
+    member's current assignment by topic name (from the group's subscription metadata), no
+    session timeout per member (-1: the coordinator's ``group.consumer.session.timeout.ms``)."""
+    names = {m.topic_id: t for t, m in group.subscription_metadata.items()}
+    members = []
+    for m in group.members.values():
+        parts = sorted((names.get(tid, tid), p) for tid, ps in m.assigned_partitions.items()
+                       for p in ps)
+        members.append(MemberDescription(
+            m.member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms, -1,
+            cp.Subscription(sorted(m.subscribed_topic_names), rack_id=m.rack_id),
+            cp.Assignment(parts), b"", b""))
+    return GroupDescription(group.group_id, group.state.capitalize(), "consumer",
+                            group.preferred_server_assignor(None, None) or "uniform",
+                            group.group_epoch, None, None, tuple(members))
 
 
 def _describe_member(m: MemberMetadata, consumer: bool) -> MemberDescription:

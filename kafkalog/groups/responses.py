@@ -36,6 +36,10 @@ __all__ = [
     "DeleteGroupsResponse",
     "DeletableGroupResult",
     "TxnOffsetCommitResponse",
+    "ConsumerGroupHeartbeatResponse",
+    "ConsumerGroupDescribedGroup",
+    "ConsumerGroupDescribedMember",
+    "DescribedTopicPartitions",
     "INVALID_OFFSET",
     "AUTHORIZED_OPERATIONS_OMITTED",
 ]
@@ -225,3 +229,55 @@ class DeletableGroupResult:
 @dataclass
 class DeleteGroupsResponse:
     results: list[DeletableGroupResult] = field(default_factory=list)
+
+
+@dataclass
+class ConsumerGroupHeartbeatResponse:
+    """``ConsumerGroupHeartbeatResponseData`` (KIP-848); ``assignment`` is None when the
+    response carries none (the member's assignment did not change), else ``[(topic id,
+    partitions)]``."""
+
+    error_code: int = ErrorCode.NONE
+    error_message: str | None = None
+    member_id: str | None = None
+    member_epoch: int = 0
+    heartbeat_interval_ms: int = 0
+    assignment: list[tuple[str, list[int]]] | None = None
+
+
+@dataclass
+class DescribedTopicPartitions:
+    topic_id: str
+    topic_name: str
+    partitions: list[int]
+
+
+@dataclass
+class ConsumerGroupDescribedMember:
+    """``ConsumerGroupDescribeResponseData.Member``."""
+
+    member_id: str
+    instance_id: str | None
+    rack_id: str | None
+    member_epoch: int
+    client_id: str
+    client_host: str
+    subscribed_topic_names: list[str]
+    subscribed_topic_regex: str | None
+    assignment: list[DescribedTopicPartitions]
+    target_assignment: list[DescribedTopicPartitions]
+
+
+@dataclass
+class ConsumerGroupDescribedGroup:
+    """``ConsumerGroupDescribeResponseData.DescribedGroup``; ``group_state`` as Kafka's
+    ``toString`` ("Empty", "Assigning", "Reconciling", "Stable", "Dead")."""
+
+    group_id: str
+    error_code: int = ErrorCode.NONE
+    error_message: str | None = None
+    group_state: str = ""
+    group_epoch: int = 0
+    assignment_epoch: int = 0
+    assignor_name: str = ""
+    members: list[ConsumerGroupDescribedMember] = field(default_factory=list)

@@ -88,6 +88,10 @@ class ServerConfig:
         ``group.initial.rebalance.delay.ms`` (3 s).
     group_min_session_timeout_ms, group_max_session_timeout_ms:
         ``group.min.session.timeout.ms`` (6 s), ``group.max.session.timeout.ms`` (30 min).
+    group_consumer_session_timeout_ms, group_consumer_heartbeat_interval_ms:
+        ``group.consumer.session.timeout.ms`` (45 s) and ``group.consumer.heartbeat.interval.ms``
+        (5 s): the KIP-848 consumer groups' member session and the heartbeat interval the
+        coordinator asks its members for.
     max_request_bytes:
         ``socket.request.max.bytes`` (100 MiB): a larger frame closes its connection.
     """
@@ -105,6 +109,8 @@ class ServerConfig:
     group_initial_rebalance_delay_ms: int = 3000
     group_min_session_timeout_ms: int = 6000
     group_max_session_timeout_ms: int = 1800000
+    group_consumer_session_timeout_ms: int = 45000
+    group_consumer_heartbeat_interval_ms: int = 5000
     max_request_bytes: int = 104857600
 
 

@@ -15,9 +15,10 @@ through ``take_responses()``, and runs its timers on ``tick()`` at ``next_deadli
   ``offsets.topic.num.partitions`` partitions, as Kafka creates it on the first FindCoordinator)
   or at start when the topic already exists, so that the groups stored there resume and their
   timers run;
-* topic partition counts are fed to it at creation and after every topic creation/deletion
-  (``update_metadata``); transaction markers written into ``__consumer_offsets`` by the
-  transaction coordinator are replayed (``on_transaction_markers``).
+* topic partition counts and ids are fed to it at creation and after every topic
+  creation/deletion (``update_metadata``); transaction markers written into
+  ``__consumer_offsets`` by the transaction coordinator are replayed
+  (``on_transaction_markers``).
 
 Threads: everything runs on the server's loop thread.
 """
@@ -64,12 +65,15 @@ class GroupService:
                 "group.initial.rebalance.delay.ms": str(c.group_initial_rebalance_delay_ms),
                 "group.min.session.timeout.ms": str(c.group_min_session_timeout_ms),
                 "group.max.session.timeout.ms": str(c.group_max_session_timeout_ms),
+                "group.consumer.session.timeout.ms": str(c.group_consumer_session_timeout_ms),
+                "group.consumer.heartbeat.interval.ms":
+                    str(c.group_consumer_heartbeat_interval_ms),
             })
             manager = GroupMetadataManager(self.broker.log_dir, config=config,
                                            clock=self.broker.clock)
             self._coordinator = GroupCoordinator(manager, clock=self.broker.clock,
                                                  config=config)
-            self._coordinator.update_metadata(self._partition_counts())
+            self._coordinator.update_metadata(*self._topics())
             self._kick()
         return self._coordinator
 
@@ -79,11 +83,14 @@ class GroupService:
 
         return int(offsets_partition(group_id, self.broker.config.offsets_topic_num_partitions))
 
-    def _partition_counts(self) -> dict[str, int]:
+    def _topics(self) -> tuple[dict[str, int], dict[str, str]]:
+        """Partition counts and topic ids (Kafka's string form) of every topic."""
+        from ..decoders.message import uuid_to_str
+
         counts: dict[str, int] = {}
         for t, _ in self.broker.log_dir.partitions():
             counts[t] = counts.get(t, 0) + 1
-        return counts
+        return counts, {t: uuid_to_str(self.broker.topic_id(t).to_bytes()) for t in counts}
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -125,7 +132,7 @@ class GroupService:
     def topics_changed(self) -> None:
         """Topic created or deleted: new partition counts (a subscribed group rebalances)."""
         if self._coordinator is not None:
-            self.call(lambda c: c.update_metadata(self._partition_counts()))
+            self.call(lambda c: c.update_metadata(*self._topics()))
 
     def offsets_marker_written(self, topic: str, partition: int, producer_id: int,
                                commit: bool) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import io
 import json
 import threading
@@ -183,6 +184,78 @@ def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
 def test_confluent_kafka_group(server, log_dir, strategy):
     group = f"ck-{strategy}"
     run_scenario(server, log_dir, group, ck_member(server.address, group, strategy))
+
+
+# -- confluent-kafka with the KIP-848 consumer group protocol ---------------------------------
+
+#: the heartbeat interval the server asks consumer-protocol members for (Kafka's 5 s default
+#: would make every reconciliation round trip wait seconds)
+KIP848_CONFIG = dataclasses.replace(TEST_CONFIG, group_consumer_heartbeat_interval_ms=250)
+
+
+def ck_consumer_protocol_member(address: str, group: str) -> Callable[[], Member]:
+    """A librdkafka consumer with ``group.protocol=consumer``: ConsumerGroupHeartbeat, the
+    server-side assignor, OffsetCommit/OffsetFetch v9 with the member epoch."""
+    def make() -> Any:
+        c = ck.Consumer({"bootstrap.servers": address, "group.id": group,
+                         "group.protocol": "consumer", "auto.offset.reset": "earliest",
+                         "enable.auto.commit": False})
+        c.subscribe([TOPIC])
+        return c
+
+    def poll(c: Any) -> list[bytes]:
+        m = c.poll(0.05)
+        return [m.value()] if m is not None and not m.error() else []
+
+    return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
+                          lambda c: c.commit(asynchronous=False))
+
+
+def test_confluent_kafka_consumer_protocol_group(log_dir):
+    """The scenario of the classic assignors, the group formed by KIP-848 heartbeats."""
+    server = start_server(log_dir, config=KIP848_CONFIG)
+    try:
+        run_scenario(server, log_dir, "ck-kip848",
+                     ck_consumer_protocol_member(server.address, "ck-kip848"))
+    finally:
+        server.stop()
+    with LogDir.open(log_dir, read_only=True) as d:
+        group = GroupMetadataManager(d).consumer_group("ck-kip848")
+    assert group is not None and group.state == "empty"   # both left: tombstones replayed
+    assert group.group_epoch >= 3 and group.assignment_epoch >= 2
+
+
+def test_consumer_protocol_group_is_described_listed_and_deleted(log_dir):
+    admin_mod = pytest.importorskip("confluent_kafka.admin")
+    server = start_server(log_dir, config=KIP848_CONFIG)
+    try:
+        server.broker.create_topic(TOPIC, PARTITIONS)
+        members = [ck_consumer_protocol_member(server.address, "kip848-admin")()
+                   for _ in range(2)]
+        try:
+            wait_until(lambda: sorted(p for m in members for p in m.assigned) == list(range(6))
+                       and all(len(m.assigned) == 3 for m in members), "2 x 3 partitions")
+            admin = admin_mod.AdminClient({"bootstrap.servers": server.address})
+            listed = admin.list_consumer_groups().result(30)
+            assert "kip848-admin" in {g.group_id for g in listed.valid}
+            (fut,) = admin.describe_consumer_groups(["kip848-admin"]).values()
+            d = fut.result(30)
+            assert str(d.type).endswith("CONSUMER") and str(d.state).endswith("STABLE")
+            assert d.partition_assignor == "uniform" and len(d.members) == 2
+            assert sorted(tp.partition for m in d.members
+                          for tp in m.assignment.topic_partitions) == list(range(6))
+            (fut,) = admin.delete_consumer_groups(["kip848-admin"]).values()
+            with pytest.raises(ck.KafkaException, match="NON_EMPTY_GROUP"):
+                fut.result(30)
+        finally:
+            for m in members:
+                m.leave()
+        (fut,) = admin.delete_consumer_groups(["kip848-admin"]).values()
+        fut.result(30)
+    finally:
+        server.stop()
+    with LogDir.open(log_dir, read_only=True) as d:
+        assert not GroupMetadataManager(d).has_group("kip848-admin")
 
 
 # -- kafka-python ------------------------------------------------------------------------------

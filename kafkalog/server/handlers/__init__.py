@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import (  # noqa: F401 - imported for their registrations
     api_versions,
     configs,
+    consumer_groups,
     fetch,
     find_coordinator,
     groups,

@@ -9,7 +9,8 @@ version's response (``KafkaApis.handle*Request``, 3.9, for what varies by versio
 * JoinGroup v0 has no rebalance timeout (the session timeout is used); from v4 a new member
   first gets ``MEMBER_ID_REQUIRED`` with its id (the coordinator decides by ``api_version``).
 * LeaveGroup v0-2 names one member; v3+ a batch, answered per member.
-* OffsetCommit v2-4 carries a retention time; v9's field is ``generation_id_or_member_epoch``.
+* OffsetCommit v2-4 carries a retention time; v9's field is ``generation_id_or_member_epoch``
+  (a consumer group member's epoch: STALE_MEMBER_EPOCH when it is not the current one).
 * OffsetFetch v1-7 asks for one group (null topics from v2: every committed partition); v8+ for
   several groups, answered per group; ``require_stable`` (v7+) makes a partition with a pending
   transactional commit answer ``UNSTABLE_OFFSET_COMMIT``.
@@ -159,12 +160,13 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     return {"throttle_time": 0, **_plain(response)}
 
 
-def _fetch_one(ctx: RequestContext, group_id: str, topics: Any, require_stable: bool
-               ) -> dict[str, Any]:
+def _fetch_one(ctx: RequestContext, group_id: str, topics: Any, require_stable: bool,
+               member_id: str | None = None, member_epoch: int = -1) -> dict[str, Any]:
     partitions = None if topics is None else [
         (t.name, p) for t in topics for p in t.partition_indexes]
     response = _service(ctx).call(
-        lambda c: c.offset_fetch(group_id, partitions, require_stable=require_stable))
+        lambda c: c.offset_fetch(group_id, partitions, require_stable=require_stable,
+                                 member_id=member_id, member_epoch=member_epoch))
     return _plain(response)
 
 
@@ -178,7 +180,10 @@ async def offset_fetch(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
                 groups.append({"group_id": g.group_id, "topics": [],
                                "error_code": ErrorCode.coordinator_not_available})
             else:
-                groups.append(_fetch_one(ctx, g.group_id, g.topics, stable))
+                # (v9: a consumer group member's id and epoch, checked by the coordinator)
+                groups.append(_fetch_one(ctx, g.group_id, g.topics, stable,
+                                         getattr(g, "member_id", None),
+                                         getattr(g, "member_epoch", -1)))
         return {"throttle_time": 0, "groups": groups}
     if _unavailable(ctx):
         return {"throttle_time": 0, "topics": [],

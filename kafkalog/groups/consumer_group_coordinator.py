@@ -1,0 +1,523 @@
+"""The KIP-848 half of the group coordinator: ConsumerGroupHeartbeat and what follows from it.
+
+Ported from Kafka 4.0's ``GroupMetadataManager`` (``consumerGroupHeartbeat``,
+``consumerGroupLeave``, ``consumerGroupFenceMember``, ``updateTargetAssignment``,
+``maybeReconcile``, the session and rebalance timeouts) and ``TargetAssignmentBuilder``. A
+heartbeat builds ``__consumer_offsets`` records (types 3-8), appends them in one batch and
+replays them (:meth:`GroupMetadataManager.write_records`): the group's state is only ever what
+its records say, as in Kafka, so a restarted coordinator continues every group.
+
+One heartbeat, in Kafka's order:
+
+1. the member is created (epoch 0) or found; its subscription, rack, rebalance timeout and
+   server assignor are updated (a ``ConsumerGroupMemberMetadata`` record when anything changed);
+2. if its subscribed topics changed, or the subscribed topics' metadata did (a topic created,
+   deleted or given more partitions: :meth:`ConsumerGroupCoordinator.metadata_changed`), the
+   subscription metadata is recomputed and the **group epoch** bumped;
+3. a group epoch above the assignment epoch computes a new **target assignment** with the
+   server-side assignor most members ask for (``uniform`` by default, or ``range``);
+4. the member takes one reconciliation step towards its target
+   (:mod:`~kafkalog.groups.current_assignment_builder`): revoke first, then receive what the
+   other members released;
+5. its session timeout (``group.consumer.session.timeout.ms``) restarts; a member asked to
+   revoke must do so within its rebalance timeout, or it is fenced.
+
+The response carries the assignment when the request was a full one (joining, or after an
+error) or when the member's assignment changed.
+
+Not ported: static membership's replacement rules (a ``group.instance.id`` is stored and
+reported, a returning instance joins as a new member), regular-expression subscriptions
+(a non-empty ``SubscribedTopicRegex`` answers INVALID_REQUEST, as Kafka 3.9 did; 4.0 resolves
+it on the broker), rack-aware
+assignment, and the online upgrade/downgrade between a classic and a consumer group (a
+non-empty classic group answers GROUP_ID_NOT_FOUND, as with ``group.consumer.migration.policy``
+disabled; an empty one is replaced).
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import uuid
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from ..errors import KafkaLogError
+from . import consumer_group_records as cgr
+from .assignors import assign
+from .consumer_group import (
+    ConsumerGroup,
+    ConsumerGroupMember,
+    MemberState,
+    TopicMetadata,
+    assignment_of,
+    assignment_to_list,
+)
+from .current_assignment_builder import FencedMemberEpoch, build
+from .error_codes import ErrorCode
+from .records import group_metadata_tombstone
+from .responses import (
+    ConsumerGroupDescribedGroup,
+    ConsumerGroupDescribedMember,
+    ConsumerGroupHeartbeatResponse,
+    DescribedTopicPartitions,
+)
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .coordinator import GroupCoordinator
+
+__all__ = ["ConsumerGroupCoordinator", "LEAVE_GROUP_MEMBER_EPOCH",
+           "LEAVE_GROUP_STATIC_MEMBER_EPOCH", "CONSUMER_GROUP_ASSIGNORS", "topic_id_for"]
+
+logger = logging.getLogger(__name__)
+
+LEAVE_GROUP_MEMBER_EPOCH = -1
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+#: ``group.consumer.assignors`` (4.0 default: uniform, range; the first is the default) ->
+#: the project's assignor
+CONSUMER_GROUP_ASSIGNORS: dict[str, str] = {"uniform": "uniform", "range": "server-range"}
+_TOPIC_ID_NAMESPACE = uuid.UUID("6b61666b-616c-6f67-2d74-6f7069632d69")
+
+
+def topic_id_for(topic: str) -> str:
+    """A stable topic id (Kafka's string form) for a topic whose id nobody supplied."""
+    raw = uuid.uuid5(_TOPIC_ID_NAMESPACE, topic).bytes
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+class _Refusal(Exception):
+    """An error response: ``code`` and Kafka's message."""
+
+    def __init__(self, code: int, message: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def _session_key(group_id: str, member_id: str) -> str:
+    return f"session-timeout-{group_id}-{member_id}"      # groupSessionTimeoutKey
+
+
+def _rebalance_key(group_id: str, member_id: str) -> str:
+    return f"rebalance-timeout-{group_id}-{member_id}"    # consumerGroupRebalanceTimeoutKey
+
+
+class ConsumerGroupCoordinator:
+    """The consumer-group (KIP-848) requests of a :class:`GroupCoordinator` (which owns the
+    storage, the clock, the timers and the topic metadata, and delegates here)."""
+
+    def __init__(self, owner: GroupCoordinator) -> None:
+        self._owner = owner
+        #: topic name -> (topic id, partition count)
+        self._topics: dict[str, tuple[str, int]] = {}
+        for group in self._groups().values():
+            for member_id in group.members:
+                self._schedule_session_timeout(group.group_id, member_id)
+
+    # -- shared state ---------------------------------------------------------------------------
+
+    def _groups(self) -> dict[str, ConsumerGroup]:
+        return self._owner.manager._consumer_groups
+
+    def group(self, group_id: str) -> ConsumerGroup | None:
+        """The consumer group, or None (unknown or classic)."""
+        return self._owner.manager.consumer_group(group_id)
+
+    def set_topics(self, topics: Mapping[str, tuple[str, int]]) -> None:
+        """The cluster's topics: name -> (topic id, partition count). Groups subscribed to a
+        topic whose id or count changed recompute their subscription metadata on their next
+        heartbeat (``onNewMetadataImage`` -> ``requestMetadataRefresh``)."""
+        old, self._topics = self._topics, dict(topics)
+        changed = {t for t in set(old) | set(self._topics) if old.get(t) != self._topics.get(t)}
+        for group in self._groups().values():
+            if changed & set(group.subscribed_topic_names):
+                group.metadata_refresh_needed = True
+
+    def _config(self) -> Any:
+        return self._owner.config
+
+    def _now(self) -> int:
+        return int(self._owner.clock.milliseconds())
+
+    def _write(self, group_id: str, records: list[tuple[bytes, bytes | None]]) -> None:
+        if not records:
+            return
+        try:
+            self._owner.manager.write_records(group_id, records)
+        except (KafkaLogError, OSError) as e:
+            logger.warning("failed to write records of consumer group %s: %s", group_id, e)
+            raise _Refusal(ErrorCode.NOT_COORDINATOR, str(e)) from None
+        self._owner._wrote = True
+
+    # -- ConsumerGroupHeartbeat ---------------------------------------------------------------
+
+    def heartbeat(
+        self,
+        group_id: str,
+        member_id: str,
+        member_epoch: int,
+        *,
+        instance_id: str | None = None,
+        rack_id: str | None = None,
+        rebalance_timeout_ms: int = -1,
+        subscribed_topic_names: Iterable[str] | None = None,
+        subscribed_topic_regex: str | None = None,
+        server_assignor: str | None = None,
+        topic_partitions: Iterable[tuple[str, Iterable[int]]] | None = None,
+        client_id: str = "",
+        client_host: str = "",
+    ) -> ConsumerGroupHeartbeatResponse:
+        """ConsumerGroupHeartbeat (see the module docstring); errors are response codes."""
+        names = None if subscribed_topic_names is None else [str(t) for t in
+                                                              subscribed_topic_names]
+        owned = None if topic_partitions is None else [
+            (str(t), [int(p) for p in ps]) for t, ps in topic_partitions]
+        try:
+            self._validate(group_id, member_id, member_epoch, instance_id, rack_id,
+                           rebalance_timeout_ms, names, subscribed_topic_regex,
+                           server_assignor, owned)
+            if not self._owner.manager.owns(group_id):
+                raise _Refusal(ErrorCode.NOT_COORDINATOR)
+            if member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
+                return self._leave(group_id, member_id, member_epoch)
+            return self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
+                                   rebalance_timeout_ms, names, server_assignor, owned,
+                                   client_id, client_host)
+        except _Refusal as e:
+            return ConsumerGroupHeartbeatResponse(error_code=e.code, error_message=e.message)
+
+    @staticmethod
+    def _validate(group_id: str, member_id: str, member_epoch: int, instance_id: str | None,
+                  rack_id: str | None, rebalance_timeout_ms: int, names: list[str] | None,
+                  regex: str | None, assignor: str | None, owned: list | None) -> None:
+        """``throwIfConsumerGroupHeartbeatRequestIsInvalid``."""
+        def not_empty(value: str | None, message: str) -> None:
+            if value is not None and value.strip() == "":
+                raise _Refusal(ErrorCode.INVALID_REQUEST, message)
+
+        not_empty(group_id, "GroupId can't be empty.")
+        not_empty(instance_id, "InstanceId can't be empty.")
+        not_empty(rack_id, "RackId can't be empty.")
+        if regex:
+            # ("" is "no regular expression": what librdkafka sends with topic names)
+            raise _Refusal(ErrorCode.INVALID_REQUEST, "SubscribedTopicRegex is not supported yet.")
+        if member_epoch > 0 or member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
+            not_empty(member_id or "", "MemberId can't be empty.")
+        elif member_epoch == 0:
+            if rebalance_timeout_ms == -1:
+                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                               "RebalanceTimeoutMs must be provided in first request.")
+            if owned is None or owned:
+                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                               "TopicPartitions must be empty when (re-)joining.")
+            if not names:
+                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                               "SubscribedTopicNames must be set in first request.")
+        elif member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            not_empty(member_id or "", "MemberId can't be empty.")
+            if instance_id is None:
+                raise _Refusal(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
+        else:
+            raise _Refusal(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
+        if assignor is not None and assignor not in CONSUMER_GROUP_ASSIGNORS:
+            raise _Refusal(ErrorCode.UNSUPPORTED_ASSIGNOR,
+                           f"ServerAssignor {assignor} is not supported. Supported assignors: "
+                           f"{', '.join(CONSUMER_GROUP_ASSIGNORS)}.")
+
+    def _group_for_heartbeat(self, group_id: str, create: bool,
+                             records: list[tuple[bytes, bytes | None]]) -> ConsumerGroup:
+        """``getOrMaybeCreateConsumerGroup``: an empty classic group is replaced."""
+        group = self.group(group_id)
+        if group is not None:
+            return group
+        classic = self._owner._get_group(group_id)
+        if classic is None and not create:
+            raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+        if classic is not None:
+            if not create or str(classic.state) != "Empty":
+                raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
+                               f"Group {group_id} is not a consumer group")
+            # maybeDeleteEmptyClassicGroup (its offsets stay: they are keyed by the group id)
+            records.append(group_metadata_tombstone(group_id))
+        return ConsumerGroup(group_id)
+
+    def _heartbeat(self, group_id: str, member_id: str, member_epoch: int,
+                   instance_id: str | None, rack_id: str | None, rebalance_timeout_ms: int,
+                   names: list[str] | None, server_assignor: str | None, owned: list | None,
+                   client_id: str, client_host: str) -> ConsumerGroupHeartbeatResponse:
+        records: list[tuple[bytes, bytes | None]] = []
+        create = member_epoch == 0
+        group = self._group_for_heartbeat(group_id, create, records)
+        max_size = self._config().group_consumer_max_size
+        if len(group.members) >= max_size and (not member_id or member_id not in group.members):
+            raise _Refusal(ErrorCode.GROUP_MAX_SIZE_REACHED,
+                           f"The consumer group has reached its maximum capacity of "
+                           f"{max_size} members.")
+        if not member_id:
+            member_id = str(uuid.uuid4())
+        member = group.members.get(member_id)
+        if member is None:
+            if not create:
+                raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                               f"Member {member_id} is not a member of group {group_id}.")
+            member = ConsumerGroupMember(member_id)
+        else:
+            self._check_epoch(member, member_epoch, owned)
+        is_new = member_id not in group.members
+
+        # 1. the member's subscription
+        updated = replace(
+            member,
+            instance_id=instance_id if instance_id is not None else member.instance_id,
+            rack_id=rack_id if rack_id is not None else member.rack_id,
+            rebalance_timeout_ms=rebalance_timeout_ms if rebalance_timeout_ms != -1
+            else member.rebalance_timeout_ms,
+            server_assignor_name=server_assignor if server_assignor is not None
+            else member.server_assignor_name,
+            subscribed_topic_names=tuple(sorted(set(names))) if names is not None
+            else member.subscribed_topic_names,
+            client_id=client_id, client_host=client_host)
+        bump = False
+        if updated != member or is_new:
+            records.append(cgr.member_subscription_record(group_id, updated))
+            bump = not updated.same_subscription(member) or (
+                is_new and bool(updated.subscribed_topic_names))
+
+        # 2. the group epoch
+        group_epoch = group.group_epoch
+        metadata = group.subscription_metadata
+        if bump or group.metadata_refresh_needed:
+            subscribed = group.subscribed_topics_with(None if is_new else member, updated)
+            metadata = self._subscription_metadata(subscribed)
+            if metadata != group.subscription_metadata:
+                bump = True
+                records.append(cgr.subscription_metadata_record(group_id, metadata))
+            if bump:
+                group_epoch += 1
+                records.append(cgr.group_epoch_record(group_id, group_epoch))
+                logger.info("[GroupId %s] Bumped group epoch to %d.", group_id, group_epoch)
+            group.metadata_refresh_needed = False
+
+        # 3. the target assignment
+        if group_epoch > group.assignment_epoch:
+            target = self._update_target_assignment(group, group_epoch, None if is_new
+                                                    else member, updated, metadata, records)
+            target_epoch = group_epoch
+        else:
+            target_epoch = group.assignment_epoch
+            target = group.target_of(updated.member_id, updated.instance_id)
+
+        # 4. one reconciliation step
+        reconciled = updated
+        if not updated.is_reconciled_to(target_epoch):
+            try:
+                reconciled = build(updated, target_epoch, target, group.current_partition_epoch,
+                                   owned)
+            except FencedMemberEpoch as e:
+                raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH, str(e)) from None
+            if reconciled != updated:
+                records.append(cgr.current_assignment_record(group_id, reconciled))
+
+        self._write(group_id, records)
+        self._owner._forget_classic(group_id)
+        if reconciled != updated:
+            if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
+                self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
+                                                 reconciled.rebalance_timeout_ms)
+            else:
+                self._owner._timer_impl.cancel(_rebalance_key(group_id, member_id))
+        self._schedule_session_timeout(group_id, member_id)
+
+        response = ConsumerGroupHeartbeatResponse(
+            member_id=member_id, member_epoch=reconciled.member_epoch,
+            heartbeat_interval_ms=self._config().group_consumer_heartbeat_interval_ms)
+        full = member_epoch == 0 or (rebalance_timeout_ms != -1 and names is not None
+                                     and owned is not None)
+        if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
+            response.assignment = assignment_to_list(reconciled.assigned_partitions)
+        return response
+
+    @staticmethod
+    def _check_epoch(member: ConsumerGroupMember, received: int, owned: list | None) -> None:
+        """``throwIfConsumerGroupMemberEpochIsInvalid``."""
+        if received > member.member_epoch:
+            raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
+                           f"The consumer group member has a greater member epoch ({received}) "
+                           f"than the one known by the group coordinator "
+                           f"({member.member_epoch}). The member must abandon all its "
+                           f"partitions and rejoin.")
+        if received < member.member_epoch:
+            subset = owned is not None and all(
+                set(ps) <= member.assigned_partitions.get(t, frozenset()) for t, ps in owned)
+            if received != member.previous_member_epoch or not subset:
+                raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
+                               f"The consumer group member has a smaller member epoch "
+                               f"({received}) than the one known by the group coordinator "
+                               f"({member.member_epoch}). The member must abandon all its "
+                               f"partitions and rejoin.")
+
+    def _subscription_metadata(self, subscribed: Mapping[str, int]) -> dict[str, TopicMetadata]:
+        """``computeSubscriptionMetadata``: the subscribed topics that exist."""
+        out = {}
+        for name in subscribed:
+            known = self._topics.get(name)
+            if known is not None:
+                out[name] = TopicMetadata(known[0], name, known[1])
+        return out
+
+    def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int,
+                                  member: ConsumerGroupMember | None,
+                                  updated: ConsumerGroupMember | None,
+                                  metadata: Mapping[str, TopicMetadata],
+                                  records: list[tuple[bytes, bytes | None]],
+                                  removed: str | None = None) -> dict[str, frozenset[int]]:
+        """``updateTargetAssignment`` + ``TargetAssignmentBuilder.build``: the new target of
+        every member, records for those that changed, then the assignment epoch."""
+        name = group.preferred_server_assignor(member, updated) or "uniform"
+        members = dict(group.members)
+        if updated is not None:
+            members[updated.member_id] = updated
+        if removed is not None:
+            members.pop(removed, None)
+        by_id = {m.topic_id: m for m in metadata.values()}
+        subscriptions = {mid: [t for t in m.subscribed_topic_names if t in metadata]
+                         for mid, m in members.items()}
+        owned = {mid: [(by_id[t].name, p) for t, ps in group.target_assignment.get(mid, {})
+                       .items() if t in by_id for p in sorted(ps)] for mid in members}
+        try:
+            result = assign(CONSUMER_GROUP_ASSIGNORS[name], subscriptions,
+                            {t: m.num_partitions for t, m in metadata.items()}, owned=owned,
+                            topic_ids={t: m.topic_id for t, m in metadata.items()})
+        except KafkaLogError as e:
+            raise _Refusal(ErrorCode.UNKNOWN_SERVER_ERROR,
+                           f"Failed to compute a new target assignment for epoch "
+                           f"{group_epoch}: {e}") from None
+        new_targets = {mid: assignment_of((metadata[t].topic_id, [p]) for t, p in parts)
+                       for mid, parts in result.items()}
+        for mid in members:
+            target = new_targets.get(mid, {})
+            if group.target_assignment.get(mid) != target:
+                records.append(cgr.target_assignment_record(group.group_id, mid, target))
+        records.append(cgr.target_assignment_epoch_record(group.group_id, group_epoch))
+        logger.info("[GroupId %s] Computed a new target assignment for epoch %d with '%s' "
+                    "assignor.", group.group_id, group_epoch, name)
+        return new_targets.get(updated.member_id, {}) if updated is not None else {}
+
+    # -- leaving and fencing ------------------------------------------------------------------
+
+    def _leave(self, group_id: str, member_id: str, member_epoch: int
+               ) -> ConsumerGroupHeartbeatResponse:
+        """``consumerGroupLeave`` (a static member leaving with -2 is removed as well here:
+        see the module docstring)."""
+        group = self.group(group_id)
+        if group is None:
+            raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
+                           f"Group {group_id} not found." if self._owner._get_group(group_id)
+                           is None else f"Group {group_id} is not a consumer group")
+        if member_id not in group.members:
+            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                           f"Member {member_id} is not a member of group {group_id}.")
+        logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
+        self._fence(group, member_id)
+        return ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=member_epoch)
+
+    def _fence(self, group: ConsumerGroup, member_id: str) -> None:
+        """``consumerGroupFenceMember``: tombstones of the member, new subscription metadata,
+        a group epoch bump (the next heartbeat computes the new target assignment)."""
+        group_id = group.group_id
+        member = group.members[member_id]
+        records = [cgr.current_assignment_tombstone(group_id, member_id),
+                   cgr.target_assignment_tombstone(group_id, member_id),
+                   cgr.member_subscription_tombstone(group_id, member_id)]
+        metadata = self._subscription_metadata(group.subscribed_topics_with(member, None))
+        if metadata != group.subscription_metadata:
+            records.append(cgr.subscription_metadata_record(group_id, metadata))
+        records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
+        self._write(group_id, records)
+        self._owner._timer_impl.cancel(_session_key(group_id, member_id))
+        self._owner._timer_impl.cancel(_rebalance_key(group_id, member_id))
+
+    def _fence_by_timer(self, group_id: str, member_id: str, reason: str,
+                        epoch: int | None = None) -> None:
+        group = self.group(group_id)
+        if group is None or member_id not in group.members:
+            return
+        if epoch is not None and group.members[member_id].member_epoch != epoch:
+            return  # the member moved on from the epoch the timer was armed for
+        logger.info("[GroupId %s] Member %s fenced from the group because %s", group_id,
+                    member_id, reason)
+        try:
+            self._fence(group, member_id)
+        except _Refusal:
+            pass
+
+    def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
+        self._owner._timer_impl.schedule(
+            _session_key(group_id, member_id),
+            self._config().group_consumer_session_timeout_ms,
+            lambda: self._fence_by_timer(group_id, member_id, "the member session expired."))
+
+    def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int,
+                                    timeout_ms: int) -> None:
+        self._owner._timer_impl.schedule(
+            _rebalance_key(group_id, member_id), max(0, timeout_ms),
+            lambda: self._fence_by_timer(
+                group_id, member_id, f"it failed to transition from epoch {epoch} within "
+                f"{timeout_ms}ms.", epoch))
+
+    # -- offsets, admin -------------------------------------------------------------------------
+
+    def validate_offset_commit(self, group: ConsumerGroup, member_id: str, member_epoch: int,
+                               transactional: bool, api_version: int) -> int:
+        """``ConsumerGroup.validateOffsetCommit``: an error code (NONE when accepted)."""
+        if member_epoch < 0 and not group.members:
+            return ErrorCode.NONE
+        member = group.members.get(member_id)
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        if not transactional and api_version < 9:
+            return ErrorCode.UNSUPPORTED_VERSION
+        return ErrorCode.NONE if member_epoch == member.member_epoch \
+            else ErrorCode.STALE_MEMBER_EPOCH
+
+    @staticmethod
+    def validate_offset_fetch(group: ConsumerGroup, member_id: str | None,
+                              member_epoch: int) -> int:
+        """``ConsumerGroup.validateOffsetFetch``."""
+        if member_id is None and member_epoch < 0:
+            return ErrorCode.NONE
+        member = group.members.get(member_id or "")
+        if member is None:
+            return ErrorCode.UNKNOWN_MEMBER_ID
+        return ErrorCode.NONE if member_epoch == member.member_epoch \
+            else ErrorCode.STALE_MEMBER_EPOCH
+
+    def describe(self, group_id: str) -> ConsumerGroupDescribedGroup:
+        """ConsumerGroupDescribe of one group."""
+        if not self._owner.manager.owns(group_id):
+            return ConsumerGroupDescribedGroup(group_id, ErrorCode.NOT_COORDINATOR)
+        group = self.group(group_id)
+        if group is None:
+            exists = self._owner._get_group(group_id) is not None
+            return ConsumerGroupDescribedGroup(
+                group_id, ErrorCode.GROUP_ID_NOT_FOUND,
+                f"Group {group_id} is not a consumer group." if exists
+                else f"Group {group_id} not found.")
+        names = {m.topic_id: t for t, m in group.subscription_metadata.items()}
+        names.update({tid: t for t, (tid, _) in self._topics.items() if tid not in names})
+
+        def described(a: Mapping[str, frozenset[int]]) -> list[DescribedTopicPartitions]:
+            return [DescribedTopicPartitions(t, names.get(t, ""), ps)
+                    for t, ps in assignment_to_list(a)]
+
+        members = [ConsumerGroupDescribedMember(
+            m.member_id, m.instance_id, m.rack_id, m.member_epoch, m.client_id, m.client_host,
+            sorted(m.subscribed_topic_names), m.subscribed_topic_regex,
+            described(m.assigned_partitions), described(group.target_assignment.get(mid, {})))
+            for mid, m in group.members.items()]
+        return ConsumerGroupDescribedGroup(
+            group_id, ErrorCode.NONE, None, group.state.capitalize(), group.group_epoch,
+            group.assignment_epoch, group.preferred_server_assignor(None, None) or "uniform",
+            members)
+

@@ -1,0 +1,86 @@
+"""The KIP-848 consumer group APIs, translated to :class:`kafkalog.groups.GroupCoordinator`.
+
+ConsumerGroupHeartbeat (68, v0-1) and ConsumerGroupDescribe (69, v0): the request fields go to
+``consumer_group_heartbeat`` / ``consumer_group_describe`` (the rules live in
+:mod:`kafkalog.groups.consumer_group_coordinator`, ported from Kafka 4.0's group coordinator);
+topic ids cross as ``uuid.UUID`` on the wire and as Kafka's string form in the coordinator.
+``group.protocol=consumer`` clients (librdkafka >= 2.10, Kafka's Java consumer >= 3.7) use these
+with OffsetCommit v9 / OffsetFetch v9, whose member epoch the coordinator checks.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import uuid
+from collections.abc import Mapping
+from typing import Any
+
+from ...decoders.message import uuid_from_str, uuid_to_str
+from ..api import RequestContext, register
+from ..protocol import ErrorCode, millis
+from .groups import GROUP_OPERATIONS
+
+__all__: list[str] = []
+
+
+def _wire_id(topic_id: str) -> uuid.UUID:
+    return uuid.UUID(bytes=uuid_from_str(topic_id))
+
+
+def _host(ctx: RequestContext) -> str:
+    return "/" + ctx.peer.rsplit(":", 1)[0]
+
+
+@register(68, "ConsumerGroupHeartbeat", 0, 1)
+async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    service = ctx.broker.groups
+    if service is None:
+        return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
+                "error_message": None, "member_id": None, "member_epoch": 0,
+                "heartbeat_interval": 0, "assignment": None}
+    owned = request.topic_partitions
+    fields = {
+        "instance_id": request.instance_id,
+        "rack_id": request.rack_id,
+        "rebalance_timeout_ms": millis(request.rebalance_timeout),
+        "subscribed_topic_names": None if request.subscribed_topic_names is None
+        else list(request.subscribed_topic_names),
+        "subscribed_topic_regex": getattr(request, "subscribed_topic_regex", None),
+        "server_assignor": request.server_assignor,
+        "topic_partitions": None if owned is None else [
+            (uuid_to_str(tp.topic_id.bytes), list(tp.partitions)) for tp in owned
+            if tp.topic_id is not None],
+        "client_id": ctx.client_id or "",
+        "client_host": _host(ctx),
+    }
+    r = service.call(lambda c: c.consumer_group_heartbeat(
+        request.group_id, request.member_id, request.member_epoch, **fields))
+    assignment = None if r.assignment is None else {"topic_partitions": [
+        {"topic_id": _wire_id(t), "partitions": ps} for t, ps in r.assignment]}
+    return {"throttle_time": 0, "error_code": r.error_code, "error_message": r.error_message,
+            "member_id": r.member_id, "member_epoch": r.member_epoch,
+            "heartbeat_interval": r.heartbeat_interval_ms, "assignment": assignment}
+
+
+@register(69, "ConsumerGroupDescribe", 0, 0)
+async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    service = ctx.broker.groups
+    ops = GROUP_OPERATIONS if request.include_authorized_operations else -(1 << 31)
+    if service is None:
+        return {"throttle_time": 0, "groups": [
+            {"error_code": ErrorCode.coordinator_not_available, "error_message": None,
+             "group_id": g, "group_state": "", "group_epoch": 0, "assignment_epoch": 0,
+             "assignor_name": "", "members": [], "authorized_operations": ops}
+            for g in request.group_ids]}
+    described = service.call(lambda c: c.consumer_group_describe(list(request.group_ids)))
+    groups = []
+    for g in described:
+        out = dataclasses.asdict(g)
+        for m in out["members"]:
+            for k in ("assignment", "target_assignment"):
+                m[k] = {"topic_partitions": [
+                    {"topic_id": _wire_id(tp["topic_id"]), "topic_name": tp["topic_name"],
+                     "partitions": tp["partitions"]} for tp in m[k]]}
+        out["authorized_operations"] = ops
+        groups.append(out)
+    return {"throttle_time": 0, "groups": groups}

@@ -1,0 +1,394 @@
+"""KIP-848 consumer groups (ConsumerGroupHeartbeat) in the sans-IO coordinator.
+
+Simulated members behave as a ``group.protocol=consumer`` client does: join with epoch 0 and
+an empty owned list, then heartbeat with the epoch last received and the partitions they own
+(after revoking what the last response no longer lists). The rules checked are Kafka 4.0's
+``GroupMetadataManager.consumerGroupHeartbeat`` and ``ConsumerGroup`` (error codes and
+messages included); every scenario also reopens the log dir and checks that the groups replayed
+from ``__consumer_offsets`` equal the live ones.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import random
+from pathlib import Path
+
+import pytest
+
+from kafkalog import LogDir, ManualClock
+from kafkalog.cli import main as cli_main
+from kafkalog.groups import GroupMetadataManager
+from kafkalog.groups.consumer_group_coordinator import topic_id_for
+from kafkalog.groups.coordinator import GroupCoordinator
+from kafkalog.groups.error_codes import ErrorCode
+
+T0 = 1_700_000_000_000
+ORDERS = topic_id_for("orders")
+PAYMENTS = topic_id_for("payments")
+
+
+class Env:
+    def __init__(self, root: Path, **config: str) -> None:
+        self.root = root
+        self.clock = ManualClock(T0)
+        self.config = {"offsets.topic.num.partitions": "1", **config}
+        self.topics = {"orders": 6, "payments": 2}
+        self.open()
+
+    def open(self) -> None:
+        self.logs = LogDir.open(self.root, self.config, clock=self.clock)
+        self.c = GroupCoordinator(GroupMetadataManager(self.logs), clock=self.clock)
+        self.c.update_metadata(self.topics)
+
+    def reopen(self) -> None:
+        self.logs.close()
+        self.open()
+
+    def hb(self, member: str, epoch: int, owned=None, topics=None, **kw):
+        if epoch == 0:
+            kw.setdefault("rebalance_timeout_ms", 30_000)
+            owned = [] if owned is None else owned
+            topics = ["orders"] if topics is None else topics
+        return self.c.consumer_group_heartbeat("app", member, epoch, topic_partitions=owned,
+                                               subscribed_topic_names=topics, **kw)
+
+
+class Member:
+    """A consumer-protocol client: owns what the coordinator assigned, revokes at once."""
+
+    def __init__(self, env: Env, member_id: str, topics=("orders",)) -> None:
+        self.env, self.id, self.topics = env, member_id, list(topics)
+        self.epoch = 0
+        self.owned: dict[str, set[int]] = {}
+        #: an assignment received but not acted on yet (a slow client)
+        self.stashed: dict[str, set[int]] | None = None
+        self.step()
+
+    def slow_step(self) -> int:
+        """Heartbeat without acting on the response yet (still owning everything)."""
+        owned = [(t, sorted(ps)) for t, ps in sorted(self.owned.items()) if ps]
+        r = self.env.hb(self.id, self.epoch, owned)
+        if r.error_code == 0:
+            self.epoch = r.member_epoch
+            if r.assignment is not None:
+                self.stashed = {t: set(ps) for t, ps in r.assignment}
+        return r.error_code
+
+    def step(self) -> None:
+        if self.stashed is not None:
+            self.owned, self.stashed = self.stashed, None
+        owned = [(t, sorted(ps)) for t, ps in sorted(self.owned.items()) if ps]
+        r = self.env.hb(self.id, self.epoch, owned, self.topics if self.epoch == 0 else None)
+        assert r.error_code == 0, r
+        self.epoch = r.member_epoch
+        if r.assignment is not None:
+            self.owned = {t: set(ps) for t, ps in r.assignment}
+
+    def leave(self) -> None:
+        r = self.env.c.consumer_group_heartbeat("app", self.id, -1)
+        assert (r.error_code, r.member_epoch) == (0, -1)
+
+
+def settle(members: list[Member], rounds: int = 6) -> None:
+    for _ in range(rounds):
+        for m in members:
+            m.step()
+
+
+def snapshot(c: GroupCoordinator) -> dict:
+    g = c.manager.consumer_group("app")
+    if g is None:
+        return {}
+    return {"epoch": g.group_epoch, "assignment_epoch": g.assignment_epoch, "state": g.state,
+            "members": dict(g.members), "target": dict(g.target_assignment),
+            "metadata": dict(g.subscription_metadata)}
+
+
+@pytest.fixture
+def env(tmp_path: Path):
+    e = Env(tmp_path / "logs")
+    yield e
+    e.logs.close()
+
+
+def owned_union(members: list[Member], topic: str = ORDERS) -> list[int]:
+    return sorted(p for m in members for p in m.owned.get(topic, ()))
+
+
+def test_members_share_the_topic_revoking_before_receiving(env):
+    a = Member(env, "a")
+    assert (a.epoch, owned_union([a])) == (1, list(range(6)))
+    assert env.c.group_state("app") == "Stable"
+    b = Member(env, "b")
+    # b joins at epoch 2 with nothing: a still owns everything until it revokes
+    assert (b.epoch, b.owned) == (2, {})
+    assert env.c.group_state("app") == "Reconciling"
+    a.step()                       # told to keep 3 partitions, at its old epoch
+    assert a.epoch == 1 and len(a.owned[ORDERS]) == 3
+    a.step()                       # revoked: moves to epoch 2
+    assert a.epoch == 2
+    b.step()                       # the released partitions are now b's
+    assert b.epoch == 2 and owned_union([a, b]) == list(range(6))
+    assert not set(a.owned[ORDERS]) & set(b.owned[ORDERS])
+    assert env.c.group_state("app") == "Stable"
+    before = snapshot(env.c)
+    env.reopen()
+    assert snapshot(env.c) == before
+
+
+def test_leave_and_session_timeout_hand_partitions_over(env):
+    members = [Member(env, m) for m in "abc"]
+    settle(members)
+    assert [len(m.owned[ORDERS]) for m in members] == [2, 2, 2]
+    members[0].leave()
+    settle(members[1:])
+    assert owned_union(members[1:]) == list(range(6))
+    env.clock.advance(44_000)
+    members[1].step()              # b heartbeats; c goes silent
+    env.clock.advance(2_000)
+    env.c.tick()                   # c's 45 s session expired
+    assert list(env.c.manager.consumer_group("app").members) == ["b"]
+    settle(members[1:2])
+    assert owned_union(members[1:2]) == list(range(6))
+    env.clock.advance(45_000)
+    env.c.tick()
+    assert env.c.group_state("app") == "Empty"
+
+
+def test_a_member_that_does_not_revoke_is_fenced_after_its_rebalance_timeout(env):
+    a = Member(env, "a")
+    b = Member(env, "b")
+    r = env.hb("a", a.epoch, [(ORDERS, list(range(6)))])   # told to revoke, keeps owning
+    assert r.member_epoch == 1 and len(r.assignment[0][1]) == 3
+    env.clock.advance(29_999)
+    env.hb("a", 1, [(ORDERS, list(range(6)))])
+    env.c.tick()
+    assert "a" in env.c.manager.consumer_group("app").members
+    env.clock.advance(1)
+    env.c.tick()                   # 30 s rebalance timeout from the revocation request
+    assert list(env.c.manager.consumer_group("app").members) == ["b"]
+    r = env.hb("a", 1, [(ORDERS, list(range(6)))])
+    assert r.error_code == ErrorCode.UNKNOWN_MEMBER_ID
+    settle([b])
+    assert owned_union([b]) == list(range(6))
+
+
+@pytest.mark.parametrize("kw, code, message", [
+    ({"member_epoch": 0, "rebalance_timeout_ms": -1}, ErrorCode.INVALID_REQUEST,
+     "RebalanceTimeoutMs must be provided in first request."),
+    ({"member_epoch": 0, "topic_partitions": [(ORDERS, [1])]}, ErrorCode.INVALID_REQUEST,
+     "TopicPartitions must be empty when (re-)joining."),
+    ({"member_epoch": 0, "subscribed_topic_names": []}, ErrorCode.INVALID_REQUEST,
+     "SubscribedTopicNames must be set in first request."),
+    ({"member_epoch": 0, "subscribed_topic_regex": "ord.*"}, ErrorCode.INVALID_REQUEST,
+     "SubscribedTopicRegex is not supported yet."),
+    ({"member_epoch": 0, "server_assignor": "sticky"}, ErrorCode.UNSUPPORTED_ASSIGNOR,
+     "ServerAssignor sticky is not supported. Supported assignors: uniform, range."),
+    ({"member_epoch": 0, "rack_id": ""}, ErrorCode.INVALID_REQUEST, "RackId can't be empty."),
+    ({"member_epoch": -3}, ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid."),
+    ({"member_epoch": 5, "member_id": ""}, ErrorCode.INVALID_REQUEST,
+     "MemberId can't be empty."),
+    ({"member_epoch": 3, "member_id": "ghost"}, ErrorCode.GROUP_ID_NOT_FOUND,
+     "Consumer group app not found."),
+])
+def test_invalid_heartbeats_answer_kafkas_errors(env, kw, code, message):
+    args = {"member_id": "m", "rebalance_timeout_ms": 30_000, "topic_partitions": [],
+            "subscribed_topic_names": ["orders"], **kw}
+    r = env.c.consumer_group_heartbeat("app", args.pop("member_id"), args.pop("member_epoch"),
+                                       **args)
+    assert (r.error_code, r.error_message) == (code, message)
+    assert env.c.manager.consumer_group("app") is None    # nothing written
+
+
+def test_member_epoch_checks(env):
+    a = Member(env, "a")
+    r = env.hb("a", 7, [])
+    assert r.error_code == ErrorCode.FENCED_MEMBER_EPOCH
+    assert "greater member epoch (7)" in r.error_message
+    b = Member(env, "b")
+    settle([a, b])
+    assert a.epoch == 2
+    # the previous epoch with a subset of the assignment: the bumped response was lost
+    assert env.hb("a", 1, [(ORDERS, sorted(a.owned[ORDERS]))]).error_code == 0
+    r = env.hb("a", 1, [(ORDERS, list(range(6)))])
+    assert r.error_code == ErrorCode.FENCED_MEMBER_EPOCH and "smaller member epoch" in \
+        r.error_message
+    assert env.hb("zz", 2, []).error_code == ErrorCode.UNKNOWN_MEMBER_ID
+
+
+def test_response_carries_the_assignment_only_when_it_changed(env):
+    a = Member(env, "a")
+    owned = [(ORDERS, list(range(6)))]
+    r = env.hb("a", a.epoch, owned)
+    assert r.assignment is None and r.heartbeat_interval_ms == 5000
+    # a full request (what a client sends after an error) always gets it
+    r = env.hb("a", a.epoch, owned, ["orders"], rebalance_timeout_ms=30_000)
+    assert r.assignment == [(ORDERS, list(range(6)))]
+
+
+def test_subscription_and_partition_changes_bump_the_group_epoch(env):
+    a = Member(env, "a", topics=["orders", "payments"])
+    assert a.owned == {ORDERS: set(range(6)), PAYMENTS: {0, 1}}
+    group = env.c.manager.consumer_group("app")
+    assert (group.group_epoch, group.assignment_epoch) == (1, 1)
+    env.c.update_metadata({"orders": 8, "payments": 2})
+    a.step()
+    assert (group.group_epoch, a.epoch, sorted(a.owned[ORDERS])) == (2, 2, list(range(8)))
+    r = env.hb("a", a.epoch, [(ORDERS, list(range(8))), (PAYMENTS, [0, 1])], ["payments"])
+    assert group.group_epoch == 3 and sorted(group.subscription_metadata) == ["payments"]
+    assert r.member_epoch == 2 and r.assignment == [(PAYMENTS, [0, 1])]   # revoke orders
+    a.owned = {t: set(ps) for t, ps in r.assignment}
+    a.step()
+    assert a.epoch == 3 and a.owned == {PAYMENTS: {0, 1}}
+
+
+def test_server_assignors_range_and_uniform(env):
+    a = Member(env, "a")
+    r = env.hb("b", 0, server_assignor="range")
+    assert r.error_code == 0
+    group = env.c.manager.consumer_group("app")
+    # one vote each: the first counted wins ties as Kafka's max over the counts map
+    assert group.preferred_server_assignor(None, None) in ("range", "uniform")
+    settle([a])
+    assert sum(len(ps) for ps in group.target_assignment["a"].values()) == 3
+
+
+def test_offsets_are_checked_against_the_member_epoch(env):
+    a = Member(env, "a")
+    c = env.c
+    ok = c.offset_commit("app", {("orders", 0): 5}, generation_id=a.epoch, member_id="a")
+    assert ok.topics[0].partitions[0].error_code == 0
+    stale = c.offset_commit("app", {("orders", 0): 6}, generation_id=a.epoch + 1, member_id="a")
+    assert stale.topics[0].partitions[0].error_code == ErrorCode.STALE_MEMBER_EPOCH
+    unknown = c.offset_commit("app", {("orders", 0): 6}, generation_id=1, member_id="x")
+    assert unknown.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_MEMBER_ID
+    old = c.offset_commit("app", {("orders", 0): 6}, generation_id=a.epoch, member_id="a",
+                          api_version=8)
+    assert old.topics[0].partitions[0].error_code == ErrorCode.UNSUPPORTED_VERSION
+    admin = c.offset_commit("app", {("orders", 0): 6})          # non-empty group: refused
+    assert admin.topics[0].partitions[0].error_code == ErrorCode.UNKNOWN_MEMBER_ID
+    f = c.offset_fetch("app", member_id="a", member_epoch=a.epoch)
+    assert (f.error_code, f.topics[0].partitions[0].committed_offset) == (0, 5)
+    assert c.offset_fetch("app", member_id="a", member_epoch=9).error_code == \
+        ErrorCode.STALE_MEMBER_EPOCH
+    assert c.offset_fetch("app").topics[0].partitions[0].committed_offset == 5   # admin
+    a.leave()
+    admin = c.offset_commit("app", {("orders", 0): 7})          # empty group: accepted
+    assert admin.topics[0].partitions[0].error_code == 0
+
+
+def test_list_describe_delete(env):
+    a = Member(env, "a")
+    c = env.c
+    listed = c.list_groups().groups
+    assert [(g.group_id, g.group_type, g.group_state, g.protocol_type) for g in listed] == \
+        [("app", "consumer", "Stable", "consumer")]
+    assert c.list_groups(types_filter=["classic"]).groups == []
+    assert c.list_groups(states_filter=["stable"], types_filter=["Consumer"]).groups
+    d = c.consumer_group_describe(["app", "nope"])
+    assert (d[0].group_state, d[0].group_epoch, d[0].assignor_name) == ("Stable", 1, "uniform")
+    m = d[0].members[0]
+    assert (m.member_id, m.member_epoch, m.subscribed_topic_names) == ("a", 1, ["orders"])
+    assert [(t.topic_name, t.partitions) for t in m.assignment] == [("orders", list(range(6)))]
+    assert d[1].error_code == ErrorCode.GROUP_ID_NOT_FOUND
+    classic = c.describe_groups(["app"]).groups[0]
+    assert (classic.group_state, classic.protocol_type) == ("Stable", "consumer")
+    c.offset_commit("app", {("orders", 1): 3}, generation_id=1, member_id="a")
+    assert c.delete_groups(["app"]).results[0].error_code == ErrorCode.NON_EMPTY_GROUP
+    a.leave()
+    assert c.delete_groups(["app"]).results[0].error_code == 0
+    assert c.list_groups().groups == [] and c.offset_fetch("app").topics == []
+    env.reopen()
+    assert env.c.list_groups().groups == [] and env.c.manager.fetch_offsets("app") == {}
+
+
+def test_classic_and_consumer_groups_do_not_mix(env):
+    from kafkalog.groups import consumer_protocol as cp
+
+    c = env.c
+    meta = cp.encode_subscription(cp.Subscription(["orders"]))
+    h = c.join_group("classic", "", "consumer", [("range", meta)], session_timeout_ms=10_000)
+    member_id = c.take_responses()[0][1].member_id
+    c.join_group("classic", member_id, "consumer", [("range", meta)], session_timeout_ms=10_000)
+    env.clock.advance(3000)
+    c.tick()
+    c.take_responses()
+    r = c.consumer_group_heartbeat("classic", "m", 0, rebalance_timeout_ms=1000,
+                                   subscribed_topic_names=["orders"], topic_partitions=[])
+    assert (r.error_code, r.error_message) == (ErrorCode.GROUP_ID_NOT_FOUND,
+                                               "Group classic is not a consumer group")
+    Member(env, "a")
+    h = c.join_group("app", "", "consumer", [("range", meta)], session_timeout_ms=10_000)
+    assert [(hh, r.error_code) for hh, r in c.take_responses()] == \
+        [(h, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)]
+    # offsets alone (a "simple" group, Empty) are taken over, and kept
+    c.offset_commit("simple", {("orders", 2): 11})
+    r = c.consumer_group_heartbeat("simple", "s", 0, rebalance_timeout_ms=1000,
+                                   subscribed_topic_names=["orders"], topic_partitions=[])
+    assert r.error_code == 0 and c.group_state("simple") == "Stable"
+    assert c.offset_fetch("simple").topics[0].partitions[0].committed_offset == 11
+
+
+def test_random_scenarios_reload_to_the_live_state(tmp_path):
+    """Random joins, heartbeats (with and without revoking), leaves, timeouts, topic growth:
+    after each scenario the groups replayed from the bytes equal the live groups."""
+    for seed in range(6):
+        rng = random.Random(seed)
+        env = Env(tmp_path / f"logs-{seed}")
+        members: dict[str, Member] = {}
+        for step in range(60):
+            action = rng.random()
+            if action < 0.2 or not members:
+                mid = f"m{step}"
+                members[mid] = Member(env, mid, rng.choice([["orders"], ["orders", "payments"],
+                                                            ["payments"]]))
+            elif action < 0.75:
+                m = rng.choice(list(members.values()))
+                if rng.random() < 0.2:
+                    if m.slow_step():
+                        members.pop(m.id)
+                else:
+                    m.step()
+            elif action < 0.85:
+                members.pop(rng.choice(list(members))).leave()
+            elif action < 0.95:
+                env.clock.advance(rng.choice([1_000, 20_000, 46_000]))
+                env.c.tick()
+                alive = env.c.manager.consumer_group("app")
+                members = {k: v for k, v in members.items()
+                           if alive is not None and k in alive.members}
+            else:
+                env.topics["orders"] += 1
+                env.c.update_metadata(env.topics)
+            group = env.c.manager.consumer_group("app")
+            if group is not None:
+                # no partition is owned by two members at once
+                seen: dict[tuple[str, int], str] = {}
+                for mid, m in group.members.items():
+                    for a in (m.assigned_partitions, m.partitions_pending_revocation):
+                        for t, ps in a.items():
+                            for p in ps:
+                                assert seen.setdefault((t, p), mid) == mid, (seed, step)
+        before = snapshot(env.c)
+        env.reopen()
+        assert snapshot(env.c) == before, seed
+        env.logs.close()
+
+
+def test_dump_shows_the_records_as_kafka_4_does(env):
+    Member(env, "a")
+    env.logs.close()
+    seg = env.root / "__consumer_offsets-0" / "00000000000000000000.log"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["dump-segments", "--offsets-decoder", "--files", str(seg)]) == 0
+    text = out.getvalue()
+    assert 'key: {"type":"5","data":{"groupId":"app","memberId":"a"}}' in text
+    assert ('payload: {"version":"0","data":{"topicPartitions":[{"topicId":"' + ORDERS
+            + '","partitions":[0,1,2,3,4,5]}]}}') in text
+    assert '"data":{"memberEpoch":1,"previousMemberEpoch":0,"state":0,' in text
+    assert 'key: {"type":"3","data":{"groupId":"app"}} payload: {"version":"0","data":' \
+        '{"epoch":1}}' in text
+    env.open()
