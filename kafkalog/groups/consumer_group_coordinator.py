@@ -25,8 +25,12 @@ One heartbeat, in Kafka's order:
 The response carries the assignment when the request was a full one (joining, or after an
 error) or when the member's assignment changed.
 
-Not ported: static membership's replacement rules (a ``group.instance.id`` is stored and
-reported, a returning instance joins as a new member), regular-expression subscriptions
+Static members (``group.instance.id``) follow Kafka's rules: one leaving with epoch -2 keeps
+its partitions until it rejoins under a new member id (which inherits them) or its session
+expires; a second instance with the same id is refused (UNRELEASED_INSTANCE_ID,
+FENCED_INSTANCE_ID).
+
+Not ported: regular-expression subscriptions
 (a non-empty ``SubscribedTopicRegex`` answers INVALID_REQUEST, as Kafka 3.9 did; 4.0 resolves
 it on the broker), rack-aware
 assignment, and the online upgrade/downgrade between a classic and a consumer group (a
@@ -180,7 +184,7 @@ class ConsumerGroupCoordinator:
             if not self._owner.manager.owns(group_id):
                 raise _Refusal(ErrorCode.NOT_COORDINATOR)
             if member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
-                return self._leave(group_id, member_id, member_epoch)
+                return self._leave(group_id, member_id, member_epoch, instance_id)
             return self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
                                    rebalance_timeout_ms, names, server_assignor, owned,
                                    client_id, client_host)
@@ -256,15 +260,20 @@ class ConsumerGroupCoordinator:
                            f"{max_size} members.")
         if not member_id:
             member_id = str(uuid.uuid4())
-        member = group.members.get(member_id)
-        if member is None:
-            if not create:
-                raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
-                               f"Member {member_id} is not a member of group {group_id}.")
-            member = ConsumerGroupMember(member_id)
+        if instance_id is None:
+            member = group.members.get(member_id)
+            if member is None:
+                if not create:
+                    raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                                   f"Member {member_id} is not a member of group {group_id}.")
+                member = ConsumerGroupMember(member_id)
+            else:
+                self._check_epoch(member, member_epoch, owned)
         else:
-            self._check_epoch(member, member_epoch, owned)
-        is_new = member_id not in group.members
+            member = self._static_member(group, member_id, member_epoch, instance_id, owned,
+                                         create, records)
+        #: a member the group does not count yet (not a static member's replacement)
+        is_new = member_id not in group.members and group.static_member(instance_id) is None
 
         # 1. the member's subscription
         updated = replace(
@@ -279,10 +288,9 @@ class ConsumerGroupCoordinator:
             else member.subscribed_topic_names,
             client_id=client_id, client_host=client_host)
         bump = False
-        if updated != member or is_new:
+        if updated != member:
             records.append(cgr.member_subscription_record(group_id, updated))
-            bump = not updated.same_subscription(member) or (
-                is_new and bool(updated.subscribed_topic_names))
+            bump = not updated.same_subscription(member)
 
         # 2. the group epoch
         group_epoch = group.group_epoch
@@ -301,8 +309,10 @@ class ConsumerGroupCoordinator:
 
         # 3. the target assignment
         if group_epoch > group.assignment_epoch:
-            target = self._update_target_assignment(group, group_epoch, None if is_new
-                                                    else member, updated, metadata, records)
+            previous = None if instance_id is None else group.static_members.get(instance_id)
+            target = self._update_target_assignment(
+                group, group_epoch, None if is_new else member, updated, metadata, records,
+                removed=previous if previous != member_id else None)
             target_epoch = group_epoch
         else:
             target_epoch = group.assignment_epoch
@@ -337,6 +347,55 @@ class ConsumerGroupCoordinator:
         if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
             response.assignment = assignment_to_list(reconciled.assigned_partitions)
         return response
+
+    def _static_member(self, group: ConsumerGroup, member_id: str, member_epoch: int,
+                       instance_id: str, owned: list | None, create: bool,
+                       records: list[tuple[bytes, bytes | None]]) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribeStaticConsumerGroupMember``: a static member rejoining with a
+        new member id replaces its previous incarnation (which must have left with epoch -2)
+        and inherits its assignment."""
+        existing = group.static_member(instance_id)
+        if create:
+            if existing is None:
+                return group.members.get(member_id) or ConsumerGroupMember(member_id)
+            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+                raise _Refusal(ErrorCode.UNRELEASED_INSTANCE_ID,
+                               f"Static member {member_id} with instance id {instance_id} "
+                               f"cannot join the group because the instance id is owned by "
+                               f"{existing.member_id} member.")
+            new = replace(existing, member_id=member_id, member_epoch=0,
+                          previous_member_epoch=0)
+            # replaceMember: the old member's tombstones, then the new one inheriting its
+            # subscription, target and current assignment
+            g = group.group_id
+            records += [cgr.current_assignment_tombstone(g, existing.member_id),
+                        cgr.target_assignment_tombstone(g, existing.member_id),
+                        cgr.member_subscription_tombstone(g, existing.member_id),
+                        cgr.member_subscription_record(g, new),
+                        cgr.target_assignment_record(g, member_id,
+                                                     group.target_of(existing.member_id)),
+                        cgr.current_assignment_record(g, new)]
+            self._owner._timer_impl.cancel(_session_key(g, existing.member_id))
+            self._owner._timer_impl.cancel(_rebalance_key(g, existing.member_id))
+            logger.info("[GroupId %s] Static member with instance id %s re-joins the consumer "
+                        "group using the consumer protocol. Created a new member %s to replace "
+                        "the existing member %s.", g, instance_id, member_id,
+                        existing.member_id)
+            return new
+        if existing is None:
+            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+        self._check_not_fenced(existing, member_id, instance_id)
+        self._check_epoch(existing, member_epoch, owned)
+        return existing
+
+    @staticmethod
+    def _check_not_fenced(existing: ConsumerGroupMember, member_id: str,
+                          instance_id: str) -> None:
+        """``throwIfInstanceIdIsFenced``."""
+        if existing.member_id != member_id:
+            raise _Refusal(ErrorCode.FENCED_INSTANCE_ID,
+                           f"Static member {member_id} with instance id {instance_id} was "
+                           f"fenced by member {existing.member_id}.")
 
     @staticmethod
     def _check_epoch(member: ConsumerGroupMember, received: int, owned: list | None) -> None:
@@ -383,8 +442,10 @@ class ConsumerGroupCoordinator:
         by_id = {m.topic_id: m for m in metadata.values()}
         subscriptions = {mid: [t for t in m.subscribed_topic_names if t in metadata]
                          for mid, m in members.items()}
-        owned = {mid: [(by_id[t].name, p) for t, ps in group.target_assignment.get(mid, {})
-                       .items() if t in by_id for p in sorted(ps)] for mid in members}
+        # each member's current target is what the assignor keeps what it can of (a static
+        # member's replacement starts from its predecessor's)
+        owned = {mid: [(by_id[t].name, p) for t, ps in group.target_of(mid, m.instance_id)
+                       .items() if t in by_id for p in sorted(ps)] for mid, m in members.items()}
         try:
             result = assign(CONSUMER_GROUP_ASSIGNORS[name], subscriptions,
                             {t: m.num_partitions for t, m in metadata.items()}, owned=owned,
@@ -406,21 +467,39 @@ class ConsumerGroupCoordinator:
 
     # -- leaving and fencing ------------------------------------------------------------------
 
-    def _leave(self, group_id: str, member_id: str, member_epoch: int
-               ) -> ConsumerGroupHeartbeatResponse:
-        """``consumerGroupLeave`` (a static member leaving with -2 is removed as well here:
-        see the module docstring)."""
+    def _leave(self, group_id: str, member_id: str, member_epoch: int,
+               instance_id: str | None) -> ConsumerGroupHeartbeatResponse:
+        """``consumerGroupLeave``: a member leaving (-1) is removed; a static member leaving
+        temporarily (-2) keeps its partitions at epoch -2 until it rejoins under a new member
+        id or its session expires."""
         group = self.group(group_id)
         if group is None:
             raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
                            f"Group {group_id} not found." if self._owner._get_group(group_id)
                            is None else f"Group {group_id} is not a consumer group")
-        if member_id not in group.members:
-            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
-                           f"Member {member_id} is not a member of group {group_id}.")
-        logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
-        self._fence(group, member_id)
-        return ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=member_epoch)
+        response = ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=member_epoch)
+        if instance_id is None:
+            if member_id not in group.members:
+                raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                               f"Member {member_id} is not a member of group {group_id}.")
+            logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
+            self._fence(group, member_id)
+            return response
+        member = group.static_member(instance_id)
+        if member is None:
+            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+        self._check_not_fenced(member, member_id, instance_id)
+        if member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            logger.info("[GroupId %s] Static Member %s with instance id %s temporarily left the "
+                        "consumer group.", group_id, member_id, instance_id)
+            self._write(group_id, [cgr.current_assignment_record(group_id, replace(
+                member, member_epoch=LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+                partitions_pending_revocation={}))])
+            return response
+        logger.info("[GroupId %s] Static Member %s with instance id %s left the consumer "
+                    "group.", group_id, member_id, instance_id)
+        self._fence(group, member.member_id)
+        return response
 
     def _fence(self, group: ConsumerGroup, member_id: str) -> None:
         """``consumerGroupFenceMember``: tombstones of the member, new subscription metadata,

@@ -58,8 +58,10 @@ class Env:
 class Member:
     """A consumer-protocol client: owns what the coordinator assigned, revokes at once."""
 
-    def __init__(self, env: Env, member_id: str, topics=("orders",)) -> None:
+    def __init__(self, env: Env, member_id: str, topics=("orders",),
+                 instance_id: str | None = None) -> None:
         self.env, self.id, self.topics = env, member_id, list(topics)
+        self.instance_id = instance_id
         self.epoch = 0
         self.owned: dict[str, set[int]] = {}
         #: an assignment received but not acted on yet (a slow client)
@@ -69,7 +71,7 @@ class Member:
     def slow_step(self) -> int:
         """Heartbeat without acting on the response yet (still owning everything)."""
         owned = [(t, sorted(ps)) for t, ps in sorted(self.owned.items()) if ps]
-        r = self.env.hb(self.id, self.epoch, owned)
+        r = self.env.hb(self.id, self.epoch, owned, instance_id=self.instance_id)
         if r.error_code == 0:
             self.epoch = r.member_epoch
             if r.assignment is not None:
@@ -80,15 +82,23 @@ class Member:
         if self.stashed is not None:
             self.owned, self.stashed = self.stashed, None
         owned = [(t, sorted(ps)) for t, ps in sorted(self.owned.items()) if ps]
-        r = self.env.hb(self.id, self.epoch, owned, self.topics if self.epoch == 0 else None)
+        r = self.env.hb(self.id, self.epoch, owned, self.topics if self.epoch == 0 else None,
+                        instance_id=self.instance_id)
         assert r.error_code == 0, r
         self.epoch = r.member_epoch
         if r.assignment is not None:
             self.owned = {t: set(ps) for t, ps in r.assignment}
 
     def leave(self) -> None:
-        r = self.env.c.consumer_group_heartbeat("app", self.id, -1)
+        r = self.env.c.consumer_group_heartbeat("app", self.id, -1, instance_id=self.instance_id)
         assert (r.error_code, r.member_epoch) == (0, -1)
+
+    def bounce(self, new_id: str) -> None:
+        """A static member restarting: leaves with -2, rejoins under a new member id."""
+        r = self.env.c.consumer_group_heartbeat("app", self.id, -2, instance_id=self.instance_id)
+        assert r.error_code == 0, r
+        self.id, self.epoch, self.stashed = new_id, 0, None
+        self.step()
 
 
 def settle(members: list[Member], rounds: int = 6) -> None:
@@ -343,7 +353,13 @@ def test_random_scenarios_reload_to_the_live_state(tmp_path):
             if action < 0.2 or not members:
                 mid = f"m{step}"
                 members[mid] = Member(env, mid, rng.choice([["orders"], ["orders", "payments"],
-                                                            ["payments"]]))
+                                                            ["payments"]]),
+                                      instance_id=f"i{step}" if rng.random() < 0.4 else None)
+            elif action < 0.3 and any(m.instance_id for m in members.values()):
+                m = members.pop(rng.choice([k for k, v in members.items() if v.instance_id]))
+                m.owned = {}                 # the restarted process owns nothing yet
+                m.bounce(f"m{step}")
+                members[m.id] = m
             elif action < 0.75:
                 m = rng.choice(list(members.values()))
                 if rng.random() < 0.2:
@@ -392,3 +408,52 @@ def test_dump_shows_the_records_as_kafka_4_does(env):
     assert 'key: {"type":"3","data":{"groupId":"app"}} payload: {"version":"0","data":' \
         '{"epoch":1}}' in text
     env.open()
+
+
+def test_static_member_rejoins_under_a_new_id_and_keeps_its_partitions(env):
+    a = env.hb("a", 0, instance_id="i1")
+    b = Member(env, "b")
+    a = env.hb("a", a.member_epoch, [(ORDERS, list(range(6)))])
+    kept = sorted(a.assignment[0][1])
+    a = env.hb("a", a.member_epoch, [(ORDERS, kept)])
+    settle([b])
+    group = env.c.manager.consumer_group("app")
+    assert group.state == "stable" and group.static_members == {"i1": "a"}
+    # a second instance with the same id while "a" is active is refused
+    r = env.hb("a-clone", 0, instance_id="i1")
+    assert (r.error_code, r.error_message) == (
+        ErrorCode.UNRELEASED_INSTANCE_ID, "Static member a-clone with instance id i1 cannot "
+        "join the group because the instance id is owned by a member.")
+    # leaving temporarily (-2): the partitions stay with the instance
+    r = env.c.consumer_group_heartbeat("app", "a", -2, instance_id="i1")
+    assert (r.error_code, r.member_epoch) == (0, -2)
+    assert group.members["a"].member_epoch == -2 and group.state == "reconciling"
+    epoch = group.group_epoch
+    r = env.hb("a2", 0, instance_id="i1")
+    assert (r.error_code, r.member_epoch, r.assignment) == (0, epoch, [(ORDERS, kept)])
+    assert list(group.members) == ["b", "a2"] and group.group_epoch == epoch   # no rebalance
+    assert group.static_members == {"i1": "a2"} and group.state == "stable"
+    r = env.hb("a", 2, [(ORDERS, kept)], instance_id="i1")   # the old incarnation is fenced
+    assert (r.error_code, r.error_message) == (
+        ErrorCode.FENCED_INSTANCE_ID, "Static member a with instance id i1 was fenced by "
+        "member a2.")
+    before = snapshot(env.c)
+    env.reopen()
+    assert snapshot(env.c) == before
+
+
+def test_static_member_that_does_not_return_is_fenced_at_its_session_timeout(env):
+    env.hb("a", 0, instance_id="i1")
+    b = Member(env, "b")
+    assert env.c.consumer_group_heartbeat("app", "a", -2, instance_id="i1").error_code == 0
+    for _ in range(5):
+        env.clock.advance(10_000)
+        b.step()
+        env.c.tick()
+    group = env.c.manager.consumer_group("app")
+    assert list(group.members) == ["b"] and group.static_members == {}
+    settle([b])
+    assert owned_union([b]) == list(range(6))
+    r = env.c.consumer_group_heartbeat("app", "a", -2, instance_id="i1")
+    assert (r.error_code, r.error_message) == (ErrorCode.UNKNOWN_MEMBER_ID,
+                                               "Instance id i1 is unknown.")

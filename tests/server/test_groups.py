@@ -225,6 +225,50 @@ def test_confluent_kafka_consumer_protocol_group(log_dir):
     assert group.group_epoch >= 3 and group.assignment_epoch >= 2
 
 
+def test_consumer_protocol_static_member_restarts_without_a_rebalance(log_dir):
+    """librdkafka with ``group.instance.id``: close() leaves with epoch -2, a new process with
+    the same instance id gets the same partitions back and the group epoch does not move."""
+    server = start_server(log_dir, config=KIP848_CONFIG)
+
+    def static(instance: str) -> Any:
+        c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "kip848-static",
+                         "group.protocol": "consumer", "auto.offset.reset": "earliest",
+                         "enable.auto.commit": False, "group.instance.id": instance})
+        c.subscribe([TOPIC])
+        return c
+
+    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        while not cond():
+            assert time.monotonic() < deadline, f"timed out waiting for {what}"
+            for c in consumers:
+                c.poll(0.05)
+
+    def parts(c: Any) -> list[int]:
+        return sorted(tp.partition for tp in c.assignment())
+
+    try:
+        server.broker.create_topic(TOPIC, PARTITIONS)
+        first, other = static("i1"), static("i2")
+        poll_until([first, other], lambda: len(parts(first)) == len(parts(other)) == 3,
+                   "2 x 3 partitions")
+        held = parts(first)
+        group = server.call(lambda: server.broker.groups.coordinator.manager.consumer_group(
+            "kip848-static"))
+        epoch = group.group_epoch
+        first.close()
+        assert server.call(lambda: sorted(m.member_epoch for m in group.members.values())) \
+            == [-2, epoch]
+        again = static("i1")
+        poll_until([again, other], lambda: parts(again) == held, "the same partitions back")
+        assert server.call(lambda: (group.group_epoch, group.state)) == (epoch, "stable")
+        assert parts(other) == sorted(set(range(6)) - set(held))
+        again.close()
+        other.close()
+    finally:
+        server.stop()
+
+
 def test_consumer_protocol_group_is_described_listed_and_deleted(log_dir):
     admin_mod = pytest.importorskip("confluent_kafka.admin")
     server = start_server(log_dir, config=KIP848_CONFIG)
