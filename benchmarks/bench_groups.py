@@ -15,6 +15,9 @@ Run as a script::
   owning the previous assignment.
 * **commit**: ``GroupMetadataManager.commit_offsets`` of ``partitions`` offsets (one batch),
   against appending the same records, already encoded, with ``Log.append_batches``.
+* **consumer groups** (KIP-848): a Stable member's ConsumerGroupHeartbeat against a classic
+  Heartbeat on the same coordinator, and a group of members formed from nothing to Stable by
+  heartbeats (records written) against one run of the uniform assignor.
 * **reload**: opening a ``GroupMetadataManager`` over a ``__consumer_offsets`` partition of
   ``reload_mib`` MiB (batches of 100 offset commits of 20 groups), against a plain read of the
   same file and against kafka-python iterating its records.
@@ -190,6 +193,124 @@ def bench_commit(partitions: int) -> list[dict]:
                      "the same records, encoded beforehand, appended with Log.append_batches"}]
 
 
+# -- KIP-848 consumer groups ---------------------------------------------------------------------
+
+def _coordinator(root: str) -> tuple[Any, Any, Any]:
+    from kafkalog import LogDir, ManualClock
+    from kafkalog.groups import GroupMetadataManager
+    from kafkalog.groups.coordinator import GroupCoordinator
+
+    clock = ManualClock(T0)
+    logs = LogDir.open(root, {"offsets.topic.num.partitions": "1",
+                              "group.initial.rebalance.delay.ms": "0"}, clock=clock)
+    return logs, clock, GroupCoordinator(GroupMetadataManager(logs), clock=clock)
+
+
+def bench_consumer_groups(members: int, partitions: int, calls: int = 20_000) -> list[dict]:
+    """Steady heartbeats of a KIP-848 member vs a classic member, and a group of ``members``
+    formed from nothing to Stable by ConsumerGroupHeartbeat vs the uniform assignor alone."""
+    from kafkalog.groups import assign
+    from kafkalog.groups import consumer_protocol as cp
+    from kafkalog.groups.consumer_group_coordinator import topic_id_for
+
+    per = partitions // TOPICS
+    counts = {f"topic-{t}": per for t in range(TOPICS)}
+    topics = sorted(counts)
+    rows = []
+    d = tempfile.mkdtemp(prefix="bench-groups-")
+    try:
+        logs, clock, c = _coordinator(os.path.join(d, "hb"))
+        c.update_metadata(counts)
+        # classic: one Stable member, Heartbeat
+        meta = cp.encode_subscription(cp.Subscription(topics))
+        c.join_group("classic", "", "consumer", [("range", meta)], session_timeout_ms=45_000,
+                     api_version=3)
+        c.tick()
+        (_, joined), = c.take_responses()
+        mid = joined.member_id
+        c.sync_group("classic", joined.generation_id, mid, {mid: b""})
+        c.take_responses()
+        assert c.heartbeat("classic", joined.generation_id, mid).error_code == 0
+
+        def classic() -> None:
+            for _ in range(calls):
+                c.heartbeat("classic", 1, mid)
+
+        # consumer protocol: one Stable member, the heartbeat a client sends between changes
+        r = c.consumer_group_heartbeat("app", "m", 0, rebalance_timeout_ms=30_000,
+                                       subscribed_topic_names=topics, topic_partitions=[])
+        epoch = r.member_epoch
+
+        def modern() -> None:
+            for _ in range(calls):
+                c.consumer_group_heartbeat("app", "m", epoch)
+
+        assert c.consumer_group_heartbeat("app", "m", epoch).error_code == 0
+        ours, _ = _timed(modern)
+        base, _ = _timed(classic)
+        logs.close()
+        rows.append({
+            "name": "consumer_group.heartbeat.vs_classic_heartbeat",
+            "value": ours / calls * 1e6, "unit": "us/call", "baseline": base / calls * 1e6,
+            "ratio": base / ours,
+            "note": f"ConsumerGroupHeartbeat of a Stable member with nothing to change ({calls} "
+                    "calls, nothing written) vs the classic Heartbeat of a Stable member, "
+                    "both on the sans-IO GroupCoordinator"})
+
+        # a group formed from nothing: each join bumps the epoch and recomputes the target
+        # (Kafka 4.0 does the same per heartbeat); members then revoke/receive until Stable
+        def form() -> int:
+            root = tempfile.mkdtemp(dir=d)
+            logs, _, c = _coordinator(root)
+            c.update_metadata(counts)
+            owned: dict[str, list] = {}
+            epochs: dict[str, int] = {}
+            beats = 0
+            for i in range(members):
+                r = c.consumer_group_heartbeat("app", f"m{i}", 0, rebalance_timeout_ms=30_000,
+                                               subscribed_topic_names=topics,
+                                               topic_partitions=[])
+                beats += 1
+                epochs[f"m{i}"], owned[f"m{i}"] = r.member_epoch, r.assignment or []
+            while c.group_state("app") != "Stable":
+                for m in list(epochs):
+                    r = c.consumer_group_heartbeat("app", m, epochs[m],
+                                                   topic_partitions=owned[m])
+                    beats += 1
+                    epochs[m] = r.member_epoch
+                    if r.assignment is not None:
+                        owned[m] = r.assignment
+            group = c.manager.consumer_group("app")
+            assert sum(len(ps) for a in group.target_assignment.values()
+                       for ps in a.values()) == per * TOPICS
+            names = {m.topic_id: t for t, m in group.subscription_metadata.items()}
+            final["owned"] = {mid: [(names[t], p) for t, ps in a.items() for p in sorted(ps)]
+                              for mid, a in group.target_assignment.items()}
+            logs.close()
+            return beats
+
+        final: dict[str, Any] = {}
+        ours, beats = _timed(form, repeat=1)
+        subs = {f"m{i}": topics for i in range(members)}
+        ids = {t: topic_id_for(t) for t in topics}
+        # what every join runs: the uniform assignor over the group, sticky to its target
+        base, _ = _timed(lambda: assign("uniform", subs, counts, owned=final["owned"],
+                                        topic_ids=ids))
+        rows.append({
+            "name": f"consumer_group.join_of_{members}.vs_assignor_run",
+            "value": ours / members * 1e3, "unit": "ms/join", "baseline": base * 1e3,
+            "ratio": base / (ours / members),
+            "note": f"{members} KIP-848 members join one by one ({partitions} partitions, "
+                    f"{TOPICS} topics) and heartbeat until the group is Stable ({beats} "
+                    f"heartbeats in {ours:.2f} s, every record written to __consumer_offsets); "
+                    "baseline: one run of the uniform assignor over the whole group sticky to "
+                    "its target (each join runs one, on a growing group, as Kafka 4.0's "
+                    "coordinator does)"})
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return rows
+
+
 # -- reload -------------------------------------------------------------------------------------
 
 def build_offsets_partition(root: str, mib: int) -> str:
@@ -293,6 +414,7 @@ def run(quick: bool = False, *, members: int | None = None, partitions: int | No
     if reload_mib is None:
         reload_mib = int(os.environ.get("KAFKALOG_BENCH_GROUPS_MIB", "32" if quick else "1024"))
     return (bench_assignment(members, partitions) + bench_commit(10_000)
+            + bench_consumer_groups(50 if quick else 200, 1000 if quick else 2000)
             + bench_reload(reload_mib))
 
 

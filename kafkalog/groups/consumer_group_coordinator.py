@@ -55,7 +55,6 @@ from .consumer_group import (
     ConsumerGroupMember,
     MemberState,
     TopicMetadata,
-    assignment_of,
     assignment_to_list,
 )
 from .current_assignment_builder import FencedMemberEpoch, build
@@ -454,8 +453,12 @@ class ConsumerGroupCoordinator:
             raise _Refusal(ErrorCode.UNKNOWN_SERVER_ERROR,
                            f"Failed to compute a new target assignment for epoch "
                            f"{group_epoch}: {e}") from None
-        new_targets = {mid: assignment_of((metadata[t].topic_id, [p]) for t, p in parts)
-                       for mid, parts in result.items()}
+        new_targets: dict[str, dict[str, frozenset[int]]] = {}
+        for mid, parts in result.items():
+            by_topic: dict[str, set[int]] = {}
+            for t, p in parts:
+                by_topic.setdefault(metadata[t].topic_id, set()).add(p)
+            new_targets[mid] = {t: frozenset(ps) for t, ps in by_topic.items()}
         for mid in members:
             target = new_targets.get(mid, {})
             if group.target_assignment.get(mid) != target:

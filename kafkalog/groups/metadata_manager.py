@@ -46,6 +46,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -93,6 +94,22 @@ TopicPartition = tuple[str, int]
 
 #: ``Log.read`` chunk when replaying
 _READ_BYTES = 8 << 20
+
+
+@functools.cache
+def _consumer_group_keys() -> Any:
+    import pyarrow as pa
+
+    return pa.array([t.to_bytes(2, "big") for t in sorted(cgr.CONSUMER_GROUP_TYPES)],
+                    pa.binary())
+
+
+#: stretches of other records between consumer group records shorter than this are applied
+#: record by record rather than folded
+_FOLD_MIN_ROWS = 256
+#: runs of plain batches smaller than this are applied record by record: the column-wise fold
+#: costs ~1 ms of fixed overhead (Arrow's group-by), what a coordinator's single write replays
+_FOLD_MIN_BYTES = 64 * 1024
 
 
 class OffsetsTopicMetadataError(CorruptRecordError):
@@ -351,7 +368,7 @@ class GroupMetadataManager:
                     j += 1
                 p0 = int(sc["positions"][i])
                 p1 = int(sc["positions"][j - 1] + sc["sizes"][j - 1])
-                if plain[i]:
+                if plain[i] and p1 - p0 >= _FOLD_MIN_BYTES:
                     self._replay_plain(data, p0, p1, offset, log)
                 else:
                     for batch in iter_batches(data[p0:p1]):
@@ -366,7 +383,6 @@ class GroupMetadataManager:
 
     def _replay_plain(self, data: bytes, p0: int, p1: int, start: int, log: Log) -> None:
         """Fold a run of plain batches into the state (see :meth:`_replay_log`)."""
-        import pyarrow as pa
         import pyarrow.compute as pc
 
         cols = decode_columns(data, start=p0, end=p1, start_offset=start, skip_control=True)
@@ -378,6 +394,37 @@ class GroupMetadataManager:
             raise OffsetsTopicMetadataError(
                 "record has no key (every group coordinator record has one)",
                 path=log.directory, offset=first)
+        # KIP-848 consumer group records are applied one by one, in offset order: their effect
+        # is not a function of each key's last record alone (a member's first record creates
+        # the group, whatever its later tombstones say). The stretches of other records
+        # between them (offset commits, the bulk of a log) are folded when long, else applied
+        # one by one too: the order between the two kinds is kept exactly.
+        modern_rows = pc.is_in(pc.binary_slice(t["key"], 0, 2), value_set=_consumer_group_keys())
+        if not pc.any(modern_rows).as_py():
+            self._fold(t, log)
+            return
+        flags = modern_rows.to_numpy(zero_copy_only=False)
+        n = len(flags)
+        i = 0
+        while i < n:
+            j = i
+            while j < n and flags[j] == flags[i]:
+                j += 1
+            part = t.slice(i, j - i)
+            if flags[i] or j - i < _FOLD_MIN_ROWS:
+                for key, value, off in zip(part["key"].to_pylist(), part["value"].to_pylist(),
+                                           part["offset"].to_pylist()):
+                    self._replay_record(key, value, off, -1, log)
+            else:
+                self._fold(part, log)
+            i = j
+
+    def _fold(self, t: Any, log: Log) -> None:
+        """Apply a table of plain records (key, value, offset), none of them a consumer group
+        record, by their per-key summary (see :meth:`_replay_log`)."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
         nn = pc.if_else(pc.is_null(t["value"]), pa.scalar(None, pa.int64()), t["offset"])
         summary = t.append_column("nn", nn).group_by("key", use_threads=False).aggregate([
             ("value", "last", pc.ScalarAggregateOptions(skip_nulls=False)),
@@ -385,7 +432,6 @@ class GroupMetadataManager:
             ("value", "count", pc.CountOptions(mode="only_null"))])
         gm_last: dict[str, tuple[GroupMetadataRecord, int]] = {}
         commit_nn: dict[str, int] = {}
-        modern: list[tuple[int, bytes, bytes | None]] = []
         for key, value, off, nn_off, nulls in zip(
                 summary["key"].to_pylist(), summary["value_last"].to_pylist(),
                 summary["offset_max"].to_pylist(), summary["nn_max"].to_pylist(),
@@ -408,8 +454,6 @@ class GroupMetadataManager:
                     commit_nn[group] = max(nn_off, commit_nn.get(group, -1))
             elif isinstance(rec, GroupMetadataRecord):
                 gm_last[rec.group] = (rec, off)
-            elif rec is None:
-                modern.append((off, key, value))
         # a group exists after the run as it would after its records one by one: its last
         # metadata record decides, unless a commit came after a tombstone (a simple group)
         for group in set(gm_last) | set(commit_nn):
@@ -422,10 +466,6 @@ class GroupMetadataManager:
                 self._groups[group] = None
             else:
                 self._groups.pop(group, None)
-        # consumer group records: each key's last record, in offset order (a group's state is
-        # the last value of each of its keys; the order decides only its deletion)
-        for off, key, value in sorted(modern, key=lambda r: r[0]):
-            self._replay_consumer_group(key, value, off, log)
 
     def _replay_batch(self, batch: Any, log: Log, start: int) -> None:
         if batch.is_control:

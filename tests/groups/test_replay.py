@@ -4,18 +4,24 @@
 reference below applies every record in offset order (``_replay_batch``, the path transactional
 and control batches take). Hypothesis writes random histories: commits and tombstones of a few
 keys, group metadata records and group tombstones, transactional commits ended by COMMIT or ABORT
-markers, in batches of random sizes; both managers must end in the same state.
+markers, KIP-848 consumer group records (member subscriptions, current and target
+assignments, epochs, and their tombstones), in batches of random sizes; both managers must end
+in the same state. The fold's size thresholds are lowered to 0 so that every plain stretch is folded.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from unittest import mock
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kafkalog import LogDir, ManualClock, Record
 from kafkalog.groups import GroupMetadataManager
+from kafkalog.groups import consumer_group_records as cgr
+from kafkalog.groups import metadata_manager as mm
+from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState
 from kafkalog.groups.records import (
     GroupMetadata,
     OffsetAndMetadata,
@@ -41,9 +47,41 @@ class OneByOne(GroupMetadataManager):
                 self._replay_batch(batch, log, start)
 
 
+def _consumer_group_record(draw: st.DrawFn, group: str) -> tuple[bytes, bytes | None]:
+    member = draw(st.sampled_from(["m1", "m2"]))
+    parts = {"AAAAAAAAAAAAAAAAAAAAAQ": frozenset(draw(st.sets(st.integers(0, 3), max_size=3)))}
+    kind = draw(st.sampled_from(["sub", "current", "target", "epoch", "aepoch", "msub",
+                                 "mcurrent", "mtarget", "gepoch"]))
+    if kind == "sub":
+        return cgr.member_subscription_record(group, ConsumerGroupMember(
+            member, subscribed_topic_names=tuple(draw(st.sets(st.sampled_from("ab"),
+                                                             min_size=1))),
+            client_id=draw(st.sampled_from(["c1", "c2"]))))
+    if kind == "current":
+        return cgr.current_assignment_record(group, ConsumerGroupMember(
+            member, draw(st.integers(0, 5)), draw(st.integers(-1, 4)),
+            draw(st.sampled_from(list(MemberState))), assigned_partitions=parts))
+    if kind == "target":
+        return cgr.target_assignment_record(group, member, parts)
+    if kind == "epoch":
+        return cgr.group_epoch_record(group, draw(st.integers(0, 9)))
+    if kind == "aepoch":
+        return cgr.target_assignment_epoch_record(group, draw(st.integers(0, 9)))
+    if kind == "msub":
+        return cgr.member_subscription_tombstone(group, member)
+    if kind == "mcurrent":
+        return cgr.current_assignment_tombstone(group, member)
+    if kind == "mtarget":
+        return cgr.target_assignment_tombstone(group, member)
+    return cgr.group_epoch_tombstone(group)
+
+
 def _record(draw: st.DrawFn) -> tuple[bytes, bytes | None]:
     group = draw(st.sampled_from(GROUPS))
-    kind = draw(st.sampled_from(["commit", "commit", "commit", "tomb", "meta", "gtomb"]))
+    kind = draw(st.sampled_from(["commit", "commit", "commit", "tomb", "meta", "gtomb",
+                                 "modern", "modern"]))
+    if kind == "modern":
+        return _consumer_group_record(draw, group)
     tp = (draw(st.sampled_from(["a", "b"])), draw(st.integers(0, 1)))
     if kind == "commit":
         return offset_commit_record(group, *tp, OffsetAndMetadata(draw(st.integers(0, 99)),
@@ -78,7 +116,14 @@ def _state(m: GroupMetadataManager) -> tuple:
     groups = {g: m.group_metadata(g) for g in m.list_groups()}
     offsets = {g: m.fetch_offset_metadata(g) for g in m.list_groups()}
     pending = {g: sorted(m.open_transactions(g)) for g in m.list_groups()}
-    return groups, offsets, pending
+    modern = {}
+    for g in m.list_groups():
+        cg = m.consumer_group(g)
+        if cg is not None:
+            modern[g] = (cg.group_epoch, cg.assignment_epoch, dict(cg.members),
+                         dict(cg.target_assignment), dict(cg.subscription_metadata),
+                         dict(cg.static_members), dict(cg._partition_epochs))
+    return groups, offsets, pending, modern
 
 
 @settings(max_examples=150, deadline=None)
@@ -105,6 +150,8 @@ def test_columnar_replay_equals_record_by_record(tmp_path_factory, steps: list[t
             elif step[1] in open_txn:
                 (log.commit_transaction if step[2] else log.abort_transaction)(step[1], 0)
                 open_txn.discard(step[1])
-        fast = GroupMetadataManager(logs)
+        with mock.patch.object(mm, "_FOLD_MIN_BYTES", 0), \
+                mock.patch.object(mm, "_FOLD_MIN_ROWS", 0):
+            fast = GroupMetadataManager(logs)
         slow = OneByOne(logs)
         assert _state(fast) == _state(slow)
