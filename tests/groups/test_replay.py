@@ -6,7 +6,8 @@ and control batches take). Hypothesis writes random histories: commits and tombs
 keys, group metadata records and group tombstones, transactional commits ended by COMMIT or ABORT
 markers, KIP-848 consumer group records (member subscriptions, current and target
 assignments, epochs, and their tombstones), in batches of random sizes; both managers must end
-in the same state. The fold's size thresholds are lowered to 0 so that every plain stretch is folded.
+in the same state. The fold's size thresholds are lowered to 0 so that every plain stretch is
+folded.
 """
 
 from __future__ import annotations
