@@ -4,27 +4,64 @@ Read-only unless a write is asked (``reset-offsets --execute``, ``delete``). The
 ``__consumer_offsets`` is replayed by :class:`~kafkalog.groups.GroupMetadataManager`; log end
 offsets come from the partitions present in the tree.
 
-=====================================================  ==========================================
-``kafkalog groups list LOGDIR``                        every group
-``kafkalog groups describe LOGDIR --group G``          Kafka's columns: GROUP TOPIC PARTITION
-                                                       CURRENT-OFFSET LOG-END-OFFSET LAG
-                                                       CONSUMER-ID HOST CLIENT-ID
-``kafkalog groups reset-offsets LOGDIR --group G``     ``--topic T[:P,P]`` or ``--all-topics`` and
-                                                       one of ``--to-earliest``, ``--to-latest``,
-                                                       ``--to-offset N``, ``--to-datetime ISO``,
-                                                       ``--shift-by N``, ``--by-duration D``;
-                                                       a dry run unless ``--execute``
-``kafkalog groups delete LOGDIR --group G``            tombstones for the group and its offsets
-``kafkalog groups plan --strategy S --members ...``    what an assignor would do
-``--json``                                             JSON instead of Kafka's text, everywhere
-=====================================================  ==========================================
+=========================================================  ======================================
+``kafkalog groups list LOGDIR``                            every group
+``... list LOGDIR --state [S,...] --type [T,...]``         Kafka's GROUP TYPE STATE table, only
+                                                           the groups in those states/of those
+                                                           types (case-insensitive; no value:
+                                                           all); either option alone gives its
+                                                           column only
+``kafkalog groups describe LOGDIR --group G``              ``--offsets`` (the default): Kafka's
+                                                           GROUP TOPIC PARTITION CURRENT-OFFSET
+                                                           LOG-END-OFFSET LAG CONSUMER-ID HOST
+                                                           CLIENT-ID
+``... describe LOGDIR --group G --members [--verbose]``    GROUP CONSUMER-ID [GROUP-INSTANCE-ID]
+                                                           HOST CLIENT-ID #PARTITIONS
+                                                           [ASSIGNMENT]
+``... describe LOGDIR --group G --state``                  GROUP COORDINATOR (ID)
+                                                           ASSIGNMENT-STRATEGY STATE #MEMBERS
+``kafkalog groups reset-offsets LOGDIR --group G``         ``--topic T[:P,P]`` or
+                                                           ``--all-topics`` and one of
+                                                           ``--to-earliest``, ``--to-latest``,
+                                                           ``--to-offset N``, ``--to-datetime
+                                                           ISO``, ``--shift-by N``,
+                                                           ``--by-duration D``; a dry run unless
+                                                           ``--execute``
+``kafkalog groups delete LOGDIR --group G``                tombstones for the group and its
+                                                           offsets
+``kafkalog groups plan --strategy S --members ...``        what an assignor would do
+``--json``                                                 JSON instead of Kafka's text,
+                                                           everywhere
+=========================================================  ======================================
 
 Texts follow ``ConsumerGroupCommand`` (tools, Kafka 3.9): column widths, ``-`` for a missing
-value, "Consumer group 'G' has no active members." on stderr. Where a committed partition is not
-in the tree, LOG-END-OFFSET and LAG are ``-`` and a note on stderr says so. Offline there is no
-live membership: a group whose last metadata lists members is *Stable* as a restarted broker
-would load it, and Kafka refuses to reset or delete it; ``--force`` does it anyway (for a tree
-whose consumers are known to be gone).
+value, "Consumer group 'G' has no active members." / "Warning: Consumer group 'G' is
+rebalancing." on stderr. Where a committed partition is not in the tree, LOG-END-OFFSET and LAG
+are ``-`` and a note on stderr says so. Offline there is no live membership: a classic group
+whose last metadata lists members is *Stable* as a restarted broker would load it (a KIP-848
+consumer group is *Empty*, *Assigning*, *Reconciling* or *Stable* as its records left it), and
+Kafka refuses to reset or delete it; ``--force`` does it anyway (for a tree whose consumers are
+known to be gone).
+
+``describe`` takes at most one of ``--members``, ``--offsets``, ``--state`` (Kafka's option
+check and text); ``--verbose`` goes with ``--members`` only (Kafka accepts it anywhere and ignores
+it but there). With ``--members``, a classic group's members show their decoded assignment, a
+consumer group's members their current assigned partitions (topic ids named through the group's
+subscription metadata, then the tree's topics; an unknown id is shown as is). ASSIGNMENT is
+Kafka 3.8/3.9's: per topic the partition numbers sorted as strings in parentheses, these groups
+sorted and joined by ", " - without the topic names (Kafka's Java rewrite dropped them; the
+JSON has them). Members come in the order of the group's records (Kafka: the coordinator's).
+
+``--state``: offline there is no coordinator broker, so COORDINATOR (ID) holds the group's
+``__consumer_offsets-N`` partition instead of Kafka's ``host:port  (id)``, in a column as wide
+as Kafka makes it (at least 25; Kafka also pads GROUP to that width). ASSIGNMENT-STRATEGY is a
+classic group's protocol (empty for an empty group, as Kafka prints it) or a consumer group's
+server assignor.
+
+``list --type``: ``Classic`` or ``Consumer`` (Kafka's ``GroupType``; JSON: ``classic`` or
+``consumer`` as ListGroups carries it); a group known from committed offsets only is an empty
+classic group. All groups are listed, also those of other protocol types (Kafka's tool lists
+only ``consumer`` and empty protocol types).
 
 Exit status: 0 success, 1 an error (no such group, refused operation, unreadable tree), 2 usage.
 
@@ -62,6 +99,16 @@ MISSING = "-"
 
 
 
+class _NoValueFormatter(argparse.HelpFormatter):
+    """Help for an option whose optional value is only there to be refused (``metavar=""``):
+    shown without one."""
+
+    def _format_args(self, action: argparse.Action, default_metavar: str) -> str:
+        if action.metavar == "" and action.nargs == "?":
+            return ""
+        return super()._format_args(action, default_metavar)
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog groups`` argument parser."""
     p = ArgumentParser(prog="kafkalog groups",
@@ -69,17 +116,35 @@ def build_parser() -> argparse.ArgumentParser:
                             "offline).")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
 
-    def with_tree(name: str, help_text: str) -> argparse.ArgumentParser:
-        s = sub.add_parser(name, help=help_text)
+    def with_tree(name: str, help_text: str, **kw: Any) -> argparse.ArgumentParser:
+        s = sub.add_parser(name, help=help_text, **kw)
         s.add_argument("log_dir", help="a broker log directory (log.dirs entry)")
         s.add_argument("--json", action="store_true", help="print JSON")
         s.add_argument("--offsets-topic-partitions", type=int, default=None, metavar="N",
                        help="offsets.topic.num.partitions (default 50)")
         return s
 
-    with_tree("list", "List the groups.")
-    d = with_tree("describe", "Describe a group's offsets, lag and members.")
+    ls = with_tree("list", "List the groups.")
+    ls.add_argument("--state", nargs="?", const="", default=None, metavar="S,...",
+                    help="show the STATE column; with states (case-insensitive), only groups "
+                         "in them")
+    ls.add_argument("--type", nargs="?", const="", default=None, metavar="T,...",
+                    help="show the TYPE column; with types (classic, consumer), only groups "
+                         "of them")
+    d = with_tree("describe", "Describe a group's offsets, lag and members.",
+                  formatter_class=_NoValueFormatter,
+                  usage="kafkalog groups describe [-h] [--json] [--offsets-topic-partitions N]"
+                        "\n" + " " * 32 + "--group GROUP [--offsets | --members [--verbose] | "
+                        "--state] log_dir")
     d.add_argument("--group", required=True)
+    d.add_argument("--offsets", action="store_true",
+                   help="offsets and lag per partition (the default)")
+    d.add_argument("--members", action="store_true", help="the group's members")
+    d.add_argument("--verbose", action="store_true",
+                   help="with --members: each member's assignment too")
+    # an optional value, refused with Kafka's text (its --state takes one for --list only)
+    d.add_argument("--state", nargs="?", const=True, default=False, metavar="",
+                   help="the group's state, assignment strategy and member count")
     r = with_tree("reset-offsets", "Reset a group's committed offsets (dry run by default).")
     r.add_argument("--group", required=True)
     scope = r.add_mutually_exclusive_group(required=True)
@@ -138,6 +203,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     try:
         if args.command == "plan":
             return _plan(args, out)
+        _check_options(args)
         return _with_tree(args, out, err)
     except UsageError as e:
         err.write(f"kafkalog groups {args.command}: error: {e}\n")
@@ -148,6 +214,61 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
 
 
 # ---------------------------------------------------------------------------------------------
+
+def _check_options(args: argparse.Namespace) -> None:
+    """``ConsumerGroupCommandOptions.checkArgs`` for describe's sub-actions (``--verbose``
+    without ``--members`` is refused here, joptsimple's ``availableIf`` text)."""
+    if args.command == "list":
+        if args.state:
+            _parse_states(args.state)
+        if args.type:
+            _parse_types(args.type)
+    if args.command != "describe":
+        return
+    if args.members + args.offsets + (args.state is not False) > 1:
+        raise UsageError("Option [describe] takes at most one of these options: [members], "
+                         "[offsets], [state]")
+    if isinstance(args.state, str):
+        raise UsageError("Option [describe] does not take a value for [state]")
+    if args.verbose and not args.members:
+        raise UsageError("Option(s) [verbose] are unavailable given other options on the "
+                         "command line")
+
+
+def _java_split(text: str) -> list[str]:
+    """Java's ``String.split(",")``: trailing empty strings dropped."""
+    parts = text.split(",")
+    while parts and parts[-1] == "":
+        parts.pop()
+    return parts
+
+
+#: ``ConsumerGroupState`` names (without UNKNOWN), in the enum's order
+GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
+                "Assigning", "Reconciling")
+#: ``GroupType`` names (without UNKNOWN), in the enum's order; ``share`` groups are not kept here
+GROUP_TYPES = ("Consumer", "Classic", "Share")
+
+
+def _parse_states(text: str) -> set[str]:
+    """``consumerGroupStatesFromString``: case-insensitive, Kafka's error text."""
+    by_upper = {s.upper(): s for s in GROUP_STATES}
+    parsed = {by_upper.get(s.strip().upper()) for s in _java_split(text)}
+    if None in parsed:
+        raise UsageError(f"Invalid state list '{text}'. Valid states are: "
+                         f"{', '.join(GROUP_STATES)}")
+    return {s for s in parsed if s is not None}
+
+
+def _parse_types(text: str) -> set[str]:
+    """``consumerGroupTypesFromString``: lower-case type names; Kafka's error text."""
+    valid = {t.lower() for t in GROUP_TYPES}
+    parsed = {s.strip() for s in _java_split(text.lower())}
+    if not parsed <= valid:
+        raise UsageError(f"Invalid types list '{text}'. Valid types are: "
+                         f"{', '.join(GROUP_TYPES)}")
+    return parsed
+
 
 def _open(args: argparse.Namespace, writable: bool) -> tuple[Any, Any]:
     from ..log_dir import LogDir
@@ -172,6 +293,8 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     logs, manager = _open(args, writable)
     try:
         if args.command == "list":
+            if args.state is not None or args.type is not None:
+                return _list_with_info(args, manager, out)
             groups = manager.list_groups()
             if args.json:
                 out.write(json.dumps({"groups": groups}) + "\n")
@@ -179,6 +302,10 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 out.writelines(g + "\n" for g in groups)
             return EXIT_OK
         if args.command == "describe":
+            if args.members:
+                return _describe_members(args, logs, manager, out, err)
+            if args.state:
+                return _describe_state(args, manager, out, err)
             return _describe(args, logs, manager, out, err)
         if args.command == "reset-offsets":
             return _reset(args, logs, manager, out, err)
@@ -268,6 +395,163 @@ def _print_offsets(rows: list[dict[str, Any]], out: IO[str]) -> None:
                        _cell(r["log_end_offset"]), _cell(r["lag"]), _cell(r["consumer_id"]),
                        _cell(r["host"]), _cell(r["client_id"]))
     out.write(text + "\n")
+
+
+def _group_type(manager: Any, group: str) -> str:
+    return "classic" if manager.consumer_group(group) is None else "consumer"
+
+
+def _list_with_info(args: argparse.Namespace, manager: Any, out: IO[str]) -> int:
+    """``listGroups`` with ``--state``/``--type``: ``printGroupInfo``'s table."""
+    states = _parse_states(args.state) if args.state else set()
+    types = _parse_types(args.type) if args.type else set()
+    rows = []
+    for group in manager.list_groups():
+        gtype = _group_type(manager, group)
+        state = manager.describe_group(group).state
+        if (not states or state in states) and (not types or gtype in types):
+            rows.append({"group": group, "type": gtype, "state": state})
+    include_type, include_state = args.type is not None, args.state is not None
+    if args.json:
+        keys = ["group"] + ["type"] * include_type + ["state"] * include_state
+        out.write(json.dumps({"groups": [{k: r[k] for k in keys} for r in rows]}) + "\n")
+        return EXIT_OK
+    width = max([15] + [len(r["group"]) for r in rows]) + 10
+    fmt = f"%-{width}s" + " %-20s" * include_type + " %-20s" * include_state
+    header = ["GROUP"] + ["TYPE"] * include_type + ["STATE"] * include_state
+    text = fmt % tuple(header) + "\n"
+    for r in rows:
+        cells = [r["group"]] + [r["type"].capitalize()] * include_type \
+            + [r["state"]] * include_state
+        text += fmt % tuple(cells) + "\n"
+    out.write(text)
+    return EXIT_OK
+
+
+def _described(manager: Any, group: str, err: IO[str]) -> Any:
+    """The group's description, or None after Kafka's error line when it does not exist
+    (unknown, or Dead as ``shouldPrintMemberState`` treats it)."""
+    try:
+        desc = manager.describe_group(group)
+    except GroupIdNotFoundError:
+        desc = None
+    if desc is None or desc.state == "Dead":
+        err.write(f"Error: Consumer group '{group}' does not exist.\n")
+        return None
+    return desc
+
+
+def _member_state_note(group: str, state: str, err: IO[str]) -> None:
+    """``shouldPrintMemberState``'s stderr lines (a dead group never gets here)."""
+    if state == "Empty":
+        err.write(f"\nConsumer group '{group}' has no active members.\n")
+    elif state in ("PreparingRebalance", "CompletingRebalance", "Assigning", "Reconciling"):
+        err.write(f"\nWarning: Consumer group '{group}' is rebalancing.\n")
+
+
+def _assignments(logs: Any, manager: Any, group: str, desc: Any
+                 ) -> dict[str, list[tuple[str, int]]]:
+    """Member id -> its partitions: a classic member's decoded assignment; a consumer group
+    member's current assigned partitions, topic ids named by the group's subscription metadata
+    (then the tree's topic ids; an unknown id stays as it is)."""
+    modern = manager.consumer_group(group)
+    if modern is None:
+        return {m.member_id: sorted(m.assignment.partitions) if m.assignment else []
+                for m in desc.members}
+    names = {str(md.topic_id): name for name, md in modern.subscription_metadata.items()}
+    for topic in logs.topics():
+        tid = logs.topic_id(topic)
+        if tid is not None:
+            names.setdefault(str(tid), topic)
+    return {mid: sorted((names.get(str(tid), str(tid)), p)
+                        for tid, ps in m.assigned_partitions.items() for p in ps)
+            for mid, m in modern.members.items()}
+
+
+def _assignment_text(partitions: Sequence[tuple[str, int]]) -> str:
+    """``printMembers``' ASSIGNMENT cell (Kafka 3.8/3.9): the partitions grouped by topic, each
+    group's partition numbers sorted as strings in parentheses, the groups sorted and joined by
+    ", "; the topic names are not printed (as Kafka's Java tool does).
+
+    >>> _assignment_text([("b", 10), ("b", 2), ("a", 3)]), _assignment_text([])
+    ('(10,2), (3)', '-')
+    """
+    if not partitions:
+        return MISSING
+    grouped: dict[str, list[str]] = {}
+    for topic, p in partitions:
+        grouped.setdefault(topic, []).append(str(p))
+    return ", ".join(sorted("(" + ",".join(sorted(ps)) + ")" for ps in grouped.values()))
+
+
+def _describe_members(args: argparse.Namespace, logs: Any, manager: Any, out: IO[str],
+                      err: IO[str]) -> int:
+    """``describe --members [--verbose]``: ``collectGroupsMembers`` + ``printMembers``."""
+    group = args.group
+    desc = _described(manager, group, err)
+    if desc is None:
+        return EXIT_ERROR
+    parts = _assignments(logs, manager, group, desc)
+    rows = [{"group": group, "consumer_id": m.member_id,
+             "group_instance_id": m.group_instance_id or "", "host": m.client_host,
+             "client_id": m.client_id, "assignment": parts.get(m.member_id, [])}
+            for m in desc.members]
+    if args.json:
+        members = []
+        for r in rows:
+            member = {"consumer_id": r["consumer_id"],
+                      "group_instance_id": r["group_instance_id"] or None, "host": r["host"],
+                      "client_id": r["client_id"], "num_partitions": len(r["assignment"])}
+            if args.verbose:
+                member["assignment"] = [list(tp) for tp in r["assignment"]]
+            members.append(member)
+        out.write(json.dumps({"group": group, "state": desc.state, "members": members}) + "\n")
+        return EXIT_OK
+    _member_state_note(group, desc.state, err)
+    g = max([15] + [len(r["group"]) for r in rows])
+    c = max([15] + [len(r["consumer_id"]) for r in rows])
+    i = max([17] + [len(r["group_instance_id"]) for r in rows])
+    h = max([15] + [len(r["host"]) for r in rows])
+    k = max([15] + [len(r["client_id"]) for r in rows])
+    with_instance = any(r["group_instance_id"] for r in rows)
+    if with_instance:
+        fmt = f"%-{g}s %-{c}s %-{i}s %-{h}s %-{k}s %-15s "
+        keys = ("group", "consumer_id", "group_instance_id", "host", "client_id")
+        header = ("GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST", "CLIENT-ID",
+                  "#PARTITIONS")
+    else:
+        fmt = f"%-{g}s %-{c}s %-{h}s %-{k}s %-15s "
+        keys = ("group", "consumer_id", "host", "client_id")
+        header = ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS")
+    text = "\n" + fmt % header + ("ASSIGNMENT" if args.verbose else "") + "\n"
+    for r in rows:
+        text += fmt % (*(r[key] for key in keys), len(r["assignment"]))
+        text += (_assignment_text(r["assignment"]) if args.verbose else "") + "\n"
+    out.write(text)
+    return EXIT_OK
+
+
+def _describe_state(args: argparse.Namespace, manager: Any, out: IO[str], err: IO[str]) -> int:
+    """``describe --state``: ``collectGroupsState`` + ``printStates``, the group's
+    ``__consumer_offsets`` partition in the coordinator's place."""
+    group = args.group
+    desc = _described(manager, group, err)
+    if desc is None:
+        return EXIT_ERROR
+    partition = manager.partition_for(group)
+    coordinator = f"__consumer_offsets-{partition}"
+    if args.json:
+        out.write(json.dumps({"group": group, "coordinator": coordinator,
+                              "offsets_partition": partition,
+                              "assignment_strategy": desc.protocol, "state": desc.state,
+                              "num_members": len(desc.members)}) + "\n")
+        return EXIT_OK
+    _member_state_note(group, desc.state, err)
+    fmt = f"\n%-{max(25, len(coordinator))}s %-25s %-20s %-15s %s"
+    out.write(fmt % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")
+              + fmt % (group, coordinator, desc.protocol or "", desc.state, len(desc.members))
+              + "\n")
+    return EXIT_OK
 
 
 # -- reset-offsets --------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import doctest
 import io
 import json
 import shutil
@@ -11,9 +12,10 @@ import pytest
 
 from kafkalog import LogDir, ManualClock, Record
 from kafkalog.cli import main as cli_main
-from kafkalog.groups import GroupMetadataManager
+from kafkalog.groups import GroupMetadataManager, command
 from kafkalog.groups import consumer_protocol as cp
 from kafkalog.groups.command import main
+from kafkalog.groups.coordinator import GroupCoordinator
 from kafkalog.groups.records import GroupMetadata, MemberMetadata
 
 from ..conftest import shared_fixture_path
@@ -181,3 +183,251 @@ def test_real_tree(tmp_path: Path) -> None:
     assert doc["generation"] == 6 and doc["state"] == "Stable"
     assert {(r["topic"], r["current_offset"], r["log_end_offset"]) for r in doc["partitions"]
             if r["topic"] == "TestTopicPatient"} == {("TestTopicPatient", 3, 3)}
+
+
+# -- describe --members / --state, list --state / --type --------------------------------------
+
+LONG_ID = "consumer-static-1-5f0c6a4e-8a3b-4f7e-9d2a-2b1c3d4e5f60"     # 54 characters
+LONG_GROUP = "payments-reconciliation-service"                          # 31 characters
+
+
+@pytest.fixture
+def mixed(tmp_path: Path) -> Path:
+    """One ``__consumer_offsets`` partition holding
+    * KIP-848 'app' (Reconciling: m1 holds orders-0..5, m2 joined and waits for m1 to revoke),
+    * KIP-848 'solo' (Empty: its one member left),
+    * classic 'static' (Stable, protocol cooperative-sticky: static member LONG_ID with
+      events-0..11 and orders-3, dynamic member consumer-2-bbb with nothing),
+    * classic 'idle' and LONG_GROUP (Empty, offsets only)."""
+    clock = ManualClock(T0)
+    path = tmp_path / "mixed"
+    logs = LogDir.open(path, {"offsets.topic.num.partitions": "1"}, clock=clock)
+    try:
+        c = GroupCoordinator(GroupMetadataManager(logs), clock=clock)
+        c.update_metadata({"orders": 6})
+        hb = {"rebalance_timeout_ms": 30000, "subscribed_topic_names": ["orders"],
+              "topic_partitions": []}
+        r = c.consumer_group_heartbeat("app", "m1", 0, client_id="c1",
+                                       client_host="/127.0.0.1", **hb)
+        assert r.error_code == 0 and r.member_epoch == 1
+        assert [ps for _, ps in r.assignment] == [[0, 1, 2, 3, 4, 5]]
+        r = c.consumer_group_heartbeat("app", "m2", 0, client_id="c2",
+                                       client_host="/127.0.0.2", **hb)
+        assert r.error_code == 0 and r.assignment == []
+        c.consumer_group_heartbeat("solo", "s1", 0, client_id="c3", client_host="/127.0.0.3",
+                                   **hb)
+        assert c.consumer_group_heartbeat("solo", "s1", -1).error_code == 0
+        sub = cp.encode_subscription(cp.Subscription(["events", "orders"]))
+        c.manager.store_group(GroupMetadata(
+            "static", "consumer", 4, "cooperative-sticky", LONG_ID, T0, (
+                MemberMetadata(LONG_ID, "consumer-1", "/10.0.0.1", 300000, 45000, sub,
+                               cp.encode_assignment(cp.Assignment(
+                                   [("events", p) for p in range(12)] + [("orders", 3)])),
+                               "instance-1"),
+                MemberMetadata("consumer-2-bbb", "consumer-2", "/10.0.0.2", 300000, 45000,
+                               sub, cp.encode_assignment(cp.Assignment([]))))))
+        c.manager.commit_offsets("idle", {("orders", 0): 1})
+        c.manager.commit_offsets(LONG_GROUP, {("orders", 1): 2})
+    finally:
+        logs.close()
+    return path
+
+
+def test_the_fixture_as_the_manager_sees_it(mixed: Path) -> None:
+    with LogDir.open(mixed, read_only=True) as logs:
+        m = GroupMetadataManager(logs)
+        assert m.list_groups() == ["app", "idle", LONG_GROUP, "solo", "static"]
+        assert [m.describe_group(g).state for g in m.list_groups()] == [
+            "Reconciling", "Empty", "Empty", "Empty", "Stable"]
+        assert m.consumer_group("app") is not None and m.consumer_group("static") is None
+
+
+# printMembers: format1 = "%-GROUPs %-CONSUMER-IDs %-HOSTs %-CLIENT-IDs %-15s ", format0 with
+# GROUP-INSTANCE-ID (at least 17) after CONSUMER-ID; every width at least 15
+MEMBERS_15 = "%-15s %-15s %-15s %-15s %-15s "
+
+
+def test_describe_members_of_a_consumer_group(mixed: Path) -> None:
+    code, out, err = run("describe", str(mixed), "--group", "app", "--members")
+    assert code == 0
+    assert err == "\nWarning: Consumer group 'app' is rebalancing.\n"
+    assert out == ("\n" + MEMBERS_15 % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID",
+                                       "#PARTITIONS") + "\n"
+                   + MEMBERS_15 % ("app", "m1", "/127.0.0.1", "c1", 6) + "\n"
+                   + MEMBERS_15 % ("app", "m2", "/127.0.0.2", "c2", 0) + "\n")
+    assert out.split("\n")[1] == ("GROUP           CONSUMER-ID     HOST            CLIENT-ID      "
+                                  " #PARTITIONS     ")
+    code, out, err = run("describe", str(mixed), "--group", "app", "--members", "--verbose")
+    assert code == 0 and err == "\nWarning: Consumer group 'app' is rebalancing.\n"
+    assert out == ("\n" + MEMBERS_15 % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID",
+                                       "#PARTITIONS") + "ASSIGNMENT\n"
+                   + MEMBERS_15 % ("app", "m1", "/127.0.0.1", "c1", 6) + "(0,1,2,3,4,5)\n"
+                   + MEMBERS_15 % ("app", "m2", "/127.0.0.2", "c2", 0) + "-\n")
+
+
+def test_describe_members_verbose_of_a_classic_group_with_a_static_member(mixed: Path) -> None:
+    code, out, err = run("describe", str(mixed), "--group", "static", "--members", "--verbose")
+    assert code == 0 and err == ""
+    fmt0 = "%-15s %-54s %-17s %-15s %-15s %-15s "
+    # per topic the partitions sorted as strings, the topics' groups sorted, no topic names
+    assert out == ("\n" + fmt0 % ("GROUP", "CONSUMER-ID", "GROUP-INSTANCE-ID", "HOST",
+                                  "CLIENT-ID", "#PARTITIONS") + "ASSIGNMENT\n"
+                   + fmt0 % ("static", LONG_ID, "instance-1", "/10.0.0.1", "consumer-1", 13)
+                   + "(0,1,10,11,2,3,4,5,6,7,8,9), (3)\n"
+                   + fmt0 % ("static", "consumer-2-bbb", "", "/10.0.0.2", "consumer-2", 0)
+                   + "-\n")
+    code, out, _ = run("describe", str(mixed), "--group", "static", "--members")
+    assert out.split("\n")[2] == fmt0 % ("static", LONG_ID, "instance-1", "/10.0.0.1",
+                                         "consumer-1", 13)
+
+
+def test_describe_members_of_an_empty_group_prints_the_header_only(mixed: Path) -> None:
+    # Kafka: shouldPrintMemberState is false (no rows), the header is printed anyway
+    for group in ("idle", "solo"):
+        assert run("describe", str(mixed), "--group", group, "--members") == (
+            0, "\n" + MEMBERS_15 % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS")
+            + "\n", f"\nConsumer group '{group}' has no active members.\n")
+
+
+def test_describe_members_json(mixed: Path) -> None:
+    code, out, err = run("describe", str(mixed), "--group", "app", "--members", "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"group": "app", "state": "Reconciling", "members": [
+        {"consumer_id": "m1", "group_instance_id": None, "host": "/127.0.0.1",
+         "client_id": "c1", "num_partitions": 6},
+        {"consumer_id": "m2", "group_instance_id": None, "host": "/127.0.0.2",
+         "client_id": "c2", "num_partitions": 0}]}
+    code, out, _ = run("describe", str(mixed), "--group", "static", "--members", "--verbose",
+                       "--json")
+    members = json.loads(out)["members"]
+    assert members[0]["group_instance_id"] == "instance-1"
+    assert members[0]["assignment"] == [["events", p] for p in range(12)] + [["orders", 3]]
+    assert members[1]["assignment"] == []
+    code, out, _ = run("describe", str(mixed), "--group", "app", "--members", "--verbose",
+                       "--json")
+    assert [m["assignment"] for m in json.loads(out)["members"]] == [
+        [["orders", p] for p in range(6)], []]
+
+
+# printStates: "\n%-<max(25, len(coordinator))>s %-25s %-20s %-15s %s", header then the row
+STATE_25 = "\n%-25s %-25s %-20s %-15s %s"
+
+
+@pytest.mark.parametrize("group, row, note", [
+    ("app", ("app", "__consumer_offsets-0", "uniform", "Reconciling", 2),
+     "\nWarning: Consumer group 'app' is rebalancing.\n"),
+    ("static", ("static", "__consumer_offsets-0", "cooperative-sticky", "Stable", 2), ""),
+    ("solo", ("solo", "__consumer_offsets-0", "uniform", "Empty", 0),
+     "\nConsumer group 'solo' has no active members.\n"),
+    ("idle", ("idle", "__consumer_offsets-0", "", "Empty", 0),
+     "\nConsumer group 'idle' has no active members.\n"),
+])
+def test_describe_state(mixed: Path, group: str, row: tuple, note: str) -> None:
+    assert run("describe", str(mixed), "--group", group, "--state") == (
+        0, STATE_25 % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")
+        + STATE_25 % row + "\n", note)
+
+
+def test_describe_state_json_and_a_2_partition_tree(mixed: Path, tree: Path) -> None:
+    code, out, err = run("describe", str(mixed), "--group", "app", "--state", "--json")
+    assert code == 0 and err == ""
+    assert json.loads(out) == {"group": "app", "coordinator": "__consumer_offsets-0",
+                               "offsets_partition": 0, "assignment_strategy": "uniform",
+                               "state": "Reconciling", "num_members": 2}
+    # the `tree` fixture has 2 partitions: "busy" is in partition 1 (abs(hashCode) % 2)
+    code, out, _ = run("describe", str(tree), "--group", "busy", "--state")
+    assert out == (STATE_25 % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE",
+                               "#MEMBERS")
+                   + STATE_25 % ("busy", "__consumer_offsets-1", "range", "Stable", 2) + "\n")
+
+
+def test_describe_offsets_is_the_default(mixed: Path) -> None:
+    assert run("describe", str(mixed), "--group", "app", "--offsets") == \
+        run("describe", str(mixed), "--group", "app")
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--members", "--state"], "Option [describe] takes at most one of these options: "
+                               "[members], [offsets], [state]"),
+    (["--members", "--offsets"], "Option [describe] takes at most one of these options: "
+                                 "[members], [offsets], [state]"),
+    (["--offsets", "--state"], "Option [describe] takes at most one of these options: "
+                               "[members], [offsets], [state]"),
+    (["--state", "stable"], "Option [describe] does not take a value for [state]"),
+    (["--verbose"], "Option(s) [verbose] are unavailable given other options on the command "
+                    "line"),
+    (["--offsets", "--verbose"], "Option(s) [verbose] are unavailable given other options on "
+                                 "the command line"),
+    (["--state", "--verbose"], "Option(s) [verbose] are unavailable given other options on "
+                               "the command line"),
+])
+def test_describe_sub_action_usage_errors(mixed: Path, flags: list[str], message: str) -> None:
+    assert run("describe", str(mixed), "--group", "app", *flags) == (
+        2, "", f"kafkalog groups describe: error: {message}\n")
+
+
+def test_describe_members_or_state_of_an_unknown_group(mixed: Path) -> None:
+    for flag in ("--members", "--state"):
+        assert run("describe", str(mixed), "--group", "nope", flag) == (
+            1, "", "Error: Consumer group 'nope' does not exist.\n")
+
+
+# printGroupInfo: "%-<max(15, longest id) + 10>s" then " %-20s" for TYPE and for STATE
+def test_list_with_state_and_type(mixed: Path) -> None:
+    both = "%-41s %-20s %-20s\n"          # LONG_GROUP: 31 + 10
+    assert run("list", str(mixed), "--type", "--state") == (0, (
+        both % ("GROUP", "TYPE", "STATE") + both % ("app", "Consumer", "Reconciling")
+        + both % ("idle", "Classic", "Empty") + both % (LONG_GROUP, "Classic", "Empty")
+        + both % ("solo", "Consumer", "Empty") + both % ("static", "Classic", "Stable")), "")
+    # the order of the options does not matter: TYPE comes first
+    assert run("list", str(mixed), "--state", "--type")[1] == run("list", str(mixed), "--type",
+                                                                  "--state")[1]
+    one = "%-41s %-20s\n"
+    assert run("list", str(mixed), "--state", "EMPTY, stable") == (0, (
+        one % ("GROUP", "STATE") + one % ("idle", "Empty") + one % (LONG_GROUP, "Empty")
+        + one % ("solo", "Empty") + one % ("static", "Stable")), "")
+    narrow = "%-25s %-20s\n"              # the longest listed id is shorter than 15: 15 + 10
+    assert run("list", str(mixed), "--type", "consumer") == (0, (
+        narrow % ("GROUP", "TYPE") + narrow % ("app", "Consumer")
+        + narrow % ("solo", "Consumer")), "")
+    narrow_both = "%-25s %-20s %-20s\n"
+    assert run("list", str(mixed), "--type", "Classic", "--state", "reconciling,stable") == (
+        0, narrow_both % ("GROUP", "TYPE", "STATE")
+        + narrow_both % ("static", "Classic", "Stable"), "")
+    assert run("list", str(mixed), "--type", "share") == (0, narrow % ("GROUP", "TYPE"), "")
+    assert run("list", str(mixed), "--state", "Assigning,PreparingRebalance") == (
+        0, narrow % ("GROUP", "STATE"), "")
+
+
+def test_list_with_state_and_type_json(mixed: Path) -> None:
+    code, out, _ = run("list", str(mixed), "--type", "--state", "empty", "--json")
+    assert code == 0 and json.loads(out) == {"groups": [
+        {"group": "idle", "type": "classic", "state": "Empty"},
+        {"group": LONG_GROUP, "type": "classic", "state": "Empty"},
+        {"group": "solo", "type": "consumer", "state": "Empty"}]}
+    code, out, _ = run("list", str(mixed), "--type", "consumer", "--json")
+    assert json.loads(out) == {"groups": [{"group": "app", "type": "consumer"},
+                                          {"group": "solo", "type": "consumer"}]}
+    assert run("list", str(mixed))[1] == "app\nidle\n" + LONG_GROUP + "\nsolo\nstatic\n"
+
+
+@pytest.mark.parametrize("flags, message", [
+    (["--state", "stable,bogus"], "Invalid state list 'stable,bogus'. Valid states are: "
+     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling"),
+    (["--state", "stable,,empty"], "Invalid state list 'stable,,empty'. Valid states are: "
+     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling"),
+    (["--type", "Streams"], "Invalid types list 'Streams'. Valid types are: Consumer, "
+     "Classic, Share"),
+])
+def test_list_usage_errors(mixed: Path, flags: list[str], message: str) -> None:
+    assert run("list", str(mixed), *flags) == (2, "", f"kafkalog groups list: error: {message}\n")
+
+
+def test_list_trailing_comma_is_dropped_as_java_splits(mixed: Path) -> None:
+    narrow = "%-25s %-20s\n"
+    assert run("list", str(mixed), "--state", "stable,")[1] == (
+        narrow % ("GROUP", "STATE") + narrow % ("static", "Stable"))
+
+
+def test_module_doctests() -> None:
+    assert doctest.testmod(command).failed == 0
