@@ -121,7 +121,7 @@ class ConsumerGroupCoordinator:
     # -- shared state ---------------------------------------------------------------------------
 
     def _groups(self) -> dict[str, ConsumerGroup]:
-        return self._owner.manager._consumer_groups
+        return self._owner.manager.consumer_groups()
 
     def group(self, group_id: str) -> ConsumerGroup | None:
         """The consumer group, or None (unknown or classic)."""
@@ -398,7 +398,12 @@ class ConsumerGroupCoordinator:
 
     @staticmethod
     def _check_epoch(member: ConsumerGroupMember, received: int, owned: list | None) -> None:
-        """``throwIfConsumerGroupMemberEpochIsInvalid``."""
+        """``throwIfConsumerGroupMemberEpochIsInvalid``. Epoch 0 is a member rejoining with its
+        id after it was fenced (KIP-1082 keeps the id): accepted, as Kafka does since
+        KAFKA-19233 (apache/kafka#21305); before that fix such a member was fenced again until
+        its session expired."""
+        if received == 0:
+            return
         if received > member.member_epoch:
             raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
                            f"The consumer group member has a greater member epoch ({received}) "

@@ -805,6 +805,11 @@ class GroupMetadataManager:
         self._fresh(group_id)
         return self._consumer_groups.get(group_id)
 
+    def consumer_groups(self) -> dict[str, ConsumerGroup]:
+        """Every KIP-848 consumer group of the loaded partitions (group id -> live group)."""
+        self.refresh()
+        return dict(self._consumer_groups)
+
     def write_records(self, group_id: str, records: Sequence[tuple[bytes, bytes | None]]
                       ) -> int:
         """Append coordinator records of ``group_id`` as one batch and replay them (a

@@ -457,3 +457,15 @@ def test_static_member_that_does_not_return_is_fenced_at_its_session_timeout(env
     r = env.c.consumer_group_heartbeat("app", "a", -2, instance_id="i1")
     assert (r.error_code, r.error_message) == (ErrorCode.UNKNOWN_MEMBER_ID,
                                                "Instance id i1 is unknown.")
+
+
+def test_a_fenced_member_rejoins_with_epoch_0_and_its_id(env):
+    """KAFKA-19233: a member answered FENCED_MEMBER_EPOCH drops its partitions and rejoins with
+    epoch 0 under the same member id (KIP-1082); it gets its assignment back."""
+    a = Member(env, "a")
+    b = Member(env, "b")
+    settle([a, b])
+    mine = sorted(a.owned[ORDERS])
+    assert env.hb("a", a.epoch + 5, [(ORDERS, mine)]).error_code == ErrorCode.FENCED_MEMBER_EPOCH
+    r = env.hb("a", 0)
+    assert (r.error_code, r.member_epoch, r.assignment) == (0, a.epoch, [(ORDERS, mine)])
