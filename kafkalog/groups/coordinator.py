@@ -1209,15 +1209,9 @@ class GroupCoordinator:
             if not self.manager.owns(group_id):
                 out.append(DescribedGroup(group_id, ErrorCode.NOT_COORDINATOR))
                 continue
-            modern = self.manager.consumer_group(group_id)
-            if modern is not None:
-                d = self.consumer_groups.describe(group_id)
-                out.append(DescribedGroup(group_id, ErrorCode.NONE, d.group_state, "consumer",
-                                          d.assignor_name, [DescribedGroupMember(
-                                              m.member_id, m.instance_id, m.client_id,
-                                              m.client_host, b"", b"") for m in d.members]))
-                continue
-            group = self._get_group(group_id)
+            group = self._get_group(group_id)   # (None for a consumer group too: Kafka's
+            # describeGroups looks the id up as a classic group, and describes anything else
+            # as Dead; ConsumerGroupDescribe describes consumer groups)
             if group is None:
                 out.append(DescribedGroup(group_id, group_state=str(DEAD)))
                 continue
