@@ -275,17 +275,22 @@ class ConsumerGroupCoordinator:
         is_new = member_id not in group.members and group.static_member(instance_id) is None
 
         # 1. the member's subscription
-        updated = replace(
-            member,
-            instance_id=instance_id if instance_id is not None else member.instance_id,
-            rack_id=rack_id if rack_id is not None else member.rack_id,
-            rebalance_timeout_ms=rebalance_timeout_ms if rebalance_timeout_ms != -1
-            else member.rebalance_timeout_ms,
-            server_assignor_name=server_assignor if server_assignor is not None
-            else member.server_assignor_name,
-            subscribed_topic_names=tuple(sorted(set(names))) if names is not None
-            else member.subscribed_topic_names,
-            client_id=client_id, client_host=client_host)
+        changes: dict[str, Any] = {}
+        if instance_id is not None and instance_id != member.instance_id:
+            changes["instance_id"] = instance_id
+        if rack_id is not None and rack_id != member.rack_id:
+            changes["rack_id"] = rack_id
+        if rebalance_timeout_ms != -1 and rebalance_timeout_ms != member.rebalance_timeout_ms:
+            changes["rebalance_timeout_ms"] = rebalance_timeout_ms
+        if server_assignor is not None and server_assignor != member.server_assignor_name:
+            changes["server_assignor_name"] = server_assignor
+        if names is not None and tuple(sorted(set(names))) != member.subscribed_topic_names:
+            changes["subscribed_topic_names"] = tuple(sorted(set(names)))
+        if client_id != member.client_id:
+            changes["client_id"] = client_id
+        if client_host != member.client_host:
+            changes["client_host"] = client_host
+        updated = replace(member, **changes) if changes else member
         bump = False
         if updated != member:
             records.append(cgr.member_subscription_record(group_id, updated))

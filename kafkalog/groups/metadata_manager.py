@@ -104,6 +104,13 @@ def _consumer_group_keys() -> Any:
                     pa.binary())
 
 
+@functools.lru_cache(maxsize=1 << 16)
+def _partition_of(group_id: str, num_partitions: int) -> int:
+    # (memoised: every request of a group asks several times, and Java's String.hashCode
+    # costs microseconds in Python)
+    return offsets_partition(group_id, num_partitions)
+
+
 #: stretches of other records between consumer group records shorter than this are applied
 #: record by record rather than folded
 _FOLD_MIN_ROWS = 256
@@ -308,7 +315,7 @@ class GroupMetadataManager:
 
     def partition_for(self, group_id: str) -> int:
         """The group's ``__consumer_offsets`` partition (:func:`offsets_partition`)."""
-        return offsets_partition(group_id, self.num_partitions)
+        return _partition_of(group_id, self.num_partitions)
 
     def partitions(self) -> list[int]:
         """The ``__consumer_offsets`` partitions of this log dir."""
