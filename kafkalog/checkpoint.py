@@ -43,6 +43,7 @@ import re
 import secrets
 import struct
 import time
+import uuid
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -393,6 +394,10 @@ class LeaderEpochCheckpointFile:
 _UUID_CHARS = re.compile(r"[A-Za-z0-9_-]*={0,2}")
 
 
+#: namespace of :meth:`Uuid.derived` ("kafkalog-topic-i" in hex)
+_DERIVED_TOPIC_ID_NAMESPACE = uuid.UUID("6b61666b-616c-6f67-2d74-6f7069632d69")
+
+
 @dataclass(frozen=True, order=True)
 class Uuid:
     """Kafka's 128-bit ``Uuid``, printed as 22 characters of URL-safe base64 without padding.
@@ -415,6 +420,17 @@ class Uuid:
 
     def __repr__(self) -> str:
         return f"Uuid({str(self)!r})"
+
+    @classmethod
+    def derived(cls, name: str) -> Uuid:
+        """A stable id for a topic that has none (a log dir written without
+        ``partition.metadata``): the same name always gives the same id, across restarts and
+        between the server and the group coordinator.
+
+        >>> Uuid.derived("orders") == Uuid.derived("orders") != Uuid.derived("payments")
+        True
+        """
+        return cls.from_bytes(uuid.uuid5(_DERIVED_TOPIC_ID_NAMESPACE, name).bytes)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> Uuid:

@@ -40,13 +40,13 @@ disabled; an empty one is replaced).
 
 from __future__ import annotations
 
-import base64
 import logging
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..checkpoint import Uuid
 from ..errors import KafkaLogError
 from . import consumer_group_records as cgr
 from .assignors import assign
@@ -80,13 +80,9 @@ LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
 #: ``group.consumer.assignors`` (4.0 default: uniform, range; the first is the default) ->
 #: the project's assignor
 CONSUMER_GROUP_ASSIGNORS: dict[str, str] = {"uniform": "uniform", "range": "server-range"}
-_TOPIC_ID_NAMESPACE = uuid.UUID("6b61666b-616c-6f67-2d74-6f7069632d69")
-
-
 def topic_id_for(topic: str) -> str:
-    """A stable topic id (Kafka's string form) for a topic whose id nobody supplied."""
-    raw = uuid.uuid5(_TOPIC_ID_NAMESPACE, topic).bytes
-    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+    """The id (Kafka's string form) of a topic fed without one: the server's derived id."""
+    return str(Uuid.derived(topic))
 
 
 class _Refusal(Exception):

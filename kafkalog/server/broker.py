@@ -58,8 +58,6 @@ logger = logging.getLogger(__name__)
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
 INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC})
-#: namespace of the ids derived for topics that have none (stable across restarts)
-_TOPIC_ID_NAMESPACE = uuid.UUID("6b61666b-616c-6f67-2d74-6f7069632d69")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -179,7 +177,7 @@ class Broker:
         if tid is None:
             tid = self.log_dir.topic_id(topic)
             if tid is None:
-                tid = Uuid.from_bytes(uuid.uuid5(_TOPIC_ID_NAMESPACE, topic).bytes)
+                tid = Uuid.derived(topic)
             self._topic_ids[topic] = tid
             self._topics_by_id[tid.to_bytes()] = topic
         return tid

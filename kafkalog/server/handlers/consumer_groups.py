@@ -18,17 +18,13 @@ from typing import Any
 from ...decoders.message import uuid_from_str, uuid_to_str
 from ..api import RequestContext, register
 from ..protocol import ErrorCode, millis
-from .groups import GROUP_OPERATIONS
+from .groups import GROUP_OPERATIONS, _host
 
 __all__: list[str] = []
 
 
 def _wire_id(topic_id: str) -> uuid.UUID:
     return uuid.UUID(bytes=uuid_from_str(topic_id))
-
-
-def _host(ctx: RequestContext) -> str:
-    return "/" + ctx.peer.rsplit(":", 1)[0]
 
 
 @register(68, "ConsumerGroupHeartbeat", 0, 1)
