@@ -36,13 +36,14 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, NamedTuple
 
 __all__ = [
     "MemberState",
     "ConsumerGroupMember",
     "ConsumerGroup",
     "TopicMetadata",
+    "ResolvedRegex",
     "Assignment",
     "EMPTY",
     "ASSIGNING",
@@ -94,6 +95,15 @@ def assignment_to_list(assignment: Assignment) -> list[tuple[str, list[int]]]:
     return [(t, sorted(ps)) for t, ps in sorted(assignment.items()) if ps]
 
 
+class ResolvedRegex(NamedTuple):
+    """``ResolvedRegularExpression``: the topics a subscribed regular expression matched, the
+    metadata version it was resolved against and when."""
+
+    topics: frozenset[str]
+    version: int
+    timestamp: int
+
+
 @dataclass(frozen=True)
 class TopicMetadata:
     """``modern.TopicMetadata``: a subscribed topic as the group last saw it."""
@@ -137,9 +147,11 @@ class ConsumerGroupMember:
         """The member holds the target assignment of ``target_assignment_epoch``."""
         return self.state == MemberState.STABLE and self.member_epoch == target_assignment_epoch
 
-    def same_subscription(self, other: ConsumerGroupMember) -> bool:
-        return (set(self.subscribed_topic_names) == set(other.subscribed_topic_names)
-                and self.subscribed_topic_regex == other.subscribed_topic_regex)
+    @property
+    def regex(self) -> str | None:
+        """The subscribed regular expression; None for none (``subscribedTopicRegexOrNull``:
+        an empty one is none)."""
+        return self.subscribed_topic_regex or None
 
 
 class ConsumerGroup:
@@ -163,10 +175,14 @@ class ConsumerGroup:
         self.static_members: dict[str, str] = {}
         #: (topic id, partition) -> epoch of the member holding or revoking it
         self._partition_epochs: dict[tuple[str, int], int] = {}
-        #: topic name -> number of members subscribing to it
+        #: topic name -> number of members subscribing to it by name
         self.subscribed_topic_names: dict[str, int] = {}
         #: assignor name -> number of members asking for it
         self.server_assignors: dict[str, int] = {}
+        #: regular expression -> number of members subscribing to it
+        self.subscribed_regexes: dict[str, int] = {}
+        #: regular expression -> what it resolved to (type-16 records)
+        self.resolved_regexes: dict[str, ResolvedRegex] = {}
         #: a metadata refresh was asked for (topics changed): the next heartbeat recomputes
         self.metadata_refresh_needed = False
 
@@ -205,11 +221,43 @@ class ConsumerGroup:
 
     def subscribed_topics_with(self, old: ConsumerGroupMember | None,
                                new: ConsumerGroupMember | None) -> dict[str, int]:
-        """``computeSubscribedTopicNames``: the counts with ``old`` replaced by ``new``."""
+        """``computeSubscribedTopicNames``: the topics the group subscribes to with ``old``
+        replaced by ``new`` (topic -> count): the members' names, and the topics of every
+        resolved regular expression some member still subscribes to."""
         counts = dict(self.subscribed_topic_names)
         _count(counts, old.subscribed_topic_names if old else (), -1)
         _count(counts, new.subscribed_topic_names if new else (), +1)
+        regexes = dict(self.subscribed_regexes)
+        _count(regexes, [old.regex] if old and old.regex else (), -1)
+        _count(regexes, [new.regex] if new and new.regex else (), +1)
+        for regex, resolved in self.resolved_regexes.items():
+            if regexes.get(regex):
+                _count(counts, resolved.topics, +1)
         return counts
+
+    def member_topics(self, member: ConsumerGroupMember) -> set[str]:
+        """What the assignor sees the member subscribe to: its names and what its regular
+        expression resolved to (``TargetAssignmentBuilder`` with resolved expressions)."""
+        topics = set(member.subscribed_topic_names)
+        resolved = self.resolved_regexes.get(member.regex) if member.regex else None
+        if resolved is not None:
+            topics |= resolved.topics
+        return topics
+
+    @property
+    def last_regex_refresh_ms(self) -> int:
+        """``lastResolvedRegularExpressionRefreshTimeMs``: the expressions are resolved
+        together, so any one's timestamp stands for all (Long.MIN_VALUE when none)."""
+        for resolved in self.resolved_regexes.values():
+            return resolved.timestamp
+        return -(1 << 63)
+
+    @property
+    def last_regex_version(self) -> int:
+        """``lastResolvedRegularExpressionVersion`` (0 when none)."""
+        for resolved in self.resolved_regexes.values():
+            return resolved.version
+        return 0
 
     def preferred_server_assignor(self, old: ConsumerGroupMember | None,
                                   new: ConsumerGroupMember | None) -> str | None:
@@ -231,12 +279,32 @@ class ConsumerGroup:
         """``ConsumerGroupPartitionMetadataValue`` (type 4)."""
         self.subscription_metadata = dict(metadata)
 
+    def replay_resolved_regex(self, regex: str, resolved: ResolvedRegex | None) -> None:
+        """``ConsumerGroupRegularExpressionValue`` (type 16); None: its tombstone."""
+        if resolved is None:
+            self.resolved_regexes.pop(regex, None)
+        else:
+            self.resolved_regexes[regex] = resolved
+
+    def _names_with(self, old: ConsumerGroupMember | None,
+                    new: ConsumerGroupMember | None) -> dict[str, int]:
+        counts = dict(self.subscribed_topic_names)
+        _count(counts, old.subscribed_topic_names if old else (), -1)
+        _count(counts, new.subscribed_topic_names if new else (), +1)
+        return counts
+
+    def _regexes_with(self, old: ConsumerGroupMember | None,
+                      new: ConsumerGroupMember | None) -> None:
+        _count(self.subscribed_regexes, [old.regex] if old and old.regex else (), -1)
+        _count(self.subscribed_regexes, [new.regex] if new and new.regex else (), +1)
+
     def replay_member(self, member: ConsumerGroupMember) -> None:
         """``ConsumerGroupMemberMetadataValue`` (type 5) or ``...CurrentMemberAssignmentValue``
         (type 8) applied to the member: ``updateMember``."""
         old = self.members.get(member.member_id)
         self.members[member.member_id] = member
-        self.subscribed_topic_names = self.subscribed_topics_with(old, member)
+        self.subscribed_topic_names = self._names_with(old, member)
+        self._regexes_with(old, member)
         if old is not None and old.server_assignor_name:
             _count(self.server_assignors, [old.server_assignor_name], -1)
         if member.server_assignor_name:
@@ -250,7 +318,8 @@ class ConsumerGroup:
         old = self.members.pop(member_id, None)
         if old is None:
             return
-        self.subscribed_topic_names = self.subscribed_topics_with(old, None)
+        self.subscribed_topic_names = self._names_with(old, None)
+        self._regexes_with(old, None)
         if old.server_assignor_name:
             _count(self.server_assignors, [old.server_assignor_name], -1)
         self._update_partition_epochs(old, None)

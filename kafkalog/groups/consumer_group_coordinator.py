@@ -30,17 +30,23 @@ its partitions until it rejoins under a new member id (which inherits them) or i
 expires; a second instance with the same id is refused (UNRELEASED_INSTANCE_ID,
 FENCED_INSTANCE_ID).
 
-Not ported: regular-expression subscriptions
-(a non-empty ``SubscribedTopicRegex`` answers INVALID_REQUEST, as Kafka 3.9 did; 4.0 resolves
-it on the broker), rack-aware
-assignment, and the online upgrade/downgrade between a classic and a consumer group (a
-non-empty classic group answers GROUP_ID_NOT_FOUND, as with ``group.consumer.migration.policy``
-disabled; an empty one is replaced).
+Regular-expression subscriptions (``SubscribedTopicRegex``, Kafka 4.0) are resolved by the
+coordinator against the cluster's topics (full matches; RE2/J's syntax, whose lookarounds and
+backreferences are refused as RE2/J refuses them), stored as type-16 records and refreshed
+together at most every 10 s when an expression is unresolved or topics appeared. Kafka resolves
+in a background executor and applies the result as a later write; here it runs at the end of
+the heartbeat that asked for it, after that heartbeat's records.
+
+Not ported: rack-aware assignment, and the online upgrade/downgrade between a classic and a
+consumer group (Kafka 4.0's default ``group.consumer.migration.policy`` is bidirectional; here a
+non-empty classic group answers GROUP_ID_NOT_FOUND, as with the policy disabled; an empty one is
+replaced).
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -54,6 +60,7 @@ from .consumer_group import (
     ConsumerGroup,
     ConsumerGroupMember,
     MemberState,
+    ResolvedRegex,
     TopicMetadata,
     assignment_to_list,
 )
@@ -77,12 +84,37 @@ logger = logging.getLogger(__name__)
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+#: ConsumerGroupHeartbeat versions served (v1: the member id comes from the client)
+HEARTBEAT_LATEST_VERSION = 1
+#: ``REGEX_BATCH_REFRESH_INTERVAL_MS``: the group's expressions are resolved at most this often
+REGEX_BATCH_REFRESH_INTERVAL_MS = 10_000
 #: ``group.consumer.assignors`` (4.0 default: uniform, range; the first is the default) ->
 #: the project's assignor
 CONSUMER_GROUP_ASSIGNORS: dict[str, str] = {"uniform": "uniform", "range": "server-range"}
 def topic_id_for(topic: str) -> str:
     """The id (Kafka's string form) of a topic fed without one: the server's derived id."""
     return str(Uuid.derived(topic))
+
+
+def _compile_regex(regex: str) -> re.Pattern[str]:
+    """``throwIfRegularExpressionIsInvalid``. Kafka compiles with RE2/J, which has no
+    lookaround and no backreferences: those are refused here too (Python's ``re`` would take
+    them); other syntax errors carry Python's description where Kafka has RE2/J's."""
+    unsupported = _RE2_UNSUPPORTED.search(regex)
+    if unsupported is not None:
+        description = f"invalid or unsupported Perl syntax: `{unsupported.group(0)}`"
+    else:
+        try:
+            return re.compile(regex)
+        except re.error as e:
+            description = str(e)
+    raise _Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
+                   f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
+                   f"{description}.")
+
+
+#: what RE2 does not support and Python's ``re`` does: lookahead/lookbehind, backreferences
+_RE2_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 
 
 class _Refusal(Exception):
@@ -110,6 +142,9 @@ class ConsumerGroupCoordinator:
         self._owner = owner
         #: topic name -> (topic id, partition count)
         self._topics: dict[str, tuple[str, int]] = {}
+        #: bumped at every change of the topics; the version at which topics last appeared
+        self._topics_version = 0
+        self._new_topics_version = 0
         for group in self._groups().values():
             for member_id in group.members:
                 self._schedule_session_timeout(group.group_id, member_id)
@@ -129,8 +164,13 @@ class ConsumerGroupCoordinator:
         heartbeat (``onNewMetadataImage`` -> ``requestMetadataRefresh``)."""
         old, self._topics = self._topics, dict(topics)
         changed = {t for t in set(old) | set(self._topics) if old.get(t) != self._topics.get(t)}
+        if changed:
+            # (Kafka's metadata image offset: the version a regular expression is resolved at)
+            self._topics_version += 1
+            if set(self._topics) - set(old):
+                self._new_topics_version = self._topics_version
         for group in self._groups().values():
-            if changed & set(group.subscribed_topic_names):
+            if changed & set(group.subscribed_topics_with(None, None)):
                 group.metadata_refresh_needed = True
 
     def _config(self) -> Any:
@@ -166,8 +206,11 @@ class ConsumerGroupCoordinator:
         topic_partitions: Iterable[tuple[str, Iterable[int]]] | None = None,
         client_id: str = "",
         client_host: str = "",
+        api_version: int = HEARTBEAT_LATEST_VERSION,
     ) -> ConsumerGroupHeartbeatResponse:
-        """ConsumerGroupHeartbeat (see the module docstring); errors are response codes."""
+        """ConsumerGroupHeartbeat (see the module docstring); errors are response codes.
+        ``api_version`` >= 1 requires the member id from the first request (KIP-1082: the
+        client generates it)."""
         names = None if subscribed_topic_names is None else [str(t) for t in
                                                               subscribed_topic_names]
         owned = None if topic_partitions is None else [
@@ -175,49 +218,48 @@ class ConsumerGroupCoordinator:
         try:
             self._validate(group_id, member_id, member_epoch, instance_id, rack_id,
                            rebalance_timeout_ms, names, subscribed_topic_regex,
-                           server_assignor, owned)
+                           server_assignor, owned, api_version)
             if not self._owner.manager.owns(group_id):
                 raise _Refusal(ErrorCode.NOT_COORDINATOR)
             if member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                 return self._leave(group_id, member_id, member_epoch, instance_id)
             return self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
-                                   rebalance_timeout_ms, names, server_assignor, owned,
-                                   client_id, client_host)
+                                   rebalance_timeout_ms, names, subscribed_topic_regex,
+                                   server_assignor, owned, client_id, client_host)
         except _Refusal as e:
             return ConsumerGroupHeartbeatResponse(error_code=e.code, error_message=e.message)
 
     @staticmethod
     def _validate(group_id: str, member_id: str, member_epoch: int, instance_id: str | None,
                   rack_id: str | None, rebalance_timeout_ms: int, names: list[str] | None,
-                  regex: str | None, assignor: str | None, owned: list | None) -> None:
-        """``throwIfConsumerGroupHeartbeatRequestIsInvalid``."""
+                  regex: str | None, assignor: str | None, owned: list | None,
+                  api_version: int) -> None:
+        """``throwIfConsumerGroupHeartbeatRequestIsInvalid`` (Kafka 4.0)."""
         def not_empty(value: str | None, message: str) -> None:
             if value is not None and value.strip() == "":
                 raise _Refusal(ErrorCode.INVALID_REQUEST, message)
 
+        if api_version >= 1 or member_epoch > 0 or member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
+            not_empty(member_id, "MemberId can't be empty.")
         not_empty(group_id, "GroupId can't be empty.")
         not_empty(instance_id, "InstanceId can't be empty.")
         not_empty(rack_id, "RackId can't be empty.")
-        if regex:
-            # ("" is "no regular expression": what librdkafka sends with topic names)
-            raise _Refusal(ErrorCode.INVALID_REQUEST, "SubscribedTopicRegex is not supported yet.")
-        if member_epoch > 0 or member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
-            not_empty(member_id or "", "MemberId can't be empty.")
-        elif member_epoch == 0:
+        if member_epoch == 0:
             if rebalance_timeout_ms == -1:
                 raise _Refusal(ErrorCode.INVALID_REQUEST,
                                "RebalanceTimeoutMs must be provided in first request.")
             if owned is None or owned:
                 raise _Refusal(ErrorCode.INVALID_REQUEST,
                                "TopicPartitions must be empty when (re-)joining.")
-            if not names:
+            # (an empty list of names or an empty regex: a member subscribed to nothing yet)
+            if names is None and regex is None:
                 raise _Refusal(ErrorCode.INVALID_REQUEST,
-                               "SubscribedTopicNames must be set in first request.")
+                               "Either SubscribedTopicNames or SubscribedTopicRegex must be "
+                               "non-null when (re-)joining.")
         elif member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            not_empty(member_id or "", "MemberId can't be empty.")
             if instance_id is None:
                 raise _Refusal(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
-        else:
+        elif member_epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             raise _Refusal(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
         if assignor is not None and assignor not in CONSUMER_GROUP_ASSIGNORS:
             raise _Refusal(ErrorCode.UNSUPPORTED_ASSIGNOR,
@@ -243,8 +285,9 @@ class ConsumerGroupCoordinator:
 
     def _heartbeat(self, group_id: str, member_id: str, member_epoch: int,
                    instance_id: str | None, rack_id: str | None, rebalance_timeout_ms: int,
-                   names: list[str] | None, server_assignor: str | None, owned: list | None,
-                   client_id: str, client_host: str) -> ConsumerGroupHeartbeatResponse:
+                   names: list[str] | None, regex: str | None, server_assignor: str | None,
+                   owned: list | None, client_id: str, client_host: str
+                   ) -> ConsumerGroupHeartbeatResponse:
         records: list[tuple[bytes, bytes | None]] = []
         create = member_epoch == 0
         group = self._group_for_heartbeat(group_id, create, records)
@@ -282,15 +325,20 @@ class ConsumerGroupCoordinator:
             changes["server_assignor_name"] = server_assignor
         if names is not None and tuple(sorted(set(names))) != member.subscribed_topic_names:
             changes["subscribed_topic_names"] = tuple(sorted(set(names)))
+        if regex is not None and regex != member.subscribed_topic_regex:
+            changes["subscribed_topic_regex"] = regex
         if client_id != member.client_id:
             changes["client_id"] = client_id
         if client_host != member.client_host:
             changes["client_host"] = client_host
         updated = replace(member, **changes) if changes else member
-        bump = False
+        # a new group must move away from epoch 0 (and be fully initialised)
+        bump = group.group_epoch == 0
         if updated != member:
             records.append(cgr.member_subscription_record(group_id, updated))
-            bump = not updated.same_subscription(member)
+            bump |= set(updated.subscribed_topic_names) != set(member.subscribed_topic_names)
+        regex_bump, refresh = self._maybe_update_regexes(group, member, updated, records)
+        bump |= regex_bump
 
         # 2. the group epoch
         group_epoch = group.group_epoch
@@ -331,6 +379,10 @@ class ConsumerGroupCoordinator:
 
         self._write(group_id, records)
         self._owner._forget_classic(group_id)
+        if refresh:
+            # Kafka resolves in its executor and applies the result as a later write; here
+            # the resolution runs at once, after this heartbeat's records (same order)
+            self._refresh_regexes(group_id, refresh)
         if reconciled != updated:
             if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
                 self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
@@ -347,6 +399,88 @@ class ConsumerGroupCoordinator:
         if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
             response.assignment = assignment_to_list(reconciled.assigned_partitions)
         return response
+
+    # -- regular expressions (KIP-848 broker-side pattern subscriptions) ----------------------
+
+    def _maybe_update_regexes(self, group: ConsumerGroup, member: ConsumerGroupMember,
+                              updated: ConsumerGroupMember,
+                              records: list[tuple[bytes, bytes | None]]
+                              ) -> tuple[bool, frozenset[str]]:
+        """``maybeUpdateRegularExpressions``: ``(bump the group epoch, the expressions to
+        resolve now)`` (empty: no refresh). A new expression is compiled first
+        (INVALID_REGULAR_EXPRESSION); all the group's expressions are refreshed together, at
+        most every 10 s, when one is unresolved or topics were created since."""
+        old, new = member.regex, updated.regex
+        bump = refresh = False
+        if member.subscribed_topic_regex != updated.subscribed_topic_regex:
+            if old and group.subscribed_regexes.get(old, 0) == 1:
+                # the last member subscribed to it: its resolution goes
+                records.append(cgr.regex_tombstone(group.group_id, old))
+            if new:
+                if group.subscribed_regexes.get(new, 0) == 0:
+                    _compile_regex(new)
+                    refresh = True
+                else:
+                    bump = new in group.resolved_regexes
+        if not refresh and not group.subscribed_regexes:
+            return bump, frozenset()
+        if self._now() <= group.last_regex_refresh_ms + REGEX_BATCH_REFRESH_INTERVAL_MS:
+            return bump, frozenset()
+        subscribed = dict(group.subscribed_regexes)
+        if old:
+            subscribed[old] = subscribed.get(old, 0) - 1
+        if new:
+            subscribed[new] = subscribed.get(new, 0) + 1
+        subscribed = {r: n for r, n in subscribed.items() if n > 0}
+        refresh |= len(subscribed) != len(group.resolved_regexes)
+        refresh |= group.last_regex_version < self._new_topics_version
+        return bump, frozenset(subscribed) if refresh and subscribed else frozenset()
+
+    def _refresh_regexes(self, group_id: str, regexes: frozenset[str]) -> None:
+        """``refreshRegularExpressions`` + ``handleRegularExpressionsResult``: every topic
+        matched in full by each expression; records for the expressions still subscribed, new
+        subscription metadata and a group epoch bump when what they match changed."""
+        group = self.group(group_id)
+        if group is None:
+            return
+        now = self._now()
+        compiled = {}
+        for regex in regexes:
+            try:
+                compiled[regex] = _compile_regex(regex)
+            except _Refusal:
+                logger.error("[GroupId %s] Couldn't parse regular expression '%s'. Ignoring it.",
+                             group_id, regex)
+        resolved = {regex: ResolvedRegex(frozenset(t for t in self._topics if p.fullmatch(t)),
+                                         self._topics_version, now)
+                    for regex, p in compiled.items()}
+        records: list[tuple[bytes, bytes | None]] = []
+        bump = False
+        counts = dict(group.subscribed_topic_names)
+        for regex, r in resolved.items():
+            if group.subscribed_regexes.get(regex, 0) == 0:
+                continue
+            before = group.resolved_regexes.get(regex)
+            if before is None or before.topics != r.topics:
+                bump = True
+            records.append(cgr.regex_record(group_id, regex, r))
+        # the topics the group subscribes to once these resolutions apply
+        for regex, subscribers in group.subscribed_regexes.items():
+            r = resolved.get(regex, group.resolved_regexes.get(regex))
+            if subscribers and r is not None:
+                for t in r.topics:
+                    counts[t] = counts.get(t, 0) + 1
+        metadata = self._subscription_metadata(counts)
+        if metadata != group.subscription_metadata:
+            bump = True
+            records.append(cgr.subscription_metadata_record(group_id, metadata))
+        if bump:
+            records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
+            logger.info("[GroupId %s] Bumped group epoch to %d.", group_id, group.group_epoch + 1)
+        try:
+            self._write(group_id, records)
+        except _Refusal:
+            pass   # (Kafka logs a failed write of the result; the next heartbeat retries)
 
     def _static_member(self, group: ConsumerGroup, member_id: str, member_epoch: int,
                        instance_id: str, owned: list | None, create: bool,
@@ -445,7 +579,7 @@ class ConsumerGroupCoordinator:
         if removed is not None:
             members.pop(removed, None)
         by_id = {m.topic_id: m for m in metadata.values()}
-        subscriptions = {mid: [t for t in m.subscribed_topic_names if t in metadata]
+        subscriptions = {mid: sorted(t for t in group.member_topics(m) if t in metadata)
                          for mid, m in members.items()}
         # each member's current target is what the assignor keeps what it can of (a static
         # member's replacement starts from its predecessor's)

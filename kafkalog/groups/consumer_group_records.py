@@ -1,4 +1,5 @@
-"""The ``__consumer_offsets`` records of KIP-848 consumer groups (types 3-8), built and replayed.
+"""The ``__consumer_offsets`` records of KIP-848 consumer groups (types 3-8 and 16), built and
+replayed.
 
 Builders follow Kafka 4.0's ``GroupCoordinatorRecordHelpers`` (``newConsumerGroupEpochRecord``,
 ``newConsumerGroupSubscriptionMetadataRecord``, ``newConsumerGroupMemberSubscriptionRecord``,
@@ -26,6 +27,7 @@ from .consumer_group import (
     ConsumerGroup,
     ConsumerGroupMember,
     MemberState,
+    ResolvedRegex,
     TopicMetadata,
     assignment_of,
     assignment_to_list,
@@ -45,14 +47,17 @@ __all__ = [
     "target_assignment_epoch_tombstone",
     "current_assignment_record",
     "current_assignment_tombstone",
+    "regex_record",
+    "regex_tombstone",
     "group_tombstones",
     "replay",
 ]
 
 GROUP_EPOCH, SUBSCRIPTION_METADATA, MEMBER_SUBSCRIPTION = 3, 4, 5
 TARGET_ASSIGNMENT_EPOCH, TARGET_ASSIGNMENT_MEMBER, CURRENT_ASSIGNMENT = 6, 7, 8
+REGULAR_EXPRESSION = 16
 #: the record types a consumer group's state is made of
-CONSUMER_GROUP_TYPES = frozenset(range(3, 9))
+CONSUMER_GROUP_TYPES = frozenset([*range(3, 9), REGULAR_EXPRESSION])
 
 Record = tuple[bytes, bytes | None]
 
@@ -140,6 +145,18 @@ def current_assignment_tombstone(group_id: str, member_id: str) -> Record:
     return CODEC.encode(CURRENT_ASSIGNMENT, _member_key(group_id, member_id), None)
 
 
+def regex_record(group_id: str, regex: str, resolved: ResolvedRegex) -> Record:
+    """``newConsumerGroupRegularExpressionRecord`` (type 16)."""
+    return CODEC.encode(REGULAR_EXPRESSION, {"groupId": group_id, "regularExpression": regex},
+                        {"topics": sorted(resolved.topics), "version": resolved.version,
+                         "timestamp": resolved.timestamp}, 0)
+
+
+def regex_tombstone(group_id: str, regex: str) -> Record:
+    return CODEC.encode(REGULAR_EXPRESSION, {"groupId": group_id, "regularExpression": regex},
+                        None)
+
+
 def group_tombstones(group: ConsumerGroup) -> list[Record]:
     """``ConsumerGroup.createGroupTombstoneRecords``: what deleting the group writes (after
     its offsets' tombstones), members first and the group epoch last."""
@@ -148,6 +165,7 @@ def group_tombstones(group: ConsumerGroup) -> list[Record]:
             + [target_assignment_tombstone(g, m) for m in group.members]
             + [target_assignment_epoch_tombstone(g)]
             + [member_subscription_tombstone(g, m) for m in group.members]
+            + [regex_tombstone(g, r) for r in group.resolved_regexes]
             + [subscription_metadata_tombstone(g), group_epoch_tombstone(g)])
 
 
@@ -178,6 +196,10 @@ def replay(groups: dict[str, ConsumerGroup], rec: Mapping[str, Any]) -> None:
         group.replay_subscription_metadata({} if value is None else {
             tm["topicName"]: TopicMetadata(tm["topicId"], tm["topicName"], tm["numPartitions"])
             for tm in value["topics"]})
+    elif t == REGULAR_EXPRESSION:
+        group.replay_resolved_regex(key["regularExpression"], None if value is None else
+                                    ResolvedRegex(frozenset(value["topics"]), value["version"],
+                                                  value["timestamp"]))
     elif t == TARGET_ASSIGNMENT_EPOCH:
         group.replay_target_assignment_epoch(-1 if value is None else value["assignmentEpoch"])
     elif t == TARGET_ASSIGNMENT_MEMBER:
@@ -193,7 +215,7 @@ def replay(groups: dict[str, ConsumerGroup], rec: Mapping[str, Any]) -> None:
             member_id, old.member_epoch, old.previous_member_epoch, old.state,
             value["instanceId"], value["rackId"], value["rebalanceTimeoutMs"],
             value["clientId"], value["clientHost"], tuple(value["subscribedTopicNames"]),
-            value["subscribedTopicRegex"] or None, value["serverAssignor"],
+            value["subscribedTopicRegex"], value["serverAssignor"],
             old.assigned_partitions, old.partitions_pending_revocation))
     elif t == CURRENT_ASSIGNMENT:
         member_id = key["memberId"]

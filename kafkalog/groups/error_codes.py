@@ -46,6 +46,7 @@ class ErrorCode:
     UNRELEASED_INSTANCE_ID = 111
     UNSUPPORTED_ASSIGNOR = 112
     STALE_MEMBER_EPOCH = 113
+    INVALID_REGULAR_EXPRESSION = 128
 
 
 _NAMES = {v: k for k, v in vars(ErrorCode).items() if k.isupper()}

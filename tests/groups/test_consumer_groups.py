@@ -59,9 +59,9 @@ class Member:
     """A consumer-protocol client: owns what the coordinator assigned, revokes at once."""
 
     def __init__(self, env: Env, member_id: str, topics=("orders",),
-                 instance_id: str | None = None) -> None:
+                 instance_id: str | None = None, regex: str | None = None) -> None:
         self.env, self.id, self.topics = env, member_id, list(topics)
-        self.instance_id = instance_id
+        self.instance_id, self.regex = instance_id, regex
         self.epoch = 0
         self.owned: dict[str, set[int]] = {}
         #: an assignment received but not acted on yet (a slow client)
@@ -82,8 +82,10 @@ class Member:
         if self.stashed is not None:
             self.owned, self.stashed = self.stashed, None
         owned = [(t, sorted(ps)) for t, ps in sorted(self.owned.items()) if ps]
+        extra = {"subscribed_topic_regex": self.regex} if self.epoch == 0 and self.regex \
+            else {}
         r = self.env.hb(self.id, self.epoch, owned, self.topics if self.epoch == 0 else None,
-                        instance_id=self.instance_id)
+                        instance_id=self.instance_id, **extra)
         assert r.error_code == 0, r
         self.epoch = r.member_epoch
         if r.assignment is not None:
@@ -190,14 +192,18 @@ def test_a_member_that_does_not_revoke_is_fenced_after_its_rebalance_timeout(env
      "RebalanceTimeoutMs must be provided in first request."),
     ({"member_epoch": 0, "topic_partitions": [(ORDERS, [1])]}, ErrorCode.INVALID_REQUEST,
      "TopicPartitions must be empty when (re-)joining."),
-    ({"member_epoch": 0, "subscribed_topic_names": []}, ErrorCode.INVALID_REQUEST,
-     "SubscribedTopicNames must be set in first request."),
-    ({"member_epoch": 0, "subscribed_topic_regex": "ord.*"}, ErrorCode.INVALID_REQUEST,
-     "SubscribedTopicRegex is not supported yet."),
+    ({"member_epoch": 0, "subscribed_topic_names": None}, ErrorCode.INVALID_REQUEST,
+     "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining."),
+    ({"member_epoch": 0, "member_id": ""}, ErrorCode.INVALID_REQUEST,
+     "MemberId can't be empty."),   # v1: the client generates its id (KIP-1082)
+    ({"member_epoch": 0, "subscribed_topic_regex": "orders-(?=x)"},
+     ErrorCode.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex `orders-(?=x)` is not a valid "
+     "regular expression: invalid or unsupported Perl syntax: `(?=`."),
     ({"member_epoch": 0, "server_assignor": "sticky"}, ErrorCode.UNSUPPORTED_ASSIGNOR,
      "ServerAssignor sticky is not supported. Supported assignors: uniform, range."),
     ({"member_epoch": 0, "rack_id": ""}, ErrorCode.INVALID_REQUEST, "RackId can't be empty."),
     ({"member_epoch": -3}, ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid."),
+    ({"member_epoch": -2}, ErrorCode.INVALID_REQUEST, "InstanceId can't be null."),
     ({"member_epoch": 5, "member_id": ""}, ErrorCode.INVALID_REQUEST,
      "MemberId can't be empty."),
     ({"member_epoch": 3, "member_id": "ghost"}, ErrorCode.GROUP_ID_NOT_FOUND,
@@ -353,8 +359,9 @@ def test_random_scenarios_reload_to_the_live_state(tmp_path):
             if action < 0.2 or not members:
                 mid = f"m{step}"
                 members[mid] = Member(env, mid, rng.choice([["orders"], ["orders", "payments"],
-                                                            ["payments"]]),
-                                      instance_id=f"i{step}" if rng.random() < 0.4 else None)
+                                                            ["payments"], []]),
+                                      instance_id=f"i{step}" if rng.random() < 0.4 else None,
+                                      regex=rng.choice([None, None, "pay.*", "orders|pay.*"]))
             elif action < 0.3 and any(m.instance_id for m in members.values()):
                 m = members.pop(rng.choice([k for k, v in members.items() if v.instance_id]))
                 m.owned = {}                 # the restarted process owns nothing yet
@@ -375,8 +382,11 @@ def test_random_scenarios_reload_to_the_live_state(tmp_path):
                 alive = env.c.manager.consumer_group("app")
                 members = {k: v for k, v in members.items()
                            if alive is not None and k in alive.members}
-            else:
+            elif action < 0.975:
                 env.topics["orders"] += 1
+                env.c.update_metadata(env.topics)
+            else:
+                env.topics[f"payments-{step}"] = 1
                 env.c.update_metadata(env.topics)
             group = env.c.manager.consumer_group("app")
             if group is not None:
@@ -469,3 +479,72 @@ def test_a_fenced_member_rejoins_with_epoch_0_and_its_id(env):
     assert env.hb("a", a.epoch + 5, [(ORDERS, mine)]).error_code == ErrorCode.FENCED_MEMBER_EPOCH
     r = env.hb("a", 0)
     assert (r.error_code, r.member_epoch, r.assignment) == (0, a.epoch, [(ORDERS, mine)])
+
+
+def test_regex_subscription_is_resolved_by_the_coordinator(env):
+    """KIP-848 broker-side patterns (Kafka 4.0): the first heartbeat with a new expression
+    resolves it (a type-16 record, a group epoch bump), the next one gets the partitions;
+    a topic created later joins the subscription at the first heartbeat 10 s after the last
+    resolution."""
+    env.topics = {"orders": 2, "orders-eu": 1, "payments": 2}
+    env.c.update_metadata(env.topics)
+    r = env.c.consumer_group_heartbeat("app", "a", 0, rebalance_timeout_ms=30_000,
+                                       subscribed_topic_regex="orders.*", topic_partitions=[])
+    assert (r.error_code, r.member_epoch, r.assignment) == (0, 1, [])
+    group = env.c.manager.consumer_group("app")
+    assert group.group_epoch == 2                        # the resolution bumped it
+    assert group.resolved_regexes["orders.*"].topics == {"orders", "orders-eu"}
+    assert sorted(group.subscription_metadata) == ["orders", "orders-eu"]
+    r = env.hb("a", 1, [])
+    assert r.member_epoch == 2
+    assert sorted((t, ps) for t, ps in r.assignment) == sorted(
+        [(ORDERS, [0, 1]), (topic_id_for("orders-eu"), [0])])
+    # a second subscriber of the same (resolved) expression: an epoch bump, no new resolution
+    b = env.c.consumer_group_heartbeat("app", "b", 0, rebalance_timeout_ms=30_000,
+                                       subscribed_topic_regex="orders.*", topic_partitions=[])
+    assert b.error_code == 0 and group.group_epoch == 3
+    # a new matching topic: picked up once the 10 s batch interval has passed
+    env.topics["orders-us"] = 3
+    env.c.update_metadata(env.topics)
+    env.hb("a", 2, [(ORDERS, [0, 1]), (topic_id_for("orders-eu"), [0])])
+    assert "orders-us" not in group.resolved_regexes["orders.*"].topics
+    env.clock.advance(10_001)
+    env.hb("a", 2, [(ORDERS, [0, 1]), (topic_id_for("orders-eu"), [0])])
+    assert "orders-us" in group.resolved_regexes["orders.*"].topics
+    assert "orders-us" in group.subscription_metadata
+    before = snapshot(env.c)
+    env.reopen()
+    assert snapshot(env.c) == before
+    assert env.c.manager.consumer_group("app").resolved_regexes == group.resolved_regexes
+
+
+def test_regex_dropped_by_its_last_subscriber_is_tombstoned(env):
+    env.c.consumer_group_heartbeat("app", "a", 0, rebalance_timeout_ms=30_000,
+                                   subscribed_topic_regex="pay.*", topic_partitions=[])
+    group = env.c.manager.consumer_group("app")
+    assert set(group.resolved_regexes) == {"pay.*"}
+    env.clock.advance(10_001)
+    r = env.c.consumer_group_heartbeat("app", "a", 1, subscribed_topic_regex="ord.*")
+    assert r.error_code == 0
+    assert set(group.resolved_regexes) == {"ord.*"}
+    assert group.resolved_regexes["ord.*"].topics == {"orders"}
+    env.logs.close()
+    seg = env.root / "__consumer_offsets-0" / "00000000000000000000.log"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["dump-segments", "--offsets-decoder", "--files", str(seg)]) == 0
+    text = out.getvalue()
+    assert ('key: {"type":"16","data":{"groupId":"app","regularExpression":"pay.*"}} '
+            'payload: <DELETE>') in text
+    assert ('key: {"type":"16","data":{"groupId":"app","regularExpression":"ord.*"}} '
+            'payload: {"version":"0","data":{"topics":["orders"],"version":') in text
+    env.open()
+
+
+def test_invalid_regex_is_refused_with_kafkas_error(env):
+    r = env.c.consumer_group_heartbeat("app", "a", 0, rebalance_timeout_ms=30_000,
+                                       subscribed_topic_regex="orders[", topic_partitions=[])
+    assert r.error_code == ErrorCode.INVALID_REGULAR_EXPRESSION
+    assert r.error_message.startswith("SubscribedTopicRegex `orders[` is not a valid regular "
+                                      "expression: ")
+    assert env.c.manager.consumer_group("app") is None

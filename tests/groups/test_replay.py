@@ -22,7 +22,7 @@ from kafkalog import LogDir, ManualClock, Record
 from kafkalog.groups import GroupMetadataManager
 from kafkalog.groups import consumer_group_records as cgr
 from kafkalog.groups import metadata_manager as mm
-from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState
+from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState, ResolvedRegex
 from kafkalog.groups.records import (
     GroupMetadata,
     OffsetAndMetadata,
@@ -52,11 +52,18 @@ def _consumer_group_record(draw: st.DrawFn, group: str) -> tuple[bytes, bytes | 
     member = draw(st.sampled_from(["m1", "m2"]))
     parts = {"AAAAAAAAAAAAAAAAAAAAAQ": frozenset(draw(st.sets(st.integers(0, 3), max_size=3)))}
     kind = draw(st.sampled_from(["sub", "current", "target", "epoch", "aepoch", "msub",
-                                 "mcurrent", "mtarget", "gepoch"]))
+                                 "mcurrent", "mtarget", "gepoch", "regex", "mregex"]))
+    if kind == "regex":
+        return cgr.regex_record(group, draw(st.sampled_from(["a.*", "b"])), ResolvedRegex(
+            frozenset(draw(st.sets(st.sampled_from("ab"), max_size=2))),
+            draw(st.integers(0, 3)), T0))
+    if kind == "mregex":
+        return cgr.regex_tombstone(group, draw(st.sampled_from(["a.*", "b"])))
     if kind == "sub":
         return cgr.member_subscription_record(group, ConsumerGroupMember(
             member, subscribed_topic_names=tuple(draw(st.sets(st.sampled_from("ab"),
                                                              min_size=1))),
+            subscribed_topic_regex=draw(st.sampled_from([None, "", "a.*"])),
             client_id=draw(st.sampled_from(["c1", "c2"]))))
     if kind == "current":
         return cgr.current_assignment_record(group, ConsumerGroupMember(
@@ -123,7 +130,8 @@ def _state(m: GroupMetadataManager) -> tuple:
         if cg is not None:
             modern[g] = (cg.group_epoch, cg.assignment_epoch, dict(cg.members),
                          dict(cg.target_assignment), dict(cg.subscription_metadata),
-                         dict(cg.static_members), dict(cg._partition_epochs))
+                         dict(cg.static_members), dict(cg._partition_epochs),
+                         dict(cg.subscribed_regexes), dict(cg.resolved_regexes))
     return groups, offsets, pending, modern
 
 

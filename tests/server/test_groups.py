@@ -269,6 +269,47 @@ def test_consumer_protocol_static_member_restarts_without_a_rebalance(log_dir):
         server.stop()
 
 
+def test_consumer_protocol_regex_subscription_is_resolved_by_the_server(log_dir):
+    """``subscribe(["^orders.*"])`` with the consumer protocol: librdkafka sends the pattern
+    (SubscribedTopicRegex) and the coordinator resolves it against the topics served."""
+    server = start_server(log_dir, config=KIP848_CONFIG)
+    try:
+        for topic in ("orders", "orders-eu", "payments"):
+            server.broker.create_topic(topic, 2)
+
+        def append() -> None:
+            for topic in ("orders", "orders-eu", "payments"):
+                for p in range(2):
+                    server.broker.log(topic, p).append(
+                        [Record(None, f"{topic}-{p}".encode(), int(time.time() * 1000))])
+                    server.broker.notify((topic, p))
+
+        server.call(append)
+        c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "kip848-regex",
+                         "group.protocol": "consumer", "auto.offset.reset": "earliest",
+                         "enable.auto.commit": False})
+        c.subscribe(["^orders.*"])
+        seen: set[bytes] = set()
+        deadline = time.monotonic() + DEADLINE_S
+        try:
+            while len(seen) < 4:
+                assert time.monotonic() < deadline, f"timed out: {sorted(seen)}"
+                m = c.poll(0.1)
+                if m is not None and not m.error():
+                    seen.add(m.value())
+            assert seen == {b"orders-0", b"orders-1", b"orders-eu-0", b"orders-eu-1"}
+            assert sorted((tp.topic, tp.partition) for tp in c.assignment()) == [
+                ("orders", 0), ("orders", 1), ("orders-eu", 0), ("orders-eu", 1)]
+        finally:
+            c.close()
+    finally:
+        server.stop()
+    with LogDir.open(log_dir, read_only=True) as d:
+        group = GroupMetadataManager(d).consumer_group("kip848-regex")
+    (regex, resolved), = group.resolved_regexes.items()     # replayed from the type-16 record
+    assert "orders" in regex and resolved.topics == {"orders", "orders-eu"}
+
+
 def test_consumer_protocol_group_is_described_listed_and_deleted(log_dir):
     admin_mod = pytest.importorskip("confluent_kafka.admin")
     server = start_server(log_dir, config=KIP848_CONFIG)

@@ -48,6 +48,7 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping
             if tp.topic_id is not None],
         "client_id": ctx.client_id or "",
         "client_host": _host(ctx),
+        "api_version": ctx.api_version,
     }
     r = service.call(lambda c: c.consumer_group_heartbeat(
         request.group_id, request.member_id, request.member_epoch, **fields))
