@@ -44,6 +44,7 @@ __all__ = [
     "ConsumerGroup",
     "TopicMetadata",
     "ResolvedRegex",
+    "ClassicMemberMetadata",
     "Assignment",
     "EMPTY",
     "ASSIGNING",
@@ -95,6 +96,15 @@ def assignment_to_list(assignment: Assignment) -> list[tuple[str, list[int]]]:
     return [(t, sorted(ps)) for t, ps in sorted(assignment.items()) if ps]
 
 
+class ClassicMemberMetadata(NamedTuple):
+    """``ConsumerGroupMemberMetadataValue.ClassicMemberMetadata``: a member of a consumer group
+    that speaks the classic protocol (JoinGroup/SyncGroup/Heartbeat), as after an online
+    upgrade: its session timeout and the ``(name, metadata)`` protocols it joined with."""
+
+    session_timeout_ms: int
+    supported_protocols: tuple[tuple[str, bytes], ...]
+
+
 class ResolvedRegex(NamedTuple):
     """``ResolvedRegularExpression``: the topics a subscribed regular expression matched, the
     metadata version it was resolved against and when."""
@@ -137,6 +147,12 @@ class ConsumerGroupMember:
     server_assignor_name: str | None = None
     assigned_partitions: Mapping[str, frozenset[int]] = field(default_factory=dict)
     partitions_pending_revocation: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    #: set for a member speaking the classic protocol
+    classic_member_metadata: ClassicMemberMetadata | None = None
+
+    @property
+    def uses_classic_protocol(self) -> bool:
+        return self.classic_member_metadata is not None
 
     def with_epoch(self, member_epoch: int, **changes: Any) -> ConsumerGroupMember:
         """``Builder.updateMemberEpoch``: the previous epoch becomes the current one."""
@@ -199,6 +215,33 @@ class ConsumerGroup:
             if not m.is_reconciled_to(self.assignment_epoch):
                 return RECONCILING
         return STABLE
+
+    def all_classic_except(self, member_id: str) -> bool:
+        """``allMembersUseClassicProtocolExcept``."""
+        return all(m.uses_classic_protocol for mid, m in self.members.items() if mid != member_id)
+
+    def supports_classic_protocols(self, protocol_type: str, names: set[str]) -> bool:
+        """``supportsClassicProtocols``: the consumer protocol type, and (unless the group is
+        empty) a protocol every classic member supports."""
+        if protocol_type != "consumer":
+            return False
+        if not self.members:
+            return bool(names)
+        classic = [m for m in self.members.values() if m.uses_classic_protocol]
+        return any(all(n in {p for p, _ in m.classic_member_metadata.supported_protocols}
+                       for m in classic) for n in names)
+
+    def waiting_on_unreleased_partition(self, member: ConsumerGroupMember) -> bool:
+        """``waitingOnUnreleasedPartition``: a partition of its target is still held by
+        another member."""
+        if member.state != MemberState.UNRELEASED_PARTITIONS:
+            return False
+        for tid, parts in self.target_assignment.get(member.member_id, {}).items():
+            held = member.assigned_partitions.get(tid, frozenset())
+            for p in parts:
+                if p not in held and self.current_partition_epoch(tid, p) != -1:
+                    return True
+        return False
 
     def current_partition_epoch(self, topic_id: str, partition: int) -> int:
         """The epoch of the member owning (or revoking) the partition; -1 when it is free."""

@@ -37,10 +37,11 @@ together at most every 10 s when an expression is unresolved or topics appeared.
 in a background executor and applies the result as a later write; here it runs at the end of
 the heartbeat that asked for it, after that heartbeat's records.
 
-Not ported: rack-aware assignment, and the online upgrade/downgrade between a classic and a
-consumer group (Kafka 4.0's default ``group.consumer.migration.policy`` is bidirectional; here a
-non-empty classic group answers GROUP_ID_NOT_FOUND, as with the policy disabled; an empty one is
-replaced).
+Classic-protocol members of a consumer group and the online upgrade/downgrade between the two
+kinds of group (Kafka 4.0's default ``group.consumer.migration.policy=bidirectional``) are in
+:mod:`kafkalog.groups.consumer_group_classic`.
+
+Not ported: rack-aware assignment; the migration policy is always bidirectional.
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ from .consumer_group import (
     ResolvedRegex,
     TopicMetadata,
     assignment_to_list,
+)
+from .consumer_group_classic import (
+    ClassicMembersMixin,
+    Refusal,
+    rebalance_key,
+    session_key,
 )
 from .current_assignment_builder import FencedMemberEpoch, build
 from .error_codes import ErrorCode
@@ -108,7 +115,7 @@ def _compile_regex(regex: str) -> re.Pattern[str]:
             return re.compile(regex)
         except re.error as e:
             description = str(e)
-    raise _Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
+    raise Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
                    f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
                    f"{description}.")
 
@@ -117,24 +124,7 @@ def _compile_regex(regex: str) -> re.Pattern[str]:
 _RE2_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
 
 
-class _Refusal(Exception):
-    """An error response: ``code`` and Kafka's message."""
-
-    def __init__(self, code: int, message: str | None = None) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def _session_key(group_id: str, member_id: str) -> str:
-    return f"session-timeout-{group_id}-{member_id}"      # groupSessionTimeoutKey
-
-
-def _rebalance_key(group_id: str, member_id: str) -> str:
-    return f"rebalance-timeout-{group_id}-{member_id}"    # consumerGroupRebalanceTimeoutKey
-
-
-class ConsumerGroupCoordinator:
+class ConsumerGroupCoordinator(ClassicMembersMixin):
     """The consumer-group (KIP-848) requests of a :class:`GroupCoordinator` (which owns the
     storage, the clock, the timers and the topic metadata, and delegates here)."""
 
@@ -186,7 +176,7 @@ class ConsumerGroupCoordinator:
             self._owner.manager.write_records(group_id, records)
         except (KafkaLogError, OSError) as e:
             logger.warning("failed to write records of consumer group %s: %s", group_id, e)
-            raise _Refusal(ErrorCode.NOT_COORDINATOR, str(e)) from None
+            raise Refusal(ErrorCode.NOT_COORDINATOR, str(e)) from None
         self._owner._wrote = True
 
     # -- ConsumerGroupHeartbeat ---------------------------------------------------------------
@@ -220,13 +210,13 @@ class ConsumerGroupCoordinator:
                            rebalance_timeout_ms, names, subscribed_topic_regex,
                            server_assignor, owned, api_version)
             if not self._owner.manager.owns(group_id):
-                raise _Refusal(ErrorCode.NOT_COORDINATOR)
+                raise Refusal(ErrorCode.NOT_COORDINATOR)
             if member_epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
                 return self._leave(group_id, member_id, member_epoch, instance_id)
             return self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
                                    rebalance_timeout_ms, names, subscribed_topic_regex,
                                    server_assignor, owned, client_id, client_host)
-        except _Refusal as e:
+        except Refusal as e:
             return ConsumerGroupHeartbeatResponse(error_code=e.code, error_message=e.message)
 
     @staticmethod
@@ -237,7 +227,7 @@ class ConsumerGroupCoordinator:
         """``throwIfConsumerGroupHeartbeatRequestIsInvalid`` (Kafka 4.0)."""
         def not_empty(value: str | None, message: str) -> None:
             if value is not None and value.strip() == "":
-                raise _Refusal(ErrorCode.INVALID_REQUEST, message)
+                raise Refusal(ErrorCode.INVALID_REQUEST, message)
 
         if api_version >= 1 or member_epoch > 0 or member_epoch == LEAVE_GROUP_MEMBER_EPOCH:
             not_empty(member_id, "MemberId can't be empty.")
@@ -246,23 +236,23 @@ class ConsumerGroupCoordinator:
         not_empty(rack_id, "RackId can't be empty.")
         if member_epoch == 0:
             if rebalance_timeout_ms == -1:
-                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                raise Refusal(ErrorCode.INVALID_REQUEST,
                                "RebalanceTimeoutMs must be provided in first request.")
             if owned is None or owned:
-                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                raise Refusal(ErrorCode.INVALID_REQUEST,
                                "TopicPartitions must be empty when (re-)joining.")
             # (an empty list of names or an empty regex: a member subscribed to nothing yet)
             if names is None and regex is None:
-                raise _Refusal(ErrorCode.INVALID_REQUEST,
+                raise Refusal(ErrorCode.INVALID_REQUEST,
                                "Either SubscribedTopicNames or SubscribedTopicRegex must be "
                                "non-null when (re-)joining.")
         elif member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             if instance_id is None:
-                raise _Refusal(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
+                raise Refusal(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
         elif member_epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            raise _Refusal(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
+            raise Refusal(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
         if assignor is not None and assignor not in CONSUMER_GROUP_ASSIGNORS:
-            raise _Refusal(ErrorCode.UNSUPPORTED_ASSIGNOR,
+            raise Refusal(ErrorCode.UNSUPPORTED_ASSIGNOR,
                            f"ServerAssignor {assignor} is not supported. Supported assignors: "
                            f"{', '.join(CONSUMER_GROUP_ASSIGNORS)}.")
 
@@ -274,13 +264,17 @@ class ConsumerGroupCoordinator:
             return group
         classic = self._owner._get_group(group_id)
         if classic is None and not create:
-            raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+            raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
         if classic is not None:
-            if not create or str(classic.state) != "Empty":
-                raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
-                               f"Group {group_id} is not a consumer group")
-            # maybeDeleteEmptyClassicGroup (its offsets stay: they are keyed by the group id)
-            records.append(group_metadata_tombstone(group_id))
+            if create and str(classic.state) == "Empty":
+                # maybeDeleteEmptyClassicGroup (its offsets stay: keyed by the group id)
+                records.append(group_metadata_tombstone(group_id))
+            elif create and classic.uses_consumer_protocol() \
+                    and classic.num_members <= self._config().group_consumer_max_size:
+                return self._upgrade(classic, records)     # validateOnlineUpgrade
+            else:
+                raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
+                              f"Group {group_id} is not a consumer group")
         return ConsumerGroup(group_id)
 
     def _heartbeat(self, group_id: str, member_id: str, member_epoch: int,
@@ -293,25 +287,13 @@ class ConsumerGroupCoordinator:
         group = self._group_for_heartbeat(group_id, create, records)
         max_size = self._config().group_consumer_max_size
         if len(group.members) >= max_size and (not member_id or member_id not in group.members):
-            raise _Refusal(ErrorCode.GROUP_MAX_SIZE_REACHED,
+            raise Refusal(ErrorCode.GROUP_MAX_SIZE_REACHED,
                            f"The consumer group has reached its maximum capacity of "
                            f"{max_size} members.")
         if not member_id:
             member_id = str(uuid.uuid4())
-        if instance_id is None:
-            member = group.members.get(member_id)
-            if member is None:
-                if not create:
-                    raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
-                                   f"Member {member_id} is not a member of group {group_id}.")
-                member = ConsumerGroupMember(member_id)
-            else:
-                self._check_epoch(member, member_epoch, owned)
-        else:
-            member = self._static_member(group, member_id, member_epoch, instance_id, owned,
-                                         create, records)
-        #: a member the group does not count yet (not a static member's replacement)
-        is_new = member_id not in group.members and group.static_member(instance_id) is None
+        member = self._member_for(group, member_id, member_epoch, instance_id, owned, create,
+                                  records)
 
         # 1. the member's subscription
         changes: dict[str, Any] = {}
@@ -331,14 +313,78 @@ class ConsumerGroupCoordinator:
             changes["client_id"] = client_id
         if client_host != member.client_host:
             changes["client_host"] = client_host
+        if member.classic_member_metadata is not None:
+            changes["classic_member_metadata"] = None   # (the member moved to this protocol)
         updated = replace(member, **changes) if changes else member
+        reconciled, refresh = self._update_member(group, member, updated, owned, records,
+                                                  new_group_bumps=True, regexes=True)
+        self._write(group_id, records)
+        if group_id in self._owner._groups:
+            upgraded = self.group(group_id)
+            self._owner._forget_classic(group_id)
+            if upgraded is not None:
+                self._after_upgrade(upgraded)
+        if refresh:
+            # Kafka resolves in its executor and applies the result as a later write; here
+            # the resolution runs at once, after this heartbeat's records (same order)
+            self._refresh_regexes(group_id, refresh)
+        if reconciled != updated:
+            if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
+                self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
+                                                 reconciled.rebalance_timeout_ms)
+            else:
+                self._owner._timer_impl.cancel(rebalance_key(group_id, member_id))
+        self._schedule_session_timeout(group_id, member_id)
+
+        response = ConsumerGroupHeartbeatResponse(
+            member_id=member_id, member_epoch=reconciled.member_epoch,
+            heartbeat_interval_ms=self._config().group_consumer_heartbeat_interval_ms)
+        full = member_epoch == 0 or (rebalance_timeout_ms != -1 and names is not None
+                                     and owned is not None)
+        if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
+            response.assignment = assignment_to_list(reconciled.assigned_partitions)
+        return response
+
+    def _member_for(self, group: ConsumerGroup, member_id: str, member_epoch: int,
+                    instance_id: str | None, owned: list | None, create: bool,
+                    records: list[tuple[bytes, bytes | None]], classic: bool = False
+                    ) -> ConsumerGroupMember:
+        """``getOrMaybeSubscribe{Dynamic,Static}ConsumerGroupMember``."""
+        if instance_id is not None:
+            return self._static_member(group, member_id, member_epoch, instance_id, owned,
+                                       create, records, classic)
+        member = group.members.get(member_id)
+        if member is None:
+            if not create:
+                raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                               f"Member {member_id} is not a member of group "
+                               f"{group.group_id}.")
+            return ConsumerGroupMember(member_id)
+        if not classic:
+            self._check_epoch(member, member_epoch, owned)
+        return member
+
+    def _update_member(self, group: ConsumerGroup, member: ConsumerGroupMember,
+                       updated: ConsumerGroupMember, owned: list | None,
+                       records: list[tuple[bytes, bytes | None]], *, new_group_bumps: bool,
+                       regexes: bool) -> tuple[ConsumerGroupMember, frozenset[str]]:
+        """Steps 1-4 of a heartbeat (or of a classic member's JoinGroup) once the member's
+        new fields are known: its record, the group epoch, the target assignment, one
+        reconciliation step. Returns the reconciled member and the regular expressions to
+        resolve after the write."""
+        group_id = group.group_id
+        instance_id = updated.instance_id
+        is_new = member.member_id not in group.members and group.static_member(instance_id) \
+            is None
         # a new group must move away from epoch 0 (and be fully initialised)
-        bump = group.group_epoch == 0
+        bump = new_group_bumps and group.group_epoch == 0
         if updated != member:
             records.append(cgr.member_subscription_record(group_id, updated))
             bump |= set(updated.subscribed_topic_names) != set(member.subscribed_topic_names)
-        regex_bump, refresh = self._maybe_update_regexes(group, member, updated, records)
-        bump |= regex_bump
+        refresh: frozenset[str] = frozenset()
+        if regexes:
+            regex_bump, refresh = self._maybe_update_regexes(group, member, updated, records)
+            bump |= regex_bump
 
         # 2. the group epoch
         group_epoch = group.group_epoch
@@ -360,11 +406,11 @@ class ConsumerGroupCoordinator:
             previous = None if instance_id is None else group.static_members.get(instance_id)
             target = self._update_target_assignment(
                 group, group_epoch, None if is_new else member, updated, metadata, records,
-                removed=previous if previous != member_id else None)
+                removed=previous if previous != updated.member_id else None)
             target_epoch = group_epoch
         else:
             target_epoch = group.assignment_epoch
-            target = group.target_of(updated.member_id, updated.instance_id)
+            target = group.target_of(updated.member_id, instance_id)
 
         # 4. one reconciliation step
         reconciled = updated
@@ -373,32 +419,10 @@ class ConsumerGroupCoordinator:
                 reconciled = build(updated, target_epoch, target, group.current_partition_epoch,
                                    owned)
             except FencedMemberEpoch as e:
-                raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH, str(e)) from None
+                raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH, str(e)) from None
             if reconciled != updated:
                 records.append(cgr.current_assignment_record(group_id, reconciled))
-
-        self._write(group_id, records)
-        self._owner._forget_classic(group_id)
-        if refresh:
-            # Kafka resolves in its executor and applies the result as a later write; here
-            # the resolution runs at once, after this heartbeat's records (same order)
-            self._refresh_regexes(group_id, refresh)
-        if reconciled != updated:
-            if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
-                self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
-                                                 reconciled.rebalance_timeout_ms)
-            else:
-                self._owner._timer_impl.cancel(_rebalance_key(group_id, member_id))
-        self._schedule_session_timeout(group_id, member_id)
-
-        response = ConsumerGroupHeartbeatResponse(
-            member_id=member_id, member_epoch=reconciled.member_epoch,
-            heartbeat_interval_ms=self._config().group_consumer_heartbeat_interval_ms)
-        full = member_epoch == 0 or (rebalance_timeout_ms != -1 and names is not None
-                                     and owned is not None)
-        if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
-            response.assignment = assignment_to_list(reconciled.assigned_partitions)
-        return response
+        return reconciled, refresh
 
     # -- regular expressions (KIP-848 broker-side pattern subscriptions) ----------------------
 
@@ -448,7 +472,7 @@ class ConsumerGroupCoordinator:
         for regex in regexes:
             try:
                 compiled[regex] = _compile_regex(regex)
-            except _Refusal:
+            except Refusal:
                 logger.error("[GroupId %s] Couldn't parse regular expression '%s'. Ignoring it.",
                              group_id, regex)
         resolved = {regex: ResolvedRegex(frozenset(t for t in self._topics if p.fullmatch(t)),
@@ -479,12 +503,13 @@ class ConsumerGroupCoordinator:
             logger.info("[GroupId %s] Bumped group epoch to %d.", group_id, group.group_epoch + 1)
         try:
             self._write(group_id, records)
-        except _Refusal:
+        except Refusal:
             pass   # (Kafka logs a failed write of the result; the next heartbeat retries)
 
     def _static_member(self, group: ConsumerGroup, member_id: str, member_epoch: int,
                        instance_id: str, owned: list | None, create: bool,
-                       records: list[tuple[bytes, bytes | None]]) -> ConsumerGroupMember:
+                       records: list[tuple[bytes, bytes | None]], classic: bool = False
+                       ) -> ConsumerGroupMember:
         """``getOrMaybeSubscribeStaticConsumerGroupMember``: a static member rejoining with a
         new member id replaces its previous incarnation (which must have left with epoch -2)
         and inherits its assignment."""
@@ -492,8 +517,9 @@ class ConsumerGroupCoordinator:
         if create:
             if existing is None:
                 return group.members.get(member_id) or ConsumerGroupMember(member_id)
-            if existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-                raise _Refusal(ErrorCode.UNRELEASED_INSTANCE_ID,
+            if not classic and not existing.uses_classic_protocol \
+                    and existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+                raise Refusal(ErrorCode.UNRELEASED_INSTANCE_ID,
                                f"Static member {member_id} with instance id {instance_id} "
                                f"cannot join the group because the instance id is owned by "
                                f"{existing.member_id} member.")
@@ -509,17 +535,18 @@ class ConsumerGroupCoordinator:
                         cgr.target_assignment_record(g, member_id,
                                                      group.target_of(existing.member_id)),
                         cgr.current_assignment_record(g, new)]
-            self._owner._timer_impl.cancel(_session_key(g, existing.member_id))
-            self._owner._timer_impl.cancel(_rebalance_key(g, existing.member_id))
+            self._owner._timer_impl.cancel(session_key(g, existing.member_id))
+            self._owner._timer_impl.cancel(rebalance_key(g, existing.member_id))
             logger.info("[GroupId %s] Static member with instance id %s re-joins the consumer "
                         "group using the consumer protocol. Created a new member %s to replace "
                         "the existing member %s.", g, instance_id, member_id,
                         existing.member_id)
             return new
         if existing is None:
-            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+            raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
         self._check_not_fenced(existing, member_id, instance_id)
-        self._check_epoch(existing, member_epoch, owned)
+        if not classic:
+            self._check_epoch(existing, member_epoch, owned)
         return existing
 
     @staticmethod
@@ -527,7 +554,7 @@ class ConsumerGroupCoordinator:
                           instance_id: str) -> None:
         """``throwIfInstanceIdIsFenced``."""
         if existing.member_id != member_id:
-            raise _Refusal(ErrorCode.FENCED_INSTANCE_ID,
+            raise Refusal(ErrorCode.FENCED_INSTANCE_ID,
                            f"Static member {member_id} with instance id {instance_id} was "
                            f"fenced by member {existing.member_id}.")
 
@@ -540,7 +567,7 @@ class ConsumerGroupCoordinator:
         if received == 0:
             return
         if received > member.member_epoch:
-            raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
+            raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
                            f"The consumer group member has a greater member epoch ({received}) "
                            f"than the one known by the group coordinator "
                            f"({member.member_epoch}). The member must abandon all its "
@@ -549,7 +576,7 @@ class ConsumerGroupCoordinator:
             subset = owned is not None and all(
                 set(ps) <= member.assigned_partitions.get(t, frozenset()) for t, ps in owned)
             if received != member.previous_member_epoch or not subset:
-                raise _Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
+                raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
                                f"The consumer group member has a smaller member epoch "
                                f"({received}) than the one known by the group coordinator "
                                f"({member.member_epoch}). The member must abandon all its "
@@ -590,7 +617,7 @@ class ConsumerGroupCoordinator:
                             {t: m.num_partitions for t, m in metadata.items()}, owned=owned,
                             topic_ids={t: m.topic_id for t, m in metadata.items()})
         except KafkaLogError as e:
-            raise _Refusal(ErrorCode.UNKNOWN_SERVER_ERROR,
+            raise Refusal(ErrorCode.UNKNOWN_SERVER_ERROR,
                            f"Failed to compute a new target assignment for epoch "
                            f"{group_epoch}: {e}") from None
         new_targets: dict[str, dict[str, frozenset[int]]] = {}
@@ -617,20 +644,20 @@ class ConsumerGroupCoordinator:
         id or its session expires."""
         group = self.group(group_id)
         if group is None:
-            raise _Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
+            raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
                            f"Group {group_id} not found." if self._owner._get_group(group_id)
                            is None else f"Group {group_id} is not a consumer group")
         response = ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=member_epoch)
         if instance_id is None:
             if member_id not in group.members:
-                raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
+                raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
                                f"Member {member_id} is not a member of group {group_id}.")
             logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
             self._fence(group, member_id)
             return response
         member = group.static_member(instance_id)
         if member is None:
-            raise _Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+            raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
         self._check_not_fenced(member, member_id, instance_id)
         if member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             logger.info("[GroupId %s] Static Member %s with instance id %s temporarily left the "
@@ -646,8 +673,11 @@ class ConsumerGroupCoordinator:
 
     def _fence(self, group: ConsumerGroup, member_id: str) -> None:
         """``consumerGroupFenceMember``: tombstones of the member, new subscription metadata,
-        a group epoch bump (the next heartbeat computes the new target assignment)."""
+        a group epoch bump (the next heartbeat computes the new target assignment); or, when
+        only classic-protocol members remain, the group back to a classic group."""
         group_id = group.group_id
+        if self._maybe_downgrade(group, member_id):
+            return
         member = group.members[member_id]
         records = [cgr.current_assignment_tombstone(group_id, member_id),
                    cgr.target_assignment_tombstone(group_id, member_id),
@@ -657,8 +687,7 @@ class ConsumerGroupCoordinator:
             records.append(cgr.subscription_metadata_record(group_id, metadata))
         records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
         self._write(group_id, records)
-        self._owner._timer_impl.cancel(_session_key(group_id, member_id))
-        self._owner._timer_impl.cancel(_rebalance_key(group_id, member_id))
+        self._cancel_member_timers(group_id, member_id)
 
     def _fence_by_timer(self, group_id: str, member_id: str, reason: str,
                         epoch: int | None = None) -> None:
@@ -671,19 +700,19 @@ class ConsumerGroupCoordinator:
                     member_id, reason)
         try:
             self._fence(group, member_id)
-        except _Refusal:
+        except Refusal:
             pass
 
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         self._owner._timer_impl.schedule(
-            _session_key(group_id, member_id),
+            session_key(group_id, member_id),
             self._config().group_consumer_session_timeout_ms,
             lambda: self._fence_by_timer(group_id, member_id, "the member session expired."))
 
     def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int,
                                     timeout_ms: int) -> None:
         self._owner._timer_impl.schedule(
-            _rebalance_key(group_id, member_id), max(0, timeout_ms),
+            rebalance_key(group_id, member_id), max(0, timeout_ms),
             lambda: self._fence_by_timer(
                 group_id, member_id, f"it failed to transition from epoch {epoch} within "
                 f"{timeout_ms}ms.", epoch))
@@ -698,9 +727,16 @@ class ConsumerGroupCoordinator:
         member = group.members.get(member_id)
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        if not transactional and api_version < 9:
+        if not transactional and not member.uses_classic_protocol and api_version < 9:
             return ErrorCode.UNSUPPORTED_VERSION
-        return ErrorCode.NONE if member_epoch == member.member_epoch \
+        return self._check_member_epoch(member, member_epoch)
+
+    @staticmethod
+    def _check_member_epoch(member: ConsumerGroupMember, received: int) -> int:
+        """``validateMemberEpoch``: a classic member's generation is its member epoch."""
+        if received == member.member_epoch:
+            return ErrorCode.NONE
+        return ErrorCode.ILLEGAL_GENERATION if member.uses_classic_protocol \
             else ErrorCode.STALE_MEMBER_EPOCH
 
     @staticmethod
@@ -712,8 +748,7 @@ class ConsumerGroupCoordinator:
         member = group.members.get(member_id or "")
         if member is None:
             return ErrorCode.UNKNOWN_MEMBER_ID
-        return ErrorCode.NONE if member_epoch == member.member_epoch \
-            else ErrorCode.STALE_MEMBER_EPOCH
+        return ConsumerGroupCoordinator._check_member_epoch(member, member_epoch)
 
     def describe(self, group_id: str) -> ConsumerGroupDescribedGroup:
         """ConsumerGroupDescribe of one group."""

@@ -20,10 +20,12 @@ assignment) the order here is sorted: the order carries no meaning and a reader 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..decoders.offsets import CODEC
 from .consumer_group import (
+    ClassicMemberMetadata,
     ConsumerGroup,
     ConsumerGroupMember,
     MemberState,
@@ -102,7 +104,10 @@ def member_subscription_record(group_id: str, m: ConsumerGroupMember) -> Record:
         "subscribedTopicRegex": m.subscribed_topic_regex,
         "rebalanceTimeoutMs": m.rebalance_timeout_ms,
         "serverAssignor": m.server_assignor_name,
-        "classicMemberMetadata": None,
+        "classicMemberMetadata": None if m.classic_member_metadata is None else {
+            "sessionTimeoutMs": m.classic_member_metadata.session_timeout_ms,
+            "supportedProtocols": [{"name": n, "metadata": meta} for n, meta
+                                   in m.classic_member_metadata.supported_protocols]},
     }
     return CODEC.encode(MEMBER_SUBSCRIPTION, _member_key(group_id, m.member_id), value, 0)
 
@@ -211,28 +216,30 @@ def replay(groups: dict[str, ConsumerGroup], rec: Mapping[str, Any]) -> None:
             group.remove_member(member_id)
             return
         old = group.members.get(member_id) or ConsumerGroupMember(member_id)
+        classic = value.get("classicMemberMetadata")
         group.replay_member(ConsumerGroupMember(
             member_id, old.member_epoch, old.previous_member_epoch, old.state,
             value["instanceId"], value["rackId"], value["rebalanceTimeoutMs"],
             value["clientId"], value["clientHost"], tuple(value["subscribedTopicNames"]),
             value["subscribedTopicRegex"], value["serverAssignor"],
-            old.assigned_partitions, old.partitions_pending_revocation))
+            old.assigned_partitions, old.partitions_pending_revocation,
+            None if classic is None else ClassicMemberMetadata(
+                classic["sessionTimeoutMs"], tuple((p["name"], bytes(p["metadata"] or b""))
+                                                   for p in classic["supportedProtocols"]))))
     elif t == CURRENT_ASSIGNMENT:
         member_id = key["memberId"]
         old = group.members.get(member_id)
         if value is None:
             if old is not None:
                 # the member is still there until its subscription tombstone: it holds nothing
-                group.replay_member(old.__class__(
-                    member_id, -1, -1, MemberState.STABLE, old.instance_id, old.rack_id,
-                    old.rebalance_timeout_ms, old.client_id, old.client_host,
-                    old.subscribed_topic_names, old.subscribed_topic_regex,
-                    old.server_assignor_name))
+                group.replay_member(replace(
+                    old, member_epoch=-1, previous_member_epoch=-1, assigned_partitions={},
+                    partitions_pending_revocation={}))
             return
         old = old or ConsumerGroupMember(member_id)
-        group.replay_member(ConsumerGroupMember(
-            member_id, value["memberEpoch"], value["previousMemberEpoch"],
-            MemberState.from_value(value["state"]), old.instance_id, old.rack_id,
-            old.rebalance_timeout_ms, old.client_id, old.client_host,
-            old.subscribed_topic_names, old.subscribed_topic_regex, old.server_assignor_name,
-            _pairs(value["assignedPartitions"]), _pairs(value["partitionsPendingRevocation"])))
+        group.replay_member(replace(
+            old, member_epoch=value["memberEpoch"],
+            previous_member_epoch=value["previousMemberEpoch"],
+            state=MemberState.from_value(value["state"]),
+            assigned_partitions=_pairs(value["assignedPartitions"]),
+            partitions_pending_revocation=_pairs(value["partitionsPendingRevocation"])))

@@ -456,10 +456,12 @@ class GroupCoordinator:
             self._complete(handle, JoinGroupResponse(ErrorCode.INVALID_SESSION_TIMEOUT,
                                                      member_id=member_id))
         elif not self._consumer_group_gone(group_id):
-            # a non-empty consumer group (the classic protocol's members cannot join it here:
-            # Kafka's group.consumer.migration.policy=disabled)
-            self._complete(handle, JoinGroupResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
-                                                     member_id=member_id))
+            # a non-empty consumer group: the member joins it speaking the classic protocol
+            modern = self.manager.consumer_group(group_id)
+            assert modern is not None
+            self._complete(handle, self.consumer_groups.classic_join(
+                modern, member_id, protocol_type, protocols, session_timeout_ms,
+                rebalance, group_instance_id, client_id, client_host, api_version))
         else:
             req = _JoinRequest(group_id, member_id, protocol_type, protocols, session_timeout_ms,
                                rebalance, group_instance_id, reason, client_id, client_host,
@@ -468,8 +470,8 @@ class GroupCoordinator:
         return handle
 
     def _consumer_group_gone(self, group_id: str) -> bool:
-        """False for a non-empty consumer group; an empty one is deleted
-        (``maybeDeleteEmptyConsumerGroup``: a classic member may take the group id over)."""
+        """False for a non-empty consumer group (a classic member joins it as such); an empty
+        one is deleted (``maybeDeleteEmptyConsumerGroup``: a classic group takes the id)."""
         modern = self.manager.consumer_group(group_id)
         if modern is None:
             return True
@@ -805,6 +807,12 @@ class GroupCoordinator:
         if not self.manager.owns(group_id):
             self._complete(handle, SyncGroupResponse(ErrorCode.NOT_COORDINATOR))
             return handle
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            self._complete(handle, self.consumer_groups.classic_sync(
+                modern, generation_id, member_id, group_instance_id, protocol_type,
+                protocol_name))
+            return handle
         group = self._get_group(group_id)
         if group is None or group.is_empty():
             self._complete(handle, SyncGroupResponse(ErrorCode.UNKNOWN_MEMBER_ID))
@@ -870,6 +878,10 @@ class GroupCoordinator:
             return HeartbeatResponse(ErrorCode.INVALID_GROUP_ID)
         if not self.manager.owns(group_id):
             return HeartbeatResponse(ErrorCode.NOT_COORDINATOR)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            return self.consumer_groups.classic_heartbeat(modern, generation_id, member_id,
+                                                          group_instance_id)
         group = self._get_group(group_id)
         if group is None:
             return HeartbeatResponse(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -900,6 +912,9 @@ class GroupCoordinator:
             return LeaveGroupResponse(ErrorCode.INVALID_GROUP_ID)
         if not self.manager.owns(group_id):
             return LeaveGroupResponse(ErrorCode.NOT_COORDINATOR)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            return self.consumer_groups.classic_leave(modern, identities)
         group = self._get_group(group_id)
         if group is None:
             return LeaveGroupResponse(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -1295,6 +1310,9 @@ class _Timer:
 
     def cancel(self, key: str) -> None:
         self._timer.cancel(key)
+
+    def is_scheduled(self, key: str) -> bool:
+        return self._timer.is_scheduled(key)
 
     def poll(self) -> None:
         self._timer.poll(self._coordinator.clock.milliseconds())

@@ -14,6 +14,7 @@ import contextlib
 import io
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -320,25 +321,173 @@ def test_list_describe_delete(env):
     assert env.c.list_groups().groups == [] and env.c.manager.fetch_offsets("app") == {}
 
 
-def test_classic_and_consumer_groups_do_not_mix(env):
-    from kafkalog.groups import consumer_protocol as cp
+class ClassicMember:
+    """A classic-protocol consumer (JoinGroup v3, the range assignor when it leads, eager:
+    owns nothing while it rejoins). ``join`` sends the JoinGroup; ``finish`` collects its
+    response (a classic group answers when every member rejoined) and syncs."""
 
+    def __init__(self, env: Env, group: str = "app", topics=("orders",),
+                 join: bool = True) -> None:
+        from kafkalog.groups import consumer_protocol as cp
+
+        self.env, self.group, self.cp = env, group, cp
+        self.topics = list(topics)
+        self.member_id, self.generation, self.owned = "", -1, []
+        self.handle: int | None = None
+        if join:
+            self.join()
+            rejoin_all([self])
+
+    def join(self) -> None:
+        cp = self.cp
+        meta = cp.encode_subscription(cp.Subscription(self.topics))
+        self.owned = []
+        self.handle = self.env.c.join_group(
+            self.group, self.member_id, "consumer", [("range", meta)],
+            session_timeout_ms=30_000, rebalance_timeout_ms=60_000, api_version=3)
+
+    def joined(self, r: Any) -> None:
+        assert r.error_code == 0, r
+        self.member_id, self.generation, self.handle = r.member_id, r.generation_id, None
+        self.leader = r.leader == self.member_id
+        self.members = r.members
+
+    def sync(self) -> None:
+        cp, c = self.cp, self.env.c
+        plan = {}
+        if self.leader:                  # classic group: the leader assigns
+            from kafkalog.groups import assign
+
+            subs = {m.member_id: cp.decode_subscription(m.metadata).topics
+                    for m in self.members}
+            plan = {mid: cp.encode_assignment(cp.Assignment(parts))
+                    for mid, parts in assign("range", subs, self.env.topics).items()}
+        h = c.sync_group(self.group, self.generation, self.member_id, plan,
+                         protocol_type="consumer", protocol_name="range")
+        self.sync_handle = h
+
+    def synced(self, s: Any) -> None:
+        assert s.error_code == 0, s
+        self.owned = self.cp.decode_assignment(s.assignment).partitions if s.assignment else []
+
+    def heartbeat(self) -> int:
+        return self.env.c.heartbeat(self.group, self.generation, self.member_id).error_code
+
+
+def rejoin_all(members: list[ClassicMember]) -> None:
+    """Complete the pending JoinGroups of ``members`` (ticking the clock for a classic group's
+    join phase), then their SyncGroups (leader first)."""
+    c = members[0].env.c
+    pending = {m.handle: m for m in members if m.handle is not None}
+    for _ in range(5):
+        for h, r in c.take_responses():
+            if h in pending:
+                pending.pop(h).joined(r)
+        if not pending:
+            break
+        members[0].env.clock.advance(3_000)
+        c.tick()
+    assert not pending, "join did not complete"
+    by_sync = {}
+    for m in sorted(members, key=lambda m: not m.leader):
+        m.sync()
+        by_sync[m.sync_handle] = m
+    for h, r in c.take_responses():
+        if h in by_sync:
+            by_sync.pop(h).synced(r)
+    assert not by_sync, "sync did not complete"
+
+
+def rejoin_if_asked(members: list[ClassicMember]) -> None:
+    asked = [m for m in members if m.heartbeat() in (ErrorCode.REBALANCE_IN_PROGRESS,
+                                                     ErrorCode.ILLEGAL_GENERATION,
+                                                     ErrorCode.UNKNOWN_MEMBER_ID)]
+    for m in asked:
+        m.join()
+    if asked:
+        rejoin_all(asked)
+
+
+def test_classic_members_join_a_consumer_group_and_are_reconciled(env):
+    """Kafka 4.0's mixed mode: a classic member's JoinGroup is one reconciliation step, its
+    SyncGroup returns its current assignment, its Heartbeat says when to rejoin."""
+    a = Member(env, "a")
+    m = ClassicMember(env)
+    group = env.c.manager.consumer_group("app")
+    assert group.members[m.member_id].uses_classic_protocol
+    assert (m.generation, m.owned) == (2, [])          # a still holds everything
+    assert m.heartbeat() == ErrorCode.NONE              # waiting on a's partitions
+    settle([a])
+    assert m.heartbeat() == ErrorCode.REBALANCE_IN_PROGRESS   # released: rejoin to collect
+    m.join()
+    rejoin_all([m])
+    assert sorted(p for _, p in m.owned) == sorted(
+        set(range(6)) - a.owned[ORDERS]) and len(m.owned) == 3
+    assert m.heartbeat() == ErrorCode.NONE and group.state == "stable"
+    commit = env.c.offset_commit("app", {("orders", m.owned[0][1]): 4},
+                                 generation_id=m.generation, member_id=m.member_id, api_version=8)
+    assert commit.topics[0].partitions[0].error_code == 0   # (classic members: any version)
+    stale = env.c.offset_commit("app", {("orders", 0): 4}, generation_id=1,
+                                member_id=m.member_id)
+    assert stale.topics[0].partitions[0].error_code == ErrorCode.ILLEGAL_GENERATION
+    left = env.c.leave_group("app", m.member_id)
+    assert [x.error_code for x in left.members] == [0]
+    assert list(group.members) == ["a"]
+    before = snapshot(env.c)
+    env.reopen()
+    assert snapshot(env.c) == before
+
+
+def test_online_upgrade_and_downgrade(env):
+    """A consumer-protocol member joining a classic group converts it (its members keep their
+    partitions at their generation); when it leaves, the group is classic again."""
+    m1, m2 = ClassicMember(env, join=False), ClassicMember(env, join=False)
+    m1.join()
+    m2.join()
+    rejoin_all([m1, m2])
+    generation = m1.generation
+    assert env.c.group_state("app") == "Stable"
+    owned = {m.member_id: sorted(p for _, p in m.owned) for m in (m1, m2)}
+    c = Member(env, "c")
+    group = env.c.manager.consumer_group("app")
+    assert group is not None and env.c.group("app") is None
+    assert {mid: sorted(group.members[mid].assigned_partitions.get(ORDERS, ()))
+            for mid in owned} == owned
+    assert group.members[m1.member_id].member_epoch == generation
+    assert group.group_epoch == generation + 1
+    for _ in range(4):
+        c.step()
+        rejoin_if_asked([m1, m2])
+    assert group.state == "stable"
+    held = sorted(p for m in (m1, m2) for _, p in m.owned) + sorted(c.owned[ORDERS])
+    assert sorted(held) == list(range(6)) and len(c.owned[ORDERS]) == 2
+    before = snapshot(env.c)
+    env.reopen()
+    assert snapshot(env.c) == before
+    # the consumer-protocol member leaves: back to a classic group, which rebalances
+    c.leave()
+    assert env.c.manager.consumer_group("app") is None
+    assert env.c.group_state("app") == "PreparingRebalance"
+    gm = env.c.manager.group_metadata("app")
+    assert {x.member_id for x in gm.members} == {m1.member_id, m2.member_id}
+    m1.join()
+    m2.join()
+    rejoin_all([m1, m2])
+    assert env.c.group_state("app") == "Stable"
+    assert sorted(p for m in (m1, m2) for _, p in m.owned) == list(range(6))
+
+
+def test_non_consumer_classic_group_is_not_upgraded(env):
     c = env.c
-    meta = cp.encode_subscription(cp.Subscription(["orders"]))
-    h = c.join_group("classic", "", "consumer", [("range", meta)], session_timeout_ms=10_000)
-    member_id = c.take_responses()[0][1].member_id
-    c.join_group("classic", member_id, "consumer", [("range", meta)], session_timeout_ms=10_000)
+    c.join_group("connect", "", "connect", [("default", b"x")], session_timeout_ms=10_000,
+                 api_version=3)
     env.clock.advance(3000)
     c.tick()
     c.take_responses()
-    r = c.consumer_group_heartbeat("classic", "m", 0, rebalance_timeout_ms=1000,
+    r = c.consumer_group_heartbeat("connect", "m", 0, rebalance_timeout_ms=1000,
                                    subscribed_topic_names=["orders"], topic_partitions=[])
     assert (r.error_code, r.error_message) == (ErrorCode.GROUP_ID_NOT_FOUND,
-                                               "Group classic is not a consumer group")
-    Member(env, "a")
-    h = c.join_group("app", "", "consumer", [("range", meta)], session_timeout_ms=10_000)
-    assert [(hh, r.error_code) for hh, r in c.take_responses()] == \
-        [(h, ErrorCode.INCONSISTENT_GROUP_PROTOCOL)]
+                                               "Group connect is not a consumer group")
     # offsets alone (a "simple" group, Empty) are taken over, and kept
     c.offset_commit("simple", {("orders", 2): 11})
     r = c.consumer_group_heartbeat("simple", "s", 0, rebalance_timeout_ms=1000,

@@ -310,6 +310,73 @@ def test_consumer_protocol_regex_subscription_is_resolved_by_the_server(log_dir)
     assert "orders" in regex and resolved.topics == {"orders", "orders-eu"}
 
 
+def test_online_upgrade_and_downgrade_with_librdkafka(log_dir):
+    """Kafka 4.0's bidirectional migration: two classic consumers share the topic; a consumer
+    with ``group.protocol=consumer`` joins (the group becomes a consumer group, the classic
+    members are reconciled through JoinGroup/SyncGroup, 2 + 2 + 2); it leaves (the group is
+    classic again and rebalances, 3 + 3). A classic member commits in between."""
+    server = start_server(log_dir, config=KIP848_CONFIG)
+
+    def classic(i: int) -> Any:
+        c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "kip848-migration",
+                         "auto.offset.reset": "earliest", "enable.auto.commit": False,
+                         "partition.assignment.strategy": "range",
+                         "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200})
+        c.subscribe([TOPIC])
+        return c
+
+    def parts(c: Any) -> list[int]:
+        return sorted(tp.partition for tp in c.assignment())
+
+    def shared(consumers: list[Any], each: int) -> Callable[[], bool]:
+        return lambda: sorted(p for c in consumers for p in parts(c)) == list(range(6)) \
+            and all(len(parts(c)) == each for c in consumers)
+
+    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        while not cond():
+            assert time.monotonic() < deadline, \
+                f"timed out waiting for {what}: {[parts(c) for c in consumers]}"
+            for c in consumers:
+                c.poll(0.05)
+
+    def state() -> Any:
+        coordinator = server.broker.groups.coordinator
+        modern = coordinator.manager.consumer_group("kip848-migration")
+        return coordinator.group_state("kip848-migration"), modern is not None
+
+    try:
+        server.broker.create_topic(TOPIC, PARTITIONS)
+        classics = [classic(0), classic(1)]
+        poll_until(classics, shared(classics, 3), "3 + 3 (classic)")
+        assert server.call(state) == ("Stable", False)
+        modern = ck.Consumer({"bootstrap.servers": server.address,
+                              "group.id": "kip848-migration", "group.protocol": "consumer",
+                              "auto.offset.reset": "earliest", "enable.auto.commit": False})
+        modern.subscribe([TOPIC])
+        everyone = classics + [modern]
+        poll_until(everyone, shared(everyone, 2), "2 + 2 + 2 (upgraded)")
+        assert server.call(state) == ("Stable", True)
+        first = classics[0]
+        first.commit(offsets=[ck.TopicPartition(TOPIC, p, 1) for p in parts(first)],
+                     asynchronous=False)
+        modern.close()
+        poll_until(classics, shared(classics, 3), "3 + 3 (downgraded)")
+        assert server.call(state) == ("Stable", False)
+        for c in classics:
+            c.close()
+    finally:
+        server.stop()
+    with LogDir.open(log_dir, read_only=True) as d:
+        manager = GroupMetadataManager(d)
+        # a classic group again (both left at the end: Empty), with the commit made while the
+        # group was a consumer group
+        assert manager.consumer_group("kip848-migration") is None
+        gm = manager.group_metadata("kip848-migration")
+        assert gm.protocol_type == "consumer" and gm.members == ()
+        assert set(manager.fetch_offsets("kip848-migration").values()) == {1}
+
+
 def test_consumer_protocol_group_is_described_listed_and_deleted(log_dir):
     admin_mod = pytest.importorskip("confluent_kafka.admin")
     server = start_server(log_dir, config=KIP848_CONFIG)
