@@ -29,8 +29,10 @@ import logging
 import struct
 import uuid
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from ..decoders.offsets import CODEC
 from ..errors import CorruptRecordError
 from . import consumer_group_records as cgr
 from . import consumer_protocol as cp
@@ -148,8 +150,6 @@ class ClassicMembersMixin:
         converted += [cgr.current_assignment_record(group_id, m) for m in members]
         records += converted
         groups: dict[str, ConsumerGroup] = {}
-        from ..decoders.offsets import CODEC
-
         for key, value in converted[1:]:
             cgr.replay(groups, CODEC.decode(key, value))
         logger.info("[GroupId %s] Converted the classic group to a consumer group.", group_id)
@@ -202,8 +202,6 @@ class ClassicMembersMixin:
                 changes["rack_id"] = sub.rack_id
             if rebalance_timeout_ms != -1:
                 changes["rebalance_timeout_ms"] = rebalance_timeout_ms
-            from dataclasses import replace
-
             updated = replace(member, **changes)
             reconciled, _ = self._update_member(group, member, updated,
                                                 self._ids_of(sub.owned_partitions), records,

@@ -98,6 +98,8 @@ REGEX_BATCH_REFRESH_INTERVAL_MS = 10_000
 #: ``group.consumer.assignors`` (4.0 default: uniform, range; the first is the default) ->
 #: the project's assignor
 CONSUMER_GROUP_ASSIGNORS: dict[str, str] = {"uniform": "uniform", "range": "server-range"}
+
+
 def topic_id_for(topic: str) -> str:
     """The id (Kafka's string form) of a topic fed without one: the server's derived id."""
     return str(Uuid.derived(topic))
@@ -116,8 +118,8 @@ def _compile_regex(regex: str) -> re.Pattern[str]:
         except re.error as e:
             description = str(e)
     raise Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
-                   f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
-                   f"{description}.")
+                  f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
+                  f"{description}.")
 
 
 #: what RE2 does not support and Python's ``re`` does: lookahead/lookbehind, backreferences
@@ -136,8 +138,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         self._topics_version = 0
         self._new_topics_version = 0
         for group in self._groups().values():
-            for member_id in group.members:
-                self._schedule_session_timeout(group.group_id, member_id)
+            for member in group.members.values():
+                # (classic-protocol members keep their own session timeout)
+                self._schedule_classic_session(group.group_id, member)
 
     # -- shared state ---------------------------------------------------------------------------
 
@@ -237,15 +240,15 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         if member_epoch == 0:
             if rebalance_timeout_ms == -1:
                 raise Refusal(ErrorCode.INVALID_REQUEST,
-                               "RebalanceTimeoutMs must be provided in first request.")
+                              "RebalanceTimeoutMs must be provided in first request.")
             if owned is None or owned:
                 raise Refusal(ErrorCode.INVALID_REQUEST,
-                               "TopicPartitions must be empty when (re-)joining.")
+                              "TopicPartitions must be empty when (re-)joining.")
             # (an empty list of names or an empty regex: a member subscribed to nothing yet)
             if names is None and regex is None:
                 raise Refusal(ErrorCode.INVALID_REQUEST,
-                               "Either SubscribedTopicNames or SubscribedTopicRegex must be "
-                               "non-null when (re-)joining.")
+                              "Either SubscribedTopicNames or SubscribedTopicRegex must be "
+                              "non-null when (re-)joining.")
         elif member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
             if instance_id is None:
                 raise Refusal(ErrorCode.INVALID_REQUEST, "InstanceId can't be null.")
@@ -253,8 +256,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             raise Refusal(ErrorCode.INVALID_REQUEST, "MemberEpoch is invalid.")
         if assignor is not None and assignor not in CONSUMER_GROUP_ASSIGNORS:
             raise Refusal(ErrorCode.UNSUPPORTED_ASSIGNOR,
-                           f"ServerAssignor {assignor} is not supported. Supported assignors: "
-                           f"{', '.join(CONSUMER_GROUP_ASSIGNORS)}.")
+                          f"ServerAssignor {assignor} is not supported. Supported assignors: "
+                          f"{', '.join(CONSUMER_GROUP_ASSIGNORS)}.")
 
     def _group_for_heartbeat(self, group_id: str, create: bool,
                              records: list[tuple[bytes, bytes | None]]) -> ConsumerGroup:
@@ -288,8 +291,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         max_size = self._config().group_consumer_max_size
         if len(group.members) >= max_size and (not member_id or member_id not in group.members):
             raise Refusal(ErrorCode.GROUP_MAX_SIZE_REACHED,
-                           f"The consumer group has reached its maximum capacity of "
-                           f"{max_size} members.")
+                          f"The consumer group has reached its maximum capacity of "
+                          f"{max_size} members.")
         if not member_id:
             member_id = str(uuid.uuid4())
         member = self._member_for(group, member_id, member_epoch, instance_id, owned, create,
@@ -357,8 +360,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         if member is None:
             if not create:
                 raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
-                               f"Member {member_id} is not a member of group "
-                               f"{group.group_id}.")
+                              f"Member {member_id} is not a member of group "
+                              f"{group.group_id}.")
             return ConsumerGroupMember(member_id)
         if not classic:
             self._check_epoch(member, member_epoch, owned)
@@ -520,9 +523,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             if not classic and not existing.uses_classic_protocol \
                     and existing.member_epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
                 raise Refusal(ErrorCode.UNRELEASED_INSTANCE_ID,
-                               f"Static member {member_id} with instance id {instance_id} "
-                               f"cannot join the group because the instance id is owned by "
-                               f"{existing.member_id} member.")
+                              f"Static member {member_id} with instance id {instance_id} "
+                              f"cannot join the group because the instance id is owned by "
+                              f"{existing.member_id} member.")
             new = replace(existing, member_id=member_id, member_epoch=0,
                           previous_member_epoch=0)
             # replaceMember: the old member's tombstones, then the new one inheriting its
@@ -555,8 +558,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         """``throwIfInstanceIdIsFenced``."""
         if existing.member_id != member_id:
             raise Refusal(ErrorCode.FENCED_INSTANCE_ID,
-                           f"Static member {member_id} with instance id {instance_id} was "
-                           f"fenced by member {existing.member_id}.")
+                          f"Static member {member_id} with instance id {instance_id} was "
+                          f"fenced by member {existing.member_id}.")
 
     @staticmethod
     def _check_epoch(member: ConsumerGroupMember, received: int, owned: list | None) -> None:
@@ -568,19 +571,19 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             return
         if received > member.member_epoch:
             raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
-                           f"The consumer group member has a greater member epoch ({received}) "
-                           f"than the one known by the group coordinator "
-                           f"({member.member_epoch}). The member must abandon all its "
-                           f"partitions and rejoin.")
+                          f"The consumer group member has a greater member epoch ({received}) "
+                          f"than the one known by the group coordinator "
+                          f"({member.member_epoch}). The member must abandon all its "
+                          f"partitions and rejoin.")
         if received < member.member_epoch:
             subset = owned is not None and all(
                 set(ps) <= member.assigned_partitions.get(t, frozenset()) for t, ps in owned)
             if received != member.previous_member_epoch or not subset:
                 raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH,
-                               f"The consumer group member has a smaller member epoch "
-                               f"({received}) than the one known by the group coordinator "
-                               f"({member.member_epoch}). The member must abandon all its "
-                               f"partitions and rejoin.")
+                              f"The consumer group member has a smaller member epoch "
+                              f"({received}) than the one known by the group coordinator "
+                              f"({member.member_epoch}). The member must abandon all its "
+                              f"partitions and rejoin.")
 
     def _subscription_metadata(self, subscribed: Mapping[str, int]) -> dict[str, TopicMetadata]:
         """``computeSubscriptionMetadata``: the subscribed topics that exist."""
@@ -618,8 +621,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
                             topic_ids={t: m.topic_id for t, m in metadata.items()})
         except KafkaLogError as e:
             raise Refusal(ErrorCode.UNKNOWN_SERVER_ERROR,
-                           f"Failed to compute a new target assignment for epoch "
-                           f"{group_epoch}: {e}") from None
+                          f"Failed to compute a new target assignment for epoch "
+                          f"{group_epoch}: {e}") from None
         new_targets: dict[str, dict[str, frozenset[int]]] = {}
         for mid, parts in result.items():
             by_topic: dict[str, set[int]] = {}
@@ -645,13 +648,13 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         group = self.group(group_id)
         if group is None:
             raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
-                           f"Group {group_id} not found." if self._owner._get_group(group_id)
-                           is None else f"Group {group_id} is not a consumer group")
+                          f"Group {group_id} not found." if self._owner._get_group(group_id)
+                          is None else f"Group {group_id} is not a consumer group")
         response = ConsumerGroupHeartbeatResponse(member_id=member_id, member_epoch=member_epoch)
         if instance_id is None:
             if member_id not in group.members:
                 raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID,
-                               f"Member {member_id} is not a member of group {group_id}.")
+                              f"Member {member_id} is not a member of group {group_id}.")
             logger.info("[GroupId %s] Member %s left the consumer group.", group_id, member_id)
             self._fence(group, member_id)
             return response
