@@ -697,3 +697,30 @@ def test_invalid_regex_is_refused_with_kafkas_error(env):
     assert r.error_message.startswith("SubscribedTopicRegex `orders[` is not a valid regular "
                                       "expression: ")
     assert env.c.manager.consumer_group("app") is None
+
+
+def test_classic_member_timers_in_a_consumer_group(env):
+    """A classic member has its own session timeout (30 s here, not the group's 45 s), and
+    one asked to rejoin that keeps heartbeating without rejoining is fenced after its
+    rebalance timeout (60 s)."""
+    a = Member(env, "a")
+    m = ClassicMember(env)
+    group = env.c.manager.consumer_group("app")
+    for _ in range(3):
+        env.clock.advance(10_000)
+        a.step()
+        env.c.tick()
+    assert m.member_id not in group.members             # silent for 30 s
+    m2 = ClassicMember(env)            # takes the partitions m released: Stable at once
+    assert m2.heartbeat() == ErrorCode.NONE and len(m2.owned) == 3
+    b = Member(env, "b")               # the group epoch moves past m2's
+    assert m2.heartbeat() == ErrorCode.REBALANCE_IN_PROGRESS
+    for _ in range(7):
+        env.clock.advance(9_000)
+        a.step()
+        b.step()
+        assert m2.member_id not in group.members or m2.heartbeat() == \
+            ErrorCode.REBALANCE_IN_PROGRESS
+        env.c.tick()
+    assert m2.member_id not in group.members            # never rejoined within 60 s
+    assert sorted(group.members) == ["a", "b"]
