@@ -1134,15 +1134,23 @@ class GroupCoordinator:
         partitions = [(str(t), int(p)) for t, p in partitions]
         if not self.manager.owns(group_id):
             return OffsetDeleteResponse(ErrorCode.NOT_COORDINATOR)
-        group = self._get_group(group_id)
-        if group is None or group.is_in(DEAD):
-            return OffsetDeleteResponse(ErrorCode.GROUP_ID_NOT_FOUND)
-        if group.state in (STABLE, PREPARING, COMPLETING) and not group.uses_consumer_protocol():
-            return OffsetDeleteResponse(ErrorCode.NON_EMPTY_GROUP)
+        modern = self.manager.consumer_group(group_id)
+        if modern is not None:
+            # (ConsumerGroup.validateOffsetDelete accepts; subscribed topics are refused)
+            subscribed = set(modern.subscribed_topics_with(None, None))
+            is_subscribed = subscribed.__contains__
+        else:
+            group = self._get_group(group_id)
+            if group is None or group.is_in(DEAD):
+                return OffsetDeleteResponse(ErrorCode.GROUP_ID_NOT_FOUND)
+            if group.state in (STABLE, PREPARING, COMPLETING) \
+                    and not group.uses_consumer_protocol():
+                return OffsetDeleteResponse(ErrorCode.NON_EMPTY_GROUP)
+            is_subscribed = group.is_subscribed_to_topic
         topics = []
         delete = []
         for t, parts in self._partitions_of(dict.fromkeys(partitions)).items():
-            if group.is_subscribed_to_topic(t):
+            if is_subscribed(t):
                 topics.append(OffsetCommitTopicResponse(t, [
                     PartitionError(p, ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC) for p in parts]))
             else:

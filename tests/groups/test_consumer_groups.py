@@ -724,3 +724,14 @@ def test_classic_member_timers_in_a_consumer_group(env):
         env.c.tick()
     assert m2.member_id not in group.members            # never rejoined within 60 s
     assert sorted(group.members) == ["a", "b"]
+
+
+def test_offset_delete_refuses_the_topics_a_consumer_group_subscribes_to(env):
+    a = Member(env, "a")
+    env.c.offset_commit("app", {("orders", 0): 3, ("payments", 0): 4},
+                        generation_id=a.epoch, member_id="a")
+    r = env.c.offset_delete("app", [("orders", 0), ("payments", 0)])
+    assert r.error_code == 0
+    assert {t.name: t.partitions[0].error_code for t in r.topics} == {
+        "orders": ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, "payments": 0}
+    assert env.c.manager.fetch_offsets("app") == {("orders", 0): 3}
