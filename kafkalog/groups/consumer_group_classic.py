@@ -219,8 +219,9 @@ class ClassicMembersMixin:
                                  protocols[0][0], "", False, member_id, [])
 
     def _classic_member(self, group: ConsumerGroup, member_id: str,
-                        instance_id: str | None) -> ConsumerGroupMember:
-        """``validateConsumerGroupMember`` + ``throwIfMemberDoesNotUseClassicProtocol``."""
+                        instance_id: str | None, *, admin: bool = False) -> ConsumerGroupMember:
+        """``validateConsumerGroupMember`` + ``throwIfMemberDoesNotUseClassicProtocol``
+        (``admin``: a LeaveGroup naming a static member by instance id alone, member id "")."""
         if instance_id is None:
             member = group.members.get(member_id)
             if member is None:
@@ -229,7 +230,7 @@ class ClassicMembersMixin:
             member = group.static_member(instance_id)
             if member is None:
                 raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID)
-            if member.member_id != member_id:
+            if member.member_id != member_id and not (admin and member_id == ""):
                 raise Refusal(ErrorCode.FENCED_INSTANCE_ID)
         if not member.uses_classic_protocol:
             raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID)
@@ -298,19 +299,8 @@ class ClassicMembersMixin:
         for ident in identities:
             member_id, instance_id = ident.member_id, ident.group_instance_id
             try:
-                if instance_id is None:
-                    member = group.members.get(member_id)
-                    if member is None:
-                        raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID)
-                else:
-                    member = group.static_member(instance_id)
-                    if member is None:
-                        raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID)
-                    if member_id != "" and member.member_id != member_id:
-                        raise Refusal(ErrorCode.FENCED_INSTANCE_ID)
-                    member_id = member.member_id
-                if not member.uses_classic_protocol:
-                    raise Refusal(ErrorCode.UNKNOWN_MEMBER_ID)
+                member = self._classic_member(group, member_id, instance_id, admin=True)
+                member_id = member.member_id
             except Refusal as e:
                 responses.append(LeaveMemberResponse(member_id, instance_id, e.code))
                 continue

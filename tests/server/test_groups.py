@@ -163,12 +163,11 @@ ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not insta
 import confluent_kafka.admin  # noqa: E402,F401 - ck.admin
 
 
-def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
+def _ck_member(address: str, group: str, **config: Any) -> Callable[[], Member]:
     def make() -> Any:
         c = ck.Consumer({"bootstrap.servers": address, "group.id": group,
                          "auto.offset.reset": "earliest", "enable.auto.commit": False,
-                         "partition.assignment.strategy": strategy,
-                         "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200})
+                         **config})
         c.subscribe([TOPIC])
         return c
 
@@ -178,6 +177,12 @@ def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
 
     return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
                           lambda c: c.commit(asynchronous=False))
+
+
+def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
+    return _ck_member(address, group, **{"partition.assignment.strategy": strategy,
+                                         "session.timeout.ms": SESSION_MS,
+                                         "heartbeat.interval.ms": 200})
 
 
 @pytest.mark.parametrize("strategy", ["range", "roundrobin", "cooperative-sticky"])
@@ -196,19 +201,7 @@ KIP848_CONFIG = dataclasses.replace(TEST_CONFIG, group_consumer_heartbeat_interv
 def ck_consumer_protocol_member(address: str, group: str) -> Callable[[], Member]:
     """A librdkafka consumer with ``group.protocol=consumer``: ConsumerGroupHeartbeat, the
     server-side assignor, OffsetCommit/OffsetFetch v9 with the member epoch."""
-    def make() -> Any:
-        c = ck.Consumer({"bootstrap.servers": address, "group.id": group,
-                         "group.protocol": "consumer", "auto.offset.reset": "earliest",
-                         "enable.auto.commit": False})
-        c.subscribe([TOPIC])
-        return c
-
-    def poll(c: Any) -> list[bytes]:
-        m = c.poll(0.05)
-        return [m.value()] if m is not None and not m.error() else []
-
-    return lambda: Member(make, poll, lambda c: {tp.partition for tp in c.assignment()},
-                          lambda c: c.commit(asynchronous=False))
+    return _ck_member(address, group, **{"group.protocol": "consumer"})
 
 
 def test_confluent_kafka_consumer_protocol_group(log_dir):
