@@ -735,3 +735,60 @@ def test_offset_delete_refuses_the_topics_a_consumer_group_subscribes_to(env):
     assert {t.name: t.partitions[0].error_code for t in r.topics} == {
         "orders": ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, "payments": 0}
     assert env.c.manager.fetch_offsets("app") == {("orders", 0): 3}
+
+
+def test_random_mixed_groups_migrate_and_reload(tmp_path):
+    """Random consumer-protocol and classic members joining, stepping, leaving and going
+    silent: the group converts between classic and consumer as Kafka 4's bidirectional policy
+    says, no partition is ever held by two members of a consumer group, and a reload rebuilds
+    the same groups."""
+    for seed in range(5):
+        rng = random.Random(100 + seed)
+        env = Env(tmp_path / f"mixed-{seed}", **{"group.initial.rebalance.delay.ms": "0"})
+        modern: dict[str, Member] = {}
+        classic: list[ClassicMember] = []
+        for step in range(50):
+            action = rng.random()
+            try:
+                if action < 0.15 or not (modern or classic):
+                    modern[f"c{step}"] = Member(env, f"c{step}")
+                elif action < 0.3:
+                    classic.append(ClassicMember(env))
+                elif action < 0.6 and modern:
+                    rng.choice(list(modern.values())).step()
+                elif action < 0.8 and classic:
+                    rejoin_if_asked(classic)
+                elif action < 0.88 and modern:
+                    modern.pop(rng.choice(list(modern))).leave()
+                elif action < 0.94 and classic:
+                    m = classic.pop(rng.randrange(len(classic)))
+                    env.c.leave_group("app", m.member_id)
+                else:
+                    env.clock.advance(rng.choice([5_000, 31_000]))
+                    env.c.tick()
+            except AssertionError as e:
+                # a member answered an error a client handles by rejoining (fenced by a
+                # timeout, the group epoch moved between its JoinGroup and SyncGroup): it is
+                # gone from the simulation; any other failure is a failure
+                expected = (ErrorCode.ILLEGAL_GENERATION, ErrorCode.UNKNOWN_MEMBER_ID,
+                            ErrorCode.REBALANCE_IN_PROGRESS, ErrorCode.FENCED_MEMBER_EPOCH)
+                if not any(f"error_code={code}," in str(e) for code in expected):
+                    raise
+                group = env.c.manager.consumer_group("app")
+                alive = set(group.members) if group is not None else set(
+                    m.member_id for m in (env.c.group("app").all_members()
+                                          if env.c.group("app") else []))
+                modern = {k: v for k, v in modern.items() if v.id in alive}
+                classic = [m for m in classic if m.member_id in alive]
+            group = env.c.manager.consumer_group("app")
+            if group is not None:
+                seen: dict[tuple[str, int], str] = {}
+                for mid, m in group.members.items():
+                    for a in (m.assigned_partitions, m.partitions_pending_revocation):
+                        for t, ps in a.items():
+                            for p in ps:
+                                assert seen.setdefault((t, p), mid) == mid, (seed, step)
+        before = (snapshot(env.c), env.c.manager.group_metadata("app"))
+        env.reopen()
+        assert (snapshot(env.c), env.c.manager.group_metadata("app")) == before, seed
+        env.logs.close()
