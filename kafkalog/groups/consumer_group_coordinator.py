@@ -331,7 +331,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             # Kafka resolves in its executor and applies the result as a later write; here
             # the resolution runs at once, after this heartbeat's records (same order)
             self._refresh_regexes(group_id, refresh)
-        if reconciled != updated:
+        if reconciled is not updated and reconciled != updated:
             if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
                 self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
                                                  reconciled.rebalance_timeout_ms)
@@ -344,7 +344,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             heartbeat_interval_ms=self._config().group_consumer_heartbeat_interval_ms)
         full = member_epoch == 0 or (rebalance_timeout_ms != -1 and names is not None
                                      and owned is not None)
-        if full or dict(member.assigned_partitions) != dict(reconciled.assigned_partitions):
+        if full or (member.assigned_partitions is not reconciled.assigned_partitions
+                    and dict(member.assigned_partitions)
+                    != dict(reconciled.assigned_partitions)):
             response.assignment = assignment_to_list(reconciled.assigned_partitions)
         return response
 
@@ -381,7 +383,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             is None
         # a new group must move away from epoch 0 (and be fully initialised)
         bump = new_group_bumps and group.group_epoch == 0
-        if updated != member:
+        if updated is not member and updated != member:   # (identity first: the steady case)
             records.append(cgr.member_subscription_record(group_id, updated))
             bump |= set(updated.subscribed_topic_names) != set(member.subscribed_topic_names)
         refresh: frozenset[str] = frozenset()
@@ -423,7 +425,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
                                    owned)
             except FencedMemberEpoch as e:
                 raise Refusal(ErrorCode.FENCED_MEMBER_EPOCH, str(e)) from None
-            if reconciled != updated:
+            if reconciled is not updated and reconciled != updated:
                 records.append(cgr.current_assignment_record(group_id, reconciled))
         return reconciled, refresh
 
