@@ -211,7 +211,7 @@ def bench_consumer_groups(members: int, partitions: int, calls: int = 20_000) ->
     formed from nothing to Stable by ConsumerGroupHeartbeat vs the uniform assignor alone."""
     from kafkalog.groups import assign
     from kafkalog.groups import consumer_protocol as cp
-    from kafkalog.groups.consumer_group_coordinator import topic_id_for
+    from kafkalog.groups.modern.coordinator import topic_id_for
 
     per = partitions // TOPICS
     counts = {f"topic-{t}": per for t in range(TOPICS)}

@@ -85,10 +85,10 @@ from .classic_group import (
     Protocol,
 )
 from .config import GroupConfig
-from .consumer_group_coordinator import ConsumerGroupCoordinator, topic_id_for
 from .error_codes import ErrorCode, error_name
 from .errors import NotCoordinatorError
 from .metadata_manager import ExpirationView, GroupMetadataManager, metadata_too_large
+from .modern.coordinator import ConsumerGroupCoordinator, topic_id_for
 from .records import GroupMetadata, MemberMetadata, OffsetAndMetadata
 from .responses import (
     ConsumerGroupDescribedGroup,
@@ -477,7 +477,7 @@ class GroupCoordinator:
             return True
         if modern.members:
             return False
-        from . import consumer_group_records as cgr
+        from .modern import records as cgr
 
         try:
             self.manager.write_records(group_id, cgr.group_tombstones(modern))
@@ -1183,7 +1183,7 @@ class GroupCoordinator:
         request's other fields (``instance_id``, ``rack_id``, ``rebalance_timeout_ms``,
         ``subscribed_topic_names``, ``subscribed_topic_regex``, ``server_assignor``,
         ``topic_partitions`` as ``[(topic id, partitions)]`` or None when absent) and
-        ``client_id``/``client_host``. See :mod:`kafkalog.groups.consumer_group_coordinator`.
+        ``client_id``/``client_host``. See :mod:`kafkalog.groups.modern.coordinator`.
         """
         return self.consumer_groups.heartbeat(group_id, member_id, member_epoch, **fields)
 

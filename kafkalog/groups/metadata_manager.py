@@ -66,11 +66,11 @@ from ..records.batch import CONTROL_FLAG_MASK, TRANSACTIONAL_FLAG_MASK, iter_bat
 from ..records.builder import encode_batch
 from ..records.columnar import decode_columns
 from ..records.record import Record
-from . import consumer_group_records as cgr
 from . import consumer_protocol as cp
 from .config import OFFSETS_TOPIC, GroupConfig, offsets_topic_config
-from .consumer_group import ConsumerGroup
 from .errors import GroupIdNotFoundError, NonEmptyGroupError, NotCoordinatorError
+from .modern import records as cgr
+from .modern.consumer_group import ConsumerGroup
 from .partitioner import offsets_partition
 from .records import (
     GroupMetadata,

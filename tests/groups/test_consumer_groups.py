@@ -21,9 +21,9 @@ import pytest
 from kafkalog import LogDir, ManualClock
 from kafkalog.cli import main as cli_main
 from kafkalog.groups import GroupMetadataManager
-from kafkalog.groups.consumer_group_coordinator import topic_id_for
 from kafkalog.groups.coordinator import GroupCoordinator
 from kafkalog.groups.error_codes import ErrorCode
+from kafkalog.groups.modern.coordinator import topic_id_for
 
 T0 = 1_700_000_000_000
 ORDERS = topic_id_for("orders")
@@ -792,3 +792,13 @@ def test_random_mixed_groups_migrate_and_reload(tmp_path):
         env.reopen()
         assert (snapshot(env.c), env.c.manager.group_metadata("app")) == before, seed
         env.logs.close()
+
+
+def test_module_doctests() -> None:
+    import doctest
+    import importlib
+
+    for name in ("consumer_group", "records", "current_assignment_builder", "coordinator",
+                 "classic_members"):
+        mod = importlib.import_module(f"kafkalog.groups.modern.{name}")
+        assert doctest.testmod(mod).failed == 0, name

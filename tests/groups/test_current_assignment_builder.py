@@ -1,4 +1,4 @@
-"""Tests for :mod:`kafkalog.groups.current_assignment_builder`.
+"""Tests for :mod:`kafkalog.groups.modern.current_assignment_builder`.
 
 Ported from Apache Kafka's
 ``group-coordinator/src/test/java/org/apache/kafka/coordinator/group/modern/consumer/
@@ -21,8 +21,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState
-from kafkalog.groups.current_assignment_builder import FencedMemberEpoch, build
+from kafkalog.groups.modern.consumer_group import ConsumerGroupMember, MemberState
+from kafkalog.groups.modern.current_assignment_builder import FencedMemberEpoch, build
 
 T1 = "topic1-id"
 T2 = "topic2-id"

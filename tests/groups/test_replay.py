@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 
 from kafkalog import LogDir, ManualClock, Record
 from kafkalog.groups import GroupMetadataManager
-from kafkalog.groups import consumer_group_records as cgr
 from kafkalog.groups import metadata_manager as mm
-from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState, ResolvedRegex
+from kafkalog.groups.modern import records as cgr
+from kafkalog.groups.modern.consumer_group import ConsumerGroupMember, MemberState, ResolvedRegex
 from kafkalog.groups.records import (
     GroupMetadata,
     OffsetAndMetadata,

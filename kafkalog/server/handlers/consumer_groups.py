@@ -2,7 +2,7 @@
 
 ConsumerGroupHeartbeat (68, v0-1) and ConsumerGroupDescribe (69, v0): the request fields go to
 ``consumer_group_heartbeat`` / ``consumer_group_describe`` (the rules live in
-:mod:`kafkalog.groups.consumer_group_coordinator`, ported from Kafka 4.0's group coordinator);
+:mod:`kafkalog.groups.modern.coordinator`, ported from Kafka 4.0's group coordinator);
 topic ids cross as ``uuid.UUID`` on the wire and as Kafka's string form in the coordinator.
 ``group.protocol=consumer`` clients (librdkafka >= 2.10, Kafka's Java consumer >= 3.7) use these
 with OffsetCommit v9 / OffsetFetch v9, whose member epoch the coordinator checks.

@@ -17,7 +17,7 @@ One heartbeat, in Kafka's order:
 3. a group epoch above the assignment epoch computes a new **target assignment** with the
    server-side assignor most members ask for (``uniform`` by default, or ``range``);
 4. the member takes one reconciliation step towards its target
-   (:mod:`~kafkalog.groups.current_assignment_builder`): revoke first, then receive what the
+   (:mod:`~kafkalog.groups.modern.current_assignment_builder`): revoke first, then receive what the
    other members released;
 5. its session timeout (``group.consumer.session.timeout.ms``) restarts; a member asked to
    revoke must do so within its rebalance timeout, or it is fenced.
@@ -39,7 +39,7 @@ the heartbeat that asked for it, after that heartbeat's records.
 
 Classic-protocol members of a consumer group and the online upgrade/downgrade between the two
 kinds of group (Kafka 4.0's default ``group.consumer.migration.policy=bidirectional``) are in
-:mod:`kafkalog.groups.consumer_group_classic`.
+:mod:`kafkalog.groups.modern.classic_members`.
 
 Not ported: rack-aware assignment; the migration policy is always bidirectional.
 """
@@ -53,10 +53,24 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..checkpoint import Uuid
-from ..errors import KafkaLogError
-from . import consumer_group_records as cgr
-from .assignors import assign
+from ...checkpoint import Uuid
+from ...errors import KafkaLogError
+from ..assignors import assign
+from ..error_codes import ErrorCode
+from ..records import group_metadata_tombstone
+from ..responses import (
+    ConsumerGroupDescribedGroup,
+    ConsumerGroupDescribedMember,
+    ConsumerGroupHeartbeatResponse,
+    DescribedTopicPartitions,
+)
+from . import records as cgr
+from .classic_members import (
+    ClassicMembersMixin,
+    Refusal,
+    rebalance_key,
+    session_key,
+)
 from .consumer_group import (
     ConsumerGroup,
     ConsumerGroupMember,
@@ -65,24 +79,10 @@ from .consumer_group import (
     TopicMetadata,
     assignment_to_list,
 )
-from .consumer_group_classic import (
-    ClassicMembersMixin,
-    Refusal,
-    rebalance_key,
-    session_key,
-)
 from .current_assignment_builder import FencedMemberEpoch, build
-from .error_codes import ErrorCode
-from .records import group_metadata_tombstone
-from .responses import (
-    ConsumerGroupDescribedGroup,
-    ConsumerGroupDescribedMember,
-    ConsumerGroupHeartbeatResponse,
-    DescribedTopicPartitions,
-)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .coordinator import GroupCoordinator
+    from ..coordinator import GroupCoordinator
 
 __all__ = ["ConsumerGroupCoordinator", "LEAVE_GROUP_MEMBER_EPOCH",
            "LEAVE_GROUP_STATIC_MEMBER_EPOCH", "CONSUMER_GROUP_ASSIGNORS", "topic_id_for"]

@@ -13,7 +13,7 @@ Ported from Kafka 4.0's ``modern.consumer.CurrentAssignmentBuilder``. The rules,
 ``owned`` is what the member reported in its heartbeat (``TopicPartitions``): None when the
 field was absent (a partial heartbeat), which counts as still owning everything.
 
->>> from kafkalog.groups.consumer_group import ConsumerGroupMember, MemberState
+>>> from kafkalog.groups.modern.consumer_group import ConsumerGroupMember, MemberState
 >>> m = ConsumerGroupMember("m", member_epoch=1, assigned_partitions={"T": frozenset({0, 1})})
 >>> n = build(m, 2, {"T": frozenset({1, 2})}, lambda t, p: -1, [("T", [0, 1])])
 >>> n.state.name, n.member_epoch, dict(n.assigned_partitions), dict(n.partitions_pending_revocation)

@@ -32,19 +32,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
-from ..decoders.offsets import CODEC
-from ..errors import CorruptRecordError
-from . import consumer_group_records as cgr
-from . import consumer_protocol as cp
-from .consumer_group import (
-    ClassicMemberMetadata,
-    ConsumerGroup,
-    ConsumerGroupMember,
-    MemberState,
-)
-from .error_codes import ErrorCode
-from .records import GroupMetadata, MemberMetadata, group_metadata_record, group_metadata_tombstone
-from .responses import (
+from ...decoders.offsets import CODEC
+from ...errors import CorruptRecordError
+from .. import consumer_protocol as cp
+from ..error_codes import ErrorCode
+from ..records import GroupMetadata, MemberMetadata, group_metadata_record, group_metadata_tombstone
+from ..responses import (
     HeartbeatResponse,
     JoinGroupResponse,
     LeaveGroupResponse,
@@ -52,9 +45,16 @@ from .responses import (
     MemberIdentity,
     SyncGroupResponse,
 )
+from . import records as cgr
+from .consumer_group import (
+    ClassicMemberMetadata,
+    ConsumerGroup,
+    ConsumerGroupMember,
+    MemberState,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .classic_group import ClassicGroup
+    from ..classic_group import ClassicGroup
 
 __all__ = ["ClassicMembersMixin", "Refusal", "session_key", "rebalance_key", "join_key",
            "sync_key"]

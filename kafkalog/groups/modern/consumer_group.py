@@ -12,10 +12,10 @@ Terms (KIP-848):
 * **group epoch**: bumped whenever the group's subscriptions or the subscribed topics' metadata
   change; a new **target assignment** is then computed by the server-side assignor at that epoch
   (the *assignment epoch*).
-* **member epoch**: the epoch of the assignment the member holds. A member reconciles towards the
-  target one step at a time (:mod:`kafkalog.groups.current_assignment_builder`): it first revokes
-  what the target takes away (state ``UNREVOKED_PARTITIONS``), then receives the rest, as soon
-  as the previous owners released them (``UNRELEASED_PARTITIONS`` until then).
+* **member epoch**: the epoch of the assignment the member holds. A member reconciles towards
+  the target one step at a time (:mod:`~kafkalog.groups.modern.current_assignment_builder`): it
+  first revokes what the target takes away (state ``UNREVOKED_PARTITIONS``), then receives the
+  rest, as soon as the previous owners released them (``UNRELEASED_PARTITIONS`` until then).
 * **partition epoch**: for every partition some member holds or still has to revoke, the epoch
   of that member; a partition is free to be given to another member only without one.
 

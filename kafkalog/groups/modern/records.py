@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from ..decoders.offsets import CODEC
+from ...decoders.offsets import CODEC
 from .consumer_group import (
     ClassicMemberMetadata,
     ConsumerGroup,
