@@ -902,14 +902,17 @@ def _describe_consumer_group(group: ConsumerGroup) -> GroupDescription:
     """A KIP-848 consumer group in the classic description's shape: ``protocol_type``
     "consumer", the server assignor as the protocol, the group epoch as the generation, each
     member's current assignment by topic name (from the group's subscription metadata), no
-    session timeout per member (-1: the coordinator's ``group.consumer.session.timeout.ms``)."""
+    session timeout for a consumer-protocol member (-1: the coordinator's
+    ``group.consumer.session.timeout.ms``), a classic-protocol member's own."""
     names = {m.topic_id: t for t, m in group.subscription_metadata.items()}
     members = []
     for m in group.members.values():
         parts = sorted((names.get(tid, tid), p) for tid, ps in m.assigned_partitions.items()
                        for p in ps)
+        classic = m.classic_member_metadata
         members.append(MemberDescription(
-            m.member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms, -1,
+            m.member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
+            -1 if classic is None else classic.session_timeout_ms,
             cp.Subscription(sorted(m.subscribed_topic_names), rack_id=m.rack_id),
             cp.Assignment(parts), b"", b""))
     return GroupDescription(group.group_id, group.state.capitalize(), "consumer",

@@ -136,8 +136,8 @@ class ClassicMembersMixin:
                     ClassicMemberMetadata(m.session_timeout_ms, tuple(m.protocols))))
         except (CorruptRecordError, ValueError):
             raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
-                                f"Cannot upgrade the classic group {group_id} to consumer group "
-                                f"because the embedded consumer protocol is malformed.") from None
+                          f"Cannot upgrade the classic group {group_id} to consumer group "
+                          f"because the embedded consumer protocol is malformed.") from None
         classic.complete_all_joins(ErrorCode.REBALANCE_IN_PROGRESS)
         classic.complete_all_syncs(ErrorCode.REBALANCE_IN_PROGRESS)
         converted.append(group_metadata_tombstone(group_id))
