@@ -110,6 +110,19 @@ def settle(members: list[Member], rounds: int = 6) -> None:
             m.step()
 
 
+def assert_no_partition_held_twice(env: Env, context: object) -> None:
+    """No partition is held (assigned or being revoked) by two members of the group."""
+    group = env.c.manager.consumer_group("app")
+    if group is None:
+        return
+    seen: dict[tuple[str, int], str] = {}
+    for mid, m in group.members.items():
+        for a in (m.assigned_partitions, m.partitions_pending_revocation):
+            for t, ps in a.items():
+                for p in ps:
+                    assert seen.setdefault((t, p), mid) == mid, context
+
+
 def snapshot(c: GroupCoordinator) -> dict:
     g = c.manager.consumer_group("app")
     if g is None:
@@ -537,15 +550,7 @@ def test_random_scenarios_reload_to_the_live_state(tmp_path):
             else:
                 env.topics[f"payments-{step}"] = 1
                 env.c.update_metadata(env.topics)
-            group = env.c.manager.consumer_group("app")
-            if group is not None:
-                # no partition is owned by two members at once
-                seen: dict[tuple[str, int], str] = {}
-                for mid, m in group.members.items():
-                    for a in (m.assigned_partitions, m.partitions_pending_revocation):
-                        for t, ps in a.items():
-                            for p in ps:
-                                assert seen.setdefault((t, p), mid) == mid, (seed, step)
+            assert_no_partition_held_twice(env, (seed, step))
         before = snapshot(env.c)
         env.reopen()
         assert snapshot(env.c) == before, seed
@@ -780,14 +785,7 @@ def test_random_mixed_groups_migrate_and_reload(tmp_path):
                                           if env.c.group("app") else []))
                 modern = {k: v for k, v in modern.items() if v.id in alive}
                 classic = [m for m in classic if m.member_id in alive]
-            group = env.c.manager.consumer_group("app")
-            if group is not None:
-                seen: dict[tuple[str, int], str] = {}
-                for mid, m in group.members.items():
-                    for a in (m.assigned_partitions, m.partitions_pending_revocation):
-                        for t, ps in a.items():
-                            for p in ps:
-                                assert seen.setdefault((t, p), mid) == mid, (seed, step)
+            assert_no_partition_held_twice(env, (seed, step))
         before = (snapshot(env.c), env.c.manager.group_metadata("app"))
         env.reopen()
         assert (snapshot(env.c), env.c.manager.group_metadata("app")) == before, seed
