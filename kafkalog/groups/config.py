@@ -24,6 +24,10 @@ OFFSETS_TOPIC = "__consumer_offsets"
 _MINUTE_MS = 60_000
 
 
+#: ``ConsumerGroupMigrationPolicy`` values (matched case-insensitively, as Kafka's validator)
+MIGRATION_POLICIES = ("disabled", "upgrade", "downgrade", "bidirectional")
+
+
 @dataclass(frozen=True)
 class GroupConfig:
     """Group coordinator settings; every field has Kafka's default. Units in the names.
@@ -48,6 +52,9 @@ class GroupConfig:
     group_consumer_session_timeout_ms: int = 45_000
     group_consumer_heartbeat_interval_ms: int = 5_000
     group_consumer_max_size: int = (1 << 31) - 1
+    #: ``group.consumer.migration.policy``: which online conversions between classic and
+    #: consumer groups happen (disabled, upgrade, downgrade or bidirectional, Kafka 4's default)
+    group_consumer_migration_policy: str = "bidirectional"
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -56,6 +63,11 @@ class GroupConfig:
                 if v not in ("none", "gzip", "snappy", "lz4", "zstd"):
                     raise ConfigError(f"offsets.topic.compression.codec: expected none, gzip, "
                                       f"snappy, lz4 or zstd, found {v!r}")
+                continue
+            if f.name == "group_consumer_migration_policy":
+                if v not in MIGRATION_POLICIES:
+                    raise ConfigError(f"group.consumer.migration.policy: expected one of "
+                                      f"{', '.join(MIGRATION_POLICIES)}, found {v!r}")
                 continue
             if isinstance(v, bool) or not isinstance(v, int):
                 raise ConfigError(f"{f.name}: expected an integer, found {v!r}")
@@ -102,6 +114,9 @@ class GroupConfig:
             by_id = {"0": "none", "1": "gzip", "2": "snappy", "3": "lz4", "4": "zstd"}
             values["offsets_topic_compression"] = by_id.get(str(codec).strip(),
                                                             str(codec).strip().lower())
+        policy = props.get("group.consumer.migration.policy")
+        if policy not in (None, ""):
+            values["group_consumer_migration_policy"] = str(policy).strip().lower()
         try:
             return cls(**values)
         except ConfigError as e:

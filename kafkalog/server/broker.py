@@ -90,6 +90,9 @@ class ServerConfig:
         ``group.consumer.session.timeout.ms`` (45 s) and ``group.consumer.heartbeat.interval.ms``
         (5 s): the KIP-848 consumer groups' member session and the heartbeat interval the
         coordinator asks its members for.
+    group_consumer_migration_policy:
+        ``group.consumer.migration.policy`` (bidirectional): the online conversions between
+        classic and consumer groups (disabled, upgrade, downgrade, bidirectional).
     max_request_bytes:
         ``socket.request.max.bytes`` (100 MiB): a larger frame closes its connection.
     """
@@ -109,6 +112,7 @@ class ServerConfig:
     group_max_session_timeout_ms: int = 1800000
     group_consumer_session_timeout_ms: int = 45000
     group_consumer_heartbeat_interval_ms: int = 5000
+    group_consumer_migration_policy: str = "bidirectional"
     max_request_bytes: int = 104857600
 
 

@@ -68,6 +68,7 @@ class GroupService:
                 "group.consumer.session.timeout.ms": str(c.group_consumer_session_timeout_ms),
                 "group.consumer.heartbeat.interval.ms":
                     str(c.group_consumer_heartbeat_interval_ms),
+                "group.consumer.migration.policy": c.group_consumer_migration_policy,
             })
             manager = GroupMetadataManager(self.broker.log_dir, config=config,
                                            clock=self.broker.clock)

@@ -800,3 +800,34 @@ def test_module_doctests() -> None:
                  "classic_members"):
         mod = importlib.import_module(f"kafkalog.groups.modern.{name}")
         assert doctest.testmod(mod).failed == 0, name
+
+
+@pytest.mark.parametrize("policy", ["disabled", "upgrade", "Downgrade"])
+def test_migration_policy(tmp_path, policy):
+    """``group.consumer.migration.policy``: an upgrade needs upgrade/bidirectional (else the
+    consumer-protocol member is refused), a downgrade needs downgrade/bidirectional (else the
+    group stays a consumer group of classic members)."""
+    env = Env(tmp_path / "logs", **{"group.consumer.migration.policy": policy})
+    m1, m2 = ClassicMember(env, join=False), ClassicMember(env, join=False)
+    m1.join()
+    m2.join()
+    rejoin_all([m1, m2])
+    r = env.hb("c", 0)
+    if policy.lower() in ("disabled", "downgrade"):
+        assert (r.error_code, r.error_message) == (ErrorCode.GROUP_ID_NOT_FOUND,
+                                                   "Group app is not a consumer group")
+        assert env.c.group_state("app") == "Stable"
+        return
+    assert r.error_code == 0 and env.c.manager.consumer_group("app") is not None
+    env.c.consumer_group_heartbeat("app", "c", -1)
+    group = env.c.manager.consumer_group("app")
+    assert group is not None and set(group.members) == {m1.member_id, m2.member_id}
+    env.logs.close()
+
+
+def test_migration_policy_is_validated():
+    from kafkalog.errors import ConfigError
+    from kafkalog.groups.config import GroupConfig
+
+    with pytest.raises(ConfigError, match="group.consumer.migration.policy"):
+        GroupConfig.from_properties({"group.consumer.migration.policy": "sideways"})

@@ -1,5 +1,6 @@
 """Classic-protocol members inside KIP-848 consumer groups, and the online migration between the
-two kinds of group (Kafka 4.0's default ``group.consumer.migration.policy=bidirectional``).
+two kinds of group (``group.consumer.migration.policy``: Kafka 4.0's default ``bidirectional``
+converts both ways, ``upgrade``/``downgrade`` one way, ``disabled`` neither).
 
 Ported from Kafka 4.0's ``GroupMetadataManager`` (``classicGroupJoinToConsumerGroup``,
 ``classicGroupSyncToConsumerGroup``, ``classicGroupHeartbeatToConsumerGroup``,
@@ -333,6 +334,9 @@ class ClassicMembersMixin:
         """``validateOnlineDowngradeWithFencedMember`` + ``convertToClassicGroup``: True when
         the group was turned back into a classic group (the leaving member removed)."""
         if not group.all_classic_except(leaving_member_id) or len(group.members) <= 1:
+            return False
+        if self._owner.config.group_consumer_migration_policy not in ("downgrade",
+                                                                      "bidirectional"):
             return False
         group_id = group.group_id
         remaining = [m for mid, m in group.members.items() if mid != leaving_member_id]

@@ -41,7 +41,7 @@ Classic-protocol members of a consumer group and the online upgrade/downgrade be
 kinds of group (Kafka 4.0's default ``group.consumer.migration.policy=bidirectional``) are in
 :mod:`kafkalog.groups.modern.classic_members`.
 
-Not ported: rack-aware assignment; the migration policy is always bidirectional.
+Not ported: rack-aware assignment.
 """
 
 from __future__ import annotations
@@ -272,7 +272,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             if create and str(classic.state) == "Empty":
                 # maybeDeleteEmptyClassicGroup (its offsets stay: keyed by the group id)
                 records.append(group_metadata_tombstone(group_id))
-            elif create and classic.uses_consumer_protocol() \
+            elif create and self._config().group_consumer_migration_policy in (
+                    "upgrade", "bidirectional") and classic.uses_consumer_protocol() \
                     and classic.num_members <= self._config().group_consumer_max_size:
                 return self._upgrade(classic, records)     # validateOnlineUpgrade
             else:
