@@ -360,3 +360,40 @@ def test_describe_cluster_through_confluent_admin(server):
     assert desc.cluster_id == server.broker.cluster_id
     assert desc.controller.id == 1 and [n.port for n in desc.nodes] == [server.port]
     assert desc.authorized_operations
+
+
+def test_consumer_group_heartbeat_over_the_wire_answers_errors_and_keeps_serving(server):
+    """ConsumerGroupHeartbeat v1 as bytes: a join, odd inputs (unknown topic ids among the
+    owned partitions, an epoch from the future, an unknown member, an invalid regex) get
+    Kafka's error codes on the same connection, and the member keeps heartbeating."""
+    import uuid as uuid_mod
+
+    server.broker.create_topic("t", 2)
+    base = {"group_id": "wire-kip848", "instance_id": None, "rack_id": None,
+            "server_assignor": None, "subscribed_topic_regex": None}
+    with WireClient(server.address) as c:
+        r = c.request(68, 1, {**base, "member_id": "m-1", "member_epoch": 0,
+                              "rebalance_timeout": 30000, "subscribed_topic_names": ["t"],
+                              "topic_partitions": []})
+        assert (int(r.error_code), r.member_id, r.member_epoch) == (0, "m-1", 1)
+        assert sorted(p for tp in r.assignment.topic_partitions for p in tp.partitions) == [0, 1]
+        odd = [({"member_epoch": 1, "topic_partitions": [
+                    {"topic_id": uuid_mod.uuid4(), "partitions": [7, -1]}]}, 0),
+               ({"member_epoch": 9}, 110),                        # FENCED_MEMBER_EPOCH
+               ({"member_id": "ghost", "member_epoch": 3}, 25),   # UNKNOWN_MEMBER_ID
+               ({"member_epoch": 0, "rebalance_timeout": 1000, "topic_partitions": [],
+                 "subscribed_topic_regex": "t[", "subscribed_topic_names": None}, 128)]
+        for fields, code in odd:
+            body = {**base, "member_id": "m-1", "rebalance_timeout": -1,
+                    "subscribed_topic_names": None, "topic_partitions": None, **fields}
+            r = c.request(68, 1, body)
+            assert int(r.error_code) == code, (fields, r)
+        r = c.request(68, 1, {**base, "member_id": "m-1", "member_epoch": 1,
+                              "rebalance_timeout": -1, "subscribed_topic_names": None,
+                              "topic_partitions": None})
+        assert (int(r.error_code), r.member_epoch) == (0, 1)
+        d = c.request(69, 0, {"group_ids": ["wire-kip848", "nope"],
+                              "include_authorized_operations": True})
+        assert [(g.group_id, int(g.error_code), g.group_state) for g in d.groups][0] == \
+            ("wire-kip848", 0, "Stable")
+        assert int(d.groups[1].error_code) == 69                 # GROUP_ID_NOT_FOUND
