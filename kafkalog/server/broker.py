@@ -36,7 +36,7 @@ import asyncio
 import dataclasses
 import logging
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ..checkpoint import Uuid
@@ -114,6 +114,69 @@ class ServerConfig:
     group_consumer_heartbeat_interval_ms: int = 5000
     group_consumer_migration_policy: str = "bidirectional"
     max_request_bytes: int = 104857600
+
+    @classmethod
+    def from_properties(cls, props: Mapping[str, str], **fields: Any) -> ServerConfig:
+        """A config from Kafka broker property names (``server.properties`` style), on top of
+        ``fields``.
+
+        >>> ServerConfig.from_properties({"num.partitions": "3",
+        ...                               "auto.create.topics.enable": "false"}).num_partitions
+        3
+
+        Raises
+        ------
+        ConfigError
+            An unknown property or a value that does not parse, naming the property.
+        """
+        from ..errors import ConfigError
+        from ..groups.config import MIGRATION_POLICIES
+
+        values = dict(fields)
+        for key, raw in props.items():
+            name = _PROPERTIES.get(key)
+            if name is None:
+                raise ConfigError(f"unknown property {key!r} (known: "
+                                  f"{', '.join(sorted(_PROPERTIES))})")
+            text = str(raw).strip()
+            if name == "auto_create_topics_enable":
+                if text.lower() not in ("true", "false"):
+                    raise ConfigError(f"{key}: expected true or false, found {raw!r}")
+                values[name] = text.lower() == "true"
+            elif name == "group_consumer_migration_policy":
+                if text.lower() not in MIGRATION_POLICIES:
+                    raise ConfigError(f"{key}: expected one of {', '.join(MIGRATION_POLICIES)}"
+                                      f", found {raw!r}")
+                values[name] = text.lower()
+            else:
+                try:
+                    values[name] = int(text)
+                except ValueError:
+                    raise ConfigError(f"{key}: expected an integer, found {raw!r}") from None
+                if values[name] < (0 if name == "group_initial_rebalance_delay_ms" else 1):
+                    raise ConfigError(f"{key}: value {values[name]} out of range")
+        return cls(**values)
+
+
+#: Kafka broker property -> ServerConfig field (what ``kafkalog serve -c`` accepts)
+_PROPERTIES = {
+    "num.partitions": "num_partitions",
+    "auto.create.topics.enable": "auto_create_topics_enable",
+    "offsets.topic.num.partitions": "offsets_topic_num_partitions",
+    "transaction.state.log.num.partitions": "transaction_state_num_partitions",
+    "offsets.topic.segment.bytes": "internal_topic_segment_bytes",
+    "transaction.state.log.segment.bytes": "internal_topic_segment_bytes",
+    "transaction.max.timeout.ms": "transaction_max_timeout_ms",
+    "transaction.abort.timed.out.transaction.cleanup.interval.ms":
+        "transaction_abort_timed_out_interval_ms",
+    "group.initial.rebalance.delay.ms": "group_initial_rebalance_delay_ms",
+    "group.min.session.timeout.ms": "group_min_session_timeout_ms",
+    "group.max.session.timeout.ms": "group_max_session_timeout_ms",
+    "group.consumer.session.timeout.ms": "group_consumer_session_timeout_ms",
+    "group.consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
+    "group.consumer.migration.policy": "group_consumer_migration_policy",
+    "socket.request.max.bytes": "max_request_bytes",
+}
 
 
 class Broker:

@@ -1,8 +1,11 @@
-"""``kafkalog serve DIR [--host 127.0.0.1] [--port 9092] [--node-id 1]``.
+"""``kafkalog serve DIR [--host 127.0.0.1] [--port 9092] [--node-id 1] [-c KEY=VALUE]...``.
 
 Serve a log directory to Kafka clients until SIGINT/SIGTERM, then close it cleanly (every log
 flushed and closed, ``.kafka_cleanshutdown`` written). Binds to loopback unless ``--host`` names
-another address. Exit status 0 after a clean shutdown, 1 when the directory or the address
+another address. ``-c``/``--config`` sets a broker property by Kafka's name (``num.partitions``,
+``group.initial.rebalance.delay.ms``, ``group.consumer.heartbeat.interval.ms``,
+``group.consumer.migration.policy``...; :meth:`ServerConfig.from_properties` lists them). Exit
+status 0 after a clean shutdown, 1 when the directory or the address
 cannot be used (locked by another writer, port taken, ``kio`` missing), 2 for usage errors.
 
 Example
@@ -33,6 +36,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--node-id", type=int, default=1, help="node.id (default 1)")
     p.add_argument("--advertised-host", default=None,
                    help="host name clients are told to connect to (default: the bound one)")
+    p.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE",
+                   help="a broker property by Kafka's name, e.g. num.partitions=3 or "
+                        "group.consumer.heartbeat.interval.ms=1000 (repeatable)")
     p.add_argument("--log-level", default="INFO",
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="server log level")
     return p
@@ -54,7 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"kafkalog serve: needs the server extra, pip install "
                          f"'kafkalog[server]' ({e})\n")
         return 1
-    config = ServerConfig(node_id=args.node_id, advertised_host=args.advertised_host)
+    props = {}
+    for item in args.config:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            sys.stderr.write(f"kafkalog serve: --config expects KEY=VALUE, found {item!r}\n")
+            return 2
+        props[key.strip()] = value
+    try:
+        config = ServerConfig.from_properties(props, node_id=args.node_id,
+                                              advertised_host=args.advertised_host)
+    except KafkaLogError as e:
+        sys.stderr.write(f"kafkalog serve: {e}\n")
+        return 2
     try:
         KafkaServer(args.dir, args.host, args.port, config=config).serve_forever()
     except KafkaLogError as e:

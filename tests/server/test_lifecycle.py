@@ -103,3 +103,58 @@ def test_the_engine_and_the_cli_load_without_the_server_extra(tmp_path):
     assert proc.returncode == 1, proc.stderr
     assert "pip install 'kafkalog[server]'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_serve_config_properties(tmp_path, capsys):
+    from kafkalog.errors import ConfigError
+    from kafkalog.server import ServerConfig
+
+    c = ServerConfig.from_properties({
+        "num.partitions": "3", "auto.create.topics.enable": "False",
+        "group.consumer.heartbeat.interval.ms": "250",
+        "group.consumer.migration.policy": "UPGRADE",
+        "offsets.topic.segment.bytes": "1048576"}, node_id=7)
+    assert (c.num_partitions, c.auto_create_topics_enable, c.node_id) == (3, False, 7)
+    assert (c.group_consumer_heartbeat_interval_ms, c.group_consumer_migration_policy,
+            c.internal_topic_segment_bytes) == (250, "upgrade", 1048576)
+    for bad, what in [({"num.partitions": "x"}, "num.partitions: expected an integer"),
+                      ({"num.partitions": "0"}, "num.partitions: value 0 out of range"),
+                      ({"log.retention.hours": "1"}, "unknown property 'log.retention.hours'"),
+                      ({"group.consumer.migration.policy": "sideways"}, "expected one of")]:
+        with pytest.raises(ConfigError, match=what):
+            ServerConfig.from_properties(bad)
+    assert serve_main([str(tmp_path / "d"), "--port", "0", "-c", "num.partitions=x"]) == 2
+    assert "num.partitions: expected an integer" in capsys.readouterr().err
+    assert serve_main([str(tmp_path / "d"), "--port", "0", "-c", "num.partitions"]) == 2
+    assert "expects KEY=VALUE" in capsys.readouterr().err
+
+
+def test_kafkalog_serve_applies_config_properties(tmp_path):
+    """``-c num.partitions=3``: a topic auto-created by a producer gets 3 partitions."""
+    port = free_port()
+    root = tmp_path / "logs"
+    proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "serve", str(root), "--port",
+                             str(port), "-c", "num.partitions=3"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert proc.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        import confluent_kafka as ck
+
+        p = ck.Producer({"bootstrap.servers": f"127.0.0.1:{port}"})
+        p.produce("auto-created", b"hello")
+        assert p.flush(30) == 0
+        proc.send_signal(signal.SIGTERM)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0
+    with LogDir.open(root) as d:
+        assert sorted(p for t, p in d.partitions() if t == "auto-created") == [0, 1, 2]
