@@ -123,6 +123,16 @@ def assert_no_partition_held_twice(env: Env, context: object) -> None:
                     assert seen.setdefault((t, p), mid) == mid, context
 
 
+def dump_offsets(env: Env) -> str:
+    """``dump-segments --offsets-decoder`` of the group's partition (the log dir closed)."""
+    env.logs.close()
+    seg = env.root / "__consumer_offsets-0" / "00000000000000000000.log"
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert cli_main(["dump-segments", "--offsets-decoder", "--files", str(seg)]) == 0
+    return out.getvalue()
+
+
 def snapshot(c: GroupCoordinator) -> dict:
     g = c.manager.consumer_group("app")
     if g is None:
@@ -275,14 +285,21 @@ def test_subscription_and_partition_changes_bump_the_group_epoch(env):
 
 
 def test_server_assignors_range_and_uniform(env):
-    a = Member(env, "a")
-    r = env.hb("b", 0, server_assignor="range")
+    a = Member(env, "a", topics=["orders", "payments"])
+    # nobody asks for one: the first of group.consumer.assignors, uniform
+    assert env.c.consumer_group_describe(["app"])[0].assignor_name == "uniform"
+    r = env.hb("b", 0, topics=["orders", "payments"], server_assignor="range")
     assert r.error_code == 0
     group = env.c.manager.consumer_group("app")
-    # one vote each: the first counted wins ties as Kafka's max over the counts map
-    assert group.preferred_server_assignor(None, None) in ("range", "uniform")
+    # the assignor most members ask for (b's is the only vote)
+    assert group.preferred_server_assignor(None, None) == "range"
+    assert env.c.consumer_group_describe(["app"])[0].assignor_name == "range"
     settle([a])
-    assert sum(len(ps) for ps in group.target_assignment["a"].values()) == 3
+    # server-side range: per topic, each member a contiguous run (uniform would balance the
+    # 8 partitions over the two topics together, sticky to a's: not per topic)
+    targets = sorted((sorted(group.target_assignment[m][ORDERS]),
+                      sorted(group.target_assignment[m][PAYMENTS])) for m in ("a", "b"))
+    assert targets == [([0, 1, 2], [0]), ([3, 4, 5], [1])]
 
 
 def test_offsets_are_checked_against_the_member_epoch(env):
@@ -559,12 +576,7 @@ def test_random_scenarios_reload_to_the_live_state(tmp_path):
 
 def test_dump_shows_the_records_as_kafka_4_does(env):
     Member(env, "a")
-    env.logs.close()
-    seg = env.root / "__consumer_offsets-0" / "00000000000000000000.log"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert cli_main(["dump-segments", "--offsets-decoder", "--files", str(seg)]) == 0
-    text = out.getvalue()
+    text = dump_offsets(env)
     assert 'key: {"type":"5","data":{"groupId":"app","memberId":"a"}}' in text
     assert ('payload: {"version":"0","data":{"topicPartitions":[{"topicId":"' + ORDERS
             + '","partitions":[0,1,2,3,4,5]}]}}') in text
@@ -682,12 +694,7 @@ def test_regex_dropped_by_its_last_subscriber_is_tombstoned(env):
     assert r.error_code == 0
     assert set(group.resolved_regexes) == {"ord.*"}
     assert group.resolved_regexes["ord.*"].topics == {"orders"}
-    env.logs.close()
-    seg = env.root / "__consumer_offsets-0" / "00000000000000000000.log"
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        assert cli_main(["dump-segments", "--offsets-decoder", "--files", str(seg)]) == 0
-    text = out.getvalue()
+    text = dump_offsets(env)
     assert ('key: {"type":"16","data":{"groupId":"app","regularExpression":"pay.*"}} '
             'payload: <DELETE>') in text
     assert ('key: {"type":"16","data":{"groupId":"app","regularExpression":"ord.*"}} '

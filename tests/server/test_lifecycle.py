@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
 
@@ -48,21 +49,29 @@ def test_binds_loopback_by_default(server):
     assert server.address == f"127.0.0.1:{server.port}"
 
 
+def serve_process(root: Path, *args: str) -> tuple[subprocess.Popen, int]:
+    """A ``kafkalog serve`` process on a free port, once it accepts connections."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "serve", str(root), "--port",
+                             str(port), *args], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc, port
+        except OSError:
+            if proc.poll() is not None or time.monotonic() > deadline:
+                proc.kill()
+                raise AssertionError(
+                    f"kafkalog serve did not start: {proc.communicate()[1]}") from None
+            time.sleep(0.1)
+
+
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
 def test_kafkalog_serve_shuts_down_cleanly_on_signal(tmp_path, sig):
-    port = free_port()
     root = tmp_path / "logs"
-    proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "serve", str(root), "--port",
-                             str(port)], stderr=subprocess.PIPE, text=True)
+    proc, port = serve_process(root)
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
         import confluent_kafka as ck
 
         p = ck.Producer({"bootstrap.servers": f"127.0.0.1:{port}"})
@@ -131,20 +140,9 @@ def test_serve_config_properties(tmp_path, capsys):
 
 def test_kafkalog_serve_applies_config_properties(tmp_path):
     """``-c num.partitions=3``: a topic auto-created by a producer gets 3 partitions."""
-    port = free_port()
     root = tmp_path / "logs"
-    proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "serve", str(root), "--port",
-                             str(port), "-c", "num.partitions=3"],
-                            stderr=subprocess.PIPE, text=True)
+    proc, port = serve_process(root, "-c", "num.partitions=3")
     try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                assert proc.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
         import confluent_kafka as ck
 
         p = ck.Producer({"bootstrap.servers": f"127.0.0.1:{port}"})
