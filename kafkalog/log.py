@@ -369,6 +369,27 @@ class Log:
     def config(self) -> LogConfig:
         return self._config
 
+    def update_config(self, config: LogConfig) -> LogConfig:
+        """Apply a topic's changed config (Kafka's ``UnifiedLog.updateConfig``); returns the
+        old one. Retention, flush, size and compaction rules read the new config from now on;
+        the active segment rolls by the new ``segment.bytes``/``segment.ms`` from the next
+        append, while each existing segment keeps its index interval and index size.
+
+        >>> import tempfile
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     old = log.update_config(LogConfig(retention_ms=60000))
+        ...     old.retention_ms, log.config.retention_ms
+        (604800000, 60000)
+        """
+        if not isinstance(config, LogConfig):
+            raise TypeError(f"expected a LogConfig, found {type(config).__name__}")
+        with self._write_lock:
+            self._check_open()
+            old, self._config = self._config, config
+            if self._segments:
+                self._segments.active.update_config(config)
+            return old
+
     @property
     def log_start_offset(self) -> int:
         """First offset readable (records below it are deleted or being deleted)."""

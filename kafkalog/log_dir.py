@@ -30,6 +30,9 @@ What a broker's ``LogManager`` does with one log dir (core/src/main/scala/kafka/
       {"version": 1, "topics": {"orders": {"topic_id": "…22 chars…", "partitions": 3,
                                            "config": {"segment.bytes": "1048576"}}}}
 
+  A topic written by a broker that is given overrides here (:meth:`LogDir.update_topic_config`)
+  gets an entry with its ``partition.metadata`` id (or null) and ``"partitions": null``.
+
   ``__cluster_metadata`` (KRaft's log, managed by the raft layer, not by ``LogManager``) is
   listed and readable but left out of the root checkpoints, as a broker does.
 
@@ -81,7 +84,8 @@ from .errors import ConfigError, CorruptCheckpointError, InvalidTopicError, Kafk
 from .lock import DirectoryLock
 from .log import Log
 
-__all__ = ["LogDir", "TopicExistsError", "UnknownTopicOrPartitionError", "TOPICS_FILE",
+__all__ = ["LogDir", "TopicExistsError", "UnknownTopicOrPartitionError", "InvalidPartitionsError",
+           "TOPICS_FILE",
            "METADATA_TOPIC", "validate_topic_name"]
 
 logger = logging.getLogger(__name__)
@@ -106,6 +110,11 @@ class TopicExistsError(KafkaLogError, ValueError):
 
 class UnknownTopicOrPartitionError(KafkaLogError, LookupError):
     """A partition this log dir does not hold."""
+
+
+class InvalidPartitionsError(KafkaLogError, ValueError):
+    """``create_partitions`` that would not add partitions (Kafka's
+    ``InvalidPartitionsException``), or of a topic whose partition count is unknown here."""
 
 
 def _format_value(value: Any) -> str:
@@ -411,11 +420,7 @@ class LogDir:
         if isinstance(partitions, bool) or int(partitions) < 1:
             raise ValueError(f"partitions must be >= 1 (found {partitions})")
         overrides = _as_properties(config)
-        unknown = sorted(set(overrides) - set(config_to_properties(LogConfig())))
-        if unknown:
-            raise ValueError(
-                f"topic overrides take topic config names (expected e.g. segment.bytes, found "
-                f"{', '.join(unknown)})")
+        _check_override_names(overrides)
         with self._lock:
             self._check_writable()
             if topic in self.topics() or topic in self._topics:
@@ -485,10 +490,133 @@ class LogDir:
                 rmtree(target, ignore_errors=True)
             return parts
 
+    def create_partitions(self, topic: str, count: int) -> list[int]:
+        """Grow ``topic`` to ``count`` partitions (Kafka's CreatePartitions): the new partition
+        directories start empty, with the topic's id in ``partition.metadata`` and its config.
+        Returns the partitions created. The current count is the one :meth:`create_topic`
+        recorded, or for a topic written by a broker the partitions held, which must then be
+        ``0 … n-1``.
+
+        >>> import tempfile
+        >>> with LogDir.open(tempfile.mkdtemp()) as d:
+        ...     _ = d.create_topic("orders", 2)
+        ...     d.create_partitions("orders", 4), d.declared_partitions("orders")
+        ([2, 3], 4)
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            No partition of ``topic`` is held here.
+        InvalidPartitionsError
+            ``count`` is not above the current count (Kafka's messages), or the count of a
+            topic written by a broker is unknown (partitions missing from the sequence).
+        """
+        if isinstance(count, bool) or not isinstance(count, int):
+            raise TypeError(f"count must be an int, found {type(count).__name__}")
+        with self._lock:
+            self._check_writable()
+            held = sorted(p for t, p in self._logs if t == topic)
+            if not held:
+                raise UnknownTopicOrPartitionError(
+                    f"topic {topic!r} is not in this log dir", path=self.root)
+            declared = self.declared_partitions(topic)
+            if declared is None and held != list(range(len(held))):
+                raise InvalidPartitionsError(
+                    f"the partition count of topic {topic!r} is unknown: this log dir holds "
+                    f"partitions {held}, not 0 to {len(held) - 1}", path=self.root)
+            current = declared if declared is not None else len(held)
+            if count == current:
+                raise InvalidPartitionsError(f"Topic already has {current} partition(s).",
+                                             path=self.root)
+            if count < current:
+                raise InvalidPartitionsError(
+                    f"The topic {topic} currently has {current} partition(s); {count} would "
+                    f"not be an increase.", path=self.root)
+            added = list(range(current, count))
+            paths = [files.partition_dir(self.root, topic, p) for p in added]
+            topic_id = self.topic_id(topic)
+            entry = self._topics.get(topic)
+            if entry is not None and entry.get("partitions") is not None:
+                entry["partitions"] = count
+                self._write_topics_file()
+            for p, path in zip(added, paths):
+                self._open_log((topic, p), path, 0, 0)
+                meta = PartitionMetadataFile(path / files.PARTITION_METADATA_FILE)
+                if topic_id is not None and not meta.exists():
+                    meta.write(topic_id)  # a broker's topic: the id its other partitions carry
+            _fsync_dir(self.root)
+            return added
+
+    def update_topic_config(self, topic: str, overrides: Mapping[str, Any]) -> LogConfig:
+        """Replace the topic's overrides with ``overrides`` (Kafka topic config names) and
+        apply them to its open logs (Kafka's ``LogManager.updateTopicConfig``): persisted in
+        :data:`TOPICS_FILE` first, then each log takes the new config
+        (:meth:`Log.update_config`); a log that stops being compacted has its cleaning aborted,
+        as Kafka does. Works for a topic written by a broker too (its entry then records no
+        partition count). Returns the effective config.
+
+        >>> import tempfile
+        >>> with LogDir.open(tempfile.mkdtemp()) as d:
+        ...     _ = d.create_topic("orders", 1, {"segment.bytes": "1048576"})
+        ...     d.update_topic_config("orders", {"retention.ms": "60000"}).retention_ms
+        ...     d.topic_overrides("orders"), d.log("orders", 0).config.segment_bytes
+        60000
+        ({'retention.ms': '60000'}, 1073741824)
+
+        Raises
+        ------
+        UnknownTopicOrPartitionError
+            The topic is not held here.
+        ConfigError
+            A bad value (nothing is changed).
+        ValueError
+            A name that is not a topic config kafkalog implements.
+        """
+        props = _as_properties(overrides)
+        config = self.validate_topic_config(props)
+        with self._lock:
+            self._check_writable()
+            parts = sorted(p for t, p in self._logs if t == topic)
+            if not parts and topic not in self._topics:
+                raise UnknownTopicOrPartitionError(
+                    f"topic {topic!r} is not in this log dir", path=self.root)
+            entry = self._topics.get(topic)
+            if entry is None:
+                tid = self.topic_id(topic)
+                entry = {"topic_id": None if tid is None else str(tid), "partitions": None}
+            self._topics[topic] = {**entry, "config": props}
+            self._write_topics_file()
+            stopped_compacting = []
+            for p in parts:
+                old = self._logs[(topic, p)].update_config(config)
+                if old.compact and not config.compact:
+                    stopped_compacting.append((topic, p))
+        cleaner = self._cleaner
+        if cleaner is not None and stopped_compacting:
+            # LogManager.abortCleaning, outside our lock (the cleaner thread may need it)
+            for tp in stopped_compacting:
+                cleaner.abort_cleaning(tp)
+        return config
+
+    def validate_topic_config(self, overrides: Mapping[str, Any]) -> LogConfig:
+        """The config a topic with ``overrides`` would have here (the dir's defaults with
+        them), changing nothing.
+
+        Raises
+        ------
+        ConfigError
+            A bad value.
+        ValueError
+            A name that is not a topic config kafkalog implements.
+        """
+        props = _as_properties(overrides)
+        _check_override_names(props)
+        return LogConfig.from_properties({**self._base_properties, **props})
+
     def topic_id(self, topic: str) -> Uuid | None:
         """The topic's Kafka Uuid: ours, else the first ``partition.metadata`` found."""
         entry = self._topics.get(topic)
-        if entry is not None:
+        if entry is not None and entry.get("topic_id") is not None:
             return Uuid.from_string(entry["topic_id"])
         for t, p in self.partitions():
             if t == topic:
@@ -502,7 +630,8 @@ class LogDir:
         """The partition count :meth:`create_topic` gave ``topic`` (None for a topic written by
         a broker: a log dir may hold only some of its partitions)."""
         entry = self._topics.get(topic)
-        return None if entry is None else int(entry["partitions"])
+        return None if entry is None or entry.get("partitions") is None else int(
+            entry["partitions"])
 
     def topic_config(self, topic: str) -> LogConfig:
         """The effective config of ``topic``: the log dir's defaults with its overrides."""
@@ -701,7 +830,11 @@ class LogDir:
                 raise ValueError(f"expected version {TOPICS_FILE_VERSION} with a topics object")
             topics = doc["topics"]
             for name, entry in topics.items():
-                Uuid.from_string(entry["topic_id"])
+                # a broker's topic given overrides here has no id of ours and no count
+                if entry["topic_id"] is not None:
+                    Uuid.from_string(entry["topic_id"])
+                if entry.get("partitions") is not None:
+                    int(entry["partitions"])
                 LogConfig.from_properties(entry.get("config", {}))
                 validate_topic_name(name)
         except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
@@ -712,6 +845,14 @@ class LogDir:
         doc = {"version": TOPICS_FILE_VERSION, "topics": self._topics}
         atomic_write(self.root / TOPICS_FILE,
                      json.dumps(doc, indent=2, sort_keys=True).encode("utf-8"))
+
+
+def _check_override_names(overrides: Mapping[str, str]) -> None:
+    unknown = sorted(set(overrides) - set(config_to_properties(LogConfig())))
+    if unknown:
+        raise ValueError(
+            f"topic overrides take topic config names (expected e.g. segment.bytes, found "
+            f"{', '.join(unknown)})")
 
 
 def _read_marker_epoch(path: Path) -> int | None:

@@ -32,6 +32,7 @@ the last valid entry and both indexes are rebuilt with the per-batch rule.
 
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import mmap
@@ -302,8 +303,9 @@ class LogSegment:
         self.time_index_path = files.time_index_file(directory, base_offset, file_suffix)
         self.txn_index_path = files.transaction_index_file(directory, base_offset, file_suffix)
         self.created_ms = clock.milliseconds()
-        # (config and roll_jitter_ms are fixed for the segment's life: the time rule's limit
-        # that should_roll_positional compares against is derived from them once per start)
+        # (roll_jitter_ms, the index interval and the index size are fixed for the segment's
+        # life; segment.bytes and the time rule follow update_config: the time rule's limit
+        # that should_roll_positional compares against is derived once per start or update)
         self._rolling_based_timestamp = None  # (also sets the time rule's limit)
         self._max_timestamp_and_offset: TimestampOffset | None = None  # None: not loaded yet
         # whether the time index agrees with the .log (check_time_index): None not checked
@@ -1112,6 +1114,18 @@ class LogSegment:
         self._hot.roll_after_timestamp = (
             min(ts + self.config.max_segment_ms - self.roll_jitter_ms, LONG_MAX)
             if ts is not None and ts >= 0 else _INT64_MIN)
+
+    def update_config(self, config: LogConfig) -> None:
+        """Take a topic's changed config (Kafka's ``LocalLog.updateConfig``): the roll rules
+        (``segment.bytes``, ``segment.ms``, ``max.compaction.lag.ms``) apply from the next
+        append, as Kafka builds its ``RollParams`` from the log's current config per append;
+        the index interval and index size stay those the segment was created with (Kafka
+        passes them to ``LogSegment``'s constructor)."""
+        self.config = dataclasses.replace(
+            config, index_interval_bytes=self.config.index_interval_bytes,
+            segment_index_bytes=self.config.segment_index_bytes)
+        self._hot.segment_bytes = config.segment_bytes
+        self._rolling_based_timestamp = self._rolling_ts  # re-derives the time rule's limit
 
     def should_roll_positional(self, max_timestamp_in_messages: int,
                                max_offset_in_messages: int, messages_size: int,
