@@ -270,6 +270,20 @@ class Broker:
         for listener in self.topic_listeners:
             listener()
 
+    def create_partitions(self, topic: str, count: int) -> list[int]:
+        """Grow ``topic`` to ``count`` partitions (:meth:`LogDir.create_partitions` raises the
+        errors); the group coordinator learns the new count (subscribed groups rebalance)."""
+        added = self.log_dir.create_partitions(topic, count)
+        for p in added:
+            self.log_dir.set_high_watermark(topic, p, None)
+        for listener in self.topic_listeners:
+            listener()
+        return added
+
+    def update_topic_config(self, topic: str, overrides: dict[str, str]) -> None:
+        """Replace the topic's overrides (:meth:`LogDir.update_topic_config`)."""
+        self.log_dir.update_topic_config(topic, overrides)
+
     def delete_topic(self, topic: str) -> None:
         """Delete ``topic`` and wake the fetches waiting on it."""
         parts = self.log_dir.delete_topic(topic)

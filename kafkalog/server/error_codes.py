@@ -23,7 +23,7 @@ from ..errors import (
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,
 )
-from ..log_dir import TopicExistsError, UnknownTopicOrPartitionError
+from ..log_dir import InvalidPartitionsError, TopicExistsError, UnknownTopicOrPartitionError
 from ..producer_state import (
     InvalidProducerEpochError,
     InvalidTxnStateError,
@@ -37,6 +37,7 @@ _CODES: dict[type[BaseException], ErrorCode] = {
     UnknownTopicOrPartitionError: ErrorCode.unknown_topic_or_partition,
     InvalidTopicError: ErrorCode.invalid_topic_exception,
     TopicExistsError: ErrorCode.topic_already_exists,
+    InvalidPartitionsError: ErrorCode.invalid_partitions,
     OffsetOutOfRangeError: ErrorCode.offset_out_of_range,
     # Kafka: RecordTooLargeException (a batch above max.message.bytes) -> MESSAGE_TOO_LARGE
     RecordBatchTooLargeError: ErrorCode.message_too_large,

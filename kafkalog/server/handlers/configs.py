@@ -8,7 +8,30 @@ synonyms when asked (the entry itself), and from v3 its type. Topics: the effect
 absent). Broker (resource type 4, name this node's id or empty): the broker settings
 :class:`~kafkalog.server.broker.ServerConfig` has. Other resource types: ``INVALID_REQUEST``.
 
-Versions 1-4 (Kafka 3.9: 0-4; kio starts at 1).
+AlterConfigs (key 33) and IncrementalAlterConfigs (key 44): topic overrides changed online, as
+Kafka's ``ConfigAdminManager.preprocess`` and ``ConfigurationControlManager`` (3.9) do:
+
+* a resource named twice: ``INVALID_REQUEST`` for both ("Each resource must appear at most
+  once."); a config named twice in one resource, or a null value (other than a DELETE):
+  ``INVALID_REQUEST`` with Kafka's messages;
+* topics: AlterConfigs replaces every override (the ones not named are removed, Kafka's
+  implicit deletions); IncrementalAlterConfigs applies SET, DELETE, APPEND and SUBTRACT per key
+  (APPEND/SUBTRACT only on list configs, ``cleanup.policy`` here: "Can't APPEND to key …
+  because its type is not LIST."; a list without an override starts from the topic's
+  effective value). The result is checked as a whole by :class:`~kafkalog.config.LogConfig`
+  (``INVALID_CONFIG`` with its message); names the engine does not implement are refused with
+  ``INVALID_CONFIG``, the deliberate deviation CreateTopics makes; an unknown topic answers
+  ``UNKNOWN_TOPIC_OR_PARTITION``. Then :meth:`LogDir.update_topic_config` persists the
+  overrides and applies them to the open logs (retention, roll, flush and compaction settings
+  take effect without a restart). ``validate_only``: checked, nothing changed;
+* the broker (empty name or this node's id; another id ``INVALID_REQUEST``): every setting is
+  static (``kafkalog serve -c``), so naming any answers ``INVALID_REQUEST`` ("Cannot update
+  these configs dynamically: …", Kafka's text for a static config);
+* other resource types (groups, client metrics, broker loggers): ``INVALID_REQUEST``, as
+  kafkalog keeps no such configs.
+
+Versions: DescribeConfigs 1-4 (Kafka 3.9: 0-4; kio starts at 1); AlterConfigs 0-2;
+IncrementalAlterConfigs 0-1 (Kafka 3.9 and 4).
 """
 
 from __future__ import annotations
@@ -16,14 +39,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...config import LogConfig
+from ...errors import KafkaLogError
+from ...log_dir import config_to_properties, validate_topic_name
 from ..api import RequestContext, register
+from ..error_codes import error_code_for
 from ..protocol import ErrorCode
 from .topics import SOURCE_STATIC_BROKER_CONFIG, topic_config_entries
 
-__all__ = ["handle"]
+__all__ = ["handle", "alter_configs", "incremental_alter_configs"]
 
 TOPIC = 2
 BROKER = 4
+
+#: AlterConfigOp.OpType ids
+OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
+_OP_NAMES = {OP_SET: "SET", OP_DELETE: "DELETE", OP_APPEND: "APPEND", OP_SUBTRACT: "SUBTRACT"}
+#: the topic configs of type LIST kafkalog implements (APPEND and SUBTRACT apply to these)
+_LIST_CONFIGS = frozenset({"cleanup.policy"})
 
 # DescribeConfigsResponse.ConfigType ids of the configs served
 _BOOLEAN, _STRING, _INT, _LONG, _DOUBLE, _LIST = 1, 2, 3, 5, 6, 7
@@ -91,3 +124,142 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     synonyms = bool(getattr(request, "include_synonyms", False))
     return {"throttle_time": 0,
             "results": [_describe(ctx, r, synonyms) for r in request.resources]}
+
+
+# -- altering -----------------------------------------------------------------------------------
+
+def _invalid_request(message: str) -> tuple[int, str]:
+    return ErrorCode.invalid_request, message
+
+
+def _preprocess(ctx: RequestContext, resources: Any, incremental: bool
+                ) -> list[tuple[int, str | None] | None]:
+    """Per resource, the error ``ConfigAdminManager.preprocess`` answers, or None to go on."""
+    seen: dict[tuple[int, str], int] = {}
+    out: list[tuple[int, str | None] | None] = [None] * len(resources)
+    for i, r in enumerate(resources):
+        j = seen.setdefault((r.resource_type, r.resource_name), i)
+        if j != i:
+            out[i] = out[j] = _invalid_request("Each resource must appear at most once.")
+    for i, r in enumerate(resources):
+        if out[i] is not None:
+            continue
+        names = [c.name for c in r.configs]
+        if len(set(names)) != len(names):
+            out[i] = _invalid_request("Error due to duplicate config keys")
+            continue
+        nulls = [c.name for c in r.configs if c.value is None
+                 and not (incremental and c.config_operation == OP_DELETE)]
+        if nulls:
+            out[i] = _invalid_request("Null value not supported for : " + ", ".join(nulls))
+            continue
+        if incremental:
+            bad = [c.config_operation for c in r.configs if c.config_operation not in _OP_NAMES]
+            if bad:
+                out[i] = _invalid_request(f"Unknown operations type {bad[0]}")
+                continue
+        if r.resource_type == BROKER:
+            node = str(ctx.broker.config.node_id)
+            if r.resource_name not in ("", node):
+                out[i] = _invalid_request(f"Unexpected broker id, expected {node} or empty "
+                                          f"string, but received {r.resource_name}")
+            elif names:
+                out[i] = _invalid_request(
+                    f"Cannot update these configs dynamically: {', '.join(sorted(names))} "
+                    f"(kafkalog serve takes broker settings at start: -c KEY=VALUE)")
+            else:
+                out[i] = (ErrorCode.none, None)
+        elif r.resource_type != TOPIC:
+            out[i] = _invalid_request(f"Unknown resource type {r.resource_type}: kafkalog "
+                                      f"keeps topic configs and static broker settings only")
+    return out
+
+
+def _incremental_overrides(broker: Any, topic: str, configs: Any) -> dict[str, str]:
+    """The topic's overrides after the ops (``incrementalAlterConfigResource``).
+
+    Raises
+    ------
+    ValueError
+        APPEND/SUBTRACT on a config that is not a list (Kafka's message).
+    """
+    new = broker.log_dir.topic_overrides(topic)
+    effective = None
+    for c in configs:
+        op = c.config_operation
+        if op == OP_SET:
+            new[c.name] = c.value
+        elif op == OP_DELETE:
+            new.pop(c.name, None)
+        else:
+            if c.name not in _LIST_CONFIGS:
+                raise ValueError(f"Can't {_OP_NAMES[op]} to key {c.name} because its type is "
+                                 f"not LIST.")
+            if c.name not in new and effective is None:
+                effective = config_to_properties(broker.log_dir.topic_config(topic))
+            current = new.get(c.name, effective[c.name] if effective else "")
+            parts = [v for v in current.split(",") if v]
+            for v in (c.value or "").split(","):
+                if op == OP_APPEND and v not in parts:
+                    parts.append(v)
+                elif op == OP_SUBTRACT and v in parts:
+                    parts.remove(v)
+            new[c.name] = ",".join(parts)
+    return new
+
+
+def _check_topic_overrides(broker: Any, topic: str, overrides: dict[str, str]
+                           ) -> tuple[int, str | None]:
+    """``ControllerConfigurationValidator.validate`` then the existence check."""
+    try:
+        validate_topic_name(topic)
+    except ValueError as e:
+        return ErrorCode.invalid_topic_exception, str(e)
+    known = config_to_properties(LogConfig())
+    unknown = sorted(set(overrides) - set(known))
+    if unknown:
+        return (ErrorCode.invalid_config, f"Unknown or unsupported topic config name(s) "
+                f"{', '.join(unknown)} (kafkalog implements {', '.join(sorted(known))})")
+    try:
+        broker.log_dir.validate_topic_config(overrides)
+    except (KafkaLogError, ValueError) as e:
+        return ErrorCode.invalid_config, str(e)
+    if not broker.partitions_of(topic):
+        return ErrorCode.unknown_topic_or_partition, f"The topic '{topic}' does not exist."
+    return ErrorCode.none, None
+
+
+def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, Any]:
+    broker = ctx.broker
+    resources = list(request.resources)
+    responses = []
+    for r, pre in zip(resources, _preprocess(ctx, resources, incremental)):
+        code, message = pre if pre is not None else (ErrorCode.none, None)
+        if pre is None:  # a topic
+            try:
+                overrides = (_incremental_overrides(broker, r.resource_name, r.configs)
+                             if incremental else {c.name: c.value for c in r.configs})
+            except ValueError as e:
+                code, message = ErrorCode.invalid_config, str(e)
+            else:
+                code, message = _check_topic_overrides(broker, r.resource_name, overrides)
+                if code == ErrorCode.none and not request.validate_only:
+                    try:
+                        broker.update_topic_config(r.resource_name, overrides)
+                    except (KafkaLogError, ValueError, OSError) as e:
+                        code = (error_code_for(e) if not isinstance(e, ValueError)
+                                or isinstance(e, KafkaLogError) else ErrorCode.invalid_config)
+                        message = str(e)
+        responses.append({"error_code": code, "error_message": message,
+                          "resource_type": r.resource_type, "resource_name": r.resource_name})
+    return {"throttle_time": 0, "responses": responses}
+
+
+@register(33, "AlterConfigs", 0, 2)
+async def alter_configs(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    return _alter(ctx, request, incremental=False)
+
+
+@register(44, "IncrementalAlterConfigs", 0, 1)
+async def incremental_alter_configs(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    return _alter(ctx, request, incremental=True)

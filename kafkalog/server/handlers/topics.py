@@ -22,8 +22,20 @@ DeleteTopics (``ReplicationControlManager.deleteTopics``): by name (v0-5) or by 
 with ``INVALID_TOPIC_EXCEPTION`` (our choice: deleting ``__consumer_offsets`` under a running
 coordinator would lose every group). The partitions go through :meth:`LogDir.delete_topic`.
 
+CreatePartitions (key 37, ``ControllerApis.createPartitions`` and
+``ReplicationControlManager.createPartitions``, 3.9): a name repeated in the request:
+``INVALID_REQUEST`` ("Duplicate topic name."); an unknown topic: ``UNKNOWN_TOPIC_OR_PARTITION``;
+a count not above the current one: ``INVALID_PARTITIONS`` with Kafka's messages; manual
+assignments must number the partitions added and name this broker once each
+(``INVALID_REPLICA_ASSIGNMENT``, Kafka's messages). Internal topics are refused with
+``INVALID_REQUEST``, our choice: a broker would accept, and then every group would hash to a
+different ``__consumer_offsets`` partition (``offsets.topic.num.partitions`` is fixed for a
+cluster's life). ``validate_only``: checked, nothing created. The new partitions go through
+:meth:`LogDir.create_partitions` (empty, the topic's id and config), and groups subscribed to
+the topic rebalance.
+
 Versions: CreateTopics 2-7, DeleteTopics 1-6 (Kafka 3.9: 0-7 and 0-6; kio and Kafka 4 start at
-2 and 1).
+2 and 1); CreatePartitions 0-3 (Kafka 3.9 and 4).
 """
 
 from __future__ import annotations
@@ -39,7 +51,7 @@ from ..broker import INTERNAL_TOPICS
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
 
-__all__ = ["create_topics", "delete_topics", "topic_config_entries"]
+__all__ = ["create_topics", "delete_topics", "create_partitions", "topic_config_entries"]
 
 #: DescribeConfigsResponse.ConfigSource ids
 SOURCE_TOPIC_CONFIG = 1
@@ -176,3 +188,63 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         results.append({"name": name, "topic_id": tid, "error_code": ErrorCode.none,
                         "error_message": None})
     return {"throttle_time": 0, "responses": results}
+
+
+def _check_create_partitions(broker: Any, t: Any) -> tuple[int, str | None]:
+    """``(error code, message)`` of growing one topic (the checks of
+    ``ReplicationControlManager.createPartitions``, in its order)."""
+    held = broker.partitions_of(t.name)
+    if not held:
+        return ErrorCode.unknown_topic_or_partition, "This server does not host this topic."
+    if t.name in INTERNAL_TOPICS:
+        return (ErrorCode.invalid_request, f"Cannot add partitions to internal topic {t.name}: "
+                f"its partition count is fixed for the cluster's life")
+    declared = broker.log_dir.declared_partitions(t.name)
+    current = declared if declared is not None else len(held)
+    if t.count == current:
+        return ErrorCode.invalid_partitions, f"Topic already has {current} partition(s)."
+    if t.count < current:
+        return (ErrorCode.invalid_partitions, f"The topic {t.name} currently has {current} "
+                f"partition(s); {t.count} would not be an increase.")
+    additional = t.count - current
+    if t.assignments is not None:
+        if len(t.assignments) != additional:
+            return (ErrorCode.invalid_replica_assignment, f"Attempted to add {additional} "
+                    f"additional partition(s), but only {len(t.assignments)} assignment(s) "
+                    f"were specified.")
+        node = broker.config.node_id
+        for a in t.assignments:
+            ids = sorted(a.broker_ids)
+            if not ids:
+                return (ErrorCode.invalid_replica_assignment,
+                        "The manual partition assignment includes an empty replica list.")
+            for prev, b in zip([None, *ids], ids):
+                if b != node:
+                    return (ErrorCode.invalid_replica_assignment, f"The manual partition "
+                            f"assignment includes broker {b}, but no such broker is "
+                            f"registered.")
+                if b == prev:
+                    return (ErrorCode.invalid_replica_assignment, f"The manual partition "
+                            f"assignment includes the broker {b} more than once.")
+    return ErrorCode.none, None
+
+
+@register(37, "CreatePartitions", 0, 3)
+async def create_partitions(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    broker = ctx.broker
+    counts: dict[str, int] = {}
+    for t in request.topics:
+        counts[t.name] = counts.get(t.name, 0) + 1
+    results = []
+    for t in request.topics:
+        if counts[t.name] > 1:
+            code, message = ErrorCode.invalid_request, "Duplicate topic name."
+        else:
+            code, message = _check_create_partitions(broker, t)
+        if code == ErrorCode.none and not request.validate_only:
+            try:
+                broker.create_partitions(t.name, t.count)
+            except (KafkaLogError, OSError) as e:
+                code, message = error_code_for(e), str(e)
+        results.append({"name": t.name, "error_code": code, "error_message": message})
+    return {"throttle_time": 0, "results": results}

@@ -1,0 +1,70 @@
+"""DescribeLogDirs (key 35): the log directory served, its partitions' sizes and its volume
+(``kafka-log-dirs.sh --describe``, ``Admin.describeLogDirs``).
+
+As Kafka's ``ReplicaManager.describeLogDirs`` (3.9) for a broker with one log dir: one result
+naming the directory's absolute path; per partition held (all when the request's topics are
+null, else those named that are held here) its size (the bytes of its segments, Kafka's
+``UnifiedLog.size``), its offset lag (``max(high watermark - log end offset, 0)``: 0 for a
+leader) and ``is_future_key`` false (no ``-future`` logs are served). From v4 the volume's
+total and usable bytes (``FileStore.getTotalSpace``/``getUsableSpace``: ``statvfs`` here,
+usable counting the blocks an unprivileged writer may use). From v5 ``is_cordoned`` false
+(KIP-1066: nothing cordons a directory here). ``__cluster_metadata`` is left out, as a broker
+keeps it in its metadata log dir, outside ``LogManager``.
+
+Versions 1-5 (Kafka 4: 1-5; kio starts at 1).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ...errors import KafkaLogError
+from ...log_dir import METADATA_TOPIC
+from ..api import RequestContext, register
+from ..protocol import ErrorCode
+
+__all__ = ["handle", "volume_bytes"]
+
+
+def volume_bytes(path: os.PathLike[str] | str) -> tuple[int, int]:
+    """``(total, usable)`` bytes of the volume holding ``path`` (Java's ``FileStore`` sizes:
+    usable is what a non-root writer may still use)."""
+    st = os.statvfs(path)
+    return st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize
+
+
+def _wanted(request: Any, held: list[tuple[str, int]]) -> list[tuple[str, int]]:
+    if request.topics is None:
+        return [tp for tp in held if tp[0] != METADATA_TOPIC]
+    have = set(held)
+    out = {(t.topic, p) for t in request.topics for p in t.partitions
+           if (t.topic, p) in have and t.topic != METADATA_TOPIC}
+    return sorted(out)
+
+
+@register(35, "DescribeLogDirs", 1, 5)
+async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    broker = ctx.broker
+    log_dir = broker.log_dir
+    topics: dict[str, list[dict[str, Any]]] = {}
+    for topic, partition in _wanted(request, log_dir.partitions()):
+        try:
+            log = broker.log(topic, partition)
+            size = log.size
+            lag = max(broker.high_watermark(topic, partition) - log.log_end_offset, 0)
+        except KafkaLogError:  # deleted under the request: absent, as Kafka's allLogs would be
+            continue
+        topics.setdefault(topic, []).append({"partition_index": partition,
+                                             "partition_size": size, "offset_lag": lag,
+                                             "is_future_key": False})
+    root = os.path.abspath(log_dir.root)
+    try:
+        total, usable = volume_bytes(root)
+    except OSError:
+        total = usable = -1
+    result = {"error_code": ErrorCode.none, "log_dir": root, "total_bytes": total,
+              "usable_bytes": usable, "is_cordoned": False,
+              "topics": [{"name": t, "partitions": ps} for t, ps in sorted(topics.items())]}
+    return {"throttle_time": 0, "error_code": ErrorCode.none, "results": [result]}

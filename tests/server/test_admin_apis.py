@@ -1,0 +1,357 @@
+"""Admin APIs that change a topic after creation, through two clients we did not write
+(librdkafka via confluent-kafka, and kafka-python's admin client) against a real server:
+CreatePartitions (37), DeleteRecords (21), AlterConfigs (33), IncrementalAlterConfigs (44) and
+DescribeLogDirs (35). Each change is checked on disk too (the log dir reopened, or the files).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from kafkalog import LogDir
+from kafkalog.log_dir import TOPICS_FILE
+from kafkalog.server.protocol import ErrorCode as E
+
+from .conftest import start_server
+from .wire import WireClient
+
+ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+from confluent_kafka.admin import (  # noqa: E402
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    NewPartitions,
+    NewTopic,
+    ResourceType,
+)
+
+kafka = pytest.importorskip("kafka", reason="kafka-python is not installed")
+from kafka.admin import ConfigResource as KpConfigResource  # noqa: E402
+from kafka.admin import ConfigResourceType, KafkaAdminClient  # noqa: E402
+from kafka.admin import NewPartitions as KpNewPartitions  # noqa: E402
+from kafka.structs import TopicPartition as KpTopicPartition  # noqa: E402
+
+
+def _admin(server) -> AdminClient:
+    return AdminClient({"bootstrap.servers": server.address})
+
+
+def _result(futures: dict) -> dict:
+    return {k: f.result(30) for k, f in futures.items()}
+
+
+def _error_code(fut) -> int:
+    with pytest.raises(ck.KafkaException) as e:
+        fut.result(30)
+    return e.value.args[0].code()
+
+
+def _create(server, name: str, partitions: int, config: dict | None = None) -> None:
+    admin = _admin(server)  # kept alive until the result: a freed client fails its futures
+    _result(admin.create_topics([NewTopic(name, partitions, 1, config=config or {})]))
+
+
+def _produce(server, topic: str, per_partition: dict[int, int]) -> None:
+    p = ck.Producer({"bootstrap.servers": server.address, "linger.ms": 5})
+    for part, n in per_partition.items():
+        for i in range(n):
+            p.produce(topic, key=b"k%d" % i, value=b"v%d-%d" % (part, i), partition=part)
+    assert p.flush(30) == 0
+
+
+def _consume_from_start(server, topic: str, partition: int) -> list[int]:
+    """Offsets librdkafka reads from the earliest offset to the end of the partition."""
+    c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "reader",
+                     "enable.auto.commit": False, "enable.partition.eof": True})
+    c.assign([ck.TopicPartition(topic, partition, ck.OFFSET_BEGINNING)])
+    offsets: list[int] = []
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            m = c.poll(0.5)
+            if m is None:
+                continue
+            if m.error():
+                if m.error().code() == ck.KafkaError._PARTITION_EOF:
+                    return offsets
+                raise AssertionError(m.error())
+            offsets.append(m.offset())
+    finally:
+        c.close()
+    raise AssertionError(f"no end of partition after {offsets}")
+
+
+# -- CreatePartitions -------------------------------------------------------------------------
+
+
+def test_create_partitions_through_librdkafka_and_a_group_takes_the_new_one(server, log_dir):
+    _create(server, "grow", 2)
+    admin = _admin(server)
+    # validate_only creates nothing
+    _result(admin.create_partitions([NewPartitions("grow", 4)], validate_only=True))
+    assert server.broker.partitions_of("grow") == [0, 1]
+    server.broker.ensure_internal_topic("__consumer_offsets")
+    codes = {
+        "equal": _error_code(admin.create_partitions([NewPartitions("grow", 2)])["grow"]),
+        "fewer": _error_code(admin.create_partitions([NewPartitions("grow", 1)])["grow"]),
+        "unknown": _error_code(admin.create_partitions([NewPartitions("nope", 3)])["nope"]),
+        "internal": _error_code(admin.create_partitions(
+            [NewPartitions("__consumer_offsets", 9)])["__consumer_offsets"]),
+        "assignment": _error_code(admin.create_partitions(
+            [NewPartitions("grow", 3, replica_assignment=[[7]])])["grow"]),
+    }
+    assert codes == {"equal": ck.KafkaError.INVALID_PARTITIONS,
+                     "fewer": ck.KafkaError.INVALID_PARTITIONS,
+                     "unknown": ck.KafkaError.UNKNOWN_TOPIC_OR_PART,
+                     "internal": ck.KafkaError.INVALID_REQUEST,
+                     "assignment": ck.KafkaError.INVALID_REPLICA_ASSIGNMENT}
+
+    # a subscribed consumer group: the new partition is assigned after the metadata refresh
+    c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "growers",
+                     "auto.offset.reset": "earliest", "topic.metadata.refresh.interval.ms": 500})
+    c.subscribe(["grow"])
+    try:
+        _produce(server, "grow", {0: 1, 1: 1})
+        seen: set[int] = set()
+        deadline = time.monotonic() + 30
+        while len(seen) < 2 and time.monotonic() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error():
+                seen.add(m.partition())
+        assert seen == {0, 1}
+        _result(admin.create_partitions([NewPartitions("grow", 3, replica_assignment=[[1]])]))
+        assert server.broker.partitions_of("grow") == [0, 1, 2]
+        _produce(server, "grow", {2: 3})
+        got = []
+        deadline = time.monotonic() + 30
+        while len(got) < 3 and time.monotonic() < deadline:
+            m = c.poll(0.5)
+            if m is not None and not m.error() and m.partition() == 2:
+                got.append(m.value())
+        assert got == [b"v2-0", b"v2-1", b"v2-2"]
+    finally:
+        c.close()
+    md = admin.list_topics("grow", timeout=10).topics["grow"]
+    assert sorted(md.partitions) == [0, 1, 2]
+    server.stop()
+    with LogDir.open(log_dir) as d:
+        assert d.declared_partitions("grow") == 3
+        assert d.log("grow", 2).log_end_offset == 3
+        assert d.topic_id("grow") is not None
+
+
+def test_create_partitions_through_kafka_python(server):
+    _create(server, "kp-grow", 1)
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        admin.create_partitions({"kp-grow": KpNewPartitions(total_count=3)})
+        assert server.broker.partitions_of("kp-grow") == [0, 1, 2]
+        with pytest.raises(kafka.errors.InvalidPartitionsError, match="would not be an increase"):
+            admin.create_partitions({"kp-grow": KpNewPartitions(total_count=2)})
+    finally:
+        admin.close()
+
+
+# -- DeleteRecords ----------------------------------------------------------------------------
+
+
+def test_delete_records_through_librdkafka(server, log_dir):
+    _create(server, "del", 2)
+    _create(server, "compacted", 1, {"cleanup.policy": "compact"})
+    _produce(server, "del", {0: 30, 1: 10})
+    admin = _admin(server)
+    r = _result(admin.delete_records([ck.TopicPartition("del", 0, 20),
+                                      ck.TopicPartition("del", 1, ck.OFFSET_END)]))
+    lows = {tp.partition: res.low_watermark for tp, res in r.items()}
+    assert lows == {0: 20, 1: 10}  # OFFSET_END (-1): up to the high watermark
+    # below the log start offset: a no-op that answers the current low watermark
+    r = _result(admin.delete_records([ck.TopicPartition("del", 0, 5)]))
+    assert [res.low_watermark for res in r.values()] == [20]
+    assert _consume_from_start(server, "del", 0) == list(range(20, 30))
+    assert _consume_from_start(server, "del", 1) == []
+    lo, hi = ck.Consumer({"bootstrap.servers": server.address, "group.id": "w"}) \
+        .get_watermark_offsets(ck.TopicPartition("del", 0), timeout=10)
+    assert (lo, hi) == (20, 30)
+
+    def code(topic: str, partition: int, offset: int) -> int:
+        futs = admin.delete_records([ck.TopicPartition(topic, partition, offset)])
+        return _error_code(next(iter(futs.values())))
+
+    assert code("del", 0, 31) == ck.KafkaError.OFFSET_OUT_OF_RANGE
+    assert code("compacted", 0, 0) == ck.KafkaError.POLICY_VIOLATION
+    # (librdkafka checks partitions it knows before sending: an unknown one goes on the wire)
+    with WireClient(server.address) as w:
+        resp = w.request(21, 2, {"timeout": 1000, "topics": [
+            {"name": "nope", "partitions": [{"partition_index": 0, "offset": 0}]},
+            {"name": "del", "partitions": [{"partition_index": 7, "offset": 0},
+                                           {"partition_index": 0, "offset": -2}]}]})
+    got = {(t.name, p.partition_index): (p.error_code, p.low_watermark)
+           for t in resp.topics for p in t.partitions}
+    assert got == {("nope", 0): (E.unknown_topic_or_partition, -1),
+                   ("del", 7): (E.unknown_topic_or_partition, -1),
+                   ("del", 0): (E.offset_out_of_range, -1)}
+    server.stop()
+    with LogDir.open(log_dir) as d:  # the log start offsets survived the restart
+        assert d.log("del", 0).log_start_offset == 20
+        assert d.log("del", 1).log_start_offset == 10
+        assert [r.offset for r in d.log("del", 0).records()] == list(range(20, 30))
+
+
+def test_delete_records_through_kafka_python_and_internal_topics_refused(server):
+    _create(server, "kp-del", 1)
+    _produce(server, "kp-del", {0: 8})
+    server.broker.ensure_internal_topic("__consumer_offsets")
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        out = admin.delete_records({KpTopicPartition("kp-del", 0): 5})
+        (res,) = out.values()
+        assert res["low_watermark"] == 5
+        assert server.broker.log("kp-del", 0).log_start_offset == 5
+        with pytest.raises(kafka.errors.InvalidTopicError):
+            admin.delete_records({KpTopicPartition("__consumer_offsets", 0): 0})
+    finally:
+        admin.close()
+
+
+# -- AlterConfigs / IncrementalAlterConfigs -----------------------------------------------------
+
+
+def _described(admin: AdminClient, topic: str) -> dict[str, tuple[str, int]]:
+    (cfg,) = _result(admin.describe_configs([ConfigResource(ResourceType.TOPIC, topic)])).values()
+    return {n: (e.value, e.source) for n, e in cfg.items()}
+
+
+def test_incremental_alter_configs_through_librdkafka(server, log_dir):
+    _create(server, "cfg", 2, {"segment.bytes": "1048576"})
+    admin = _admin(server)
+
+    def alter(*entries: ConfigEntry, validate_only: bool = False, topic: str = "cfg"):
+        res = ConfigResource(ResourceType.TOPIC, topic, incremental_configs=list(entries))
+        return admin.incremental_alter_configs([res], validate_only=validate_only)
+
+    def entry(name: str, value: str | None, op: AlterConfigOpType) -> ConfigEntry:
+        return ConfigEntry(name, value, incremental_operation=op)
+
+    _result(alter(entry("retention.ms", "60000", AlterConfigOpType.SET),
+                  entry("cleanup.policy", "compact", AlterConfigOpType.APPEND)))
+    d = _described(admin, "cfg")
+    TOPIC, DEFAULT = 1, 5  # DescribeConfigsResponse ConfigSource ids
+    assert d["retention.ms"] == ("60000", TOPIC)
+    assert d["cleanup.policy"] == ("delete,compact", TOPIC)
+    assert d["segment.bytes"] == ("1048576", TOPIC)  # untouched by an incremental change
+    assert server.broker.log("cfg", 1).config.retention_ms == 60000
+    assert server.broker.log("cfg", 0).config.compact
+
+    _result(alter(entry("cleanup.policy", "delete", AlterConfigOpType.SUBTRACT),
+                  entry("segment.bytes", None, AlterConfigOpType.DELETE)))
+    d = _described(admin, "cfg")
+    assert d["cleanup.policy"] == ("compact", TOPIC)
+    assert d["segment.bytes"] == (str(1 << 30), DEFAULT)
+
+    # validate_only changes nothing; bad input is refused with Kafka's codes
+    _result(alter(entry("retention.ms", "1", AlterConfigOpType.SET), validate_only=True))
+    assert _described(admin, "cfg")["retention.ms"] == ("60000", TOPIC)
+    bad = {
+        "append to a non-list": alter(entry("retention.ms", "5", AlterConfigOpType.APPEND)),
+        "bad value": alter(entry("segment.bytes", "-3", AlterConfigOpType.SET)),
+        "unknown name": alter(entry("no.such.config", "1", AlterConfigOpType.SET)),
+    }
+    for what, futs in bad.items():
+        assert _error_code(next(iter(futs.values()))) == ck.KafkaError.INVALID_CONFIG, what
+    with pytest.raises(ck.KafkaException, match="because its type is not LIST"):
+        next(iter(alter(entry("retention.ms", "5", AlterConfigOpType.APPEND)).values())).result()
+    assert _error_code(next(iter(alter(
+        entry("retention.ms", "5", AlterConfigOpType.SET), topic="nope").values()))) \
+        == ck.KafkaError.UNKNOWN_TOPIC_OR_PART
+    broker = ConfigResource(ResourceType.BROKER, "1", incremental_configs=[
+        entry("num.partitions", "3", AlterConfigOpType.SET)])
+    with pytest.raises(ck.KafkaException, match="Cannot update these configs dynamically"):
+        _result(admin.incremental_alter_configs([broker]))
+    server.stop()
+    topics = json.loads((log_dir / TOPICS_FILE).read_text())["topics"]
+    assert topics["cfg"]["config"] == {"retention.ms": "60000", "cleanup.policy": "compact"}
+    with LogDir.open(log_dir) as d:
+        assert d.log("cfg", 0).config.cleanup_policy == ("compact",)
+
+
+def test_legacy_alter_configs_replaces_every_override(server):
+    _create(server, "legacy", 1, {"segment.bytes": "1048576", "retention.ms": "1000"})
+    admin = _admin(server)
+    res = ConfigResource(ResourceType.TOPIC, "legacy", set_config={"retention.bytes": "4096"})
+    with pytest.warns(DeprecationWarning):  # the client's, for the legacy API we test here
+        futures = admin.alter_configs([res])
+    _result(futures)
+    assert server.broker.log_dir.topic_overrides("legacy") == {"retention.bytes": "4096"}
+    cfg = server.broker.log("legacy", 0).config
+    assert (cfg.retention_bytes, cfg.retention_ms, cfg.segment_bytes) == (
+        4096, 7 * 24 * 3600 * 1000, 1 << 30)
+
+
+def test_alter_configs_through_kafka_python_both_apis(server):
+    _create(server, "kp-cfg", 1)
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        for incremental, value in ((True, "120000"), (False, "240000")):
+            res = KpConfigResource(ConfigResourceType.TOPIC, "kp-cfg",
+                                   configs={"retention.ms": value})
+            out = admin.alter_configs([res], incremental=incremental, raise_on_unknown=False)
+            assert server.broker.log("kp-cfg", 0).config.retention_ms == int(value)
+    finally:
+        admin.close()
+
+
+# -- DescribeLogDirs ----------------------------------------------------------------------------
+
+
+def test_describe_log_dirs_through_kafka_python(server, log_dir):
+    _create(server, "sizes", 2)
+    _produce(server, "sizes", {0: 50, 1: 5})
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        (broker,) = admin.describe_log_dirs()
+        (entry,) = broker["log_dirs"]
+        assert entry["error_code"] == 0
+        assert entry["log_dir"] == str(log_dir.resolve())
+        assert 0 < entry["usable_bytes"] <= entry["total_bytes"]
+        parts = {(t["name"], p["partition_index"]): p
+                 for t in entry["topics"] for p in t["partitions"]}
+        for p in (0, 1):
+            on_disk = sum(f.stat().st_size for f in (log_dir / f"sizes-{p}").glob("*.log"))
+            assert parts[("sizes", p)]["partition_size"] == on_disk > 0
+            assert parts[("sizes", p)]["offset_lag"] == 0
+            assert parts[("sizes", p)]["is_future_key"] is False
+        assert parts[("sizes", 0)]["partition_size"] > parts[("sizes", 1)]["partition_size"]
+        (only,) = admin.describe_log_dirs(topic_partitions={"sizes": [1]})
+        names = [(t["name"], [p["partition_index"] for p in t["partitions"]])
+                 for t in only["log_dirs"][0]["topics"]]
+        assert names == [("sizes", [1])]
+    finally:
+        admin.close()
+
+
+def test_admin_changes_survive_a_restart_of_the_server(tmp_path):
+    path = tmp_path / "logs"
+    s = start_server(path)
+    try:
+        _create(s, "keep", 1)
+        _produce(s, "keep", {0: 10})
+        admin = _admin(s)
+        _result(admin.create_partitions([NewPartitions("keep", 2)]))
+        _result(admin.delete_records([ck.TopicPartition("keep", 0, 4)]))
+        _result(admin.incremental_alter_configs([ConfigResource(
+            ResourceType.TOPIC, "keep", incremental_configs=[ConfigEntry(
+                "retention.ms", "99000", incremental_operation=AlterConfigOpType.SET)])]))
+    finally:
+        s.stop()
+    s = start_server(path)
+    try:
+        admin = _admin(s)
+        assert sorted(admin.list_topics("keep", timeout=10).topics["keep"].partitions) == [0, 1]
+        assert _described(admin, "keep")["retention.ms"] == ("99000", 1)
+        assert _consume_from_start(s, "keep", 0) == list(range(4, 10))
+    finally:
+        s.stop()
