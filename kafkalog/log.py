@@ -1893,6 +1893,15 @@ class Log:
 
     # -- transactions (issue 7) ----------------------------------------------------------------
 
+    def active_producers(self) -> list[_producer_state.ProducerStateEntry]:
+        """What the partition knows of each idempotent or transactional producer (Kafka's
+        ``UnifiedLog.activeProducers``, the answer of DescribeProducers): copies of the entries,
+        by producer id, each with its epoch, last sequence and timestamp, the coordinator epoch
+        of its last marker and the first offset of its open transaction (None when none)."""
+        with self._write_lock:
+            self._check_open()
+            return self._producer_state.active_producers()
+
     def commit_transaction(self, producer_id: int, epoch: int,
                            coordinator_epoch: int = 0) -> LogAppendInfo:
         """Append a COMMIT marker for ``producer_id``'s open transaction (Kafka's

@@ -644,6 +644,11 @@ class ProducerStateManager:
         fuo = self.first_unstable_offset
         return high_watermark if fuo is None else min(fuo, high_watermark)
 
+    def active_producers(self) -> list[ProducerStateEntry]:
+        """Copies of every producer's entry, by producer id (Kafka's ``activeProducers``)."""
+        self._ensure_loaded()
+        return [self.producers[pid].copy() for pid in sorted(self.producers)]
+
     def last_entry(self, producer_id: int) -> ProducerStateEntry | None:
         self._ensure_loaded()
         return self.producers.get(producer_id)

@@ -65,6 +65,8 @@ import asyncio
 import dataclasses
 import enum
 import logging
+import re
+from collections.abc import Iterable
 from typing import Any
 
 from ..decoders import transaction_log
@@ -97,6 +99,27 @@ class TransactionState(enum.IntEnum):
     COMPLETE_ABORT = 5
     DEAD = 6
     PREPARE_EPOCH_FENCE = 7
+
+    @property
+    def kafka_name(self) -> str:
+        """The name Kafka's admin APIs use (``TransactionState.name``: ``"Ongoing"``, …)."""
+        return _STATE_NAMES[self]
+
+    @classmethod
+    def from_kafka_name(cls, name: str) -> TransactionState | None:
+        """``TransactionState.fromName``: None for a name Kafka does not know."""
+        return _STATES_BY_NAME.get(name)
+
+
+_STATE_NAMES = {
+    TransactionState.EMPTY: "Empty", TransactionState.ONGOING: "Ongoing",
+    TransactionState.PREPARE_COMMIT: "PrepareCommit",
+    TransactionState.PREPARE_ABORT: "PrepareAbort",
+    TransactionState.COMPLETE_COMMIT: "CompleteCommit",
+    TransactionState.COMPLETE_ABORT: "CompleteAbort", TransactionState.DEAD: "Dead",
+    TransactionState.PREPARE_EPOCH_FENCE: "PrepareEpochFence",
+}
+_STATES_BY_NAME = {v: k for k, v in _STATE_NAMES.items()}
 
 
 @dataclasses.dataclass
@@ -230,6 +253,46 @@ class TransactionCoordinator:
         """The id's state (None when unknown)."""
         meta = self._txns.get(transactional_id)
         return None if meta is None else meta.state
+
+    def list_transactions(self, states: Iterable[str] = (), producer_ids: Iterable[int] = (),
+                          duration_ms: int = -1, pattern: str | None = None,
+                          now: int | None = None) -> tuple[list[TransactionMetadata], list[str]]:
+        """``TransactionStateManager.listTransactionStates``: the transactions passing every
+        filter given (state names, producer ids, running longer than ``duration_ms`` when that
+        is >= 0, transactional id matching the regular expression ``pattern`` in full when
+        that is non-empty), Dead ones never; and the state names Kafka does not know (they
+        match nothing). Sorted by transactional id.
+
+        Raises
+        ------
+        re.error
+            ``pattern`` is not a regular expression (Kafka: ``INVALID_REGULAR_EXPRESSION``).
+        """
+        wanted_states, unknown = set(), []
+        for name in states:
+            st = TransactionState.from_kafka_name(name)
+            if st is None:
+                unknown.append(name)
+            else:
+                wanted_states.add(st)
+        ids = set(producer_ids)
+        regex = re.compile(pattern) if pattern else None
+        now = self.clock.milliseconds() if now is None else now
+        out = []
+        for tid in sorted(self._txns):
+            meta = self._txns[tid]
+            if meta.state == TransactionState.DEAD:
+                continue
+            if ids and meta.producer_id not in ids:
+                continue
+            if (states and meta.state not in wanted_states):
+                continue
+            if duration_ms >= 0 and now - meta.start_ms <= duration_ms:
+                continue
+            if regex is not None and regex.fullmatch(tid) is None:
+                continue
+            out.append(meta)
+        return out, unknown
 
     def metadata(self, transactional_id: str) -> TransactionMetadata | None:
         """The id's metadata (None when unknown); do not mutate."""

@@ -298,7 +298,7 @@ def test_alter_configs_through_kafka_python_both_apis(server):
         for incremental, value in ((True, "120000"), (False, "240000")):
             res = KpConfigResource(ConfigResourceType.TOPIC, "kp-cfg",
                                    configs={"retention.ms": value})
-            out = admin.alter_configs([res], incremental=incremental, raise_on_unknown=False)
+            admin.alter_configs([res], incremental=incremental, raise_on_unknown=False)
             assert server.broker.log("kp-cfg", 0).config.retention_ms == int(value)
     finally:
         admin.close()

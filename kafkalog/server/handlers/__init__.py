@@ -17,5 +17,6 @@ from . import (  # noqa: F401 - imported for their registrations
     offsets_for_leader_epoch,
     produce,
     topics,
+    transaction_admin,
     transactions,
 )
