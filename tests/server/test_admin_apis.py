@@ -355,3 +355,59 @@ def test_admin_changes_survive_a_restart_of_the_server(tmp_path):
         assert _consume_from_start(s, "keep", 0) == list(range(4, 10))
     finally:
         s.stop()
+
+
+# -- DescribeTopicPartitions / ElectLeaders --------------------------------------------------------
+
+
+def test_describe_topic_partitions_pages_through_kafka_python(server):
+    _create(server, "pa", 3)
+    _create(server, "pb", 2)
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        pages, cursor = [], None
+        while True:
+            out = admin.describe_topic_partitions(["pb", "pa"], response_partition_limit=2,
+                                                  cursor=cursor)
+            pages.append([(t["name"], [p["partition_index"] for p in t["partitions"]])
+                          for t in out["topics"]])
+            cursor = out["next_cursor"]
+            if cursor is None:
+                break
+            cursor = {"topic_name": cursor["topic_name"],
+                      "partition_index": cursor["partition_index"]}
+        # sorted by name, 2 partitions a page, the cursor resuming inside a topic
+        assert pages == [[("pa", [0, 1])], [("pa", [2]), ("pb", [0])], [("pb", [1])]]
+        out = admin.describe_topic_partitions(["pa", "nope", "bad name!"])
+        by_name = {t["name"]: t for t in out["topics"]}
+        assert by_name["nope"]["error_code"] == E.unknown_topic_or_partition
+        assert by_name["bad name!"]["error_code"] == E.invalid_topic_exception
+        p0 = by_name["pa"]["partitions"][0]
+        assert (p0["leader_id"], p0["replica_nodes"], p0["isr_nodes"]) == (1, [1], [1])
+        assert str(by_name["pa"]["topic_id"]).replace("-", "") \
+            == server.broker.topic_id("pa").to_bytes().hex()
+    finally:
+        admin.close()
+
+
+def test_elect_leaders_through_librdkafka_needs_no_election(server):
+    from confluent_kafka import ElectionType
+
+    _create(server, "el", 2)
+    admin = _admin(server)
+    res = admin.elect_leaders(ElectionType.PREFERRED,
+                              [ck.TopicPartition("el", 0), ck.TopicPartition("el", 5)]).result(30)
+    codes = {tp.partition: (err.code() if err is not None else 0) for tp, err in res.items()}
+    assert codes == {0: ck.KafkaError.ELECTION_NOT_NEEDED,
+                     5: ck.KafkaError.UNKNOWN_TOPIC_OR_PART}
+    assert admin.elect_leaders(ElectionType.UNCLEAN, None).result(30) == {}
+    with WireClient(server.address) as w:
+        v0 = w.request(43, 0, {"timeout": 1000, "topic_partitions": [
+            {"topic": "el", "partitions": [1]}]})
+        assert [(r.partition_id, r.error_code) for r in
+                v0.replica_election_results[0].partition_result] == [(1, E.election_not_needed)]
+        bad = w.request(43, 2, {"election_type": 7, "timeout": 1000, "topic_partitions": [
+            {"topic": "el", "partitions": [0]}]})
+        assert bad.error_code == E.invalid_request
+        assert bad.replica_election_results[0].partition_result[0].error_message \
+            == "Unknown election type 7"

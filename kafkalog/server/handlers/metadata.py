@@ -14,8 +14,8 @@ Kafka's ``KafkaApis.handleTopicMetadataRequest`` (3.9) for one node leading ever
   :meth:`Broker.leader_epoch`.
 * Authorized operations (v8+, when asked): everything (no authorizer), as Kafka's bit fields.
 
-Versions 0-12 (Kafka 3.9). DescribeCluster (key 60) lives here too: the same facts for admin
-clients.
+Versions 0-12 (Kafka 3.9). DescribeCluster (key 60), DescribeTopicPartitions (key 75) and
+ElectLeaders (key 43) live here too: the same leadership facts for admin clients.
 """
 
 from __future__ import annotations
@@ -27,7 +27,8 @@ from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..protocol import ErrorCode
 
-__all__ = ["topic_metadata", "TOPIC_OPERATIONS", "CLUSTER_OPERATIONS"]
+__all__ = ["topic_metadata", "TOPIC_OPERATIONS", "CLUSTER_OPERATIONS",
+           "MAX_REQUEST_PARTITION_SIZE_LIMIT"]
 
 # AclOperation codes (clients/.../common/acl/AclOperation.java)
 _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE = 3, 4, 5, 6, 7, 8
@@ -39,6 +40,9 @@ CLUSTER_OPERATIONS = sum(1 << op for op in (_CREATE, _ALTER, _DESCRIBE, _CLUSTER
                                             _DESCRIBE_CONFIGS, _ALTER_CONFIGS,
                                             _IDEMPOTENT_WRITE))
 _NOT_REQUESTED = -(2**31)
+#: ``max.request.partition.size.limit`` (Kafka's default): the most partitions one
+#: DescribeTopicPartitions response carries
+MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000
 
 
 def topic_metadata(broker: Any, topic: str, *, with_operations: bool = False) -> dict[str, Any]:
@@ -139,3 +143,115 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, An
     out["brokers"] = [{"broker_id": broker.config.node_id, "host": broker.host,
                        "port": broker.port, "rack": None}]
     return out
+
+
+def _describe_partitions(broker: Any, topic: str, start: int, limit: int
+                         ) -> tuple[list[dict[str, Any]], int]:
+    """The topic's partitions from ``start`` (at most ``limit``) and the next partition held
+    after them (-1: none). A log dir may hold only some partitions of a broker's topic: the
+    ones held are described, in order."""
+    held = [p for p in broker.partitions_of(topic) if p >= start]
+    node = broker.config.node_id
+    parts = [{"error_code": ErrorCode.none, "partition_index": p, "leader_id": node,
+              "leader_epoch": broker.leader_epoch(topic, p), "replica_nodes": [node],
+              "isr_nodes": [node], "eligible_leader_replicas": [], "last_known_elr": [],
+              "offline_replicas": []} for p in held[:limit]]
+    return parts, held[limit] if len(held) > limit else -1
+
+
+@register(75, "DescribeTopicPartitions", 0, 0)
+async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """DescribeTopicPartitions (key 75, KIP-966; what Kafka 3.8+ admin clients use to describe
+    topics), as ``DescribeTopicPartitionsRequestHandler`` and ``KRaftMetadataCache
+    .getTopicMetadataForDescribeTopicResponse`` (3.9): the topics asked (all for an empty
+    list) from the cursor's topic on, sorted by name, with at most ``response_partition_limit``
+    partitions (capped at ``max.request.partition.size.limit``, at least 1) and the cursor of
+    the next partition when more remain. Unknown names asked for answer
+    ``UNKNOWN_TOPIC_OR_PARTITION`` (``INVALID_TOPIC_EXCEPTION`` for an illegal one); a cursor
+    naming a topic not asked for, or a negative partition, answers ``INVALID_REQUEST`` for
+    every topic asked, as Kafka's error response does."""
+    from ...log_dir import validate_topic_name
+
+    broker = ctx.broker
+    cursor = request.cursor
+    cursor_topic = cursor.topic_name if cursor is not None else ""
+    fetch_all = not request.topics
+    names = broker.topics() if fetch_all else [t.name for t in request.topics]
+    names = sorted({n for n in names if n >= cursor_topic})
+    if cursor is not None and ((not fetch_all and cursor.topic_name not in names)
+                               or cursor.partition_index < 0):
+        return {"throttle_time": 0, "next_cursor": None,
+                "topics": [_error_topic(t.name, ErrorCode.invalid_request)
+                           for t in request.topics]}
+    remaining = max(min(MAX_REQUEST_PARTITION_SIZE_LIMIT, request.response_partition_limit), 1)
+    topics: list[dict[str, Any]] = []
+    next_cursor = None
+    for name in names:
+        if remaining == 0:
+            # the cursor points at the start of the next topic (all of the previous ones given)
+            next_cursor = {"topic_name": name, "partition_index": 0}
+            break
+        if not broker.partitions_of(name):
+            if not fetch_all:
+                try:
+                    validate_topic_name(name)
+                    code = ErrorCode.unknown_topic_or_partition
+                except ValueError:
+                    code = ErrorCode.invalid_topic_exception
+                topics.append({**_error_topic(name, code), "is_internal": name in INTERNAL_TOPICS})
+            continue
+        start = cursor.partition_index if cursor is not None and name == cursor_topic else 0
+        parts, next_partition = _describe_partitions(broker, name, start, remaining)
+        topics.append({**topic_metadata(broker, name, with_operations=True), "partitions": parts})
+        if next_partition != -1:
+            next_cursor = {"topic_name": name, "partition_index": next_partition}
+            break
+        remaining -= len(parts)
+    return {"throttle_time": 0, "topics": topics, "next_cursor": next_cursor}
+
+
+#: ElectionType ids
+_PREFERRED, _UNCLEAN = 0, 1
+
+
+@register(43, "ElectLeaders", 0, 2)
+async def elect_leaders(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """ElectLeaders (key 43; ``kafka-leader-election.sh``), as ``ReplicationControlManager
+    .electLeaders`` (3.9) answers on a cluster of one node: every partition already has its
+    preferred leader, so each one named answers ``ELECTION_NOT_NEEDED`` (Kafka's message), an
+    unknown one ``UNKNOWN_TOPIC_OR_PARTITION`` ("No such topic as T" / "No such partition as
+    T-P"); with a null list every topic is listed without partitions (Kafka leaves out the
+    partitions that need no election). An unknown election type fails the request
+    (``INVALID_REQUEST``, for every partition named). Versions 0-2 (v0 has no election type:
+    preferred)."""
+    broker = ctx.broker
+    election_type = getattr(request, "election_type", _PREFERRED)
+    if election_type not in (_PREFERRED, _UNCLEAN):
+        message = f"Unknown election type {election_type}"
+        return {"throttle_time": 0, "error_code": ErrorCode.invalid_request,
+                "replica_election_results": [
+                    {"topic": t.topic, "partition_result": [
+                        {"partition_id": p, "error_code": ErrorCode.invalid_request,
+                         "error_message": message} for p in t.partitions]}
+                    for t in request.topic_partitions or ()]}
+    if request.topic_partitions is None:
+        results = [{"topic": t, "partition_result": []} for t in broker.topics()]
+    else:
+        results = []
+        for t in request.topic_partitions:
+            held = broker.partitions_of(t.topic)
+            out = []
+            for p in t.partitions:
+                if not held:
+                    code, message = (ErrorCode.unknown_topic_or_partition,
+                                     f"No such topic as {t.topic}")
+                elif p not in held:
+                    code, message = (ErrorCode.unknown_topic_or_partition,
+                                     f"No such partition as {t.topic}-{p}")
+                else:
+                    code, message = (ErrorCode.election_not_needed,
+                                     "Leader election not needed for topic partition.")
+                out.append({"partition_id": p, "error_code": code, "error_message": message})
+            results.append({"topic": t.topic, "partition_result": out})
+    return {"throttle_time": 0, "error_code": ErrorCode.none,
+            "replica_election_results": results}
