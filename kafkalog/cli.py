@@ -11,6 +11,9 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
+``topics``, ``configs``, ``delete-records``
+    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics`` and
+    ``kafka-delete-records.sh`` on a log directory, offline (``kafkalog.admin``).
 ``tiered``
     Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
     offline (``kafkalog.tiered.command``).
@@ -215,6 +218,9 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     gp.add_argument("groups_args", nargs=argparse.REMAINDER)
+    for name, help_text in _ADMIN_COMMANDS.items():
+        ap = sub.add_parser(name, help=help_text, add_help=False)
+        ap.add_argument(f"{name.replace('-', '_')}_args", nargs=argparse.REMAINDER)
     tp = sub.add_parser(
         "tiered",
         help="Remote (tiered) segments from the __remote_log_metadata partitions, offline.",
@@ -225,6 +231,15 @@ def build_parser() -> argparse.ArgumentParser:
                         add_help=False)
     sv.add_argument("serve_args", nargs=argparse.REMAINDER)
     return parser
+
+
+#: the offline admin commands (kafkalog.admin): subcommand -> help
+_ADMIN_COMMANDS = {
+    "topics": "Create, delete, describe, or change topics of a log dir (kafka-topics.sh, "
+              "offline).",
+    "configs": "Describe or alter topic configs of a log dir (kafka-configs.sh, offline).",
+    "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
+}
 
 
 class _KafkaAbort(Exception):
@@ -424,6 +439,18 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .groups import command as groups_command
 
         return groups_command.main(argv[1:])
+    if argv[:1] == ["topics"]:
+        from .admin import topics_command
+
+        return topics_command.main(argv[1:])
+    if argv[:1] == ["configs"]:
+        from .admin import configs_command
+
+        return configs_command.main(argv[1:])
+    if argv[:1] == ["delete-records"]:
+        from .admin import delete_records_command
+
+        return delete_records_command.main(argv[1:])
     if argv[:1] == ["serve"]:
         from .server import command
 
@@ -442,7 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, groups, tiered, serve, demo)\n"
+            "(dump-segments, verify, repair, cluster-state, groups, topics, configs, "
+            "delete-records, tiered, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -1,0 +1,370 @@
+"""``kafkalog configs``: Kafka's ``kafka-configs.sh --entity-type topics`` over a log dir, offline.
+
+Source: ``core/src/main/scala/kafka/admin/ConfigCommand.scala`` (Kafka 3.9) for the options,
+their checks and the texts; what a broker answers (``DescribeConfigs``,
+``IncrementalAlterConfigs``) from ``core/src/main/scala/kafka/server/ConfigHelper.scala`` and
+``server-common/.../config/ServerTopicConfigSynonyms.java``.
+
+=================================================================  ============================
+``kafkalog configs LOGDIR --entity-type topics --describe``        every topic's overrides
+``... --describe --entity-name T [--all] [--json]``                one topic's overrides (all
+                                                                   its configs with ``--all``)
+``... --alter --entity-name T --add-config k1=v1,k2=[a,b]``        set overrides
+``... --alter --entity-name T --delete-config k1,k2``              remove overrides
+=================================================================  ============================
+
+Describe prints ConfigCommand's lines::
+
+    Dynamic configs for topic orders are:
+      retention.ms=60000 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:retention.ms=60000}
+      segment.bytes=1048576 sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:segment.bytes=...
+      ...1048576, DEFAULT_CONFIG:log.segment.bytes=1073741824}
+
+(the last line cut in two here), sorted by name, synonyms as a broker without
+``server.properties`` settings gives them: the override, then the broker default of the topic
+config's first broker synonym when that one has a default (``log.roll.ms``,
+``log.roll.jitter.ms``, ``log.flush.interval.ms``, ``log.retention.ms`` have none, so
+``segment.ms``, ``segment.jitter.ms``, ``flush.ms`` and ``retention.ms`` show no broker synonym:
+ConfigHelper drops the lower ones). ``--all`` lists every topic config kafkalog implements ("All
+configs for topic T are:"; Kafka's list also has the ones kafkalog does not implement, e.g.
+``compression.type``).
+
+Alter follows ``alterConfig`` for topics: ``--add-config`` is split on commas outside ``[...]``
+and each pair on ``=``; brackets are removed from values (``cleanup.policy=[compact,delete]``);
+a ``--delete-config`` name that is not an override fails with "Invalid config(s): k". The new
+overrides (old ones, plus the added, minus the deleted) are checked as a whole before anything
+is written: an unknown name ("Unknown topic config name: k", Kafka's broker text), a Kafka
+topic config kafkalog does not implement, or a bad value fails naming the config, and nothing
+changes. Then :meth:`~kafkalog.log_dir.LogDir.update_topic_config` persists and applies them:
+"Completed updating config for topic T.".
+
+Errors: the tool's own checks ("Invalid config(s): k", a malformed ``--add-config``) print
+their bare message on stderr, as ConfigCommand's ``IllegalArgumentException``/
+``InvalidConfigurationException`` handler does; what a broker would refuse (an unknown topic, a
+config name or value) prints "Error while executing config command with args '...'" and then
+the reason, naming the topic's log dir or the config (Kafka prints the stack trace there).
+
+Only ``--entity-type topics`` exists offline (brokers', clients', users', ips' and client
+metrics' configs live in the cluster): another type is a usage error. ``--add-config-file``,
+``--entity-default`` and the ``--topic`` shortcut are not implemented.
+
+Example
+-------
+>>> import tempfile, io
+>>> from kafkalog.log_dir import LogDir
+>>> d = tempfile.mkdtemp()
+>>> with LogDir.open(d) as logs:
+...     _ = logs.create_topic("orders", 1)
+>>> main([d, "--entity-type", "topics", "--entity-name", "orders", "--alter",
+...       "--add-config", "retention.ms=60000"])
+Completed updating config for topic orders.
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from typing import IO, TYPE_CHECKING, Any
+
+from ..config import LogConfig
+from ..errors import ConfigError, KafkaLogError
+from ..usage import ArgumentParser, UsageError
+from . import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    CommandFailed,
+    listed_topics,
+    open_error_text,
+    open_log_dir,
+)
+
+if TYPE_CHECKING:
+    from ..log_dir import LogDir
+
+__all__ = ["main", "build_parser", "parse_add_config", "check_topic_config",
+           "KAFKA_TOPIC_CONFIGS"]
+
+#: every topic config name Kafka 3.9 knows (``LogConfig.configNames``: TopicConfig's names and
+#: the two replication throttle lists)
+KAFKA_TOPIC_CONFIGS = frozenset({
+    "segment.bytes", "segment.ms", "segment.jitter.ms", "segment.index.bytes", "flush.messages",
+    "flush.ms", "retention.bytes", "retention.ms", "remote.storage.enable",
+    "local.retention.ms", "local.retention.bytes", "remote.log.copy.disable",
+    "remote.log.delete.on.disable", "max.message.bytes", "index.interval.bytes",
+    "file.delete.delay.ms", "delete.retention.ms", "min.compaction.lag.ms",
+    "max.compaction.lag.ms", "min.cleanable.dirty.ratio", "cleanup.policy",
+    "unclean.leader.election.enable", "min.insync.replicas", "compression.type",
+    "compression.gzip.level", "compression.lz4.level", "compression.zstd.level", "preallocate",
+    "message.format.version", "message.timestamp.type", "message.timestamp.difference.max.ms",
+    "message.timestamp.before.max.ms", "message.timestamp.after.max.ms",
+    "message.downconversion.enable", "leader.replication.throttled.replicas",
+    "follower.replication.throttled.replicas",
+})
+
+#: topic config -> the broker config ConfigHelper reports as its DEFAULT_CONFIG synonym (the
+#: first of ServerTopicConfigSynonyms' names; None where that name has no default, so Kafka
+#: reports no broker synonym at all)
+_BROKER_SYNONYM: dict[str, str | None] = {
+    "segment.bytes": "log.segment.bytes",
+    "segment.ms": None,                       # log.roll.ms: no default
+    "segment.jitter.ms": None,                # log.roll.jitter.ms: no default
+    "segment.index.bytes": "log.index.size.max.bytes",
+    "flush.messages": "log.flush.interval.messages",
+    "flush.ms": None,                         # log.flush.interval.ms: no default
+    "retention.bytes": "log.retention.bytes",
+    "retention.ms": None,                     # log.retention.ms: no default
+    "max.message.bytes": "message.max.bytes",
+    "index.interval.bytes": "log.index.interval.bytes",
+    "delete.retention.ms": "log.cleaner.delete.retention.ms",
+    "min.compaction.lag.ms": "log.cleaner.min.compaction.lag.ms",
+    "max.compaction.lag.ms": "log.cleaner.max.compaction.lag.ms",
+    "file.delete.delay.ms": "log.segment.delete.delay.ms",
+    "min.cleanable.dirty.ratio": "log.cleaner.min.cleanable.ratio",
+    "cleanup.policy": "log.cleanup.policy",
+    "preallocate": "log.preallocate",
+    "message.timestamp.type": "log.message.timestamp.type",
+}
+
+# ConfigCommand.parseConfigsToBeAdded: a comma or '=' not inside [...]
+_OUTSIDE_BRACKETS = r"(?=[^\]]*(?:\[|$))"
+_PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
+_KEY_VALUE = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
+_VALID_KEY = re.compile(r"[a-zA-Z0-9._-]*")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kafkalog configs`` argument parser."""
+    p = ArgumentParser(prog="kafkalog configs",
+                       description="Describe or alter topic configs of a log directory "
+                                   "(kafka-configs.sh, offline).")
+    p.add_argument("log_dir", help="a broker log directory (log.dirs entry)")
+    p.add_argument("--describe", action="store_true", help="List configs for the given entity.")
+    p.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
+    p.add_argument("--entity-type", action="append", default=[], metavar="TYPE",
+                   help="Type of entity: topics (the only one a log directory holds)")
+    p.add_argument("--entity-name", metavar="NAME", help="The topic's name.")
+    p.add_argument("--all", action="store_true",
+                   help="List all configs for the given topic (with --describe).")
+    p.add_argument("--add-config", metavar="k1=v1,k2=[v1,v2],...",
+                   help="Key value pairs of configs to add. Square brackets group values that "
+                        "contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.")
+    p.add_argument("--delete-config", action="append", default=[], metavar="k1,k2",
+                   help="config keys to remove 'k1,k2'")
+    p.add_argument("--json", action="store_true", help="print JSON (with --describe)")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None) -> int:
+    """Run ``kafkalog configs``; returns the exit status."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    args_list = list(sys.argv[2:] if argv is None else argv)
+    try:
+        args = build_parser().parse_args(args_list)
+    except UsageError as e:
+        err.write(f"{e}\n")
+        return EXIT_USAGE
+    except SystemExit as e:         # --help
+        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    try:
+        _check_options(args)
+    except UsageError as e:
+        err.write(f"kafkalog configs: error: {e}\n")
+        return EXIT_USAGE
+    try:
+        # ConfigCommand parses (and refuses) --add-config before asking the broker anything
+        adds = parse_add_config(args.add_config) if args.add_config is not None else {}
+        deletes = [k.strip() for spec in args.delete_config for k in spec.split(",")]
+    except CommandFailed as e:
+        err.write(f"{e}\n")
+        return EXIT_ERROR
+    try:
+        logs = open_log_dir(args.log_dir, writable=args.alter)
+    except (KafkaLogError, OSError) as e:
+        err.write(f"kafkalog configs: {open_error_text(e)}\n")
+        return EXIT_ERROR
+    try:
+        if args.alter:
+            return _alter(logs, args.entity_name, adds, deletes, out)
+        return _describe(logs, args, out)
+    except CommandFailed as e:
+        err.write(f"{e}\n")
+        return EXIT_ERROR
+    except (KafkaLogError, ValueError, OSError) as e:
+        # what a broker refuses: ConfigCommand's generic handler (its stack trace, here the
+        # reason)
+        err.write(f"Error while executing config command with args '{' '.join(args_list)}'\n"
+                  f"{e}\n")
+        return EXIT_ERROR
+    finally:
+        logs.close()
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    """``ConfigCommandOptions.checkArgs`` for what exists offline (Kafka's texts)."""
+    if args.describe + args.alter != 1:
+        raise UsageError("Command must include exactly one action: --describe, --alter")
+    if args.describe:
+        for flag, given in (("add-config", args.add_config is not None),
+                            ("delete-config", bool(args.delete_config))):
+            if given:
+                raise UsageError(f'Option "[describe]" can\'t be used with option "[{flag}]"')
+    if args.alter and args.json:
+        raise UsageError('Option "[json]" can\'t be used with option "[alter]"')
+    types = args.entity_type
+    if len(types) != len(set(types)):
+        dups = [t for i, t in enumerate(types) if t in types[:i]]
+        raise UsageError(f"Duplicate entity type(s) specified: {','.join(dups)}")
+    if not types:
+        raise UsageError("At least one entity type must be specified")
+    for t in types:
+        if t != "topics":
+            raise UsageError(
+                f"Invalid entity type {t}: a log directory holds topic configs only, the "
+                "entity type must be topics (brokers, broker-loggers, clients, users, ips and "
+                "client-metrics configs live in the cluster)")
+    if args.alter:
+        if not args.entity_name:
+            raise UsageError("an entity name must be specified with --alter of topics")
+        if args.add_config is None and not args.delete_config:
+            raise UsageError("At least one of --add-config or --delete-config must be "
+                             "specified with --alter")
+
+
+def parse_add_config(text: str) -> dict[str, str]:
+    """``--add-config``: ConfigCommand's ``parseConfigsToBeAdded`` (commas and ``=`` inside
+    ``[...]`` do not split; brackets are removed from values; keys and values trimmed).
+
+    >>> parse_add_config("cleanup.policy=[compact,delete], retention.ms = 100")
+    {'cleanup.policy': 'compact,delete', 'retention.ms': '100'}
+
+    Raises
+    ------
+    CommandFailed
+        A pair that is not ``key=val``, or a key with characters Kafka refuses.
+    """
+    pairs = _PAIRS.split(text)
+    while pairs and pairs[-1] == "":     # Java's split drops trailing empty strings
+        pairs.pop()
+    props: dict[str, str] = {}
+    for pair in pairs:
+        kv = _KEY_VALUE.split(pair)      # Java's split(..., -1): every part kept
+        if len(kv) != 2:
+            raise CommandFailed('requirement failed: Invalid entity config: all configs to be '
+                                'added must be in the format "key=val".')
+        props[kv[0].strip()] = re.sub(r"\[?\]?", "", kv[1]).strip()
+    for key in props:
+        if not _VALID_KEY.fullmatch(key):
+            raise CommandFailed(f"Invalid character found for config key: {key}")
+    return props
+
+
+def check_topic_config(logs: LogDir, overrides: Mapping[str, str]) -> LogConfig:
+    """The config a topic with ``overrides`` would have in ``logs``, or the reason it cannot:
+    Kafka's broker checks (``LogConfig.validateNames``/``validate``) where kafkalog implements
+    the config. Changes nothing.
+
+    Raises
+    ------
+    ConfigError
+        An unknown name (Kafka's text), a Kafka topic config kafkalog does not implement, an
+        empty value, or a bad value (the engine's message, naming the config).
+    """
+    from ..log_dir import config_to_properties
+
+    implemented = set(config_to_properties(LogConfig()))
+    for name in overrides:
+        if name not in KAFKA_TOPIC_CONFIGS:
+            raise ConfigError(f"Unknown topic config name: {name}")
+        if name not in implemented:
+            raise ConfigError(f"Topic config {name} is not implemented by kafkalog (it "
+                              f"implements: {', '.join(sorted(implemented))})")
+    for name, value in overrides.items():
+        if str(value).strip() == "":
+            # LogConfig.from_properties reads an empty value as "not set": it would be stored
+            # and silently ignored
+            raise ConfigError(f"{name}: a value is required (found an empty value)")
+    try:
+        return logs.validate_topic_config(overrides)
+    except ConfigError:
+        raise
+    except ValueError as e:     # a name validate_topic_config refuses (checked above already)
+        raise ConfigError(str(e)) from None
+
+
+def _alter(logs: LogDir, topic: str, adds: dict[str, str], deletes: list[str],
+           out: IO[str]) -> int:
+    """ConfigCommand's ``alterConfig`` for a topic, then the broker's incremental alter."""
+    if topic not in listed_topics(logs):
+        from ..log_dir import UnknownTopicOrPartitionError
+
+        raise UnknownTopicOrPartitionError(f"topic {topic!r} is not in this log dir",
+                                           path=logs.root)
+    old = logs.topic_overrides(topic)
+    invalid = [k for k in deletes if k not in old]
+    if invalid:
+        raise CommandFailed(f"Invalid config(s): {','.join(invalid)}")
+    both = sorted(set(adds) & set(deletes))
+    if both:
+        # the broker refuses an IncrementalAlterConfigs naming a key twice
+        raise ValueError(f"Error due to duplicate config keys: {', '.join(both)} both added "
+                         "and deleted")
+    new = {k: v for k, v in old.items() if k not in deletes}
+    new.update(adds)
+    check_topic_config(logs, new)       # all or nothing: a bad value changes nothing
+    logs.update_topic_config(topic, new)
+    out.write(f"Completed updating config for topic {topic}.\n")
+    return EXIT_OK
+
+
+def _entries(logs: LogDir, topic: str, describe_all: bool) -> list[dict[str, Any]]:
+    """``getResourceConfig``: the topic's config entries, sorted by name, with synonyms."""
+    from ..log_dir import config_to_properties
+
+    overrides = logs.topic_overrides(topic)
+    effective = config_to_properties(logs.topic_config(topic))
+    defaults = config_to_properties(LogConfig())
+    entries = []
+    for name in sorted(effective if describe_all else overrides):
+        synonyms = []
+        if name in overrides:
+            synonyms.append({"source": "DYNAMIC_TOPIC_CONFIG", "name": name,
+                             "value": effective[name]})
+        broker_name = _BROKER_SYNONYM.get(name)
+        if broker_name is not None:
+            synonyms.append({"source": "DEFAULT_CONFIG", "name": broker_name,
+                             "value": defaults[name]})
+        entries.append({"name": name, "value": effective[name],
+                        "source": synonyms[0]["source"] if synonyms else "DEFAULT_CONFIG",
+                        "sensitive": False, "synonyms": synonyms})
+    return entries
+
+
+def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
+    """``describeResourceConfig`` for topics: the named one, else every topic."""
+    topics = listed_topics(logs)
+    if args.entity_name is not None:
+        if args.entity_name not in topics:
+            from ..log_dir import UnknownTopicOrPartitionError
+
+            raise UnknownTopicOrPartitionError(f"topic {args.entity_name!r} is not in this "
+                                               "log dir", path=logs.root)
+        topics = [args.entity_name]
+    described = [{"topic": t, "configs": _entries(logs, t, args.all)} for t in topics]
+    if args.json:
+        out.write(json.dumps({"topics": described}) + "\n")
+        return EXIT_OK
+    lines = []
+    for d in described:
+        lines.append(f"{'All' if args.all else 'Dynamic'} configs for topic {d['topic']} are:")
+        for e in d["configs"]:
+            synonyms = ", ".join(f"{s['source']}:{s['name']}={s['value']}" for s in e["synonyms"])
+            lines.append(f"  {e['name']}={e['value']} sensitive=false synonyms={{{synonyms}}}")
+    out.write("".join(line + "\n" for line in lines))
+    return EXIT_OK
