@@ -853,6 +853,11 @@ def _check_override_names(overrides: Mapping[str, str]) -> None:
         raise ValueError(
             f"topic overrides take topic config names (expected e.g. segment.bytes, found "
             f"{', '.join(unknown)})")
+    # LogConfig.from_properties reads "" as not set (a "key=" line of a properties file): an
+    # empty override would be stored and silently mean the default
+    empty = sorted(k for k, v in overrides.items() if not str(v).strip())
+    if empty:
+        raise ConfigError(f"{', '.join(empty)}: expected a value, found an empty string")
 
 
 def _read_marker_epoch(path: Path) -> int | None:

@@ -132,6 +132,8 @@ def test_update_topic_config_bad_input_changes_nothing(tmp_path):
             d.update_topic_config("orders", {"compression.type": "zstd"})
         with pytest.raises(ConfigError, match="segment.bytes"):
             d.update_topic_config("orders", {"segment.bytes": "-1"})
+        with pytest.raises(ConfigError, match="retention.ms: expected a value"):
+            d.update_topic_config("orders", {"retention.ms": ""})
         with pytest.raises(UnknownTopicOrPartitionError, match="nope"):
             d.update_topic_config("nope", {"retention.ms": "1"})
         assert (root / TOPICS_FILE).read_bytes() == before
