@@ -11,9 +11,10 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
-``topics``, ``configs``, ``delete-records``
-    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics`` and
-    ``kafka-delete-records.sh`` on a log directory, offline (``kafkalog.admin``).
+``topics``, ``configs``, ``delete-records``, ``transactions``
+    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics``,
+    ``kafka-delete-records.sh`` and ``kafka-transactions.sh`` on a log directory, offline
+    (``kafkalog.admin``).
 ``tiered``
     Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
     offline (``kafkalog.tiered.command``).
@@ -239,6 +240,8 @@ _ADMIN_COMMANDS = {
               "offline).",
     "configs": "Describe or alter topic configs of a log dir (kafka-configs.sh, offline).",
     "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
+    "transactions": "List, describe, find hanging and abort transactions of a log dir "
+                    "(kafka-transactions.sh, offline).",
 }
 
 
@@ -451,6 +454,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .admin import delete_records_command
 
         return delete_records_command.main(argv[1:])
+    if argv[:1] == ["transactions"]:
+        from .admin import transactions_command
+
+        return transactions_command.main(argv[1:])
     if argv[:1] == ["serve"]:
         from .server import command
 
@@ -470,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, "
-            "delete-records, tiered, serve, demo)\n"
+            "delete-records, transactions, tiered, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -56,6 +56,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.cluster": 7,
     "kafkalog.tiered": 7,
     "kafkalog.tools": 8,
+    "kafkalog.admin": 8,  # the offline operator commands over a log dir
     "kafkalog.server": 8,
     "kafkalog.spark": 8,
     "kafkalog.tools.demo": 9,  # runs the engine, the tools and Spark end to end

@@ -15,6 +15,10 @@ the behaviour is the same) and works directly on a ``log.dirs`` entry through
 ``kafkalog delete-records LOGDIR ...``           ``kafka-delete-records.sh
                                                  --offset-json-file``
                                                  (:mod:`.delete_records_command`)
+``kafkalog transactions LOGDIR SUBCOMMAND``      ``kafka-transactions.sh``: ``list``,
+                                                 ``describe``, ``describe-producers``,
+                                                 ``find-hanging``, ``abort``
+                                                 (:mod:`.transactions_command`)
 ===============================================  ==============================================
 
 Shared rules (this module):
