@@ -32,6 +32,11 @@ ratio >= 0.5):
   message received (the clients' start-up, a second or so, is left out). Baseline: the engine's
   ``Log.records`` over the same log (one ``Record`` per record, as a client gets one message
   object per record); the note also gives ``Log.read_table`` (columnar).
+* ``consume.share.confluent.100B``: records/s librdkafka's KIP-932 ``ShareConsumer`` (implicit
+  acknowledgement: each poll accepts the previous one's records) reads from a share group over
+  the same kind of log, timed from the first message. Baseline: the classic consumer
+  (``consume.confluent``'s loop) over the same log in the same run: what acquiring, locking and
+  acknowledging each record costs over a plain fetch.
 * ``latency.produce.acks=<1|-1>.p50`` / ``.p99``: confluent-kafka, one 100 B record at a time
   (produce, then flush: the full round trip), seconds; baseline: ``Log.append`` of one record.
 
@@ -325,6 +330,48 @@ def bench_throughput(tmp: Path, client: str, size: int, n: int, idempotent: bool
     ]
 
 
+def confluent_share_consume(address: str, n: int) -> float:
+    import confluent_kafka as ck
+
+    c = ck.ShareConsumer({"bootstrap.servers": address, "group.id": "bench-share",
+                          "log_level": 3})
+    c.subscribe([TOPIC])
+    got = 0
+    t0 = 0.0
+    deadline = time.monotonic() + 120
+    while got < n:
+        msgs = c.poll(1.0)
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"share consumer stalled at {got} of {n}")
+        if len(msgs) and not got:  # the clock starts at the first message
+            t0 = time.perf_counter()
+            first = len(msgs)
+        got += len(msgs)
+    elapsed = time.perf_counter() - t0
+    c.close()
+    return (n - first) / elapsed
+
+
+def bench_share(tmp: Path, n: int) -> list[dict]:
+    """Share-group consumption vs the classic consumer over the same log."""
+    from kafkalog.server import ServerConfig
+
+    root = Path(tempfile.mkdtemp(dir=tmp))
+    server = KafkaServer(root, "127.0.0.1", 0,
+                         config=ServerConfig(share_auto_offset_reset="earliest")).start()
+    try:
+        server.broker.create_topic(TOPIC, 1)
+        confluent_produce(server.address, make_records(n, 100))
+        classic = confluent_consume(server.address, n)
+        shared = confluent_share_consume(server.address, n)
+    finally:
+        server.stop()
+    return [_row("consume.share.confluent.100B", shared, "records/s", classic,
+                 f"{n} records of 16 B key + 100 B value, one partition; librdkafka "
+                 f"ShareConsumer (implicit acknowledgement) vs the classic Consumer over the "
+                 f"same log in the same run")]
+
+
 def _percentile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
@@ -364,6 +411,7 @@ def run(quick: bool = False) -> list[dict]:
             rows += bench_throughput(tmp, client, 1024, 10_000 if quick else 100_000)
         rows += bench_throughput(tmp, "aiokafka", 100, 20_000 if quick else 200_000,
                                  idempotent=True)
+        rows += bench_share(tmp, 20_000 if quick else 200_000)
         rows += bench_latency(tmp, 500 if quick else 3000)
         return rows
     finally:

@@ -57,7 +57,9 @@ logger = logging.getLogger(__name__)
 
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
-INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC})
+SHARE_STATE_TOPIC = "__share_group_state"
+#: Kafka's ``Topic.isInternal`` (4.x)
+INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, SHARE_STATE_TOPIC})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +97,23 @@ class ServerConfig:
         classic and consumer groups (disabled, upgrade, downgrade, bidirectional).
     max_request_bytes:
         ``socket.request.max.bytes`` (100 MiB): a larger frame closes its connection.
+    group_share_session_timeout_ms, group_share_heartbeat_interval_ms, group_share_max_size:
+        ``group.share.session.timeout.ms`` (45 s), ``group.share.heartbeat.interval.ms`` (5 s),
+        ``group.share.max.size`` (200): KIP-932 share groups' members.
+    group_share_record_lock_duration_ms, group_share_delivery_count_limit,
+    group_share_partition_max_record_locks:
+        ``group.share.record.lock.duration.ms`` (30 s), ``group.share.delivery.count.limit``
+        (5), ``group.share.partition.max.record.locks`` (2000): how long a share consumer holds
+        a record, how often a record is delivered before it is archived, how many records of a
+        partition may be held at once.
+    share_coordinator_state_topic_num_partitions:
+        ``share.coordinator.state.topic.num.partitions`` (50): partitions of
+        ``__share_group_state``, where share groups' record states are kept.
+    share_auto_offset_reset:
+        Where a share group starts on a partition it has not consumed: ``latest`` (Kafka's
+        default of the group config ``share.auto.offset.reset``) or ``earliest``. Kafka sets it
+        per group (IncrementalAlterConfigs on the group); here ``-c
+        share.auto.offset.reset=earliest`` sets it for every group.
     """
 
     node_id: int = 1
@@ -114,6 +133,14 @@ class ServerConfig:
     group_consumer_heartbeat_interval_ms: int = 5000
     group_consumer_migration_policy: str = "bidirectional"
     max_request_bytes: int = 104857600
+    group_share_session_timeout_ms: int = 45000
+    group_share_heartbeat_interval_ms: int = 5000
+    group_share_max_size: int = 200
+    group_share_record_lock_duration_ms: int = 30000
+    group_share_delivery_count_limit: int = 5
+    group_share_partition_max_record_locks: int = 2000
+    share_coordinator_state_topic_num_partitions: int = 50
+    share_auto_offset_reset: str = "latest"
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], **fields: Any) -> ServerConfig:
@@ -143,6 +170,10 @@ class ServerConfig:
                 if text.lower() not in ("true", "false"):
                     raise ConfigError(f"{key}: expected true or false, found {raw!r}")
                 values[name] = text.lower() == "true"
+            elif name == "share_auto_offset_reset":
+                if text.lower() not in ("latest", "earliest"):
+                    raise ConfigError(f"{key}: expected latest or earliest, found {raw!r}")
+                values[name] = text.lower()
             elif name == "group_consumer_migration_policy":
                 if text.lower() not in MIGRATION_POLICIES:
                     raise ConfigError(f"{key}: expected one of {', '.join(MIGRATION_POLICIES)}"
@@ -176,6 +207,14 @@ _PROPERTIES = {
     "group.consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
     "group.consumer.migration.policy": "group_consumer_migration_policy",
     "socket.request.max.bytes": "max_request_bytes",
+    "group.share.session.timeout.ms": "group_share_session_timeout_ms",
+    "group.share.heartbeat.interval.ms": "group_share_heartbeat_interval_ms",
+    "group.share.max.size": "group_share_max_size",
+    "group.share.record.lock.duration.ms": "group_share_record_lock_duration_ms",
+    "group.share.delivery.count.limit": "group_share_delivery_count_limit",
+    "group.share.partition.max.record.locks": "group_share_partition_max_record_locks",
+    "share.auto.offset.reset": "share_auto_offset_reset",
+    "share.coordinator.state.topic.num.partitions": "share_coordinator_state_topic_num_partitions",
 }
 
 
@@ -208,6 +247,8 @@ class Broker:
         #: set by the server: the transaction and group coordinators
         self.transactions: Any = None
         self.groups: Any = None
+        #: set by the server: the share groups (kafkalog.server.share_service.ShareService)
+        self.shares: Any = None
         #: called after a topic is created or deleted (the group coordinator's metadata)
         self.topic_listeners: list[Any] = []
         #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in
@@ -305,7 +346,8 @@ class Broker:
             _ = self.groups.coordinator  # its GroupMetadataManager creates the topic
             return
         n = (self.config.offsets_topic_num_partitions if topic == OFFSETS_TOPIC
-             else self.config.transaction_state_num_partitions)
+             else self.config.share_coordinator_state_topic_num_partitions
+             if topic == SHARE_STATE_TOPIC else self.config.transaction_state_num_partitions)
         logger.info("creating internal topic %s with %d partitions", topic, n)
         self.create_topic(topic, n, {
             "cleanup.policy": "compact",

@@ -105,6 +105,9 @@ class Connection:
             logger.exception("%s: closing connection after an unexpected error", self.peer)
         finally:
             self.writer.close()
+            shares = getattr(self.broker, "shares", None)
+            if shares is not None:
+                shares.connection_closed(self.peer)
 
     async def handle_frame(self, frame: bytes) -> bytes | None:
         """The response frame for one request frame (None: no response).

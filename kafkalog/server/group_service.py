@@ -93,6 +93,18 @@ class GroupService:
             counts[t] = counts.get(t, 0) + 1
         return counts, {t: uuid_to_str(self.broker.topic_id(t).to_bytes()) for t in counts}
 
+    def group_type(self, group_id: str) -> str | None:
+        """``"consumer"`` or ``"classic"`` when a group of that type uses ``group_id`` (a share
+        group may not take it), else None."""
+        c = self._coordinator
+        if c is None:
+            return None
+        if c.manager.consumer_group(group_id) is not None:
+            return "consumer"
+        if c.group(group_id) is not None or c.manager.has_group(group_id):
+            return "classic"
+        return None
+
     # -- calls ---------------------------------------------------------------------------------
 
     def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:

@@ -46,6 +46,7 @@ from ..log_dir import LogDir
 from .broker import Broker, ServerConfig
 from .connection import Connection
 from .group_service import GroupService
+from .share_service import ShareService
 from .txn_coordinator import TransactionCoordinator
 
 __all__ = ["KafkaServer", "serve"]
@@ -192,6 +193,8 @@ class KafkaServer:
             broker.transactions = TransactionCoordinator(broker)
             broker.groups = GroupService(broker)
             broker.topic_listeners.append(broker.groups.topics_changed)
+            broker.shares = ShareService(broker, other_group_type=broker.groups.group_type)
+            broker.topic_listeners.append(broker.shares.topics_changed)
             broker.transactions.offsets_marker_hook = broker.groups.offsets_marker_written
             # LogManager's periodic work: retention, flushes, checkpoints (Kafka's intervals)
             log_dir.start_maintenance()
@@ -281,7 +284,7 @@ def _warm_up() -> None:
 def _background_tasks(broker: Broker) -> list[Any]:
     """The coordinators' timer loops (each component may offer ``run_timers()``)."""
     out = []
-    for component in (broker.transactions, broker.groups):
+    for component in (broker.transactions, broker.groups, broker.shares):
         if component is not None and hasattr(component, "run_timers"):
             out.append(component.run_timers())
     return out

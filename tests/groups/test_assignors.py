@@ -332,8 +332,10 @@ def _check_valid(subs: dict, counts: dict, got: dict, *, complete: bool = True) 
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(groups(), st.sampled_from(sorted(STRATEGIES)))
+@given(groups(), st.sampled_from(sorted(set(STRATEGIES) - {"simple"})))
 def test_every_subscribed_partition_assigned_exactly_once(group: tuple, strategy: str) -> None:
+    # (not the share groups' "simple": members share a partition when they outnumber them;
+    # tests/groups/test_share_simple_assignor.py checks its own rules)
     subs, counts = group
     _check_valid(subs, counts, assign(strategy, subs, counts))
 

@@ -126,10 +126,16 @@ def test_serve_config_properties(tmp_path, capsys):
     assert (c.num_partitions, c.auto_create_topics_enable, c.node_id) == (3, False, 7)
     assert (c.group_consumer_heartbeat_interval_ms, c.group_consumer_migration_policy,
             c.internal_topic_segment_bytes) == (250, "upgrade", 1048576)
+    c = ServerConfig.from_properties({"share.auto.offset.reset": "Earliest",
+                                      "group.share.record.lock.duration.ms": "2000",
+                                      "share.coordinator.state.topic.num.partitions": "3"})
+    assert (c.share_auto_offset_reset, c.group_share_record_lock_duration_ms,
+            c.share_coordinator_state_topic_num_partitions) == ("earliest", 2000, 3)
     for bad, what in [({"num.partitions": "x"}, "num.partitions: expected an integer"),
                       ({"num.partitions": "0"}, "num.partitions: value 0 out of range"),
                       ({"log.retention.hours": "1"}, "unknown property 'log.retention.hours'"),
-                      ({"group.consumer.migration.policy": "sideways"}, "expected one of")]:
+                      ({"group.consumer.migration.policy": "sideways"}, "expected one of"),
+                      ({"share.auto.offset.reset": "middle"}, "expected latest or earliest")]:
         with pytest.raises(ConfigError, match=what):
             ServerConfig.from_properties(bad)
     assert serve_main([str(tmp_path / "d"), "--port", "0", "-c", "num.partitions=x"]) == 2

@@ -9,6 +9,7 @@ strategy                 Kafka class (release ported)
 ``cooperative-sticky``   clients ``CooperativeStickyAssignor`` (3.9)
 ``uniform``              group-coordinator ``UniformAssignor`` (KIP-848 server side, 4.0)
 ``server-range``         group-coordinator ``RangeAssignor`` (KIP-848 server side, 4.0)
+``simple``               group-coordinator ``SimpleAssignor`` (KIP-932 share groups, 4.1)
 =======================  ======================================================================
 
 Rack-aware variants are not reproduced: partition counts carry no replica racks.
@@ -26,6 +27,7 @@ from .model import AssignmentInput, TopicPartition
 from .range import assign_range
 from .roundrobin import assign_roundrobin
 from .server_range import assign_server_range
+from .share_simple import assign_share_simple
 from .sticky import assign_cooperative_sticky, assign_sticky
 from .uniform import assign_uniform
 
@@ -45,6 +47,7 @@ CLIENT_STRATEGIES: dict[str, _Assignor] = {
 SERVER_STRATEGIES: dict[str, _Assignor] = {
     "uniform": assign_uniform,
     "server-range": assign_server_range,
+    "simple": assign_share_simple,
 }
 STRATEGIES: dict[str, _Assignor] = {**CLIENT_STRATEGIES, **SERVER_STRATEGIES}
 
@@ -65,7 +68,8 @@ def assign(
     ----------
     strategy:
         One of :data:`STRATEGIES` (``range``, ``roundrobin``, ``sticky``,
-        ``cooperative-sticky``, ``uniform``, ``server-range``).
+        ``cooperative-sticky``, ``uniform``, ``server-range``, ``simple``: KIP-932 share
+        groups, where members may share a partition).
     subscriptions:
         member id -> subscribed topics. Its order is the order the members joined in (Kafka's
         member maps are ``HashMap``\\ s: where their iteration decides a tie, that order is

@@ -69,6 +69,10 @@ _TYPES = {
     "transaction.state.log.num.partitions": _INT, "transaction.max.timeout.ms": _INT,
     "group.initial.rebalance.delay.ms": _INT, "group.min.session.timeout.ms": _INT,
     "group.max.session.timeout.ms": _INT, "socket.request.max.bytes": _INT,
+    "group.share.session.timeout.ms": _INT, "group.share.heartbeat.interval.ms": _INT,
+    "group.share.max.size": _INT, "group.share.record.lock.duration.ms": _INT,
+    "group.share.delivery.count.limit": _INT, "group.share.partition.max.record.locks": _INT,
+    "share.coordinator.state.topic.num.partitions": _INT,
 }
 
 
@@ -85,6 +89,14 @@ def _broker_entries(broker: Any) -> list[dict[str, Any]]:
         "group.min.session.timeout.ms": c.group_min_session_timeout_ms,
         "group.max.session.timeout.ms": c.group_max_session_timeout_ms,
         "socket.request.max.bytes": c.max_request_bytes,
+        "group.share.session.timeout.ms": c.group_share_session_timeout_ms,
+        "group.share.heartbeat.interval.ms": c.group_share_heartbeat_interval_ms,
+        "group.share.max.size": c.group_share_max_size,
+        "group.share.record.lock.duration.ms": c.group_share_record_lock_duration_ms,
+        "group.share.delivery.count.limit": c.group_share_delivery_count_limit,
+        "group.share.partition.max.record.locks": c.group_share_partition_max_record_locks,
+        "share.coordinator.state.topic.num.partitions":
+            c.share_coordinator_state_topic_num_partitions,
     }
     return [{"name": k, "value": str(v), "read_only": True, "is_sensitive": False,
              "config_source": SOURCE_STATIC_BROKER_CONFIG} for k, v in sorted(values.items())]

@@ -34,6 +34,12 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "error_message": None, "member_id": None, "member_epoch": 0,
                 "heartbeat_interval": 0, "assignment": None}
+    shares = ctx.broker.shares
+    if shares is not None and shares.coordinator.group(request.group_id) is not None:
+        return {"throttle_time": 0, "error_code": ErrorCode.group_id_not_found,
+                "error_message": f"Group {request.group_id} is not a consumer group.",
+                "member_id": None, "member_epoch": 0, "heartbeat_interval": 0,
+                "assignment": None}
     owned = request.topic_partitions
     fields = {
         "instance_id": request.instance_id,

@@ -59,6 +59,12 @@ def _host(ctx: RequestContext) -> str:
     return "/" + ctx.peer.rsplit(":", 1)[0]
 
 
+def _is_share_group(ctx: RequestContext, group_id: str) -> bool:
+    """A KIP-932 share group uses ``group_id`` (a classic or consumer group may not)."""
+    shares = ctx.broker.shares
+    return shares is not None and shares.coordinator.group(group_id) is not None
+
+
 # -- membership ----------------------------------------------------------------------------
 
 
@@ -67,6 +73,11 @@ async def join_group(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "protocol_name": "", "leader": "", "member_id": "", "members": []}
+    if _is_share_group(ctx, request.group_id):
+        # Kafka: a classic join of a share group's id is INCONSISTENT_GROUP_PROTOCOL
+        return {"throttle_time": 0, "error_code": ErrorCode.inconsistent_group_protocol,
+                "protocol_name": "", "leader": "", "member_id": request.member_id,
+                "members": [], "generation_id": -1}
     session = millis(request.session_timeout)
     rebalance = millis(request.rebalance_timeout) if ctx.api_version >= 1 else session
     response = await _service(ctx).call_delayed(
@@ -234,9 +245,19 @@ async def list_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "groups": []}
-    response = _service(ctx).call(lambda c: c.list_groups(
-        getattr(request, "states_filter", ()) or (), getattr(request, "types_filter", ()) or ()))
-    return {"throttle_time": 0, **_plain(response)}
+    states = getattr(request, "states_filter", ()) or ()
+    types = getattr(request, "types_filter", ()) or ()
+    response = _plain(_service(ctx).call(lambda c: c.list_groups(states, types)))
+    # KIP-932 share groups live beside the coordinator's (kafkalog.server.share_service)
+    shares = ctx.broker.shares
+    if shares is not None and (not types or "share" in {t.strip().lower() for t in types}):
+        wanted = {s.strip().lower() for s in states}
+        for gid, g in shares.coordinator.groups.items():
+            if not wanted or g.state.lower() in wanted:
+                response["groups"].append({"group_id": gid, "protocol_type": "share",
+                                           "group_state": g.state, "group_type": "share"})
+        response["groups"].sort(key=lambda g: g["group_id"])
+    return {"throttle_time": 0, **response}
 
 
 @register(15, "DescribeGroups", 0, 5)

@@ -1,0 +1,368 @@
+"""Share groups (KIP-932) on the server: the share partitions, the share sessions, and what
+ShareFetch and ShareAcknowledge do with them.
+
+The sans-IO parts are :class:`kafkalog.groups.share.ShareGroupCoordinator` (membership) and
+:class:`kafkalog.groups.share.SharePartition` (record states); this module is the broker side,
+as Kafka's ``SharePartitionManager`` + ``ShareSessionCache`` (core, 4.1) are:
+
+* **Share partitions** are created on a group's first fetch of a partition, starting at the log
+  end offset (``share.auto.offset.reset=latest``, Kafka's default) or the log start offset
+  (``earliest``), and follow the log start offset up (retention, DeleteRecords).
+* **Share sessions**, one per (group, member): epoch 0 opens one with the partitions asked
+  (replacing an old one; acknowledgements are refused then, ``INVALID_REQUEST``), each next
+  request must carry the session's epoch (``INVALID_SHARE_SESSION_EPOCH``, or
+  ``SHARE_SESSION_NOT_FOUND`` without a session), adds the partitions it names and drops the
+  forgotten ones; epoch -1 acknowledges, fetches nothing and closes the session, releasing what
+  the member still holds. A session also ends when the connection that opened it closes. A
+  member leaving the group keeps its session until then (its last acknowledgements may come
+  after its leave heartbeat), as in Kafka.
+* **Fetch**: acknowledgements first (per partition: ``INVALID_RECORD_STATE`` when the member
+  does not hold an offset), then, over the session's partitions in order and within
+  ``max_records``, each partition reads whole batches from where its next fetch starts (up to
+  the high watermark: isolation read_uncommitted) and acquires what it can; the batches that
+  hold acquired offsets go back as they are stored, with the acquired ranges and their delivery
+  counts. With nothing acquired the fetch waits (``max_wait_ms``) for a produce to one of its
+  partitions, then tries once more.
+
+* **Durability** (Kafka's share coordinator): after every change that survives a restart (an
+  acknowledgement, a release, the log start offset moving) the partition's state is written to
+  ``__share_group_state`` as Kafka's ``ShareSnapshotKey``/``ShareSnapshotValue`` record (v0):
+  group, topic id, partition -> snapshot epoch, leader epoch, start offset and the in-flight
+  state batches (held records written as AVAILABLE, as Kafka does). The partition is Kafka's
+  ``abs("group:topicId:partition".hashCode) % share.coordinator.state.topic.num.partitions``.
+  At start the topic is replayed (the last snapshot of a key wins; ``ShareUpdate`` records, which
+  Kafka writes between snapshots, are applied on top) and a group resumes where it was.
+  ``kafkalog dump-segments --share-group-state-decoder`` prints these records.
+
+Deviations: isolation is read_uncommitted (``share.isolation.level``'s default); membership is
+not stored (members rejoin after a restart).
+
+Threads: everything runs on the server's loop thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..decoders import share_group_state
+from ..errors import KafkaLogError
+from ..groups.share import InvalidRecordStateError, SharePartition
+from ..groups.share.share_group import ShareGroupCoordinator
+from ..records.record import Record
+from ..tools.render import java_string_hash
+from .broker import SHARE_STATE_TOPIC, Broker
+
+__all__ = ["ShareService", "ShareSession", "batch_spans"]
+
+logger = logging.getLogger("kafkalog.server")
+
+#: per partition and fetch, at most this many bytes are read from the log (a fetch's
+#: max_bytes bounds the total)
+PARTITION_READ_BYTES = 1 << 20
+INITIAL_EPOCH, FINAL_EPOCH = 0, -1
+
+_HEAD = struct.Struct(">qi")  # base offset, batch length
+_LAST_OFFSET_DELTA = struct.Struct(">i")
+
+
+def batch_spans(data: bytes | memoryview) -> list[tuple[int, int, int, int]]:
+    """``(base offset, last offset, start, end)`` of each whole v2 batch in ``data`` (a
+    partial tail batch, as a fetch may return, is left out).
+
+    >>> batch_spans(b"")
+    []
+    """
+    out = []
+    pos, n = 0, len(data)
+    while pos + 12 <= n:
+        base, length = _HEAD.unpack_from(data, pos)
+        end = pos + 12 + length
+        if length < 49 or end > n:  # 49: the smallest v2 batch after the length field
+            break
+        (delta,) = _LAST_OFFSET_DELTA.unpack_from(data, pos + 23)
+        out.append((base, base + delta, pos, end))
+        pos = end
+    return out
+
+
+@dataclass
+class ShareSession:
+    """One member's share session (Kafka's ``ShareSession``): its epoch (the one the next
+    request must carry) and its partitions, in the order they joined."""
+
+    group_id: str
+    member_id: str
+    #: "host:port" of the connection that opened it
+    peer: str = ""
+    epoch: int = 1
+    partitions: dict[tuple[str, int], None] = field(default_factory=dict)
+
+
+class ShareService:
+    """The share groups of a :class:`~kafkalog.server.broker.Broker` (see the module
+    docstring)."""
+
+    def __init__(self, broker: Broker, other_group_type: Any = None) -> None:
+        self.broker = broker
+        c = broker.config
+        self.coordinator = ShareGroupCoordinator(
+            session_timeout_ms=c.group_share_session_timeout_ms,
+            heartbeat_interval_ms=c.group_share_heartbeat_interval_ms,
+            max_size=c.group_share_max_size, other_group_type=other_group_type,
+            on_member_removed=self._member_removed)
+        self.partitions: dict[tuple[str, str, int], SharePartition] = {}
+        self.sessions: dict[tuple[str, str], ShareSession] = {}
+        self._rearm: asyncio.Event | None = None
+        #: (group, topic id string, partition) -> (start offset, state batches) read from
+        #: __share_group_state, taken when the share partition is first used
+        self._stored: dict[tuple[str, str, int], tuple[int, list[tuple[int, int, int, int]]]] \
+            = {}
+        self._snapshot_epochs: dict[tuple[str, str, int], int] = {}
+        self._load()
+        self.topics_changed()
+
+    # -- durability ----------------------------------------------------------------------------
+
+    def _load(self) -> None:
+        """Replay ``__share_group_state``: the last snapshot per key, updates on top."""
+        broker = self.broker
+        for p in broker.partitions_of(SHARE_STATE_TOPIC):
+            for r in broker.log(SHARE_STATE_TOPIC, p).records():
+                try:
+                    rec = share_group_state.decode_record_obj(r.key, r.value)
+                except KafkaLogError as e:
+                    logger.warning("%s-%d: offset %s: unreadable share state record: %s",
+                                   SHARE_STATE_TOPIC, p, r.offset, e)
+                    continue
+                k = rec["key"]
+                key = (k["groupId"], k["topicId"], k["partition"])
+                v = rec["value"]
+                if v is None:
+                    self._stored.pop(key, None)
+                    continue
+                batches = [(b["firstOffset"], b["lastOffset"], b["deliveryState"],
+                            b["deliveryCount"]) for b in v["stateBatches"]]
+                self._snapshot_epochs[key] = v["snapshotEpoch"]
+                if rec["type"] == 0 or key not in self._stored:
+                    self._stored[key] = (max(v["startOffset"], 0), batches)
+                else:  # a ShareUpdate: its start offset (when set) and batches win
+                    start, old = self._stored[key]
+                    start = v["startOffset"] if v["startOffset"] >= 0 else start
+                    self._stored[key] = (start, _overlay(old, batches))
+
+    def _persist(self, group_id: str, topic: str, partition: int, sp: SharePartition) -> None:
+        broker = self.broker
+        tid = str(broker.topic_id(topic))
+        key = (group_id, tid, partition)
+        epoch = (self._snapshot_epochs.get(key, -1) + 1) & 0xFFFF
+        self._snapshot_epochs[key] = epoch
+        k, v = share_group_state.encode_record(0, {
+            "groupId": group_id, "topicId": tid, "partition": partition}, {
+            "snapshotEpoch": epoch, "stateEpoch": 0,
+            "leaderEpoch": broker.leader_epoch(topic, partition),
+            "startOffset": sp.start_offset,
+            "stateBatches": [{"firstOffset": f, "lastOffset": last, "deliveryState": st,
+                              "deliveryCount": dc} for f, last, st, dc in sp.state_batches()]})
+        broker.ensure_internal_topic(SHARE_STATE_TOPIC)
+        n = len(broker.partitions_of(SHARE_STATE_TOPIC))
+        h = java_string_hash(f"{group_id}:{tid}:{partition}")
+        target = (0 if h == -(2**31) else abs(h)) % n
+        try:
+            broker.log(SHARE_STATE_TOPIC, target).append(
+                [Record(k, v, broker.clock.milliseconds())])
+        except (KafkaLogError, OSError) as e:
+            logger.error("share group %s: state of %s-%d not written: %s", group_id, topic,
+                         partition, e)
+
+    # -- membership --------------------------------------------------------------------------
+
+    def topics_changed(self) -> None:
+        """Topic created, grown or deleted: new partition counts for the assignments; share
+        partitions of deleted partitions are dropped."""
+        broker = self.broker
+        counts: dict[str, int] = {}
+        for t, _ in broker.log_dir.partitions():
+            counts[t] = counts.get(t, 0) + 1
+        self.coordinator.update_metadata(counts, {t: str(broker.topic_id(t)) for t in counts})
+        held = set(broker.log_dir.partitions())
+        for key in [k for k in self.partitions if (k[1], k[2]) not in held]:
+            del self.partitions[key]
+
+    def heartbeat(self, *args: Any, **kwargs: Any) -> Any:
+        kwargs.setdefault("now", self.broker.clock.milliseconds())
+        out = self.coordinator.heartbeat(*args, **kwargs)
+        if self._rearm is not None:
+            self._rearm.set()
+        return out
+
+    def _member_removed(self, group_id: str, member_id: str) -> None:
+        # As in Kafka, leaving the group (or timing out) does not touch the member's records
+        # or share session: a closing consumer sends its last acknowledgements (share session
+        # epoch -1) after, or at the same time as, its leave heartbeat. The records it still
+        # holds come back when its session closes, its connection drops or their locks expire.
+        logger.info("share group %s: member %s left", group_id, member_id)
+
+    def connection_closed(self, peer: str) -> None:
+        """A client connection closed: the share sessions opened on it end, releasing their
+        records (Kafka's ``ShareSessionCache`` connection-disconnect listener)."""
+        for session in list(self.sessions.values()):
+            if session.peer == peer:
+                self.close_session(session)
+
+    def _notify(self, tps: Iterable[tuple[str, int]]) -> None:
+        # released records are available again: wake the fetches waiting on them
+        for tp in tps:
+            self.broker.notify(tp)
+
+    async def run_timers(self) -> None:
+        """Remove members whose session timed out, at their deadlines, until cancelled."""
+        self._rearm = asyncio.Event()
+        clock = self.broker.clock
+        while True:
+            deadline = self.coordinator.next_deadline()
+            timeout = None if deadline is None else max(
+                0.0, (deadline - clock.milliseconds()) / 1000 + 0.001)
+            self._rearm.clear()
+            try:
+                async with asyncio.timeout(timeout):
+                    await self._rearm.wait()
+                continue
+            except TimeoutError:
+                pass
+            for g, m in self.coordinator.expire_sessions(clock.milliseconds()):
+                logger.info("share group %s: member %s timed out", g, m)
+
+    # -- share partitions --------------------------------------------------------------------
+
+    def share_partition(self, group_id: str, topic: str, partition: int) -> SharePartition:
+        """The group's state of the partition (created at ``share.auto.offset.reset``)."""
+        key = (group_id, topic, partition)
+        sp = self.partitions.get(key)
+        if sp is None:
+            log = self.broker.log(topic, partition)
+            c = self.broker.config
+            start = (log.log_start_offset if c.share_auto_offset_reset == "earliest"
+                     else self.broker.high_watermark(topic, partition))
+            stored = self._stored.pop((group_id, str(self.broker.topic_id(topic)), partition),
+                                      None)
+            if stored is not None:
+                start = max(stored[0], log.log_start_offset)
+            sp = self.partitions[key] = SharePartition(
+                start, lock_duration_ms=c.group_share_record_lock_duration_ms,
+                max_delivery_count=c.group_share_delivery_count_limit,
+                max_in_flight=c.group_share_partition_max_record_locks)
+            if stored is not None:
+                sp.restore(stored[1])
+        return sp
+
+    def acknowledge(self, group_id: str, member_id: str, topic: str, partition: int,
+                    batches: list[tuple[int, int, tuple[int, ...]]]) -> tuple[int, str | None]:
+        """Apply one partition's acknowledgements: ``(error code, message)``."""
+        from .protocol import ErrorCode
+
+        if partition not in self.broker.partitions_of(topic):
+            return ErrorCode.unknown_topic_or_partition, None
+        sp = self.share_partition(group_id, topic, partition)
+        try:
+            sp.acknowledge(member_id, batches, self.broker.clock.milliseconds())
+        except InvalidRecordStateError as e:
+            return ErrorCode.invalid_record_state, str(e)
+        self._persist(group_id, topic, partition, sp)
+        self._notify([(topic, partition)])  # released records may be taken by another fetch
+        return ErrorCode.none, None
+
+    def acquire(self, group_id: str, member_id: str, topic: str, partition: int,
+                max_records: int, max_bytes: int) -> tuple[bytes, list[tuple[int, int, int]]]:
+        """Acquire up to ``max_records`` of the partition for the member: the stored batches
+        holding them, and the acquired ``(first, last, delivery count)`` ranges."""
+        broker = self.broker
+        log = broker.log(topic, partition)
+        sp = self.share_partition(group_id, topic, partition)
+        if log.log_start_offset > sp.start_offset:
+            sp.update_log_start_offset(log.log_start_offset)
+            self._persist(group_id, topic, partition, sp)
+        now = broker.clock.milliseconds()
+        offset = sp.next_fetch_offset(now)
+        hw = broker.high_watermark(topic, partition)
+        if offset >= hw or max_records <= 0:
+            return b"", []
+        data = log.read(offset, min(max_bytes, PARTITION_READ_BYTES), max_offset=hw)
+        spans = batch_spans(data)
+        acquired = sp.acquire(member_id, [(b, last) for b, last, _s, _e in spans], now,
+                              max_records)
+        if not acquired:
+            return b"", []
+        lo, hi = acquired[0][0], max(r[1] for r in acquired)
+        held = [(s, e) for b, last, s, e in spans if last >= lo and b <= hi]
+        return bytes(data[held[0][0]:held[-1][1]]), acquired
+
+    # -- sessions ----------------------------------------------------------------------------
+
+    def open_session(self, group_id: str, member_id: str, epoch: int,
+                     add: Iterable[tuple[str, int]], forget: Iterable[tuple[str, int]],
+                     peer: str = "") -> tuple[int, ShareSession | None]:
+        """Kafka's ``SharePartitionManager.newContext``: ``(error code, session)`` for a
+        request at ``epoch`` (the session's epoch is moved on here)."""
+        from .protocol import ErrorCode
+
+        key = (group_id, member_id)
+        if epoch == INITIAL_EPOCH:
+            old = self.sessions.pop(key, None)
+            if old is not None:
+                self._release(old)
+            session = self.sessions[key] = ShareSession(group_id, member_id, peer)
+            session.partitions.update(dict.fromkeys(add))
+            return ErrorCode.none, session
+        session = self.sessions.get(key)
+        if session is None:
+            return ErrorCode.share_session_not_found, None
+        if epoch == FINAL_EPOCH:
+            return ErrorCode.none, session
+        if epoch != session.epoch:
+            return ErrorCode.invalid_share_session_epoch, None
+        session.epoch += 1
+        for tp in forget:
+            session.partitions.pop(tp, None)
+        session.partitions.update(dict.fromkeys(add))
+        return ErrorCode.none, session
+
+    def close_session(self, session: ShareSession) -> None:
+        """The final request was answered: release what the member holds, drop the session."""
+        self.sessions.pop((session.group_id, session.member_id), None)
+        self._release(session)
+
+    def _release(self, session: ShareSession) -> None:
+        for topic, p in session.partitions:
+            sp = self.partitions.get((session.group_id, topic, p))
+            if sp is not None and sp.release_member(session.member_id):
+                if p in self.broker.partitions_of(topic):
+                    self._persist(session.group_id, topic, p, sp)
+                self._notify([(topic, p)])
+
+    def describe_partition_state(self) -> list[tuple[str, str, int, int, int]]:
+        """``(group, topic, partition, start offset, acquired)`` of every share partition."""
+        return [(g, t, p, sp.start_offset, sp.acquired_count())
+                for (g, t, p), sp in sorted(self.partitions.items())]
+
+
+def _overlay(base: list[tuple[int, int, int, int]], top: list[tuple[int, int, int, int]]
+             ) -> list[tuple[int, int, int, int]]:
+    """State batches ``top`` written over ``base``, offset by offset."""
+    per: dict[int, tuple[int, int]] = {}
+    for batches in (base, top):
+        for first, last, state, count in batches:
+            for off in range(first, last + 1):
+                per[off] = (state, count)
+    out: list[list[int]] = []
+    for off in sorted(per):
+        st, dc = per[off]
+        if out and out[-1][1] == off - 1 and out[-1][2:] == [st, dc]:
+            out[-1][1] = off
+        else:
+            out.append([off, off, st, dc])
+    return [(a, b, c, d) for a, b, c, d in out]
