@@ -41,6 +41,7 @@ from typing import Any
 
 from ..checkpoint import Uuid
 from ..clock import Clock, SystemClock
+from ..groups.share.state_topic import SHARE_STATE_TOPIC
 from ..log import Log
 from ..log_dir import LogDir, validate_topic_name
 from .protocol import ErrorCode
@@ -57,7 +58,6 @@ logger = logging.getLogger(__name__)
 
 OFFSETS_TOPIC = "__consumer_offsets"
 TRANSACTION_STATE_TOPIC = "__transaction_state"
-SHARE_STATE_TOPIC = "__share_group_state"
 #: Kafka's ``Topic.isInternal`` (4.x)
 INTERNAL_TOPICS = frozenset({OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC, SHARE_STATE_TOPIC})
 

@@ -49,12 +49,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..decoders import share_group_state
 from ..errors import KafkaLogError
-from ..groups.share import InvalidRecordStateError, SharePartition
+from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
 from ..groups.share.share_group import ShareGroupCoordinator
 from ..records.record import Record
-from ..tools.render import java_string_hash
 from .broker import SHARE_STATE_TOPIC, Broker
 
 __all__ = ["ShareService", "ShareSession", "batch_spans"]
@@ -118,60 +116,27 @@ class ShareService:
         self.partitions: dict[tuple[str, str, int], SharePartition] = {}
         self.sessions: dict[tuple[str, str], ShareSession] = {}
         self._rearm: asyncio.Event | None = None
-        #: (group, topic id string, partition) -> (start offset, state batches) read from
-        #: __share_group_state, taken when the share partition is first used
-        self._stored: dict[tuple[str, str, int], tuple[int, list[tuple[int, int, int, int]]]] \
-            = {}
-        self._snapshot_epochs: dict[tuple[str, str, int], int] = {}
-        self._load()
+        #: the states read from __share_group_state at start, taken when a share partition
+        #: is first used
+        self._stored = state_topic.load(broker.log_dir)
+        self._snapshot_epochs = {k: st.snapshot_epoch for k, st in self._stored.items()}
         self.topics_changed()
 
     # -- durability ----------------------------------------------------------------------------
-
-    def _load(self) -> None:
-        """Replay ``__share_group_state``: the last snapshot per key, updates on top."""
-        broker = self.broker
-        for p in broker.partitions_of(SHARE_STATE_TOPIC):
-            for r in broker.log(SHARE_STATE_TOPIC, p).records():
-                try:
-                    rec = share_group_state.decode_record_obj(r.key, r.value)
-                except KafkaLogError as e:
-                    logger.warning("%s-%d: offset %s: unreadable share state record: %s",
-                                   SHARE_STATE_TOPIC, p, r.offset, e)
-                    continue
-                k = rec["key"]
-                key = (k["groupId"], k["topicId"], k["partition"])
-                v = rec["value"]
-                if v is None:
-                    self._stored.pop(key, None)
-                    continue
-                batches = [(b["firstOffset"], b["lastOffset"], b["deliveryState"],
-                            b["deliveryCount"]) for b in v["stateBatches"]]
-                self._snapshot_epochs[key] = v["snapshotEpoch"]
-                if rec["type"] == 0 or key not in self._stored:
-                    self._stored[key] = (max(v["startOffset"], 0), batches)
-                else:  # a ShareUpdate: its start offset (when set) and batches win
-                    start, old = self._stored[key]
-                    start = v["startOffset"] if v["startOffset"] >= 0 else start
-                    self._stored[key] = (start, _overlay(old, batches))
 
     def _persist(self, group_id: str, topic: str, partition: int, sp: SharePartition) -> None:
         broker = self.broker
         tid = str(broker.topic_id(topic))
         key = (group_id, tid, partition)
-        epoch = (self._snapshot_epochs.get(key, -1) + 1) & 0xFFFF
+        epoch = self._snapshot_epochs.get(key, -1) + 1
         self._snapshot_epochs[key] = epoch
-        k, v = share_group_state.encode_record(0, {
-            "groupId": group_id, "topicId": tid, "partition": partition}, {
-            "snapshotEpoch": epoch, "stateEpoch": 0,
-            "leaderEpoch": broker.leader_epoch(topic, partition),
-            "startOffset": sp.start_offset,
-            "stateBatches": [{"firstOffset": f, "lastOffset": last, "deliveryState": st,
-                              "deliveryCount": dc} for f, last, st, dc in sp.state_batches()]})
+        k, v = state_topic.snapshot_record(
+            group_id, tid, partition, epoch=epoch,
+            leader_epoch=broker.leader_epoch(topic, partition), start_offset=sp.start_offset,
+            batches=sp.state_batches())
         broker.ensure_internal_topic(SHARE_STATE_TOPIC)
-        n = len(broker.partitions_of(SHARE_STATE_TOPIC))
-        h = java_string_hash(f"{group_id}:{tid}:{partition}")
-        target = (0 if h == -(2**31) else abs(h)) % n
+        target = state_topic.partition_for(group_id, tid, partition,
+                                           len(broker.partitions_of(SHARE_STATE_TOPIC)))
         try:
             broker.log(SHARE_STATE_TOPIC, target).append(
                 [Record(k, v, broker.clock.milliseconds())])
@@ -251,13 +216,13 @@ class ShareService:
             stored = self._stored.pop((group_id, str(self.broker.topic_id(topic)), partition),
                                       None)
             if stored is not None:
-                start = max(stored[0], log.log_start_offset)
+                start = max(stored.start_offset, log.log_start_offset)
             sp = self.partitions[key] = SharePartition(
                 start, lock_duration_ms=c.group_share_record_lock_duration_ms,
                 max_delivery_count=c.group_share_delivery_count_limit,
                 max_in_flight=c.group_share_partition_max_record_locks)
             if stored is not None:
-                sp.restore(stored[1])
+                sp.restore(stored.batches)
         return sp
 
     def acknowledge(self, group_id: str, member_id: str, topic: str, partition: int,
@@ -349,20 +314,3 @@ class ShareService:
         return [(g, t, p, sp.start_offset, sp.acquired_count())
                 for (g, t, p), sp in sorted(self.partitions.items())]
 
-
-def _overlay(base: list[tuple[int, int, int, int]], top: list[tuple[int, int, int, int]]
-             ) -> list[tuple[int, int, int, int]]:
-    """State batches ``top`` written over ``base``, offset by offset."""
-    per: dict[int, tuple[int, int]] = {}
-    for batches in (base, top):
-        for first, last, state, count in batches:
-            for off in range(first, last + 1):
-                per[off] = (state, count)
-    out: list[list[int]] = []
-    for off in sorted(per):
-        st, dc = per[off]
-        if out and out[-1][1] == off - 1 and out[-1][2:] == [st, dc]:
-            out[-1][1] = off
-        else:
-            out.append([off, off, st, dc])
-    return [(a, b, c, d) for a, b, c, d in out]
