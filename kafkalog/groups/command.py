@@ -217,7 +217,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
 
 def _check_options(args: argparse.Namespace) -> None:
     """``ConsumerGroupCommandOptions.checkArgs`` for describe's sub-actions (``--verbose``
-    without ``--members`` is refused here, joptsimple's ``availableIf`` text)."""
+    without ``--members`` is refused once the group is known not to be a share group, with
+    joptsimple's ``availableIf`` text)."""
     if args.command == "list":
         if args.state:
             _parse_states(args.state)
@@ -230,9 +231,7 @@ def _check_options(args: argparse.Namespace) -> None:
                          "[offsets], [state]")
     if isinstance(args.state, str):
         raise UsageError("Option [describe] does not take a value for [state]")
-    if args.verbose and not args.members:
-        raise UsageError("Option(s) [verbose] are unavailable given other options on the "
-                         "command line")
+    # --verbose without --members is refused in _with_tree: a share group takes it
 
 
 def _java_split(text: str) -> list[str]:
@@ -246,7 +245,7 @@ def _java_split(text: str) -> list[str]:
 #: ``ConsumerGroupState`` names (without UNKNOWN), in the enum's order
 GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
                 "Assigning", "Reconciling")
-#: ``GroupType`` names (without UNKNOWN), in the enum's order; ``share`` groups are not kept here
+#: ``GroupType`` names (without UNKNOWN), in the enum's order
 GROUP_TYPES = ("Consumer", "Classic", "Share")
 
 
@@ -293,15 +292,24 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
     logs, manager = _open(args, writable)
     try:
         if args.command == "list":
+            shares = _share_groups(logs, manager)
             if args.state is not None or args.type is not None:
-                return _list_with_info(args, manager, out)
-            groups = manager.list_groups()
+                return _list_with_info(args, manager, shares, out)
+            groups = sorted(set(manager.list_groups()) | set(shares))
             if args.json:
                 out.write(json.dumps({"groups": groups}) + "\n")
             else:
                 out.writelines(g + "\n" for g in groups)
             return EXIT_OK
         if args.command == "describe":
+            share = _share_groups(logs, manager).get(args.group)
+            if share is not None:
+                return _describe_share(args, manager, share, out, err)
+            if args.verbose and not args.members:
+                # ConsumerGroupCommand's check, made once the group is known not to be a share
+                # group (ShareGroupCommand takes --verbose with every sub-action)
+                raise UsageError("Option(s) [verbose] are unavailable given other options on "
+                                 "the command line")
             if args.members:
                 return _describe_members(args, logs, manager, out, err)
             if args.state:
@@ -401,14 +409,19 @@ def _group_type(manager: Any, group: str) -> str:
     return "classic" if manager.consumer_group(group) is None else "consumer"
 
 
-def _list_with_info(args: argparse.Namespace, manager: Any, out: IO[str]) -> int:
-    """``listGroups`` with ``--state``/``--type``: ``printGroupInfo``'s table."""
+def _list_with_info(args: argparse.Namespace, manager: Any, shares: dict[str, Any],
+                    out: IO[str]) -> int:
+    """``listGroups`` with ``--state``/``--type``: ``printGroupInfo``'s table (share groups:
+    type ``share``, state *Empty*)."""
     states = _parse_states(args.state) if args.state else set()
     types = _parse_types(args.type) if args.type else set()
     rows = []
-    for group in manager.list_groups():
-        gtype = _group_type(manager, group)
-        state = manager.describe_group(group).state
+    for group in sorted(set(manager.list_groups()) | set(shares)):
+        if group in shares:
+            gtype, state = "share", shares[group].state
+        else:
+            gtype = _group_type(manager, group)
+            state = manager.describe_group(group).state
         if (not states or state in states) and (not types or gtype in types):
             rows.append({"group": group, "type": gtype, "state": state})
     include_type, include_state = args.type is not None, args.state is not None
@@ -551,6 +564,96 @@ def _describe_state(args: argparse.Namespace, manager: Any, out: IO[str], err: I
     out.write(fmt % ("GROUP", "COORDINATOR (ID)", "ASSIGNMENT-STRATEGY", "STATE", "#MEMBERS")
               + fmt % (group, coordinator, desc.protocol or "", desc.state, len(desc.members))
               + "\n")
+    return EXIT_OK
+
+
+# -- share groups (kafka-share-groups.sh) ----------------------------------------------------
+
+def _share_groups(logs: Any, manager: Any) -> dict[str, Any]:
+    """The tree's share groups (:func:`kafkalog.groups.share.offline.load`) that are not also
+    classic or consumer groups: Kafka gives a group id one type, so a group the
+    ``__consumer_offsets`` replay knows keeps being described as it was."""
+    from .share import offline
+
+    return {g: info for g, info in offline.load(logs).items() if not manager.has_group(g)}
+
+
+def _share_no_members(group: str, err: IO[str]) -> None:
+    """``ShareGroupService.maybePrintEmptyGroupState`` for an Empty group (every share group
+    offline)."""
+    err.write(f"\nShare group '{group}' has no active members.\n")
+
+
+def _describe_share(args: argparse.Namespace, manager: Any, info: Any, out: IO[str],
+                    err: IO[str]) -> int:
+    """``describe`` of a share group: ``ShareGroupCommand``'s ``printOffsets`` (the default),
+    ``printStates`` (``--state``) or ``printMembers`` (``--members``), ``--verbose`` taken
+    with each as Kafka takes it."""
+    group = args.group
+    if args.members:
+        if args.json:
+            out.write(json.dumps({"group": group, "type": "share", "state": info.state,
+                                  "members": []}) + "\n")
+        else:
+            # no members: Kafka prints the note and no table
+            _share_no_members(group, err)
+        return EXIT_OK
+    if args.state:
+        partition = manager.partition_for(group)
+        coordinator = f"__consumer_offsets-{partition}"
+        if args.json:
+            out.write(json.dumps({"group": group, "type": "share", "coordinator": coordinator,
+                                  "offsets_partition": partition, "state": info.state,
+                                  "group_epoch": info.group_epoch,
+                                  "assignment_epoch": info.assignment_epoch,
+                                  "num_members": 0}) + "\n")
+            return EXIT_OK
+        _share_no_members(group, err)
+        g, c = max(15, len(group)), max(25, len(coordinator))
+        if args.verbose:
+            fmt = f"\n%-{g}s %-{c}s %-15s %-12s %-17s %s"
+            text = fmt % ("GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH",
+                          "ASSIGNMENT-EPOCH", "#MEMBERS") + fmt % (
+                group, coordinator, info.state, _cell(info.group_epoch),
+                _cell(info.assignment_epoch), 0)
+        else:
+            fmt = f"\n%-{g}s %-{c}s %-15s %s"
+            text = fmt % ("GROUP", "COORDINATOR (ID)", "STATE", "#MEMBERS") + fmt % (
+                group, coordinator, info.state, 0)
+        out.write(text + "\n")
+        return EXIT_OK
+    rows = info.partitions
+    missing = [f"{r.topic}-{r.partition}" for r in rows if r.log_end_offset is None]
+    if args.json:
+        out.write(json.dumps({"group": group, "type": "share", "state": info.state,
+                              "partitions": [{
+                                  "topic": r.topic, "topic_id": r.topic_id,
+                                  "partition": r.partition, "leader_epoch": r.leader_epoch,
+                                  "start_offset": r.start_offset,
+                                  "delivery_complete_count": r.delivery_complete_count,
+                                  "log_end_offset": r.log_end_offset, "lag": r.lag}
+                                  for r in rows],
+                              "partitions_not_in_tree": missing}) + "\n")
+    elif not rows:
+        out.write(f"\nShare group '{group}' has no offset information.\n")
+    else:
+        g = max(15, len(group))
+        t = max([15] + [len(r.topic) for r in rows])
+        if args.verbose:
+            fmt = f"\n%-{g}s %-{t}s %-10s %-13s %-13s %s"
+            text = fmt % ("GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "START-OFFSET", "LAG")
+            for r in rows:
+                text += fmt % (group, r.topic, r.partition, _cell(r.leader_epoch),
+                               r.start_offset, _cell(r.lag))
+        else:
+            fmt = f"\n%-{g}s %-{t}s %-10s %-13s %s"
+            text = fmt % ("GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LAG")
+            for r in rows:
+                text += fmt % (group, r.topic, r.partition, r.start_offset, _cell(r.lag))
+        out.write(text + "\n")
+    if missing:
+        err.write(f"note: {', '.join(missing)} not in {args.log_dir}: no log end offset or lag "
+                  "for them\n")
     return EXIT_OK
 
 

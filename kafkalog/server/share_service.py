@@ -54,6 +54,7 @@ from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
 from ..groups.share.share_group import ShareGroupCoordinator
 from ..records.record import Record
 from .broker import SHARE_STATE_TOPIC, Broker
+from .group_configs import GroupConfigStore, parse_reset
 
 __all__ = ["ShareService", "ShareSession", "batch_spans"]
 
@@ -108,11 +109,15 @@ class ShareService:
     def __init__(self, broker: Broker, other_group_type: Any = None) -> None:
         self.broker = broker
         c = broker.config
+        #: per-group overrides of the share settings (kafka-configs.sh --entity-type groups)
+        self.configs = GroupConfigStore(broker.log_dir.root, c)
         self.coordinator = ShareGroupCoordinator(
             session_timeout_ms=c.group_share_session_timeout_ms,
             heartbeat_interval_ms=c.group_share_heartbeat_interval_ms,
             max_size=c.group_share_max_size, other_group_type=other_group_type,
-            on_member_removed=self._member_removed)
+            on_member_removed=self._member_removed,
+            group_timeouts=lambda g: (self.configs.value(g, "share.session.timeout.ms"),
+                                      self.configs.value(g, "share.heartbeat.interval.ms")))
         self.partitions: dict[tuple[str, str, int], SharePartition] = {}
         self.sessions: dict[tuple[str, str], ShareSession] = {}
         self._rearm: asyncio.Event | None = None
@@ -210,20 +215,44 @@ class ShareService:
         sp = self.partitions.get(key)
         if sp is None:
             log = self.broker.log(topic, partition)
-            c = self.broker.config
-            start = (log.log_start_offset if c.share_auto_offset_reset == "earliest"
-                     else self.broker.high_watermark(topic, partition))
+            cfg = self.configs
+            strategy, back_ms = parse_reset(cfg.value(group_id, "share.auto.offset.reset"))
+            hw = self.broker.high_watermark(topic, partition)
+            if strategy == "earliest":
+                start = log.log_start_offset
+            elif strategy == "by_duration":
+                found = log.offset_for_timestamp(self.broker.clock.milliseconds() - back_ms)
+                start = hw if found is None else min(found, hw)
+            else:
+                start = hw
             stored = self._stored.pop((group_id, str(self.broker.topic_id(topic)), partition),
                                       None)
             if stored is not None:
                 start = max(stored.start_offset, log.log_start_offset)
-            sp = self.partitions[key] = SharePartition(
-                start, lock_duration_ms=c.group_share_record_lock_duration_ms,
-                max_delivery_count=c.group_share_delivery_count_limit,
-                max_in_flight=c.group_share_partition_max_record_locks)
+            sp = self.partitions[key] = SharePartition(start)
+            self._apply_config(group_id, sp)
             if stored is not None:
                 sp.restore(stored.batches)
         return sp
+
+    def _apply_config(self, group_id: str, sp: SharePartition) -> None:
+        cfg = self.configs
+        sp.lock_duration_ms = cfg.value(group_id, "share.record.lock.duration.ms")
+        sp.max_delivery_count = cfg.value(group_id, "share.delivery.count.limit")
+        sp.max_in_flight = cfg.value(group_id, "share.partition.max.record.locks")
+
+    def set_group_config(self, group_id: str, overrides: dict[str, str]) -> None:
+        """Replace the group's config overrides (persisted) and apply them: its share
+        partitions take the new lock duration, delivery limit and lock limit for what they
+        acquire from now on (records already held keep their deadlines), its members the new
+        session timeout and heartbeat interval; ``share.auto.offset.reset`` applies to the
+        partitions the group has not consumed yet, as in Kafka."""
+        self.configs.set(group_id, overrides)
+        for (g, _t, _p), sp in self.partitions.items():
+            if g == group_id:
+                self._apply_config(group_id, sp)
+        if self._rearm is not None:
+            self._rearm.set()  # the session deadlines may have moved
 
     def acknowledge(self, group_id: str, member_id: str, topic: str, partition: int,
                     batches: list[tuple[int, int, tuple[int, ...]]]) -> tuple[int, str | None]:

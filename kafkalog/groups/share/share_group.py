@@ -106,17 +106,25 @@ class ShareGroupCoordinator:
         ``group id -> str | None``: the type of a non-share group already using the id (its
         heartbeat is refused), None when free.
     on_member_removed:
-        Called as ``(group id, member id)`` when a member leaves or times out (its acquired
-        records are released by the share partitions' owner).
+        Called as ``(group id, member id)`` when a member leaves or times out.
+    group_timeouts:
+        ``group id -> (session timeout ms, heartbeat interval ms)``: per-group values (Kafka's
+        group configs ``share.session.timeout.ms``/``share.heartbeat.interval.ms``); default:
+        the two above for every group.
     """
 
     def __init__(self, *, session_timeout_ms: int = DEFAULT_SESSION_TIMEOUT_MS,
                  heartbeat_interval_ms: int = DEFAULT_HEARTBEAT_INTERVAL_MS,
                  max_size: int = DEFAULT_MAX_SIZE,
                  other_group_type: Callable[[str], str | None] | None = None,
-                 on_member_removed: Callable[[str, str], Any] | None = None) -> None:
+                 on_member_removed: Callable[[str, str], Any] | None = None,
+                 group_timeouts: Callable[[str], tuple[int, int]] | None = None) -> None:
         self.session_timeout_ms = session_timeout_ms
         self.heartbeat_interval_ms = heartbeat_interval_ms
+        # group id -> (session timeout, heartbeat interval): the group configs
+        # share.session.timeout.ms / share.heartbeat.interval.ms where set
+        self._group_timeouts = group_timeouts or (
+            lambda _g: (self.session_timeout_ms, self.heartbeat_interval_ms))
         self.max_size = max_size
         self._other_group_type = other_group_type or (lambda _g: None)
         self._on_member_removed = on_member_removed
@@ -199,7 +207,8 @@ class ShareGroupCoordinator:
         member.member_epoch = group.assignment_epoch
         member.assignment = target
         return HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
-                               self.heartbeat_interval_ms, dict(target) if changed else None)
+                               self._group_timeouts(group_id)[1],
+                               dict(target) if changed else None)
 
     def _validate(self, group_id: str, member_id: str, member_epoch: int,
                   subscribed: Sequence[str] | None) -> HeartbeatResult | None:
@@ -258,15 +267,16 @@ class ShareGroupCoordinator:
         """Remove every member silent for the session timeout; returns ``(group, member)``."""
         gone = []
         for group in self.groups.values():
+            timeout = self._group_timeouts(group.group_id)[0]
             for m in list(group.members.values()):
-                if now - m.last_heartbeat_ms > self.session_timeout_ms:
+                if now - m.last_heartbeat_ms > timeout:
                     self._remove(group, m.member_id)
                     gone.append((group.group_id, m.member_id))
         return gone
 
     def next_deadline(self) -> int | None:
         """The earliest session deadline of any member (None: no members)."""
-        deadlines = [m.last_heartbeat_ms + self.session_timeout_ms
+        deadlines = [m.last_heartbeat_ms + self._group_timeouts(g.group_id)[0]
                      for g in self.groups.values() for m in g.members.values()]
         return min(deadlines) if deadlines else None
 

@@ -27,8 +27,12 @@ Kafka's ``ConfigAdminManager.preprocess`` and ``ConfigurationControlManager`` (3
 * the broker (empty name or this node's id; another id ``INVALID_REQUEST``): every setting is
   static (``kafkalog serve -c``), so naming any answers ``INVALID_REQUEST`` ("Cannot update
   these configs dynamically: …", Kafka's text for a static config);
-* other resource types (groups, client metrics, broker loggers): ``INVALID_REQUEST``, as
-  kafkalog keeps no such configs.
+* groups (resource type 32): the share-group configs of
+  :mod:`kafkalog.server.group_configs` (``share.auto.offset.reset`` and the others it lists),
+  checked and kept there; DescribeConfigs lists them with source ``GROUP_CONFIG`` (8) for an
+  override, ``DEFAULT_CONFIG`` otherwise;
+* other resource types (client metrics, broker loggers): ``INVALID_REQUEST``, as kafkalog keeps
+  no such configs.
 
 Versions: DescribeConfigs 1-4 (Kafka 3.9: 0-4; kio starts at 1); AlterConfigs 0-2;
 IncrementalAlterConfigs 0-1 (Kafka 3.9 and 4).
@@ -45,12 +49,15 @@ from ...log_dir import config_to_properties, validate_topic_name
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
-from .topics import SOURCE_STATIC_BROKER_CONFIG, topic_config_entries
+from .topics import SOURCE_DEFAULT_CONFIG, SOURCE_STATIC_BROKER_CONFIG, topic_config_entries
 
 __all__ = ["handle", "alter_configs", "incremental_alter_configs"]
 
 TOPIC = 2
 BROKER = 4
+GROUP = 32
+#: DescribeConfigsResponse.ConfigSource GROUP_CONFIG
+SOURCE_GROUP_CONFIG = 8
 
 #: AlterConfigOp.OpType ids
 OP_SET, OP_DELETE, OP_APPEND, OP_SUBTRACT = 0, 1, 2, 3
@@ -73,6 +80,10 @@ _TYPES = {
     "group.share.max.size": _INT, "group.share.record.lock.duration.ms": _INT,
     "group.share.delivery.count.limit": _INT, "group.share.partition.max.record.locks": _INT,
     "share.coordinator.state.topic.num.partitions": _INT,
+    "share.record.lock.duration.ms": _INT, "share.delivery.count.limit": _INT,
+    "share.partition.max.record.locks": _INT, "share.session.timeout.ms": _INT,
+    "share.heartbeat.interval.ms": _INT, "share.auto.offset.reset": _STRING,
+    "share.isolation.level": _STRING,
 }
 
 
@@ -117,6 +128,13 @@ def _describe(ctx: RequestContext, r: Any, synonyms: bool) -> dict[str, Any]:
                     "error_message": f"Unexpected broker id, expected {broker.config.node_id} "
                                      f"or empty string, but received {r.resource_name}"}
         entries = _broker_entries(broker)
+    elif r.resource_type == GROUP and broker.shares is not None:
+        store = broker.shares.configs
+        own = store.overrides(r.resource_name)
+        entries = [{"name": k, "value": v, "read_only": False, "is_sensitive": False,
+                    "config_source": SOURCE_GROUP_CONFIG if k in own
+                    else SOURCE_DEFAULT_CONFIG}
+                   for k, v in sorted(store.effective(r.resource_name).items())]
     else:
         return {**out, "error_code": ErrorCode.invalid_request,
                 "error_message": f"Unsupported resource type {r.resource_type}"}
@@ -181,22 +199,24 @@ def _preprocess(ctx: RequestContext, resources: Any, incremental: bool
                     f"(kafkalog serve takes broker settings at start: -c KEY=VALUE)")
             else:
                 out[i] = (ErrorCode.none, None)
-        elif r.resource_type != TOPIC:
+        elif r.resource_type not in (TOPIC, GROUP):
             out[i] = _invalid_request(f"Unknown resource type {r.resource_type}: kafkalog "
                                       f"keeps topic configs and static broker settings only")
     return out
 
 
-def _incremental_overrides(broker: Any, topic: str, configs: Any) -> dict[str, str]:
-    """The topic's overrides after the ops (``incrementalAlterConfigResource``).
+def _incremental_overrides(current: dict[str, str], configs: Any,
+                           effective: Any) -> dict[str, str]:
+    """The overrides after the ops (``incrementalAlterConfigResource``); ``effective()`` gives
+    every config's effective value (where a list without an override starts).
 
     Raises
     ------
     ValueError
         APPEND/SUBTRACT on a config that is not a list (Kafka's message).
     """
-    new = broker.log_dir.topic_overrides(topic)
-    effective = None
+    new = dict(current)
+    values = None
     for c in configs:
         op = c.config_operation
         if op == OP_SET:
@@ -207,10 +227,10 @@ def _incremental_overrides(broker: Any, topic: str, configs: Any) -> dict[str, s
             if c.name not in _LIST_CONFIGS:
                 raise ValueError(f"Can't {_OP_NAMES[op]} to key {c.name} because its type is "
                                  f"not LIST.")
-            if c.name not in new and effective is None:
-                effective = config_to_properties(broker.log_dir.topic_config(topic))
-            current = new.get(c.name, effective[c.name] if effective else "")
-            parts = [v for v in current.split(",") if v]
+            if c.name not in new and values is None:
+                values = effective()
+            now = new.get(c.name, values[c.name] if values else "")
+            parts = [v for v in now.split(",") if v]
             for v in (c.value or "").split(","):
                 if op == OP_APPEND and v not in parts:
                     parts.append(v)
@@ -247,10 +267,15 @@ def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, An
     responses = []
     for r, pre in zip(resources, _preprocess(ctx, resources, incremental)):
         code, message = pre if pre is not None else (ErrorCode.none, None)
-        if pre is None:  # a topic
+        if pre is None and r.resource_type == GROUP:
+            code, message = _alter_group(broker, r, incremental, request.validate_only)
+        elif pre is None:  # a topic
+            name = r.resource_name
             try:
-                overrides = (_incremental_overrides(broker, r.resource_name, r.configs)
-                             if incremental else {c.name: c.value for c in r.configs})
+                overrides = (_incremental_overrides(
+                    broker.log_dir.topic_overrides(name), r.configs,
+                    lambda name=name: config_to_properties(broker.log_dir.topic_config(name)))
+                    if incremental else {c.name: c.value for c in r.configs})
             except ValueError as e:
                 code, message = ErrorCode.invalid_config, str(e)
             else:
@@ -265,6 +290,30 @@ def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, An
         responses.append({"error_code": code, "error_message": message,
                           "resource_type": r.resource_type, "resource_name": r.resource_name})
     return {"throttle_time": 0, "responses": responses}
+
+
+def _alter_group(broker: Any, r: Any, incremental: bool, validate_only: bool
+                 ) -> tuple[int, str | None]:
+    """A GROUP resource: its overrides replaced (AlterConfigs) or changed (incremental)."""
+    store = broker.shares.configs if broker.shares is not None else None
+    if store is None:
+        return ErrorCode.invalid_request, "group configs are not served"
+    gid = r.resource_name
+    if not gid:
+        return ErrorCode.invalid_request, "the group id is empty"
+    try:
+        overrides = (_incremental_overrides(store.overrides(gid), r.configs,
+                                            lambda: store.effective(gid))
+                     if incremental else {c.name: c.value for c in r.configs})
+        store.validate(overrides)
+    except (ValueError, KafkaLogError) as e:
+        return ErrorCode.invalid_config, str(e)
+    if not validate_only:
+        try:
+            broker.shares.set_group_config(gid, overrides)
+        except (KafkaLogError, OSError) as e:
+            return error_code_for(e), str(e)
+    return ErrorCode.none, None
 
 
 @register(33, "AlterConfigs", 0, 2)

@@ -12,9 +12,10 @@ The protocol side of ``KafkaApis.handleShareGroupHeartbeat``, ``handleShareGroup
   ``INVALID_SHARE_SESSION_EPOCH``, acknowledgements in a session-opening request) is the
   top-level error. The response lists, for a new session, every partition asked; for a
   continuing one, the partitions with records, an error or acknowledgement results (as Kafka's
-  incremental share sessions). ``acquisition_lock_timeout_ms`` is
-  ``group.share.record.lock.duration.ms``. ``share_acquire_mode`` (v2) is served as
-  batch-optimized; RENEW acknowledgements (v2) extend a record's lock.
+  incremental share sessions). ``acquisition_lock_timeout_ms`` is the group's
+  ``share.record.lock.duration.ms`` (else ``group.share.record.lock.duration.ms``).
+  ``share_acquire_mode`` (v2) is served as batch-optimized; RENEW acknowledgements (v2) extend
+  a record's lock.
 * ShareGroupDescribe: an unknown group ``GROUP_ID_NOT_FOUND`` ("Group G not found."), a group of
   another type ``GROUP_ID_NOT_FOUND`` ("Group G is not a share group."); the assignor is
   ``simple``.
@@ -157,7 +158,7 @@ async def share_fetch(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         forget, ctx.peer)
     if session is None:
         return _top_error(ctx, code, None)
-    lock_ms = broker.config.group_share_record_lock_duration_ms
+    lock_ms = service.configs.value(group, "share.record.lock.duration.ms")
     results: dict[tuple[str, int], dict[str, Any]] = {}
     ids: dict[str, Any] = {}
     # unknown topic ids and partitions, then acknowledgements
@@ -267,5 +268,6 @@ async def share_acknowledge(ctx: RequestContext, request: Any) -> Mapping[str, A
     if epoch == FINAL_EPOCH:
         service.close_session(session)
     return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
-            "acquisition_lock_timeout": broker.config.group_share_record_lock_duration_ms,
+            "acquisition_lock_timeout": service.configs.value(
+                request.group_id, "share.record.lock.duration.ms"),
             "responses": responses, "node_endpoints": []}

@@ -1,0 +1,204 @@
+"""Share groups (KIP-932) of a ``log.dirs`` tree, offline: what ``kafkalog groups`` lists and
+describes as Kafka's ``kafka-share-groups.sh`` would.
+
+Two sources, both as Kafka writes them:
+
+* ``__share_group_state`` (the share coordinator's topic), replayed by
+  :func:`kafkalog.groups.share.state_topic.replay`: per (group, topic id, partition) the
+  share-partition start offset (SPSO), the in-flight state batches, and (read here alongside)
+  the leader epoch the state was written at.
+* ``__consumer_offsets`` records of types 11 (``ShareGroupMetadata``: the group epoch) and 12
+  (``ShareGroupTargetAssignmentMetadata``: the assignment epoch), which Kafka's group
+  coordinator writes for a share group. :class:`~kafkalog.groups.GroupMetadataManager` skips
+  them, so they are read here with a key-prefix filter over the columnar decode (only those
+  records are decoded one by one). kafkalog's own server keeps no share-group membership in
+  ``__consumer_offsets``; its share groups are known from their state records only.
+
+A share group exists when its last ``ShareGroupMetadata`` record is not a tombstone, or, with no
+such record at all, when it has live state records. Offline there is no live membership: every
+share group is *Empty* with no members, as Kafka's coordinator would report it once the members'
+sessions have expired.
+
+LAG is Kafka's (KIP-1226, ``GroupCoordinatorService.computeShareGroupLagAndBuildResponse``):
+``partition end offset - start offset - delivery complete count``, the end offset being the
+partition's latest offset (its high watermark here) and the delivery complete count the number
+of ACKNOWLEDGED or ARCHIVED records at or above the start offset. Kafka 4.2 persists that count
+in ``ShareSnapshotValue`` v1; the v0 records (kafkalog's, Kafka 4.1's) lack it, so it is counted
+from the state batches, which is what ``SharePartition`` counts before writing it.
+
+>>> delivery_complete_count([(3, 4, 0, 1), (5, 6, 2, 1), (7, 7, 4, 5), (8, 9, 0, 1)])
+3
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...decoders import share_group_state
+from ...decoders.offsets import CODEC
+from ...errors import KafkaLogError
+from ..config import OFFSETS_TOPIC
+from . import state_topic
+from .share_partition import RecordState
+
+__all__ = ["SharePartitionOffset", "ShareGroupInfo", "load", "delivery_complete_count",
+           "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA"]
+
+logger = logging.getLogger(__name__)
+
+#: ``__consumer_offsets`` record types read here (``CoordinatorRecordType``)
+SHARE_GROUP_METADATA = 11
+SHARE_GROUP_TARGET_ASSIGNMENT_METADATA = 12
+_KEY_PREFIXES = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
+                                                SHARE_GROUP_TARGET_ASSIGNMENT_METADATA)]
+#: the delivery states that count as delivery complete (Kafka's ``SharePartition``)
+_COMPLETE = (int(RecordState.ACKNOWLEDGED), int(RecordState.ARCHIVED))
+
+
+@dataclass(frozen=True)
+class SharePartitionOffset:
+    """One row of ``kafka-share-groups.sh --describe --offsets``."""
+
+    topic: str
+    """The topic's name, or its id (Kafka's base64) when no partition of the tree has it."""
+    topic_id: str
+    partition: int
+    start_offset: int
+    leader_epoch: int | None
+    delivery_complete_count: int
+    log_end_offset: int | None
+    """The partition's high watermark; None when the partition is not in the tree."""
+
+    @property
+    def lag(self) -> int | None:
+        """Kafka's share-partition lag (see the module docstring); None without an end
+        offset."""
+        if self.log_end_offset is None:
+            return None
+        return self.log_end_offset - self.start_offset - self.delivery_complete_count
+
+
+@dataclass
+class ShareGroupInfo:
+    """A share group as the tree leaves it."""
+
+    group_id: str
+    group_epoch: int | None = None
+    """``ShareGroupMetadata``'s epoch; None without that record (kafkalog's server)."""
+    assignment_epoch: int | None = None
+    partitions: list[SharePartitionOffset] = field(default_factory=list)
+    state: str = "Empty"
+    """Always *Empty*: offline there are no live members."""
+
+
+def delivery_complete_count(batches: Iterable[tuple[int, int, int, int]]) -> int:
+    """The ACKNOWLEDGED and ARCHIVED offsets of a share partition's state batches
+    ``(first, last, delivery state, delivery count)`` (already at or above the start offset, as
+    :func:`~kafkalog.groups.share.state_topic.replay` leaves them)."""
+    return sum(last - first + 1 for first, last, st, _ in batches if st in _COMPLETE)
+
+
+def _states(logs: Any) -> tuple[dict[state_topic.ShareKey, state_topic.ShareState],
+                                dict[state_topic.ShareKey, int]]:
+    """``state_topic.load`` plus each key's leader epoch, reading each partition once (a
+    snapshot sets the epoch; an update sets it unless -1, as Kafka's share coordinator merges
+    them; a tombstone drops the key)."""
+    states: dict[state_topic.ShareKey, state_topic.ShareState] = {}
+    epochs: dict[state_topic.ShareKey, int] = {}
+    for topic, p in logs.partitions():
+        if topic != state_topic.SHARE_STATE_TOPIC:
+            continue
+        records = [(r.key, r.value) for r in logs.log(topic, p).records()]
+        states.update(state_topic.replay(records, where=f"{topic}-{p}"))
+        for key, value in records:
+            try:
+                rec = share_group_state.decode_record_obj(key, value)
+            except KafkaLogError:
+                continue            # replay has logged it
+            k = rec["key"]
+            sk = (k["groupId"], k["topicId"], k["partition"])
+            v = rec["value"]
+            if v is None:
+                epochs.pop(sk, None)
+            elif rec["type"] == 0 or v["leaderEpoch"] != -1:
+                epochs[sk] = v["leaderEpoch"]
+    return states, epochs
+
+
+def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | None]]]:
+    """group id -> {record type 11/12 -> (live, its epoch)}, from the last record of each kind
+    in ``__consumer_offsets`` (a group lives in one partition; live False: a tombstone; epoch
+    None: a value our schema cannot read)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    out: dict[str, dict[int, tuple[bool, int | None]]] = {}
+    prefixes = pa.array(_KEY_PREFIXES, pa.binary())
+    for topic, p in logs.partitions():
+        if topic != OFFSETS_TOPIC:
+            continue
+        t = logs.log(topic, p).read_table(columns=["key", "value"])
+        if t.num_rows == 0:
+            continue
+        keys = t["key"]
+        # Arrow's binary_slice needs a non-null input: a keyless record is no share record
+        keep = pc.fill_null(pc.is_in(pc.binary_slice(keys, 0, 2), value_set=prefixes), False)
+        if not pc.any(keep).as_py():
+            continue
+        rows = t.filter(keep)
+        for key, value in zip(rows["key"].to_pylist(), rows["value"].to_pylist()):
+            try:
+                rec = CODEC.decode(key, value)
+            except KafkaLogError:
+                # a newer value schema than ours: the key alone still names the group
+                try:
+                    rec = CODEC.decode(key, None)
+                except KafkaLogError as e:
+                    logger.warning("%s-%d: unreadable share group record: %s", topic, p, e)
+                    continue
+                rec["value"] = {} if value is not None else None
+            v = rec["value"]
+            epoch = None if v is None else v.get(
+                "epoch" if rec["type"] == SHARE_GROUP_METADATA else "assignmentEpoch")
+            out.setdefault(rec["key"]["groupId"], {})[rec["type"]] = (v is not None, epoch)
+    return out
+
+
+def load(logs: Any) -> dict[str, ShareGroupInfo]:
+    """Every share group of an open :class:`~kafkalog.log_dir.LogDir` (group id ->
+    :class:`ShareGroupInfo`, partitions sorted by topic then partition as Kafka prints them).
+
+    Topic ids are named through the tree's ``partition.metadata`` files
+    (:meth:`~kafkalog.log_dir.LogDir.topic_id`)."""
+    states, epochs = _states(logs)
+    meta = _share_group_records(logs)
+    names: dict[str, str] = {}
+    present = set(logs.partitions())
+    for topic in logs.topics():
+        tid = logs.topic_id(topic)
+        if tid is not None:
+            names[str(tid)] = topic
+    groups: dict[str, ShareGroupInfo] = {}
+    for group_id, kinds in meta.items():
+        live, epoch = kinds.get(SHARE_GROUP_METADATA, (False, None))
+        if live:
+            assignment = kinds.get(SHARE_GROUP_TARGET_ASSIGNMENT_METADATA, (False, None))
+            groups[group_id] = ShareGroupInfo(group_id, epoch,
+                                              assignment[1] if assignment[0] else None)
+    for (group_id, tid, partition), st in states.items():
+        info = groups.get(group_id)
+        if info is None:
+            if SHARE_GROUP_METADATA in meta.get(group_id, {}):
+                continue            # the group was deleted; its state outlived it
+            info = groups[group_id] = ShareGroupInfo(group_id)
+        topic = names.get(tid, tid)
+        end = logs.high_watermark(topic, partition) if (topic, partition) in present else None
+        info.partitions.append(SharePartitionOffset(
+            topic, tid, partition, st.start_offset, epochs.get((group_id, tid, partition)),
+            delivery_complete_count(st.batches), end))
+    for info in groups.values():
+        info.partitions.sort(key=lambda r: (r.topic, r.partition))
+    return groups

@@ -1,0 +1,140 @@
+"""Dynamic group configs (``kafka-configs.sh --entity-type groups``): the share-group settings
+a group overrides, checked as Kafka's ``GroupConfig`` checks them, kept across restarts, and
+applied by the share service. Peers: librdkafka's admin client and share consumer."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from kafkalog import Record
+from kafkalog.errors import ConfigError, CorruptCheckpointError
+from kafkalog.server import ServerConfig
+from kafkalog.server.group_configs import GROUP_CONFIGS_FILE, GroupConfigStore, parse_reset
+
+from .conftest import start_server
+
+ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+from confluent_kafka.admin import (  # noqa: E402
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ResourceType,
+)
+
+CONFIG = ServerConfig(offsets_topic_num_partitions=4, transaction_state_num_partitions=4,
+                      group_initial_rebalance_delay_ms=0,
+                      share_coordinator_state_topic_num_partitions=4)
+
+
+def test_store_checks_names_values_and_the_session_rule(tmp_path):
+    store = GroupConfigStore(tmp_path, ServerConfig())
+    bad = {
+        "no.such": "1",
+        "consumer.session.timeout.ms": "50000",      # Kafka's, not served here
+        "share.record.lock.duration.ms": "999",      # at least 1000
+        "share.delivery.count.limit": "x",
+        "share.auto.offset.reset": "middle",
+        "share.isolation.level": "read_committed",   # not served here
+    }
+    for name, value in bad.items():
+        with pytest.raises(ConfigError, match=name.split(".")[-1] if name != "no.such"
+                           else "not a group config"):
+            store.validate({name: value})
+    with pytest.raises(ConfigError, match="share.session.timeout.ms must be greater than "
+                                          "share.heartbeat.interval.ms"):
+        store.validate({"share.session.timeout.ms": "5000"})  # the heartbeat is 5000 too
+    assert parse_reset("EARLIEST") == ("earliest", 0)
+    assert parse_reset("by_duration:P1DT2H0.5S") == ("by_duration", 93_600_500)
+    with pytest.raises(ConfigError):
+        parse_reset("by_duration:-PT1H")
+    store.set("g", {"share.auto.offset.reset": "earliest", "share.delivery.count.limit": "3"})
+    again = GroupConfigStore(tmp_path, ServerConfig())
+    assert again.overrides("g") == {"share.auto.offset.reset": "earliest",
+                                    "share.delivery.count.limit": "3"}
+    eff = again.effective("g")
+    assert eff["share.record.lock.duration.ms"] == "30000" and again.value(
+        "g", "share.delivery.count.limit") == 3
+    again.set("g", {})
+    assert json.loads((tmp_path / GROUP_CONFIGS_FILE).read_text())["groups"] == {}
+    (tmp_path / GROUP_CONFIGS_FILE).write_text('{"version": 1, "groups": {"g": '
+                                               '{"share.delivery.count.limit": "1"}}}')
+    with pytest.raises(CorruptCheckpointError, match="unreadable group configs"):
+        GroupConfigStore(tmp_path, ServerConfig())
+
+
+def test_a_group_set_to_earliest_through_the_admin_client(tmp_path):
+    s = start_server(tmp_path / "logs", config=CONFIG)  # the broker's default: latest
+    try:
+        s.broker.create_topic("backlog", 1)
+        p = ck.Producer({"bootstrap.servers": s.address})
+        for i in range(6):
+            p.produce("backlog", value=b"old-%d" % i)
+        assert p.flush(30) == 0
+        admin = AdminClient({"bootstrap.servers": s.address})
+
+        def alter(*entries, validate_only=False):
+            res = ConfigResource(ResourceType.GROUP, "late", incremental_configs=list(entries))
+            (fut,) = admin.incremental_alter_configs([res],
+                                                     validate_only=validate_only).values()
+            return fut
+
+        def entry(name, value, op=AlterConfigOpType.SET):
+            return ConfigEntry(name, value, incremental_operation=op)
+
+        alter(entry("share.auto.offset.reset", "earliest"),
+              entry("share.record.lock.duration.ms", "15000")).result(30)
+        with pytest.raises(ck.KafkaException, match="not a group config"):
+            alter(entry("share.nonsense", "1")).result(30)
+        with pytest.raises(ck.KafkaException, match="because its type is not LIST"):
+            alter(entry("share.delivery.count.limit", "3", AlterConfigOpType.APPEND)).result(30)
+        alter(entry("share.delivery.count.limit", "3"), validate_only=True).result(30)
+        (described,) = admin.describe_configs(
+            [ConfigResource(ResourceType.GROUP, "late")]).values()
+        got = {n: (e.value, e.source) for n, e in described.result(30).items()}
+        GROUP_CONFIG, DEFAULT = 8, 5
+        assert got["share.auto.offset.reset"] == ("earliest", GROUP_CONFIG)
+        assert got["share.record.lock.duration.ms"] == ("15000", GROUP_CONFIG)
+        assert got["share.delivery.count.limit"] == ("5", DEFAULT)  # validate_only: unchanged
+
+        c = ck.ShareConsumer({"bootstrap.servers": s.address, "group.id": "late",
+                              "log_level": 3})
+        try:
+            c.subscribe(["backlog"])
+            seen = []
+            end = time.monotonic() + 30
+            while len(seen) < 6 and time.monotonic() < end:
+                seen += [m.value() for m in c.poll(0.5)]
+            assert seen == [b"old-%d" % i for i in range(6)]  # from the log start
+        finally:
+            c.close()
+        (sp,) = [sp for (g, *_), sp in s.broker.shares.partitions.items() if g == "late"]
+        assert sp.lock_duration_ms == 15000
+    finally:
+        s.stop()
+    s = start_server(tmp_path / "logs", config=CONFIG)
+    try:
+        assert s.broker.shares.configs.overrides("late")["share.auto.offset.reset"] == "earliest"
+    finally:
+        s.stop()
+
+
+def test_by_duration_starts_at_the_first_record_that_recent(tmp_path):
+    s = start_server(tmp_path / "logs", config=CONFIG)
+    try:
+        s.broker.create_topic("timed", 1)
+        now = s.broker.clock.milliseconds()
+        log = s.broker.log("timed", 0)
+        log.append([Record(None, b"day-old", now - 86_400_000)])
+        log.append([Record(None, b"hour-old", now - 3_000_000)])
+        log.append([Record(None, b"fresh", now - 1000)])
+        shares = s.broker.shares
+        shares.set_group_config("recent", {"share.auto.offset.reset": "by_duration:PT1H"})
+        assert shares.share_partition("recent", "timed", 0).start_offset == 1
+        shares.set_group_config("none-yet", {"share.auto.offset.reset": "by_duration:PT0.5S"})
+        assert shares.share_partition("none-yet", "timed", 0).start_offset == 3  # log end
+    finally:
+        s.stop()
