@@ -139,14 +139,23 @@ class ShareService:
             group_id, tid, partition, epoch=epoch,
             leader_epoch=broker.leader_epoch(topic, partition), start_offset=sp.start_offset,
             batches=sp.state_batches())
+        self._write_state_record(key, (k, v))
+
+    def _write_state_record(self, key: tuple[str, str, int],
+                            record: tuple[bytes, bytes] | None) -> None:
+        """Append a state record (None: the key's tombstone) to its partition."""
+        broker = self.broker
+        group_id, tid, partition = key
+        if record is None:
+            record = (state_topic.tombstone_key(group_id, tid, partition), None)
         broker.ensure_internal_topic(SHARE_STATE_TOPIC)
         target = state_topic.partition_for(group_id, tid, partition,
                                            len(broker.partitions_of(SHARE_STATE_TOPIC)))
         try:
             broker.log(SHARE_STATE_TOPIC, target).append(
-                [Record(k, v, broker.clock.milliseconds())])
+                [Record(record[0], record[1], broker.clock.milliseconds())])
         except (KafkaLogError, OSError) as e:
-            logger.error("share group %s: state of %s-%d not written: %s", group_id, topic,
+            logger.error("share group %s: state of %s-%d not written: %s", group_id, tid,
                          partition, e)
 
     # -- membership --------------------------------------------------------------------------
@@ -337,6 +346,50 @@ class ShareService:
                 if p in self.broker.partitions_of(topic):
                     self._persist(session.group_id, topic, p, sp)
                 self._notify([(topic, p)])
+
+    def group_offsets(self, group_id: str) -> dict[tuple[str, int], tuple[int, int]]:
+        """``(topic, partition) -> (start offset, delivery-complete count)`` of every partition
+        the group has state for (in use here, or stored and not used since the start); the
+        count is the acknowledged and archived records at or above the start offset (KIP-1226:
+        lag = high watermark - start offset - that count)."""
+        out: dict[tuple[str, int], tuple[int, int]] = {}
+        for (g, t, p), sp in self.partitions.items():
+            if g == group_id:
+                done = sum(last - first + 1 for first, last, state, _dc in sp.state_batches()
+                           if state in (2, 4))  # ACKNOWLEDGED, ARCHIVED
+                out[(t, p)] = (sp.start_offset, done)
+        names = {str(self.broker.topic_id(t)): t for t in self.broker.topics()}
+        for (g, tid, p), st in self._stored.items():
+            topic = names.get(tid)
+            if g == group_id and topic is not None and (topic, p) not in out:
+                done = sum(last - first + 1 for first, last, state, _dc in st.batches
+                           if state in (2, 4))
+                out[(topic, p)] = (st.start_offset, done)
+        return out
+
+    def delete_group(self, group_id: str) -> int:
+        """DeleteGroups of a share group (Kafka's ``deleteShareGroups`` and the persister's
+        ``deleteState``): refused with ``NON_EMPTY_GROUP`` while it has members; otherwise the
+        group, its share partitions and its stored state go (tombstones in
+        ``__share_group_state``). Returns the error code."""
+        from .protocol import ErrorCode
+
+        group = self.coordinator.group(group_id)
+        if group is not None and group.members:
+            return ErrorCode.non_empty_group
+        keys = {(g, str(self.broker.topic_id(t)), p) for (g, t, p) in self.partitions
+                if g == group_id}
+        keys |= {k for k in self._stored if k[0] == group_id}
+        if group is None and not keys:
+            return ErrorCode.group_id_not_found
+        for key in [k for k in self.partitions if k[0] == group_id]:
+            del self.partitions[key]
+        for key in keys:
+            self._stored.pop(key, None)
+            self._snapshot_epochs.pop(key, None)
+            self._write_state_record(key, None)
+        self.coordinator.groups.pop(group_id, None)
+        return ErrorCode.none
 
     def describe_partition_state(self) -> list[tuple[str, str, int, int, int]]:
         """``(group, topic, partition, start offset, acquired)`` of every share partition."""

@@ -335,3 +335,62 @@ def test_share_state_survives_a_restart_in_kafkas_record_format(log_dir):
             c.close()
     finally:
         s.stop()
+
+
+def test_share_group_offsets_described_and_the_group_deleted(server, log_dir):
+    _topic(server, "offs", 2, 10)  # 5 records a partition
+    c = _consumer(server, "sg", **{"share.acknowledgement.mode": "explicit"})
+    admin = AdminClient({"bootstrap.servers": server.address})
+    try:
+        c.subscribe(["offs"])
+        acked = 0
+        end = time.monotonic() + 30
+        while acked < 10 and time.monotonic() < end:
+            batch = c.poll(0.5)
+            for m in batch:
+                # partition 1: offset 1 rejected, offset 3 released (comes back)
+                kind = (ck.AcknowledgeType.REJECT if (m.partition(), m.offset()) == (1, 1)
+                        else ck.AcknowledgeType.RELEASE if (m.partition(), m.offset()) == (1, 3)
+                        and m.delivery_count() == 1 else ck.AcknowledgeType.ACCEPT)
+                c.acknowledge(m, kind)
+                acked += kind != ck.AcknowledgeType.RELEASE
+            if batch:
+                c.commit_sync(10)
+        assert acked == 10
+        # a group with a member cannot be deleted
+        (fut,) = admin.delete_consumer_groups(["sg"]).values()
+        with pytest.raises(ck.KafkaException) as e:
+            fut.result(30)
+        assert e.value.args[0].code() == ck.KafkaError.NON_EMPTY_GROUP
+    finally:
+        c.close()
+    with WireClient(server.address) as w:
+        r = w.request(90, 1, {"groups": [{"group_id": "sg", "topics": None},
+                                         {"group_id": "ghost", "topics": None}]})
+        sg, ghost = r.groups
+        assert [(t.topic_name, [(p.partition_index, p.start_offset, p.lag)
+                                for p in t.partitions]) for t in sg.topics] == [
+            ("offs", [(0, 5, 0), (1, 5, 0)])]
+        assert ghost.error_code == E.group_id_not_found
+        r = w.request(90, 0, {"groups": [{"group_id": "sg", "topics": [
+            {"topic_name": "offs", "partitions": [0, 9]}]}]})
+        assert [(p.partition_index, p.start_offset, p.error_code)
+                for p in r.groups[0].topics[0].partitions] == [
+            (0, 5, E.none), (9, -1, E.unknown_topic_or_partition)]
+    # the member left when it closed: now the group and its stored state can go
+    end = time.monotonic() + 10
+    while server.broker.shares.coordinator.group("sg").members and time.monotonic() < end:
+        time.sleep(0.1)
+    (fut,) = admin.delete_consumer_groups(["sg"]).values()
+    fut.result(30)
+    assert server.broker.shares.group_offsets("sg") == {}
+    (fut,) = admin.delete_consumer_groups(["sg"]).values()
+    with pytest.raises(ck.KafkaException) as e:
+        fut.result(30)
+    assert e.value.args[0].code() == ck.KafkaError.GROUP_ID_NOT_FOUND
+    server.stop()
+    from kafkalog import LogDir
+    from kafkalog.groups.share import state_topic
+
+    with LogDir.open(log_dir) as d:  # tombstones: a restart finds no state for the group
+        assert [k for k in state_topic.load(d) if k[0] == "sg"] == []

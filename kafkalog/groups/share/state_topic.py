@@ -30,7 +30,7 @@ from ...decoders.jvm_order import java_string_hash
 from ...errors import KafkaLogError
 
 __all__ = ["SHARE_STATE_TOPIC", "ShareState", "ShareKey", "partition_for", "snapshot_record",
-           "replay", "load"]
+           "tombstone_key", "replay", "load"]
 
 logger = logging.getLogger(__name__)
 
@@ -71,6 +71,13 @@ def snapshot_record(group_id: str, topic_id: str, partition: int, *, epoch: int,
                           "deliveryCount": dc} for f, last, st, dc in batches]})
     assert v is not None
     return k, v
+
+
+def tombstone_key(group_id: str, topic_id: str, partition: int) -> bytes:
+    """The key of a ``ShareSnapshot`` tombstone (a deleted share group's state)."""
+    k, _ = share_group_state.encode_record(0, {
+        "groupId": group_id, "topicId": topic_id, "partition": partition}, None)
+    return k
 
 
 def replay(records: Iterable[tuple[bytes | None, bytes | None]], *, where: str = ""

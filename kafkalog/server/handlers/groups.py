@@ -281,5 +281,14 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         return {"throttle_time": 0, "results": [
             {"group_id": g, "error_code": ErrorCode.coordinator_not_available}
             for g in request.groups_names]}
-    response = _service(ctx).call(lambda c: c.delete_groups(list(request.groups_names)))
-    return {"throttle_time": 0, **_plain(response)}
+    names = list(request.groups_names)
+    shares = ctx.broker.shares
+    # share groups (and groups with only share state left) are the share service's
+    share_ids = [] if shares is None else [
+        g for g in names if shares.coordinator.group(g) is not None or shares.group_offsets(g)]
+    response = _plain(_service(ctx).call(
+        lambda c: c.delete_groups([g for g in names if g not in share_ids])))
+    by_id = {r["group_id"]: r for r in response["results"]}
+    for g in share_ids:
+        by_id[g] = {"group_id": g, "error_code": shares.delete_group(g)}
+    return {"throttle_time": 0, **response, "results": [by_id[g] for g in names if g in by_id]}

@@ -20,8 +20,12 @@ The protocol side of ``KafkaApis.handleShareGroupHeartbeat``, ``handleShareGroup
   another type ``GROUP_ID_NOT_FOUND`` ("Group G is not a share group."); the assignor is
   ``simple``.
 
+DescribeShareGroupOffsets (90) lives here too; DeleteGroups (42) of a share group goes to
+:meth:`ShareService.delete_group` (handlers/groups.py).
+
 Versions: ShareGroupHeartbeat 1, ShareGroupDescribe 1, ShareFetch 1-2, ShareAcknowledge 1-2
-(KIP-932's v0 was the early-access protocol of Kafka 4.0, dropped in 4.1).
+(KIP-932's v0 was the early-access protocol of Kafka 4.0, dropped in 4.1),
+DescribeShareGroupOffsets 0-1.
 """
 
 from __future__ import annotations
@@ -36,7 +40,8 @@ from ..protocol import ErrorCode, millis
 from ..share_service import FINAL_EPOCH, INITIAL_EPOCH, ShareService
 from .metadata import _NOT_REQUESTED
 
-__all__ = ["share_group_heartbeat", "share_group_describe", "share_fetch", "share_acknowledge"]
+__all__ = ["share_group_heartbeat", "share_group_describe", "share_fetch", "share_acknowledge",
+           "describe_share_group_offsets"]
 
 #: the operations of a group resource (READ, DESCRIBE, DELETE), all allowed without an authorizer
 _GROUP_OPERATIONS = sum(1 << op for op in (3, 6, 8))
@@ -271,3 +276,49 @@ async def share_acknowledge(ctx: RequestContext, request: Any) -> Mapping[str, A
             "acquisition_lock_timeout": service.configs.value(
                 request.group_id, "share.record.lock.duration.ms"),
             "responses": responses, "node_endpoints": []}
+
+
+@register(90, "DescribeShareGroupOffsets", 0, 1)
+async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """DescribeShareGroupOffsets (``kafka-share-groups.sh --describe``): per group, the start
+    offset of each partition it has state for (all of them for null topics; -1 for a partition
+    asked without state), its leader epoch, and from v1 its lag (KIP-1226: high watermark -
+    start offset - the records acknowledged or archived above it). A group with neither members
+    nor state: ``GROUP_ID_NOT_FOUND``; a topic not held: ``UNKNOWN_TOPIC_OR_PARTITION`` for its
+    partitions."""
+    broker = ctx.broker
+    service = _service(ctx)
+    groups = []
+    for g in request.groups:
+        offsets = service.group_offsets(g.group_id)
+        if not offsets and service.coordinator.group(g.group_id) is None:
+            groups.append({"group_id": g.group_id, "topics": [],
+                           "error_code": ErrorCode.group_id_not_found,
+                           "error_message": f"Group {g.group_id} not found."})
+            continue
+        wanted: dict[str, list[int]] = {}
+        if g.topics is None:
+            for t, p in sorted(offsets):
+                wanted.setdefault(t, []).append(p)
+        else:
+            for t in g.topics:
+                wanted.setdefault(t.topic_name, []).extend(t.partitions)
+        topics = []
+        for t, parts in wanted.items():
+            held = set(broker.partitions_of(t))
+            out = []
+            for p in parts:
+                row = {"partition_index": p, "start_offset": -1, "leader_epoch": -1, "lag": -1,
+                       "error_code": ErrorCode.none, "error_message": None}
+                if p not in held:
+                    row["error_code"] = ErrorCode.unknown_topic_or_partition
+                elif (t, p) in offsets:
+                    start, done = offsets[(t, p)]
+                    row.update(start_offset=start, leader_epoch=broker.leader_epoch(t, p),
+                               lag=max(broker.high_watermark(t, p) - start - done, 0))
+                out.append(row)
+            topics.append({"topic_name": t, "topic_id": broker.topic_id(t) if held else None,
+                           "partitions": out})
+        groups.append({"group_id": g.group_id, "topics": topics, "error_code": ErrorCode.none,
+                       "error_message": None})
+    return {"throttle_time": 0, "groups": groups}
