@@ -2,15 +2,19 @@
 
 Read-only unless a write is asked (``reset-offsets --execute``, ``delete``). The tree's
 ``__consumer_offsets`` is replayed by :class:`~kafkalog.groups.GroupMetadataManager`; log end
-offsets come from the partitions present in the tree.
+offsets come from the partitions present in the tree. KIP-932 share groups come from
+``__share_group_state`` and the ``ShareGroup*`` records of ``__consumer_offsets``
+(:mod:`kafkalog.groups.share.offline`) and are listed and described as Kafka's
+``kafka-share-groups.sh`` (``ShareGroupCommand``) does.
 
 =========================================================  ======================================
-``kafkalog groups list LOGDIR``                            every group
+``kafkalog groups list LOGDIR``                            every group, share groups too
 ``... list LOGDIR --state [S,...] --type [T,...]``         Kafka's GROUP TYPE STATE table, only
                                                            the groups in those states/of those
                                                            types (case-insensitive; no value:
                                                            all); either option alone gives its
-                                                           column only
+                                                           column only; ``--type share``: the
+                                                           share groups
 ``kafkalog groups describe LOGDIR --group G``              ``--offsets`` (the default): Kafka's
                                                            GROUP TOPIC PARTITION CURRENT-OFFSET
                                                            LOG-END-OFFSET LAG CONSUMER-ID HOST
@@ -20,6 +24,14 @@ offsets come from the partitions present in the tree.
                                                            [ASSIGNMENT]
 ``... describe LOGDIR --group G --state``                  GROUP COORDINATOR (ID)
                                                            ASSIGNMENT-STRATEGY STATE #MEMBERS
+``... describe LOGDIR --group SHARE [--verbose]``          a share group, ShareGroupCommand's
+                                                           GROUP TOPIC PARTITION
+                                                           [LEADER-EPOCH] START-OFFSET LAG
+``... describe LOGDIR --group SHARE --state [--verbose]``  GROUP COORDINATOR (ID) STATE
+                                                           [GROUP-EPOCH ASSIGNMENT-EPOCH]
+                                                           #MEMBERS
+``... describe LOGDIR --group SHARE --members``            "Share group 'G' has no active
+                                                           members." (stderr; no table)
 ``kafkalog groups reset-offsets LOGDIR --group G``         ``--topic T[:P,P]`` or
                                                            ``--all-topics`` and one of
                                                            ``--to-earliest``, ``--to-latest``,
@@ -58,10 +70,28 @@ as Kafka makes it (at least 25; Kafka also pads GROUP to that width). ASSIGNMENT
 classic group's protocol (empty for an empty group, as Kafka prints it) or a consumer group's
 server assignor.
 
-``list --type``: ``Classic`` or ``Consumer`` (Kafka's ``GroupType``; JSON: ``classic`` or
-``consumer`` as ListGroups carries it); a group known from committed offsets only is an empty
-classic group. All groups are listed, also those of other protocol types (Kafka's tool lists
-only ``consumer`` and empty protocol types).
+``list --type``: ``Classic``, ``Consumer`` or ``Share`` (Kafka's ``GroupType``; JSON:
+``classic``, ``consumer`` or ``share`` as ListGroups carries it); a group known from committed
+offsets only is an empty classic group. All groups are listed, also those of other protocol
+types and share groups (Kafka's tool lists only ``consumer`` and empty protocol types; share
+groups with ``kafka-share-groups.sh --list``).
+
+Share groups (KIP-932): a group id whose last ``ShareGroupMetadata`` record (``__consumer_offsets``
+type 11) is live, or that has live ``__share_group_state`` records and no such record (kafkalog's
+server writes no share-group membership records). A group the ``__consumer_offsets`` replay
+knows as classic or consumer stays that (Kafka gives a group id one type). Offline a share
+group has no members: its state is *Empty* (``list``, ``--state``), #MEMBERS 0, and
+``--members`` prints only Kafka's empty-group note. ``describe``'s offsets table is
+``ShareGroupCommand.printOffsets`` of Kafka 4.2 (KIP-1226; 4.1 prints no LAG column): one row
+per share partition with state, sorted by topic and partition, START-OFFSET the stored
+share-partition start offset, LAG ``high watermark - start offset - delivery complete count``
+(the ACKNOWLEDGED/ARCHIVED records of the state batches), ``-`` with a note on stderr when the
+partition is not in the tree (a topic id no partition of the tree names is shown as the id);
+with no share partition, "Share group 'G' has no offset information.". ``--verbose`` adds
+LEADER-EPOCH (the state's leader epoch) to the offsets and GROUP-EPOCH/ASSIGNMENT-EPOCH (types
+11 and 12; ``-`` without them) to ``--state``. COORDINATOR (ID) is the group's
+``__consumer_offsets`` partition, as for other groups; GROUP is padded to 15 as Kafka's share
+tool pads it.
 
 Exit status: 0 success, 1 an error (no such group, refused operation, unreadable tree), 2 usage.
 
@@ -141,7 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="offsets and lag per partition (the default)")
     d.add_argument("--members", action="store_true", help="the group's members")
     d.add_argument("--verbose", action="store_true",
-                   help="with --members: each member's assignment too")
+                   help="with --members: each member's assignment too (a share group: also "
+                        "with --offsets, leader epochs, and --state, epochs)")
     # an optional value, refused with Kafka's text (its --state takes one for --list only)
     d.add_argument("--state", nargs="?", const=True, default=False, metavar="",
                    help="the group's state, assignment strategy and member count")
