@@ -315,7 +315,7 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
                 elif (t, p) in offsets:
                     start, done = offsets[(t, p)]
                     row.update(start_offset=start, leader_epoch=broker.leader_epoch(t, p),
-                               lag=max(broker.high_watermark(t, p) - start - done, 0))
+                               lag=broker.high_watermark(t, p) - start - done)
                 out.append(row)
             topics.append({"topic_name": t, "topic_id": broker.topic_id(t) if held else None,
                            "partitions": out})
