@@ -206,24 +206,14 @@ def load_transaction_state(logs: LogDir) -> TransactionStateLog:
     skipped: list[str] = []
     for p in parts:
         log = logs.log(TRANSACTION_STATE_TOPIC, p)
-        for r in log.records():
-            try:
-                rec = transaction_log.decode_record_obj(r.key, r.value)
-                txn_id = rec["key"]["transactionalId"]
-            except (KafkaLogError, KeyError, TypeError) as e:
-                skipped.append(f"{logs.root / f'{TRANSACTION_STATE_TOPIC}-{p}'}: offset "
-                               f"{r.offset}: unreadable transaction log record, skipped: {e}")
-                continue
-            v = rec["value"]
-            if v is None:
-                txns.pop(txn_id, None)
-                continue
-            partitions = frozenset((t["topic"], int(q)) for t in (v["transactionPartitions"] or ())
-                                   for q in t["partitionIds"])
+        found, bad = transaction_log.replay((r.offset, r.key, r.value) for r in log.records())
+        skipped += [f"{logs.root / f'{TRANSACTION_STATE_TOPIC}-{p}'}: offset {offset}: "
+                    f"unreadable transaction log record, skipped: {why}" for offset, why in bad]
+        for txn_id, v in found.items():
             txns[txn_id] = CoordinatorTransaction(
                 txn_id, v["producerId"], v["producerEpoch"], v["transactionTimeoutMs"],
-                v["transactionStatus"], partitions, v["transactionStartTimestampMs"],
-                v["transactionLastUpdateTimestampMs"])
+                v["transactionStatus"], frozenset(v["partitions"]),
+                v["transactionStartTimestampMs"], v["transactionLastUpdateTimestampMs"])
     return TransactionStateLog(bool(parts), txns, skipped)
 
 

@@ -26,9 +26,10 @@ Example
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
-from ..errors import CorruptRecordError
+from ..errors import CorruptRecordError, KafkaLogError
 from . import _schemas, jvm_order
 from ._coordinator import (
     CoordinatorCodec,
@@ -45,6 +46,7 @@ __all__ = [
     "format_for_dump",
     "format_legacy",
     "format_text",
+    "replay",
     "TEXT_STYLES",
     "TombstoneNullPointer",
     "TRANSACTION_STATES",
@@ -81,6 +83,41 @@ def format_for_dump(key: bytes | None, value: bytes | None, offset: int
         raise
     except CorruptRecordError as e:
         return format_error(e, offset)
+
+
+def replay(records: Iterable[tuple[int, bytes | None, bytes | None]]
+           ) -> tuple[dict[str, dict[str, Any]], list[tuple[int, str]]]:
+    """What a transaction coordinator loads from ``(offset, key, value)`` records
+    (``TransactionStateManager.loadTransactionMetadata``): per transactional id the value of
+    its last record, a tombstone removing the id; and the ``(offset, reason)`` of each record
+    that does not decode (skipped, as the coordinator skips it). Each value gains
+    ``"partitions"``: the transaction's ``(topic, partition)`` set.
+
+    >>> k, v = encode_record({"transactionalId": "tx"}, {
+    ...     "producerId": 7, "producerEpoch": 0, "transactionTimeoutMs": 60000,
+    ...     "transactionStatus": 1, "transactionPartitions": [{"topic": "t", "partitionIds": [0]}],
+    ...     "transactionLastUpdateTimestampMs": 2, "transactionStartTimestampMs": 1})
+    >>> txns, skipped = replay([(0, k, v), (1, b"junk", b"")])
+    >>> txns["tx"]["partitions"], [off for off, _ in skipped]
+    ({('t', 0)}, [1])
+    """
+    txns: dict[str, dict[str, Any]] = {}
+    skipped: list[tuple[int, str]] = []
+    for offset, key, value in records:
+        try:
+            rec = decode_record_obj(key, value)
+            txn_id = rec["key"]["transactionalId"]
+        except (KafkaLogError, KeyError, TypeError) as e:
+            skipped.append((offset, str(e)))
+            continue
+        v = rec["value"]
+        if v is None:
+            txns.pop(txn_id, None)
+            continue
+        v["partitions"] = {(t["topic"], int(q)) for t in (v["transactionPartitions"] or ())
+                           for q in t["partitionIds"]}
+        txns[txn_id] = v
+    return txns, skipped
 
 
 def encode_record(key: dict[str, Any], value: dict[str, Any] | None,

@@ -269,6 +269,13 @@ class Broker:
         """Partition numbers of ``topic`` (empty when unknown)."""
         return [p for t, p in self.log_dir.partitions() if t == topic]
 
+    def partition_counts(self) -> dict[str, int]:
+        """topic -> partitions held (what the group coordinators assign over)."""
+        counts: dict[str, int] = {}
+        for t, _ in self.log_dir.partitions():
+            counts[t] = counts.get(t, 0) + 1
+        return counts
+
     def log(self, topic: str, partition: int) -> Log:
         """The partition's log.
 

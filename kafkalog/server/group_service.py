@@ -88,9 +88,7 @@ class GroupService:
         """Partition counts and topic ids (Kafka's string form) of every topic."""
         from ..decoders.message import uuid_to_str
 
-        counts: dict[str, int] = {}
-        for t, _ in self.broker.log_dir.partitions():
-            counts[t] = counts.get(t, 0) + 1
+        counts = self.broker.partition_counts()
         return counts, {t: uuid_to_str(self.broker.topic_id(t).to_bytes()) for t in counts}
 
     def group_type(self, group_id: str) -> str | None:

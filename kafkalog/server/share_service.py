@@ -164,9 +164,7 @@ class ShareService:
         """Topic created, grown or deleted: new partition counts for the assignments; share
         partitions of deleted partitions are dropped."""
         broker = self.broker
-        counts: dict[str, int] = {}
-        for t, _ in broker.log_dir.partitions():
-            counts[t] = counts.get(t, 0) + 1
+        counts = broker.partition_counts()
         self.coordinator.update_metadata(counts, {t: str(broker.topic_id(t)) for t in counts})
         held = set(broker.log_dir.partitions())
         for key in [k for k in self.partitions if (k[1], k[2]) not in held]:

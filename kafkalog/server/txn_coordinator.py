@@ -181,23 +181,15 @@ class TransactionCoordinator:
         broker = self.broker
         for p in broker.partitions_of(TRANSACTION_STATE_TOPIC):
             log = broker.log(TRANSACTION_STATE_TOPIC, p)
-            for r in log.records():
-                try:
-                    rec = transaction_log.decode_record_obj(r.key, r.value)
-                except KafkaLogError as e:
-                    logger.warning("%s-%d: offset %s: unreadable transaction log record: %s",
-                                   TRANSACTION_STATE_TOPIC, p, r.offset, e)
-                    continue
-                txn_id = rec["key"]["transactionalId"]
-                v = rec["value"]
-                if v is None:
-                    self._txns.pop(txn_id, None)
-                    continue
-                parts = {(t["topic"], int(q)) for t in (v["transactionPartitions"] or ())
-                         for q in t["partitionIds"]}
+            txns, skipped = transaction_log.replay((r.offset, r.key, r.value)
+                                                   for r in log.records())
+            for offset, why in skipped:
+                logger.warning("%s-%d: offset %s: unreadable transaction log record: %s",
+                               TRANSACTION_STATE_TOPIC, p, offset, why)
+            for txn_id, v in txns.items():
                 self._txns[txn_id] = TransactionMetadata(
                     txn_id, v["producerId"], v["producerEpoch"], v["transactionTimeoutMs"],
-                    TransactionState(v["transactionStatus"]), parts,
+                    TransactionState(v["transactionStatus"]), set(v["partitions"]),
                     v["transactionStartTimestampMs"], v["transactionLastUpdateTimestampMs"],
                     v.get("previousProducerId", -1))
         for meta in list(self._txns.values()):
