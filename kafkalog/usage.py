@@ -14,8 +14,14 @@ kafkalog x: error: argument --n: invalid int value: 'one'
 from __future__ import annotations
 
 import argparse
+import sys
+from collections.abc import Sequence
+from typing import IO
 
-__all__ = ["ArgumentParser", "UsageError"]
+__all__ = ["ArgumentParser", "UsageError", "parse_args", "EXIT_USAGE"]
+
+#: the exit status of bad arguments (kafkalog's subcommands; dump-segments uses Kafka's 1)
+EXIT_USAGE = 2
 
 
 class UsageError(Exception):
@@ -27,3 +33,17 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: error: {message}")
+
+
+def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None, err: IO[str]
+               ) -> tuple[argparse.Namespace | None, int]:
+    """Parse a subcommand's ``argv`` (``sys.argv[2:]`` when None): ``(args, 0)``, or
+    ``(None, status)`` after a usage error (its message written to ``err``, status 2) or
+    ``--help`` (status 0)."""
+    try:
+        return parser.parse_args(list(sys.argv[2:] if argv is None else argv)), 0
+    except UsageError as e:
+        err.write(f"{e}\n")
+        return None, EXIT_USAGE
+    except SystemExit as e:  # --help
+        return None, int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE

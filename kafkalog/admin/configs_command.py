@@ -72,7 +72,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..config import LogConfig
 from ..errors import ConfigError, KafkaLogError
-from ..usage import ArgumentParser, UsageError
+from ..usage import ArgumentParser, UsageError, parse_args
 from . import (
     EXIT_ERROR,
     EXIT_OK,
@@ -165,13 +165,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     args_list = list(sys.argv[2:] if argv is None else argv)
-    try:
-        args = build_parser().parse_args(args_list)
-    except UsageError as e:
-        err.write(f"{e}\n")
-        return EXIT_USAGE
-    except SystemExit as e:         # --help
-        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    args, status = parse_args(build_parser(), args_list, err)
+    if args is None:
+        return status
     try:
         _check_options(args)
     except UsageError as e:

@@ -46,11 +46,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import KafkaLogError, OffsetOutOfRangeError
-from ..usage import ArgumentParser, UsageError
+from ..usage import ArgumentParser, parse_args
 from . import (
     EXIT_ERROR,
     EXIT_OK,
-    EXIT_USAGE,
     INTERNAL_TOPICS,
     CommandFailed,
     listed_topics,
@@ -105,13 +104,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     """Run ``kafkalog delete-records``; returns the exit status."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    try:
-        args = build_parser().parse_args(list(sys.argv[2:] if argv is None else argv))
-    except UsageError as e:
-        err.write(f"{e}\n")
-        return EXIT_USAGE
-    except SystemExit as e:         # --help
-        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    args, status = parse_args(build_parser(), argv, err)
+    if args is None:
+        return status
     try:
         text = Path(args.offset_json_file).read_text("utf-8")
     except (OSError, UnicodeDecodeError) as e:

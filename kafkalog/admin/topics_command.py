@@ -65,7 +65,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ConfigError, KafkaLogError
-from ..usage import ArgumentParser, UsageError
+from ..usage import ArgumentParser, UsageError, parse_args
 from . import (
     EXIT_ERROR,
     EXIT_OK,
@@ -145,13 +145,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     """Run ``kafkalog topics``; returns the exit status."""
     out = stdout or sys.stdout
     err = stderr or sys.stderr
-    try:
-        args = build_parser().parse_args(list(sys.argv[2:] if argv is None else argv))
-    except UsageError as e:
-        err.write(f"{e}\n")
-        return EXIT_USAGE
-    except SystemExit as e:         # --help
-        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    args, status = parse_args(build_parser(), argv, err)
+    if args is None:
+        return status
     try:
         action = _check_options(args)
     except UsageError as e:

@@ -99,7 +99,7 @@ from typing import IO, TYPE_CHECKING, Any
 from ..decoders import transaction_log
 from ..errors import KafkaLogError
 from ..producer_state import InvalidProducerEpochError, TransactionCoordinatorFencedError
-from ..usage import ArgumentParser, UsageError
+from ..usage import ArgumentParser, parse_args
 from . import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandFailed, open_error_text, open_log_dir
 
 if TYPE_CHECKING:
@@ -369,13 +369,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     parser = build_parser()
-    try:
-        args = parser.parse_args(list(sys.argv[2:] if argv is None else argv))
-    except UsageError as e:
-        err.write(f"{e}\n")
-        return EXIT_USAGE
-    except SystemExit as e:         # --help
-        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    args, status = parse_args(parser, argv, err)
+    if args is None:
+        return status
     if args.command is None:
         parser.print_usage(err)
         err.write("kafkalog transactions: error: a command is required (list, describe, "

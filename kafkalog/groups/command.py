@@ -115,7 +115,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import KafkaLogError
-from ..usage import ArgumentParser, UsageError
+from ..usage import ArgumentParser, UsageError, parse_args
 from .assignors import STRATEGIES, assign
 from .errors import AssignmentError, GroupIdNotFoundError
 
@@ -219,13 +219,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     parser = build_parser()
-    try:
-        args = parser.parse_args(list(sys.argv[2:] if argv is None else argv))
-    except UsageError as e:
-        err.write(f"{e}\n")
-        return EXIT_USAGE
-    except SystemExit as e:         # --help
-        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    args, status = parse_args(parser, argv, err)
+    if args is None:
+        return status
     if args.command is None:
         parser.print_usage(err)
         err.write("kafkalog groups: error: a command is required (list, describe, "
