@@ -40,6 +40,7 @@ Versions: CreateTopics 2-7, DeleteTopics 1-6 (Kafka 3.9: 0-7 and 0-6; kio and Ka
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
@@ -123,9 +124,7 @@ def _check_create(broker: Any, t: Any) -> tuple[int, str | None, int, dict[str, 
 @register(19, "CreateTopics", 2, 7)
 async def create_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
-    counts: dict[str, int] = {}
-    for t in request.topics:
-        counts[t.name] = counts.get(t.name, 0) + 1
+    counts = Counter(t.name for t in request.topics)  # a name given twice is refused
     results = []
     for t in request.topics:
         if counts[t.name] > 1:
@@ -232,9 +231,7 @@ def _check_create_partitions(broker: Any, t: Any) -> tuple[int, str | None]:
 @register(37, "CreatePartitions", 0, 3)
 async def create_partitions(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
-    counts: dict[str, int] = {}
-    for t in request.topics:
-        counts[t.name] = counts.get(t.name, 0) + 1
+    counts = Counter(t.name for t in request.topics)  # a name given twice is refused
     results = []
     for t in request.topics:
         if counts[t.name] > 1:
