@@ -14,8 +14,7 @@ against this broker's settings):
 ``share.partition.max.record.locks``  >= 100: records of a partition held at once
 ``share.session.timeout.ms``,         >= 1, session > heartbeat (Kafka's rule)
 ``share.heartbeat.interval.ms``
-``share.isolation.level``             ``read_uncommitted`` only (``read_committed``, which
-                                      Kafka also takes, is refused: not implemented here)
+``share.isolation.level``             ``read_uncommitted`` (default) or ``read_committed``
 ====================================  ========================================================
 
 Other ``GroupConfig`` names (``consumer.*``, ``streams.*``, ``share.renew.acknowledge.enable``)
@@ -156,9 +155,10 @@ class GroupConfigStore:
             if name == "share.auto.offset.reset":
                 parse_reset(text)
             elif name == "share.isolation.level":
-                if text != "read_uncommitted":
-                    raise ConfigError(f"share.isolation.level: only read_uncommitted is "
-                                      f"served (found {text!r})")
+                if text not in ("read_uncommitted", "read_committed"):
+                    raise ConfigError(f"Invalid value {text} for configuration "
+                                      f"share.isolation.level: String must be one of: "
+                                      f"read_committed, read_uncommitted")
             else:
                 try:
                     n = int(text)

@@ -34,8 +34,12 @@ as Kafka's ``SharePartitionManager`` + ``ShareSessionCache`` (core, 4.1) are:
   Kafka writes between snapshots, are applied on top) and a group resumes where it was.
   ``kafkalog dump-segments --share-group-state-decoder`` prints these records.
 
-Deviations: isolation is read_uncommitted (``share.isolation.level``'s default); membership is
-not stored (members rejoin after a restart).
+* **Isolation** (the group config ``share.isolation.level``): ``read_uncommitted`` (Kafka's
+  default) reads up to the high watermark; ``read_committed`` up to the last stable offset,
+  and the records of aborted transactions it acquires are archived at once, never delivered
+  (Kafka's ``filterAbortedTransactionalAcquiredRecords``).
+
+Deviation: membership is not stored (members rejoin after a restart).
 
 Threads: everything runs on the server's loop thread.
 """
@@ -52,7 +56,9 @@ from typing import Any
 from ..errors import KafkaLogError
 from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
 from ..groups.share.share_group import ShareGroupCoordinator
+from ..producer_state import scan_producer_batches
 from ..records.record import Record
+from ..transactions import READ_COMMITTED, read_committed_filter
 from .broker import SHARE_STATE_TOPIC, Broker
 from .group_configs import GroupConfigStore, parse_reset
 
@@ -289,18 +295,54 @@ class ShareService:
             self._persist(group_id, topic, partition, sp)
         now = broker.clock.milliseconds()
         offset = sp.next_fetch_offset(now)
-        hw = broker.high_watermark(topic, partition)
-        if offset >= hw or max_records <= 0:
+        committed = self.configs.value(group_id, "share.isolation.level") == READ_COMMITTED
+        # read_committed reads up to the last stable offset, as a read_committed fetch does
+        bound = (log.last_stable_offset if committed
+                 else broker.high_watermark(topic, partition))
+        if offset >= bound or max_records <= 0:
             return b"", []
-        data = log.read(offset, min(max_bytes, PARTITION_READ_BYTES), max_offset=hw)
+        data = log.read(offset, min(max_bytes, PARTITION_READ_BYTES), max_offset=bound)
         spans = batch_spans(data)
         acquired = sp.acquire(member_id, [(b, last) for b, last, _s, _e in spans], now,
                               max_records)
+        if acquired and committed:
+            acquired = self._drop_aborted(group_id, member_id, topic, partition, sp, data,
+                                          acquired)
         if not acquired:
             return b"", []
         lo, hi = acquired[0][0], max(r[1] for r in acquired)
         held = [(s, e) for b, last, s, e in spans if last >= lo and b <= hi]
         return bytes(data[held[0][0]:held[-1][1]]), acquired
+
+    def _drop_aborted(self, group_id: str, member_id: str, topic: str, partition: int,
+                      sp: SharePartition, data: bytes | memoryview,
+                      acquired: list[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+        """``read_committed``: the records of aborted transactions among those just acquired
+        are archived, not delivered (Kafka's ``filterAbortedTransactionalAcquiredRecords``);
+        returns the acquired ranges left."""
+        log = self.broker.log(topic, partition)
+        lo, hi = acquired[0][0], max(r[1] for r in acquired)
+        rc = read_committed_filter(log, lo, hi + 1, READ_COMMITTED)
+        if rc is None or not rc.aborted:
+            return acquired
+        aborted = [(b.base_offset, b.last_offset) for b in scan_producer_batches(data)
+                   if b.is_transactional and b.control is None
+                   and rc.is_aborted(b.producer_id, b.base_offset)]
+        if not aborted or not sp.archive_acquired(member_id, aborted):
+            return acquired
+        self._persist(group_id, topic, partition, sp)
+        out = []
+        for first, last, count in acquired:
+            cuts = sorted((max(a, first), min(b, last)) for a, b in aborted
+                          if a <= last and b >= first)
+            at = first
+            for a, b in cuts:
+                if a > at:
+                    out.append((at, a - 1, count))
+                at = b + 1
+            if at <= last:
+                out.append((at, last, count))
+        return out
 
     # -- sessions ----------------------------------------------------------------------------
 

@@ -96,6 +96,17 @@ def test_release_member_and_the_lock_limit():
     assert sp.acquire("b", BATCHES, now=1, max_records=100) == [(0, 9, 2)]
 
 
+def test_archive_acquired_takes_only_what_the_member_holds():
+    sp = SharePartition(0)
+    sp.acquire("a", BATCHES[:2], now=0, max_records=100)        # 0-9 held by a
+    sp.acknowledge("a", [(0, 0, (ACCEPT,))], now=1)
+    sp.acquire("b", BATCHES[2:], now=1, max_records=100)        # 10-14 held by b
+    assert sp.archive_acquired("a", [(0, 2), (12, 13)]) == 2     # 1 and 2 (0 is done; 12-13 b's)
+    assert sp.start_offset == 3
+    assert sp.state_of(12) == (RecordState.ACQUIRED, 1)
+    assert sp.archive_acquired("nobody", [(0, 20)]) == 0
+
+
 def test_log_start_offset_archives_what_retention_removed():
     sp = SharePartition(0)
     sp.acquire("a", BATCHES, now=0, max_records=100)

@@ -38,7 +38,7 @@ def test_store_checks_names_values_and_the_session_rule(tmp_path):
         "share.record.lock.duration.ms": "999",      # at least 1000
         "share.delivery.count.limit": "x",
         "share.auto.offset.reset": "middle",
-        "share.isolation.level": "read_committed",   # not served here
+        "share.isolation.level": "snapshot",
     }
     for name, value in bad.items():
         with pytest.raises(ConfigError, match=name.split(".")[-1] if name != "no.such"
@@ -136,5 +136,55 @@ def test_by_duration_starts_at_the_first_record_that_recent(tmp_path):
         assert shares.share_partition("recent", "timed", 0).start_offset == 1
         shares.set_group_config("none-yet", {"share.auto.offset.reset": "by_duration:PT0.5S"})
         assert shares.share_partition("none-yet", "timed", 0).start_offset == 3  # log end
+    finally:
+        s.stop()
+
+
+def test_read_committed_share_groups_never_see_aborted_records(tmp_path):
+    s = start_server(tmp_path / "logs", config=CONFIG)
+    try:
+        s.broker.create_topic("txns", 1)
+        p = ck.Producer({"bootstrap.servers": s.address, "transactional.id": "tx-1"})
+        p.init_transactions(30)
+        for outcome in ("aborted", "committed"):
+            p.begin_transaction()
+            for i in range(3):
+                p.produce("txns", value=b"%s-%d" % (outcome.encode(), i))
+            p.flush(30)
+            (p.abort_transaction if outcome == "aborted" else p.commit_transaction)(30)
+        plain = ck.Producer({"bootstrap.servers": s.address})
+        plain.produce("txns", value=b"plain")
+        assert plain.flush(30) == 0
+        admin = AdminClient({"bootstrap.servers": s.address})
+        for group, isolation in (("rc", "read_committed"), ("ru", "read_uncommitted")):
+            res = ConfigResource(ResourceType.GROUP, group, incremental_configs=[
+                ConfigEntry("share.auto.offset.reset", "earliest",
+                            incremental_operation=AlterConfigOpType.SET),
+                ConfigEntry("share.isolation.level", isolation,
+                            incremental_operation=AlterConfigOpType.SET)])
+            (fut,) = admin.incremental_alter_configs([res]).values()
+            fut.result(30)
+        got = {}
+        for group, want in (("rc", 4), ("ru", 7)):
+            c = ck.ShareConsumer({"bootstrap.servers": s.address, "group.id": group,
+                                  "log_level": 3})
+            try:
+                c.subscribe(["txns"])
+                seen: list = []
+                end = time.monotonic() + 30
+                while len(seen) < want and time.monotonic() < end:
+                    seen += [m.value() for m in c.poll(0.5)]
+                assert len(c.poll(0.5)) == 0  # (and accepts the last poll's records)
+                got[group] = seen
+            finally:
+                c.close()
+        assert got["rc"] == [b"committed-0", b"committed-1", b"committed-2", b"plain"]
+        assert sorted(got["ru"]) == sorted([b"aborted-0", b"aborted-1", b"aborted-2",
+                                            b"committed-0", b"committed-1", b"committed-2",
+                                            b"plain"])
+        # the aborted records were archived for the read_committed group: its start offset
+        # passed them although they were never delivered
+        (sp,) = [sp for (g, *_), sp in s.broker.shares.partitions.items() if g == "rc"]
+        assert sp.start_offset == s.broker.log("txns", 0).log_end_offset
     finally:
         s.stop()

@@ -360,6 +360,28 @@ class SharePartition:
             self._deadline[done] = 0
         self._advance_start()
 
+    def archive_acquired(self, member_id: str, ranges: Iterable[tuple[int, int]]) -> int:
+        """Archive what ``member_id`` holds within ``ranges`` (the records of aborted
+        transactions a ``read_committed`` fetch just acquired: Kafka archives them instead of
+        delivering them); returns how many."""
+        mid = self._members.get(member_id)
+        if mid is None:
+            return 0
+        n = 0
+        for first, last in ranges:
+            sl = self._slots(first, last)
+            if sl.stop <= sl.start:
+                continue
+            idx = np.flatnonzero((self._state[sl] == RecordState.ACQUIRED)
+                                 & (self._holder[sl] == mid)) + sl.start
+            self._state[idx] = RecordState.ARCHIVED
+            self._holder[idx] = _NO_MEMBER
+            self._deadline[idx] = 0
+            n += len(idx)
+        if n:
+            self._advance_start()
+        return n
+
     def release_member(self, member_id: str) -> int:
         """Release every offset ``member_id`` holds (it left, or its share session closed);
         returns how many."""
