@@ -407,6 +407,41 @@ class ShareService:
                 out[(topic, p)] = (st.start_offset, done)
         return out
 
+    def alter_offset(self, group_id: str, topic: str, partition: int, start_offset: int
+                     ) -> tuple[int, str | None]:
+        """AlterShareGroupOffsets of one partition (``kafka-share-groups.sh --reset-offsets``):
+        the group's state of it starts again at ``start_offset`` (raised to the log start
+        offset), with nothing in flight; persisted. ``(error code, message)``; the caller
+        refuses a group with members first."""
+        from .protocol import ErrorCode
+
+        if partition not in self.broker.partitions_of(topic):
+            return ErrorCode.unknown_topic_or_partition, None
+        log = self.broker.log(topic, partition)
+        if start_offset < 0:
+            return ErrorCode.invalid_request, f"start offset {start_offset} is negative"
+        if start_offset > log.log_end_offset:
+            return (ErrorCode.offset_out_of_range, f"start offset {start_offset} is above the "
+                    f"log end offset {log.log_end_offset} of {topic}-{partition}")
+        self._stored.pop((group_id, str(self.broker.topic_id(topic)), partition), None)
+        sp = self.partitions[(group_id, topic, partition)] = SharePartition(
+            max(start_offset, log.log_start_offset))
+        self._apply_config(group_id, sp)
+        self._persist(group_id, topic, partition, sp)
+        return ErrorCode.none, None
+
+    def delete_offsets(self, group_id: str, topic: str) -> None:
+        """DeleteShareGroupOffsets of one topic: the group's state of its partitions goes
+        (tombstones); the caller refuses a group with members first."""
+        tid = str(self.broker.topic_id(topic))
+        keys = {(g, tid, p) for (g, t, p) in self.partitions if g == group_id and t == topic}
+        keys |= {k for k in self._stored if k[0] == group_id and k[1] == tid}
+        for g, _tid, p in keys:
+            self.partitions.pop((g, topic, p), None)
+            self._stored.pop((g, tid, p), None)
+            self._snapshot_epochs.pop((g, tid, p), None)
+            self._write_state_record((g, tid, p), None)
+
     def delete_group(self, group_id: str) -> int:
         """DeleteGroups of a share group (Kafka's ``deleteShareGroups`` and the persister's
         ``deleteState``): refused with ``NON_EMPTY_GROUP`` while it has members; otherwise the

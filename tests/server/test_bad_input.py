@@ -93,9 +93,9 @@ def test_frame_cut_mid_way_appends_nothing(server, log_dir, caplog):
 
 def test_unknown_api_key_and_unsupported_versions_answer_35(server):
     with WireClient(server.address) as c:
-        # 76 v0: ShareGroupHeartbeat's early-access version (v1 is served); 91:
-        # AlterShareGroupOffsets, not served
-        for key, version in [(999, 0), (0, 2), (3, 99), (76, 0), (91, 0)]:
+        # 76 v0: ShareGroupHeartbeat's early-access version (v1 is served); 86:
+        # DeleteShareGroupState (broker to broker), not served
+        for key, version in [(999, 0), (0, 2), (3, 99), (76, 0), (86, 0)]:
             c.send_raw(struct.pack(">ihhi", 8 + 2 + 4, key, version, 4242)
                        + struct.pack(">h", 4) + b"test")
             frame = c.read_frame()

@@ -394,3 +394,46 @@ def test_share_group_offsets_described_and_the_group_deleted(server, log_dir):
 
     with LogDir.open(log_dir) as d:  # tombstones: a restart finds no state for the group
         assert [k for k in state_topic.load(d) if k[0] == "sg"] == []
+
+
+def test_share_group_offsets_altered_and_deleted_on_the_wire(server):
+    _topic(server, "alt", 1, 10)
+    shares = server.broker.shares
+    with WireClient(server.address) as w:
+        hb = w.request(76, 1, {"group_id": "ag", "member_id": "m", "member_epoch": 0,
+                               "rack_id": None, "subscribed_topic_names": ["alt"]})
+        assert hb.error_code == E.none
+
+        def alter(offset, topic="alt", partition=0):
+            return w.request(91, 0, {"group_id": "ag", "topics": [
+                {"topic_name": topic, "partitions": [
+                    {"partition_index": partition, "start_offset": offset}]}]})
+
+        r = alter(3)
+        assert (r.error_code, r.error_message) == (E.non_empty_group,
+                                                   "The group has active members.")
+        w.request(76, 1, {"group_id": "ag", "member_id": "m", "member_epoch": -1,
+                          "rack_id": None, "subscribed_topic_names": None})
+        r = alter(3)
+        assert [(p.partition_index, p.error_code) for p in r.responses[0].partitions] == [
+            (0, E.none)]
+        assert shares.group_offsets("ag") == {("alt", 0): (3, 0)}
+        assert alter(11).responses[0].partitions[0].error_code == E.offset_out_of_range
+        assert alter(-1).responses[0].partitions[0].error_code == E.invalid_request
+        assert alter(0, "nope").responses[0].partitions[0].error_code \
+            == E.unknown_topic_or_partition
+        # a member joining now starts at offset 3
+        data, acquired = shares.acquire("ag", "m2", "alt", 0, 100, 1 << 20)
+        assert acquired == [(3, 9, 1)]
+        d = w.request(92, 0, {"group_id": "ag", "topics": [{"topic_name": "alt"},
+                                                           {"topic_name": "nope"}]})
+        assert [(t.topic_name, t.error_code) for t in d.responses] == [
+            ("alt", E.none), ("nope", E.unknown_topic_or_partition)]
+        assert shares.group_offsets("ag") == {}
+        # an id no group uses: state may be set before any member joins (as in Kafka)
+        assert w.request(91, 0, {"group_id": "fresh", "topics": []}).error_code == E.none
+        # a classic group's id is not a share group's
+        server.broker.groups.coordinator.manager.commit_offsets("classic-g", {("alt", 0): 1})
+        cg = w.request(91, 0, {"group_id": "classic-g", "topics": []})
+        assert (cg.error_code, cg.error_message) == (E.group_id_not_found,
+                                                     "Group classic-g is not a share group.")

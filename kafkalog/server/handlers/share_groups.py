@@ -20,12 +20,14 @@ The protocol side of ``KafkaApis.handleShareGroupHeartbeat``, ``handleShareGroup
   another type ``GROUP_ID_NOT_FOUND`` ("Group G is not a share group."); the assignor is
   ``simple``.
 
-DescribeShareGroupOffsets (90) lives here too; DeleteGroups (42) of a share group goes to
-:meth:`ShareService.delete_group` (handlers/groups.py).
+DescribeShareGroupOffsets (90), AlterShareGroupOffsets (91) and DeleteShareGroupOffsets (92)
+live here too (offsets change only while the group has no members: ``NON_EMPTY_GROUP``);
+DeleteGroups (42) of a share group goes to :meth:`ShareService.delete_group`
+(handlers/groups.py).
 
 Versions: ShareGroupHeartbeat 1, ShareGroupDescribe 1, ShareFetch 1-2, ShareAcknowledge 1-2
 (KIP-932's v0 was the early-access protocol of Kafka 4.0, dropped in 4.1),
-DescribeShareGroupOffsets 0-1.
+DescribeShareGroupOffsets 0-1, AlterShareGroupOffsets 0, DeleteShareGroupOffsets 0.
 """
 
 from __future__ import annotations
@@ -41,7 +43,8 @@ from ..share_service import FINAL_EPOCH, INITIAL_EPOCH, ShareService
 from .metadata import _NOT_REQUESTED
 
 __all__ = ["share_group_heartbeat", "share_group_describe", "share_fetch", "share_acknowledge",
-           "describe_share_group_offsets"]
+           "describe_share_group_offsets", "alter_share_group_offsets",
+           "delete_share_group_offsets"]
 
 #: the operations of a group resource (READ, DESCRIBE, DELETE), all allowed without an authorizer
 _GROUP_OPERATIONS = sum(1 << op for op in (3, 6, 8))
@@ -322,3 +325,64 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
         groups.append({"group_id": g.group_id, "topics": topics, "error_code": ErrorCode.none,
                        "error_message": None})
     return {"throttle_time": 0, "groups": groups}
+
+
+def _group_check(ctx: RequestContext, group_id: str) -> tuple[int, str | None]:
+    """Offsets of a share group change only while it has no members (``NON_EMPTY_GROUP``), and
+    not for a group of another type (``GROUP_ID_NOT_FOUND``)."""
+    broker = ctx.broker
+    group = _service(ctx).coordinator.group(group_id)
+    if group is not None and group.members:
+        return ErrorCode.non_empty_group, "The group has active members."
+    if group is None and broker.groups is not None and broker.groups.group_type(group_id):
+        return ErrorCode.group_id_not_found, f"Group {group_id} is not a share group."
+    return ErrorCode.none, None
+
+
+@register(91, "AlterShareGroupOffsets", 0, 0)
+async def alter_share_group_offsets(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """AlterShareGroupOffsets (``kafka-share-groups.sh --reset-offsets --execute``): each
+    partition's start offset set (:meth:`ShareService.alter_offset`), the group empty."""
+    broker = ctx.broker
+    code, message = _group_check(ctx, request.group_id)
+    if code != ErrorCode.none:
+        return {"throttle_time": 0, "error_code": code, "error_message": message,
+                "responses": []}
+    responses = []
+    for t in request.topics:
+        parts = []
+        for p in t.partitions:
+            c, m = _service(ctx).alter_offset(request.group_id, t.topic_name,
+                                              p.partition_index, p.start_offset)
+            parts.append({"partition_index": p.partition_index, "error_code": c,
+                          "error_message": m})
+        held = bool(broker.partitions_of(t.topic_name))
+        responses.append({"topic_name": t.topic_name,
+                          "topic_id": broker.topic_id(t.topic_name) if held else None,
+                          "partitions": parts})
+    return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
+            "responses": responses}
+
+
+@register(92, "DeleteShareGroupOffsets", 0, 0)
+async def delete_share_group_offsets(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """DeleteShareGroupOffsets (``kafka-share-groups.sh --delete-offsets``): the group's state
+    of each topic named goes, the group empty; a topic not held ``UNKNOWN_TOPIC_OR_PARTITION``."""
+    broker = ctx.broker
+    code, message = _group_check(ctx, request.group_id)
+    if code != ErrorCode.none:
+        return {"throttle_time": 0, "error_code": code, "error_message": message,
+                "responses": []}
+    responses = []
+    for t in request.topics:
+        if not broker.partitions_of(t.topic_name):
+            responses.append({"topic_name": t.topic_name, "topic_id": None,
+                              "error_code": ErrorCode.unknown_topic_or_partition,
+                              "error_message": None})
+            continue
+        _service(ctx).delete_offsets(request.group_id, t.topic_name)
+        responses.append({"topic_name": t.topic_name,
+                          "topic_id": broker.topic_id(t.topic_name),
+                          "error_code": ErrorCode.none, "error_message": None})
+    return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
+            "responses": responses}
