@@ -193,6 +193,10 @@ class GroupCoordinator:
         self._next_handle = 1
         self._partition_counts: dict[str, int] | None = None
         self._wrote = False
+        #: group id -> its dynamic config overrides (Kafka's group configs,
+        #: ``consumer.session.timeout.ms`` / ``consumer.heartbeat.interval.ms`` read here);
+        #: set by the server, None: the broker's settings for every group
+        self.group_overrides: Callable[[str], Mapping[str, str]] | None = None
         for group_id in manager.list_groups():
             if manager.owns(group_id) and manager.consumer_group(group_id) is None:
                 self._load_group(group_id)
@@ -204,6 +208,16 @@ class GroupCoordinator:
     # ------------------------------------------------------------------------------------------
     # driving
     # ------------------------------------------------------------------------------------------
+
+    def consumer_timeouts(self, group_id: str) -> tuple[int, int]:
+        """``(session timeout, heartbeat interval)`` of a consumer group's members: the
+        group's ``consumer.session.timeout.ms`` / ``consumer.heartbeat.interval.ms`` when set,
+        else ``group.consumer.session.timeout.ms`` / ``group.consumer.heartbeat.interval.ms``."""
+        own = self.group_overrides(group_id) if self.group_overrides is not None else {}
+        return (int(own.get("consumer.session.timeout.ms",
+                            self.config.group_consumer_session_timeout_ms)),
+                int(own.get("consumer.heartbeat.interval.ms",
+                            self.config.group_consumer_heartbeat_interval_ms)))
 
     def take_responses(self) -> list[tuple[int, Any]]:
         """The delayed responses completed since the last call: ``[(handle, response)]`` in

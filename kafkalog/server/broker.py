@@ -249,6 +249,8 @@ class Broker:
         self.groups: Any = None
         #: set by the server: the share groups (kafkalog.server.share_service.ShareService)
         self.shares: Any = None
+        #: set by the server: the dynamic group configs (kafkalog.server.group_configs)
+        self.group_configs: Any = None
         #: called after a topic is created or deleted (the group coordinator's metadata)
         self.topic_listeners: list[Any] = []
         #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in

@@ -1,11 +1,14 @@
 """Dynamic group configs (Kafka's ``GroupConfig``, resource type GROUP = 32): per-group
-overrides of the share-group settings, set with IncrementalAlterConfigs/AlterConfigs
+overrides of the consumer- and share-group settings, set with IncrementalAlterConfigs/AlterConfigs
 (``kafka-configs.sh --entity-type groups``) and read with DescribeConfigs.
 
-Served names (``GroupConfig``, Kafka 4.1, with the bounds of ``GroupConfig.validateValues``
-against this broker's settings):
+Served names (``GroupConfig``, Kafka 4.1, with the bounds of ``GroupConfig.validateValues``:
+each value also lies within the broker's ``group.*.min/max.*`` bounds, Kafka's defaults here,
+e.g. a record lock of 15-60 s, a session of 45-60 s, a heartbeat of 5-15 s):
 
 ====================================  ========================================================
+``consumer.session.timeout.ms``,      a KIP-848 consumer group's member session and the
+``consumer.heartbeat.interval.ms``    heartbeat interval it is asked for (session > heartbeat)
 ``share.auto.offset.reset``           ``latest`` (default), ``earliest``, or
                                       ``by_duration:<ISO-8601 duration>`` (PnDTnHnMn.nS, not
                                       negative): where the group starts on a partition new to it
@@ -17,7 +20,7 @@ against this broker's settings):
 ``share.isolation.level``             ``read_uncommitted`` (default) or ``read_committed``
 ====================================  ========================================================
 
-Other ``GroupConfig`` names (``consumer.*``, ``streams.*``, ``share.renew.acknowledge.enable``)
+Other ``GroupConfig`` names (``streams.*``, ``share.renew.acknowledge.enable``)
 answer ``INVALID_CONFIG`` naming what is served, the deliberate deviation topic configs make:
 an accepted setting would otherwise be silently ignored. A config may be set for a group that
 does not exist yet (as in Kafka).
@@ -44,12 +47,13 @@ __all__ = ["GroupConfigStore", "GROUP_CONFIGS_FILE", "SERVED", "parse_reset"]
 
 GROUP_CONFIGS_FILE = ".kafkalog-group-configs.json"
 #: GroupConfig names of GroupConfig (4.1) that kafkalog does not serve
-UNSERVED = ("consumer.session.timeout.ms", "consumer.heartbeat.interval.ms",
-            "share.renew.acknowledge.enable", "streams.session.timeout.ms",
+UNSERVED = ("share.renew.acknowledge.enable", "streams.session.timeout.ms",
             "streams.heartbeat.interval.ms", "streams.num.standby.replicas",
             "streams.initial.rebalance.delay.ms")
 #: served name -> ServerConfig field holding its broker default
 SERVED = {
+    "consumer.session.timeout.ms": "group_consumer_session_timeout_ms",
+    "consumer.heartbeat.interval.ms": "group_consumer_heartbeat_interval_ms",
     "share.auto.offset.reset": "share_auto_offset_reset",
     "share.record.lock.duration.ms": "group_share_record_lock_duration_ms",
     "share.delivery.count.limit": "group_share_delivery_count_limit",
@@ -60,7 +64,27 @@ SERVED = {
 }
 _MINIMA = {"share.record.lock.duration.ms": 1000, "share.delivery.count.limit": 2,
            "share.partition.max.record.locks": 100, "share.session.timeout.ms": 1,
-           "share.heartbeat.interval.ms": 1}
+           "share.heartbeat.interval.ms": 1, "consumer.session.timeout.ms": 1,
+           "consumer.heartbeat.interval.ms": 1}
+#: the broker's bounds of a group's value (GroupConfig.validateValues): name -> (min config,
+#: its default, max config, its default); kafkalog has no such broker settings and applies
+#: Kafka's defaults
+_BOUNDS = {
+    "consumer.session.timeout.ms": ("group.consumer.min.session.timeout.ms", 45000,
+                                    "group.consumer.max.session.timeout.ms", 60000),
+    "consumer.heartbeat.interval.ms": ("group.consumer.min.heartbeat.interval.ms", 5000,
+                                       "group.consumer.max.heartbeat.interval.ms", 15000),
+    "share.session.timeout.ms": ("group.share.min.session.timeout.ms", 45000,
+                                 "group.share.max.session.timeout.ms", 60000),
+    "share.heartbeat.interval.ms": ("group.share.min.heartbeat.interval.ms", 5000,
+                                    "group.share.max.heartbeat.interval.ms", 15000),
+    "share.record.lock.duration.ms": ("group.share.min.record.lock.duration.ms", 15000,
+                                      "group.share.max.record.lock.duration.ms", 60000),
+    "share.delivery.count.limit": ("group.share.min.delivery.count.limit", 2,
+                                   "group.share.max.delivery.count.limit", 10),
+    "share.partition.max.record.locks": ("group.share.min.partition.max.record.locks", 100,
+                                         "group.share.max.partition.max.record.locks", 10000),
+}
 _DURATION = re.compile(r"^P(?:(\d+)D)?(?:T(?:(\d+)H)?(?:(\d+)M)?(?:(\d+(?:\.\d+)?)S)?)?$")
 
 
@@ -167,11 +191,18 @@ class GroupConfigStore:
                 if n < _MINIMA[name]:
                     raise ConfigError(f"Invalid value {n} for configuration {name}: Value "
                                       f"must be at least {_MINIMA[name]}")
+                lo_name, lo, hi_name, hi = _BOUNDS[name]
+                if n < lo:
+                    raise ConfigError(f"{name} must be greater than or equal to {lo_name}")
+                if n > hi:
+                    raise ConfigError(f"{name} must be less than or equal to {hi_name}")
         merged = {**{k: v for k, v in self._as_defaults().items()},
                   **{k: str(v) for k, v in overrides.items()}}
-        if int(merged["share.session.timeout.ms"]) <= int(merged["share.heartbeat.interval.ms"]):
-            raise ConfigError("share.session.timeout.ms must be greater than "
-                              "share.heartbeat.interval.ms")
+        for kind in ("consumer", "share"):
+            if int(merged[f"{kind}.session.timeout.ms"]) \
+                    <= int(merged[f"{kind}.heartbeat.interval.ms"]):
+                raise ConfigError(f"{kind}.session.timeout.ms must be greater than "
+                                  f"{kind}.heartbeat.interval.ms")
 
     def _as_defaults(self) -> dict[str, str]:
         return {name: ("read_uncommitted" if f is None else str(getattr(self.defaults, f)))

@@ -74,6 +74,9 @@ class GroupService:
                                            clock=self.broker.clock)
             self._coordinator = GroupCoordinator(manager, clock=self.broker.clock,
                                                  config=config)
+            store = self.broker.group_configs
+            if store is not None:  # consumer.* group configs (kafka-configs.sh, groups)
+                self._coordinator.group_overrides = store.overrides
             self._coordinator.update_metadata(*self._topics())
             self._kick()
         return self._coordinator

@@ -45,6 +45,7 @@ from ..config import LogConfig
 from ..log_dir import LogDir
 from .broker import Broker, ServerConfig
 from .connection import Connection
+from .group_configs import GroupConfigStore
 from .group_service import GroupService
 from .share_service import ShareService
 from .txn_coordinator import TransactionCoordinator
@@ -191,6 +192,7 @@ class KafkaServer:
             _warm_up()
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
+            broker.group_configs = GroupConfigStore(log_dir.root, self.config)
             broker.groups = GroupService(broker)
             broker.topic_listeners.append(broker.groups.topics_changed)
             broker.shares = ShareService(broker, other_group_type=broker.groups.group_type)

@@ -115,8 +115,11 @@ class ShareService:
     def __init__(self, broker: Broker, other_group_type: Any = None) -> None:
         self.broker = broker
         c = broker.config
-        #: per-group overrides of the share settings (kafka-configs.sh --entity-type groups)
-        self.configs = GroupConfigStore(broker.log_dir.root, c)
+        #: per-group overrides of the share settings (kafka-configs.sh --entity-type groups):
+        #: the broker's store (one per log dir), made here when the broker has none
+        if broker.group_configs is None:
+            broker.group_configs = GroupConfigStore(broker.log_dir.root, c)
+        self.configs = broker.group_configs
         self.coordinator = ShareGroupCoordinator(
             session_timeout_ms=c.group_share_session_timeout_ms,
             heartbeat_interval_ms=c.group_share_heartbeat_interval_ms,

@@ -34,7 +34,7 @@ def test_store_checks_names_values_and_the_session_rule(tmp_path):
     store = GroupConfigStore(tmp_path, ServerConfig())
     bad = {
         "no.such": "1",
-        "consumer.session.timeout.ms": "50000",      # Kafka's, not served here
+        "streams.session.timeout.ms": "50000",       # Kafka's, not served here
         "share.record.lock.duration.ms": "999",      # at least 1000
         "share.delivery.count.limit": "x",
         "share.auto.offset.reset": "middle",
@@ -45,8 +45,19 @@ def test_store_checks_names_values_and_the_session_rule(tmp_path):
                            else "not a group config"):
             store.validate({name: value})
     with pytest.raises(ConfigError, match="share.session.timeout.ms must be greater than "
+                                          "or equal to group.share.min.session.timeout.ms"):
+        store.validate({"share.session.timeout.ms": "5000"})
+    with pytest.raises(ConfigError, match="share.record.lock.duration.ms must be less than or "
+                                          "equal to group.share.max.record.lock.duration.ms"):
+        store.validate({"share.record.lock.duration.ms": "70000"})
+    # the session must outlast the heartbeat, the broker's value counting where not overridden
+    slow = GroupConfigStore(tmp_path / "slow", ServerConfig(
+        group_share_heartbeat_interval_ms=50000))
+    with pytest.raises(ConfigError, match="share.session.timeout.ms must be greater than "
                                           "share.heartbeat.interval.ms"):
-        store.validate({"share.session.timeout.ms": "5000"})  # the heartbeat is 5000 too
+        slow.validate({"share.session.timeout.ms": "45000"})
+    store.validate({"consumer.session.timeout.ms": "50000",
+                    "consumer.heartbeat.interval.ms": "6000"})
     assert parse_reset("EARLIEST") == ("earliest", 0)
     assert parse_reset("by_duration:P1DT2H0.5S") == ("by_duration", 93_600_500)
     with pytest.raises(ConfigError):
@@ -186,5 +197,33 @@ def test_read_committed_share_groups_never_see_aborted_records(tmp_path):
         # passed them although they were never delivered
         (sp,) = [sp for (g, *_), sp in s.broker.shares.partitions.items() if g == "rc"]
         assert sp.start_offset == s.broker.log("txns", 0).log_end_offset
+    finally:
+        s.stop()
+
+
+def test_consumer_group_timeouts_per_group(tmp_path):
+    from .wire import WireClient
+
+    s = start_server(tmp_path / "logs", config=CONFIG)
+    try:
+        s.broker.create_topic("kt", 1)
+        admin = AdminClient({"bootstrap.servers": s.address})
+        res = ConfigResource(ResourceType.GROUP, "kg", incremental_configs=[
+            ConfigEntry("consumer.heartbeat.interval.ms", "6000",
+                        incremental_operation=AlterConfigOpType.SET)])
+        (fut,) = admin.incremental_alter_configs([res]).values()
+        fut.result(30)
+
+        def join(group):
+            return w.request(68, 0, {"group_id": group, "member_id": f"m-{group}",
+                                     "member_epoch": 0, "instance_id": None, "rack_id": None,
+                                     "rebalance_timeout": 30000,
+                                     "subscribed_topic_names": ["kt"], "server_assignor": None,
+                                     "topic_partitions": []})
+
+        with WireClient(s.address) as w:
+            # the group's own heartbeat interval; another group keeps the broker's (5 s)
+            assert join("kg").heartbeat_interval.total_seconds() == 6.0
+            assert join("other").heartbeat_interval.total_seconds() == 5.0
     finally:
         s.stop()

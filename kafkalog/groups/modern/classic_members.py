@@ -381,7 +381,7 @@ class ClassicMembersMixin:
     def _schedule_classic_session(self, group_id: str, member: ConsumerGroupMember) -> None:
         meta = member.classic_member_metadata
         timeout = meta.session_timeout_ms if meta is not None \
-            else self._owner.config.group_consumer_session_timeout_ms
+            else self._owner.consumer_timeouts(group_id)[0]
         member_id = member.member_id
         self._owner._timer_impl.schedule(
             session_key(group_id, member_id), timeout,

@@ -342,7 +342,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
 
         response = ConsumerGroupHeartbeatResponse(
             member_id=member_id, member_epoch=reconciled.member_epoch,
-            heartbeat_interval_ms=self._config().group_consumer_heartbeat_interval_ms)
+            heartbeat_interval_ms=self._owner.consumer_timeouts(group_id)[1])
         full = member_epoch == 0 or (rebalance_timeout_ms != -1 and names is not None
                                      and owned is not None)
         if full or (member.assigned_partitions is not reconciled.assigned_partitions
@@ -712,7 +712,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
     def _schedule_session_timeout(self, group_id: str, member_id: str) -> None:
         self._owner._timer_impl.schedule(
             session_key(group_id, member_id),
-            self._config().group_consumer_session_timeout_ms,
+            self._owner.consumer_timeouts(group_id)[0],
             lambda: self._fence_by_timer(group_id, member_id, "the member session expired."))
 
     def _schedule_rebalance_timeout(self, group_id: str, member_id: str, epoch: int,

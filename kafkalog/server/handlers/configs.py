@@ -27,7 +27,7 @@ Kafka's ``ConfigAdminManager.preprocess`` and ``ConfigurationControlManager`` (3
 * the broker (empty name or this node's id; another id ``INVALID_REQUEST``): every setting is
   static (``kafkalog serve -c``), so naming any answers ``INVALID_REQUEST`` ("Cannot update
   these configs dynamically: …", Kafka's text for a static config);
-* groups (resource type 32): the share-group configs of
+* groups (resource type 32): the consumer- and share-group configs of
   :mod:`kafkalog.server.group_configs` (``share.auto.offset.reset`` and the others it lists),
   checked and kept there; DescribeConfigs lists them with source ``GROUP_CONFIG`` (8) for an
   override, ``DEFAULT_CONFIG`` otherwise;
@@ -128,8 +128,8 @@ def _describe(ctx: RequestContext, r: Any, synonyms: bool) -> dict[str, Any]:
                     "error_message": f"Unexpected broker id, expected {broker.config.node_id} "
                                      f"or empty string, but received {r.resource_name}"}
         entries = _broker_entries(broker)
-    elif r.resource_type == GROUP and broker.shares is not None:
-        store = broker.shares.configs
+    elif r.resource_type == GROUP and broker.group_configs is not None:
+        store = broker.group_configs
         own = store.overrides(r.resource_name)
         entries = [{"name": k, "value": v, "read_only": False, "is_sensitive": False,
                     "config_source": SOURCE_GROUP_CONFIG if k in own
@@ -295,8 +295,8 @@ def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, An
 def _alter_group(broker: Any, r: Any, incremental: bool, validate_only: bool
                  ) -> tuple[int, str | None]:
     """A GROUP resource: its overrides replaced (AlterConfigs) or changed (incremental)."""
-    store = broker.shares.configs if broker.shares is not None else None
-    if store is None:
+    store = broker.group_configs
+    if store is None or broker.shares is None:
         return ErrorCode.invalid_request, "group configs are not served"
     gid = r.resource_name
     if not gid:
