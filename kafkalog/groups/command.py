@@ -39,8 +39,12 @@ offsets come from the partitions present in the tree. KIP-932 share groups come 
                                                            ISO``, ``--shift-by N``,
                                                            ``--by-duration D``; a dry run unless
                                                            ``--execute``
+``... reset-offsets LOGDIR --group SHARE``                 a share group's start offsets as
+                                                           ShareGroupCommand resets them:
+                                                           ``--to-earliest``, ``--to-latest`` or
+                                                           ``--to-datetime`` only
 ``kafkalog groups delete LOGDIR --group G``                tombstones for the group and its
-                                                           offsets
+                                                           offsets (a share group: its state)
 ``kafkalog groups plan --strategy S --members ...``        what an assignor would do
 ``--json``                                                 JSON instead of Kafka's text,
                                                            everywhere
@@ -92,6 +96,42 @@ LEADER-EPOCH (the state's leader epoch) to the offsets and GROUP-EPOCH/ASSIGNMEN
 11 and 12; ``-`` without them) to ``--state``. COORDINATOR (ID) is the group's
 ``__consumer_offsets`` partition, as for other groups; GROUP is padded to 15 as Kafka's share
 tool pads it.
+
+Share groups' ``reset-offsets`` and ``delete`` are ``ShareGroupCommand``'s (Kafka 4.1), carried
+out as Kafka's share coordinator stores them:
+
+* ``reset-offsets``: the scope is ``--topic T`` (every partition of T in the tree), ``--topic
+  T:P,P`` (those) or ``--all-topics`` (the partitions the group has state for, as Kafka's
+  ``listShareGroupOffsets`` gives them); the new start offset is the log start offset
+  (``--to-earliest``), the high watermark (``--to-latest``) or the first offset with a
+  timestamp at or after the time (``--to-datetime``; none: the high watermark, after Kafka's
+  "Warn: Partition P from topic T is empty. Falling back to latest known offset." on stderr),
+  never clamped (Kafka 4.1 does not check these). Kafka 4.1's share tool has no
+  ``--to-offset``, ``--to-current``, ``--shift-by`` or ``--by-duration``: for a share group
+  they are refused (usage error) with joptsimple's "to-offset is not a recognized option" and
+  the scenarios the share tool takes. The table is ``OffsetsUtils.printOffsetsToReset``'s
+  (GROUP and TOPIC at least 15 wide, grown to the values; rows sorted by topic and partition).
+  A dry run unless ``--execute`` (Kafka 4.1 wants one of ``--dry-run``/``--execute``; here, as
+  for other groups, the dry run is the default). ``--execute`` writes, per partition, a
+  ShareSnapshot record to ``__share_group_state``: snapshot epoch the stored one + 1 (0 for a
+  partition without state), leader epoch the partition's latest (its leader-epoch cache, else
+  0), the new start offset and no state batches (the records in flight are forgotten, as
+  Kafka's reset forgets them), in the partition the key's state lives in, else Kafka's
+  ``partitionFor`` (refused when the tree does not hold the whole topic). A partition not in
+  the tree, or a topic with none, is Kafka's error: "Error: Executing share group command
+  failed due to The partitions "T-P" do not exist" / "... This server does not host this
+  topic-partition.".
+* ``delete``: a tombstone for every state key of the group (``__share_group_state``) and for
+  every live ``ShareGroup*`` key of it in ``__consumer_offsets`` (types 9-15, which Kafka's
+  group coordinator writes; kafkalog's server writes none); "Deletion of requested share groups
+  ('G') was successful.". The group is gone from ``list`` and ``describe`` after, and a server
+  started on the tree has no state for it.
+
+Kafka refuses both for a share group with active members ("Share group 'G' is not empty." /
+"... is not EMPTY."); offline a share group has no members (it is always *Empty*), so both are
+always allowed and ``--force`` changes nothing for them. The tree is opened for writing only by
+``--execute`` and ``delete``, and a tree locked by a running process (a kafkalog server, a Kafka
+broker) is refused then, as for other groups.
 
 Exit status: 0 success, 1 an error (no such group, refused operation, unreadable tree), 2 usage.
 
@@ -342,8 +382,14 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             if args.state:
                 return _describe_state(args, manager, out, err)
             return _describe(args, logs, manager, out, err)
+        shares = _share_groups(logs, manager)
+        share = shares.get(args.group)
         if args.command == "reset-offsets":
+            if share is not None:
+                return _reset_share(args, logs, shares, share, out, err)
             return _reset(args, logs, manager, out, err)
+        if share is not None:
+            return _delete_share(args, logs, manager, share, out)
         return _delete(args, manager, out, err)
     finally:
         logs.close()
@@ -817,6 +863,218 @@ def _delete(args: argparse.Namespace, manager: Any, out: IO[str], err: IO[str]) 
         out.write(json.dumps({"deleted": [group]}) + "\n")
     else:
         out.write(f"Deletion of requested consumer groups ('{group}') was successful.\n")
+    return EXIT_OK
+
+
+# -- share groups: reset-offsets and delete (kafka-share-groups.sh) ----------------------------
+
+#: the reset scenarios of ``kafka-share-groups.sh --reset-offsets`` (Kafka 4.1), as Kafka lists
+#: them in its usage errors
+_SHARE_SCENARIOS = "[to-datetime], [to-earliest], [to-latest]"
+#: kafkalog's other scenarios: options Kafka 4.1's share tool does not have (args attribute,
+#: option name)
+_SHARE_REFUSED = (("to_current", "to-current"), ("to_offset", "to-offset"),
+                  ("shift_by", "shift-by"), ("by_duration", "by-duration"))
+
+
+def _share_failed(message: str, err: IO[str]) -> int:
+    """``ShareGroupCommand.run``'s catch-all: ``printError("Executing share group command
+    failed due to " + message)`` (stderr here, as every error of this command)."""
+    err.write(f"Error: Executing share group command failed due to {message}\n")
+    return EXIT_ERROR
+
+
+def _share_topic_partitions(args: argparse.Namespace, logs: Any, err: IO[str]
+                            ) -> list[tuple[str, int]] | None:
+    """``OffsetsUtils.parseTopicPartitionsToReset`` over the tree: ``T:P,P`` as given (Kafka's
+    usage errors for a malformed one), ``T`` every partition of T in the tree; None after
+    Kafka's error when a topic has no partition here (``describeTopics``' unknown topic)."""
+    tps: list[tuple[str, int]] = []
+    whole: list[str] = []
+    for spec in args.topic:
+        if ":" not in spec:
+            whole.append(spec)
+            continue
+        parts = spec.split(":")
+        while parts and parts[-1] == "":         # Java's split drops trailing empty strings
+            parts.pop()
+        if len(parts) != 2:
+            raise UsageError(f"Invalid topic arg '{spec}', expected topic name and partitions")
+        for part in _java_split(parts[1]):
+            try:
+                tps.append((parts[0], int(part)))
+            except ValueError:
+                raise UsageError(f"Invalid partition '{part}' specified in topic arg "
+                                 f"'{spec}''") from None
+    held = logs.partitions()
+    for topic in whole:
+        found = sorted(tp for tp in held if tp[0] == topic)
+        if not found:
+            _share_failed("This server does not host this topic-partition.", err)
+            return None
+        tps.extend(found)
+    return tps
+
+
+def _reset_share(args: argparse.Namespace, logs: Any, shares: dict[str, Any], info: Any,
+                 out: IO[str], err: IO[str]) -> int:
+    """``ShareGroupService.resetOffsets`` (Kafka 4.1) of a share group: the share-partition
+    start offsets of the scope set to the log start offset (``--to-earliest``), the high
+    watermark (``--to-latest``) or the first offset at or after a time (``--to-datetime``;
+    the high watermark, with Kafka's warning, when there is none); printed as
+    ``OffsetsUtils.printOffsetsToReset``; with ``--execute``, written as ShareSnapshot records
+    (see :func:`_write_share_offsets`). Offline the group has no members: never refused for
+    its state (Kafka: "Share group 'G' is not empty.")."""
+    group = args.group
+    for attr, name in _SHARE_REFUSED:
+        if getattr(args, attr) not in (None, False):
+            # Kafka 4.1's tool has no such option (joptsimple's text), then its scenarios
+            raise UsageError(f"{name} is not a recognized option (share group '{group}': "
+                             f"Option [reset-offsets] takes one of these options: "
+                             f"{_SHARE_SCENARIOS})")
+    ts = _parse_datetime(args.to_datetime) if args.to_datetime is not None else None
+    if args.all_topics:
+        # listShareGroupOffsets: the partitions the group has state for (of topics that exist:
+        # one whose id names no partition of the tree is left out, as Kafka leaves out a
+        # deleted topic)
+        scope = [(r.topic, r.partition) for r in info.partitions if r.topic != r.topic_id]
+    else:
+        found = _share_topic_partitions(args, logs, err)
+        if found is None:
+            return EXIT_ERROR
+        scope = found
+    scope = sorted(dict.fromkeys(scope))
+    held = set(logs.partitions())
+    missing = [f"{t}-{p}" for t, p in scope if (t, p) not in held]
+    if missing:
+        # OffsetsUtils.checkAllTopicPartitionsValid
+        return _share_failed(f'The partitions "{",".join(missing)}" do not exist', err)
+    plan: dict[tuple[str, int], int] = {}
+    for t, p in scope:
+        log = logs.log(t, p)
+        if args.to_earliest:
+            plan[(t, p)] = log.log_start_offset
+        elif args.to_latest:
+            plan[(t, p)] = logs.high_watermark(t, p)
+        else:
+            assert ts is not None
+            offset = log.offset_for_timestamp(ts)
+            if offset is None:
+                err.write(f"\nWarn: Partition {p} from topic {t} is empty. Falling back to "
+                          "latest known offset.\n")
+                offset = logs.high_watermark(t, p)
+            plan[(t, p)] = offset
+    if args.execute:
+        _write_share_offsets(args, logs, shares, info, plan)
+    if args.json:
+        out.write(json.dumps({"group": group, "type": "share", "executed": bool(args.execute),
+                              "offsets": [{"topic": t, "partition": p, "new_offset": o}
+                                          for (t, p), o in plan.items()]}) + "\n")
+        return EXIT_OK
+    g = max(15, len(group))
+    w = max([15] + [len(t) for t, _ in plan])
+    fmt = f"\n%-{g}s %-{w}s %-10s %s"
+    out.write(fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+              + "".join(fmt % (group, t, p, o) for (t, p), o in plan.items()) + "\n")
+    return EXIT_OK
+
+
+def _new_state_partition(args: argparse.Namespace, logs: Any, shares: dict[str, Any],
+                         key: tuple[str, str, int]) -> int:
+    """The ``__share_group_state`` partition of a key with no state yet (Kafka's
+    ``partitionFor`` over the topic's partition count: the count kafkalog created it with,
+    else the partitions in the tree, checked against where the stored keys were found)."""
+    from .share.state_topic import SHARE_STATE_TOPIC, partition_for
+
+    held = sorted(p for t, p in logs.partitions() if t == SHARE_STATE_TOPIC)
+    if not held:
+        raise KafkaLogError(f"{SHARE_STATE_TOPIC} is not in {args.log_dir}: no partition to "
+                            f"write the state of share group '{key[0]}' to")
+    n = logs.declared_partitions(SHARE_STATE_TOPIC) or len(held)
+    stored = [((g, r.topic_id, r.partition), r.state_partition)
+              for g, i in shares.items() for r in i.partitions if r.state_partition is not None]
+    if (logs.declared_partitions(SHARE_STATE_TOPIC) is None and held != list(range(n))) or any(
+            partition_for(*k, n) != q for k, q in stored):
+        raise KafkaLogError(f"{args.log_dir} holds {len(held)} {SHARE_STATE_TOPIC} partitions, "
+                            "not all of the topic's (its stored keys do not hash over that "
+                            f"many): the state of share group '{key[0]}' cannot be placed")
+    target = partition_for(*key, n)
+    if target not in held:
+        raise KafkaLogError(f"{SHARE_STATE_TOPIC}-{target} is not in {args.log_dir}: the state "
+                            f"of share group '{key[0]}' cannot be written")
+    return target
+
+
+def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, Any],
+                         info: Any, plan: dict[tuple[str, int], int]) -> None:
+    """``alterShareGroupOffsets`` as Kafka's share coordinator stores it: per partition one
+    ShareSnapshot record (snapshot epoch: the stored one + 1, or 0 for a new key; leader
+    epoch: the partition's latest in its leader-epoch cache, else 0; the new start offset; no
+    state batches: what was in flight is forgotten), in the ``__share_group_state`` partition
+    the key's state was found in (else Kafka's ``partitionFor``); one batch per partition."""
+    from ..records.record import Record
+    from .share.state_topic import SHARE_STATE_TOPIC, snapshot_record
+
+    stored = {(r.topic_id, r.partition): r for r in info.partitions}
+    now = logs._clock.milliseconds()
+    batches: dict[int, list[Any]] = {}
+    for (t, p), offset in plan.items():
+        tid = logs.topic_id(t)
+        if tid is None:
+            raise KafkaLogError(f"{t}-{p} has no topic id (partition.metadata) in "
+                                f"{args.log_dir}: its share state cannot be keyed")
+        r = stored.get((str(tid), p))
+        if r is not None and r.state_partition is not None:
+            target, epoch = r.state_partition, r.snapshot_epoch + 1
+        else:
+            target, epoch = _new_state_partition(args, logs, shares, (args.group, str(tid), p)), 0
+        entries = logs.log(t, p).leader_epoch_entries
+        k, v = snapshot_record(args.group, str(tid), p, epoch=epoch,
+                               leader_epoch=entries[-1][0] if entries else 0,
+                               start_offset=offset, batches=[])
+        batches.setdefault(target, []).append(Record(k, v, now))
+    for target, records in sorted(batches.items()):
+        logs.log(SHARE_STATE_TOPIC, target).append(records)
+
+
+def _delete_share(args: argparse.Namespace, logs: Any, manager: Any, info: Any,
+                  out: IO[str]) -> int:
+    """``ShareGroupService.deleteShareGroups`` of one share group, as Kafka's coordinators
+    carry it out: a ShareSnapshot tombstone for every state key of the group in
+    ``__share_group_state`` (the persister's ``deleteState``; one batch per partition) and,
+    when ``__consumer_offsets`` holds ``ShareGroup*`` records of the group (types 9-15, Kafka's
+    group coordinator writes them; kafkalog's server does not), a tombstone for each live key,
+    in one batch. Offline the group has no members: never refused for its state (Kafka:
+    "Share group 'G' is not EMPTY.")."""
+    from ..records.record import Record
+    from .share import offline
+    from .share.state_topic import SHARE_STATE_TOPIC, tombstone_key
+
+    group = args.group
+    now = logs._clock.milliseconds()
+    batches: dict[int, list[Any]] = {}
+    for r in info.partitions:
+        if r.state_partition is not None:
+            batches.setdefault(r.state_partition, []).append(
+                Record(tombstone_key(group, r.topic_id, r.partition), None, now))
+    meta = offline.share_record_keys(logs, group)
+    if meta:
+        # a group's records live in its __consumer_offsets partition: the tombstones go there
+        where = {p for p, _t, _key in meta}
+        if where != {manager.partition_for(group)}:
+            raise KafkaLogError(
+                f"share group '{group}': its records are in __consumer_offsets-"
+                f"{min(where)}, not in __consumer_offsets-{manager.partition_for(group)} "
+                "(--offsets-topic-partitions?)")
+        manager.write_records(group, [(key, None) for _p, _t, key in meta])
+    for target, records in sorted(batches.items()):
+        logs.log(SHARE_STATE_TOPIC, target).append(records)
+    if args.json:
+        out.write(json.dumps({"deleted": [group], "type": "share",
+                              "state_tombstones": sum(map(len, batches.values())),
+                              "group_record_tombstones": len(meta)}) + "\n")
+    else:
+        out.write(f"Deletion of requested share groups ('{group}') was successful.\n")
     return EXIT_OK
 
 

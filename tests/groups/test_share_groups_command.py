@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -297,3 +298,255 @@ def test_offline_doctests() -> None:
     import doctest
 
     assert doctest.testmod(offline).failed == 0
+
+
+# -- reset-offsets (ShareGroupCommand.resetOffsets) ---------------------------------------------
+
+RESET = "\n%-15s %-15s %-10s %s"                # printOffsetsToReset, GROUP and TOPIC at 15
+
+
+def _copy(tree: Path, tmp_path: Path) -> Path:
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(tree, copy)
+    return copy
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file()}
+
+
+def _state(tree: Path, group: str) -> dict[tuple[str, int], tuple[int, int, int | None]]:
+    """(topic, partition) -> (start offset, delivery complete count, snapshot epoch)."""
+    with LogDir.open(tree, read_only=True) as logs:
+        info = offline.load(logs).get(group)
+    return {} if info is None else {(r.topic, r.partition): (
+        r.start_offset, r.delivery_complete_count, r.snapshot_epoch) for r in info.partitions}
+
+
+@pytest.mark.parametrize(("how", "expected"), [
+    (["--to-earliest"], {0: 0, 1: 0}),
+    (["--to-latest"], {0: 10, 1: 4}),
+    (["--to-earliest", "--dry-run"], {0: 0, 1: 0}),
+])
+def test_reset_dry_run_changes_nothing(tree: Path, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str], how: list[str],
+                                       expected: dict[int, int]) -> None:
+    copy = _copy(tree, tmp_path)
+    before = _files(copy)
+    table = (RESET % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+             + RESET % ("grp", "jobs", 0, expected[0]) + RESET % ("grp", "jobs", 1, expected[1])
+             + "\n")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--all-topics",
+               *how) == (0, table, "")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs",
+               *how) == (0, table, "")
+    code, out, _ = run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic",
+                       "jobs:1", *how, "--json")
+    assert json.loads(out) == {"group": "grp", "type": "share", "executed": False, "offsets": [
+        {"topic": "jobs", "partition": 1, "new_offset": expected[1]}]}
+    assert _files(copy) == before
+
+
+def test_reset_execute_then_describe_and_a_restarted_server(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    assert _state(copy, "grp") == {("jobs", 0): (3, 1, 3), ("jobs", 1): (4, 0, 0)}
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:0",
+               "--to-earliest", "--execute") == (
+        0, RESET % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") + RESET % ("grp", "jobs", 0, 0)
+        + "\n", "")
+    # the snapshot epoch goes up by one; the reset forgets what was in flight (no batches)
+    assert _state(copy, "grp") == {("jobs", 0): (0, 0, 4), ("jobs", 1): (4, 0, 0)}
+    fmt = "\n%-15s %-15s %-10s %-13s %-13s %s"
+    assert run(capsys, "describe", str(copy), "--group", "grp", "--verbose") == (0, (
+        fmt % ("GROUP", "TOPIC", "PARTITION", "LEADER-EPOCH", "START-OFFSET", "LAG")
+        + fmt % ("grp", "jobs", 0, 0, 0, 10) + fmt % ("grp", "jobs", 1, 0, 4, 0) + "\n"), "")
+    # LONG has no state for jobs-0: a new key, in Kafka's partitionFor partition
+    long_fmt = "\n%-28s %-15s %-10s %s"
+    assert run(capsys, "reset-offsets", str(copy), "--group", LONG, "--topic", "jobs:0",
+               "--to-latest", "--execute") == (
+        0, long_fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+        + long_fmt % (LONG, "jobs", 0, 10) + "\n", "")
+    from kafkalog.groups.share import state_topic
+
+    with LogDir.open(copy, read_only=True) as logs:
+        tid = str(logs.topic_id("jobs"))
+        where = state_topic.partition_for(LONG, tid, 0, 4)
+        last = list(logs.log("__share_group_state", where).records())[-1]
+        assert last.key == state_topic.snapshot_record(
+            LONG, tid, 0, epoch=0, leader_epoch=0, start_offset=10, batches=[])[0]
+    assert _state(copy, LONG) == {("jobs", 0): (10, 0, 0), ("jobs", 1): (2, 0, 0)}
+
+    # a server started on the tree resumes there: grp's records 0-9 are all available again
+    # (0-1 had been accepted, 4 and 6-9 were in flight), and LONG starts jobs-0 at 10, not at
+    # share.auto.offset.reset=earliest
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        shares = s.broker.shares
+        assert shares.share_partition("grp", "jobs", 0).start_offset == 0
+        assert shares.share_partition("grp", "jobs", 1).start_offset == 4
+        assert shares.share_partition(LONG, "jobs", 0).start_offset == 10
+        _, acquired = shares.acquire("grp", "m", "jobs", 0, max_records=100, max_bytes=1 << 20)
+        assert acquired == [(0, 9, 1)]
+    finally:
+        s.stop()
+
+
+def test_reset_to_datetime(tree: Path, tmp_path: Path,
+                           capsys: pytest.CaptureFixture[str]) -> None:
+    # jobs-0 holds T0 .. T0+9 ms, jobs-1 T0 .. T0+3 ms (T0 = 2023-11-14T22:13:20Z)
+    copy = _copy(tree, tmp_path)
+    header = RESET % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--all-topics",
+               "--to-datetime", "2023-11-14T22:13:20.002") == (
+        0, header + RESET % ("grp", "jobs", 0, 2) + RESET % ("grp", "jobs", 1, 2) + "\n", "")
+    # none at or after the time in jobs-1: its latest offset, with Kafka's warning
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--all-topics",
+               "--to-datetime", "2023-11-14T23:13:20.005+01:00", "--execute") == (
+        0, header + RESET % ("grp", "jobs", 0, 5) + RESET % ("grp", "jobs", 1, 4) + "\n",
+        "\nWarn: Partition 1 from topic jobs is empty. Falling back to latest known offset.\n")
+    assert _state(copy, "grp") == {("jobs", 0): (5, 0, 4), ("jobs", 1): (4, 0, 1)}
+    # before every record: the log start offset (no clamping needed, none done)
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:1",
+               "--to-datetime", "2020-01-01T00:00:00.000")[1] == (
+        header + RESET % ("grp", "jobs", 1, 0) + "\n")
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (["--to-offset", "3"], "to-offset"),
+    (["--to-current"], "to-current"),
+    (["--shift-by", "-1"], "shift-by"),
+    (["--by-duration", "PT1H"], "by-duration"),
+])
+def test_reset_refuses_what_kafka_share_tool_lacks(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], flags: list[str],
+        message: str) -> None:
+    copy = _copy(tree, tmp_path)
+    before = _state(copy, "grp")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs",
+               *flags, "--execute") == (
+        2, "", f"kafkalog groups reset-offsets: error: {message} is not a recognized option "
+               "(share group 'grp': Option [reset-offsets] takes one of these options: "
+               "[to-datetime], [to-earliest], [to-latest])\n")
+    assert _state(copy, "grp") == before
+
+
+def test_reset_errors(tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    before = _state(copy, "grp")
+    failed = "Error: Executing share group command failed due to "
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "nope",
+               "--to-earliest", "--execute") == (
+        1, "", failed + "This server does not host this topic-partition.\n")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:0,7",
+               "--topic", "other:1", "--to-latest", "--execute") == (
+        1, "", failed + 'The partitions "jobs-7,other-1" do not exist\n')
+    usage = "kafkalog groups reset-offsets: error: "
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:0:1",
+               "--to-latest") == (
+        2, "", usage + "Invalid topic arg 'jobs:0:1', expected topic name and partitions\n")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:0,x",
+               "--to-latest") == (
+        2, "", usage + "Invalid partition 'x' specified in topic arg 'jobs:0,x''\n")
+    assert _state(copy, "grp") == before
+    # a partition with state but not in the tree cannot be reset
+    import shutil
+
+    shutil.rmtree(copy / "jobs-1")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--all-topics",
+               "--to-earliest") == (1, "", failed + 'The partitions "jobs-1" do not exist\n')
+
+
+def test_reset_of_other_groups_is_unchanged(tree: Path, capsys: pytest.CaptureFixture[str]
+                                            ) -> None:
+    # a classic group keeps kafka-consumer-groups.sh's reset (its --to-offset too), and a
+    # group id whose share state outlived its deletion is no share group
+    code, out, err = run(capsys, "reset-offsets", str(tree), "--group", "classic-app",
+                         "--topic", "jobs:0", "--to-offset", "7", "--force")
+    assert (code, err) == (0, "")
+    consumer = "%-30s %-30s %-10s %-15s\n"     # ConsumerGroupCommand's
+    assert out == "\n" + consumer % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") + consumer % (
+        "classic-app", "jobs", 0, 7)
+    assert run(capsys, "reset-offsets", str(tree), "--group", "deleted", "--topic", "jobs:0",
+               "--to-offset", "7")[0] == 0
+
+
+def test_a_share_group_without_state(tree: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    header = RESET % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+    # --all-topics: no state, nothing to reset (Kafka prints the header alone)
+    assert run(capsys, "reset-offsets", str(copy), "--group", "meta-only", "--all-topics",
+               "--to-earliest", "--execute") == (0, header + "\n", "")
+    assert run(capsys, "reset-offsets", str(copy), "--group", "meta-only", "--topic", "jobs",
+               "--to-latest", "--execute") == (
+        0, header + RESET % ("meta-only", "jobs", 0, 10) + RESET % ("meta-only", "jobs", 1, 4)
+        + "\n", "")
+    assert _state(copy, "meta-only") == {("jobs", 0): (10, 0, 0), ("jobs", 1): (4, 0, 0)}
+
+
+# -- delete (ShareGroupService.deleteShareGroups) -----------------------------------------------
+
+def _last_records(tree: Path, topic: str, partition: int, n: int) -> list[tuple[bytes, Any]]:
+    with LogDir.open(tree, {"offsets.topic.num.partitions": "4"}, read_only=True) as logs:
+        return [(r.key, r.value) for r in list(logs.log(topic, partition).records())[-n:]]
+
+
+def test_delete_then_describe_and_a_restarted_server(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    # LONG gets Kafka's ShareGroupMetadata / ...TargetAssignmentMetadata records too
+    with LogDir.open(copy, {"offsets.topic.num.partitions": "4"}) as logs:
+        GroupMetadataManager(logs).write_records(LONG, _share_records(LONG, epoch=5,
+                                                                       assignment_epoch=4))
+    assert run(capsys, "delete", str(copy), "--group", "grp") == (
+        0, "Deletion of requested share groups ('grp') was successful.\n", "")
+    assert run(capsys, "describe", str(copy), "--group", "grp") == (
+        1, "", "Error: Consumer group 'grp' does not exist.\n")
+    code, out, _ = run(capsys, "delete", str(copy), "--group", LONG, "--json")
+    assert json.loads(out) == {"deleted": [LONG], "type": "share", "state_tombstones": 1,
+                               "group_record_tombstones": 2}
+    # the group's records: the assignment epoch's tombstone, then the group epoch's
+    from kafkalog.decoders.offsets import encode_record
+
+    assert _last_records(copy, "__consumer_offsets", _offsets_partition(copy, LONG), 2) == [
+        (encode_record(12, {"groupId": LONG}, None)[0], None),
+        (encode_record(11, {"groupId": LONG}, None)[0], None)]
+    code, out, _ = run(capsys, "delete", str(copy), "--group", "meta-only", "--json")
+    assert json.loads(out)["group_record_tombstones"] == 2
+    assert run(capsys, "list", str(copy)) == (0, "classic-app\n", "")
+    # deleted: no share group of that id any more (kafka-consumer-groups.sh's text)
+    assert run(capsys, "delete", str(copy), "--group", "grp") == (
+        1, "", "Error: Deletion of some consumer groups failed:\n* Group 'grp' could not be "
+               "deleted due to: GROUP_ID_NOT_FOUND\n")
+
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        shares = s.broker.shares
+        assert shares.group_offsets("grp") == {}
+        assert shares.group_offsets(LONG) == {}
+        # a new share partition of the old id starts afresh (share.auto.offset.reset=earliest)
+        assert shares.share_partition("grp", "jobs", 0).start_offset == 0
+    finally:
+        s.stop()
+
+
+def test_a_locked_tree_is_refused(tree: Path, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        for argv in (["reset-offsets", str(copy), "--group", "grp", "--all-topics",
+                      "--to-earliest", "--execute"], ["delete", str(copy), "--group", "grp"]):
+            code, out, err = run(capsys, *argv)
+            assert (code, out) == (1, "")
+            assert err.startswith(f"kafkalog groups {argv[0]}: ") and "locked" in err
+        # a dry run only reads
+        assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--all-topics",
+                   "--to-earliest")[0] == 0
+    finally:
+        s.stop()
+    assert _state(copy, "grp") == _state(tree, "grp")

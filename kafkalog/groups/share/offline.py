@@ -19,6 +19,12 @@ such record at all, when it has live state records. Offline there is no live mem
 share group is *Empty* with no members, as Kafka's coordinator would report it once the members'
 sessions have expired.
 
+Writes (``kafkalog groups reset-offsets`` / ``delete`` of a share group) need to know where each
+key lives: :class:`SharePartitionOffset` carries the ``__share_group_state`` partition its state
+was read from and its snapshot epoch, and :func:`share_record_keys` gives the live
+``ShareGroup*`` keys (types 9-15) a group has in ``__consumer_offsets``, which Kafka's
+coordinator tombstones when it deletes the group.
+
 LAG is Kafka's (KIP-1226, ``GroupCoordinatorService.computeShareGroupLagAndBuildResponse``):
 ``partition end offset - start offset - delivery complete count``, the end offset being the
 partition's latest offset (its high watermark here) and the delivery complete count the number
@@ -33,7 +39,7 @@ from the state batches, which is what ``SharePartition`` counts before writing i
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -45,7 +51,8 @@ from . import state_topic
 from .share_partition import RecordState
 
 __all__ = ["SharePartitionOffset", "ShareGroupInfo", "load", "delivery_complete_count",
-           "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA"]
+           "share_record_keys", "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA",
+           "SHARE_GROUP_RECORD_TYPES"]
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +61,11 @@ SHARE_GROUP_METADATA = 11
 SHARE_GROUP_TARGET_ASSIGNMENT_METADATA = 12
 _KEY_PREFIXES = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
                                                 SHARE_GROUP_TARGET_ASSIGNMENT_METADATA)]
+#: every share-group record type of ``__consumer_offsets``, in the order Kafka's
+#: ``ShareGroup.createGroupTombstoneRecords`` (4.1) tombstones them: current member assignments
+#: (14), target assignment members (13), the target assignment epoch (12), member metadata
+#: (10), partition metadata (9), state partition metadata (15), the group epoch (11) last
+SHARE_GROUP_RECORD_TYPES = (14, 13, 12, 10, 9, 15, 11)
 #: the delivery states that count as delivery complete (Kafka's ``SharePartition``)
 _COMPLETE = (int(RecordState.ACKNOWLEDGED), int(RecordState.ARCHIVED))
 
@@ -71,6 +83,10 @@ class SharePartitionOffset:
     delivery_complete_count: int
     log_end_offset: int | None
     """The partition's high watermark; None when the partition is not in the tree."""
+    snapshot_epoch: int = 0
+    """The stored state's snapshot epoch (the next snapshot of the key takes this + 1)."""
+    state_partition: int | None = None
+    """The ``__share_group_state`` partition the state was read from."""
 
     @property
     def lag(self) -> int | None:
@@ -102,17 +118,21 @@ def delivery_complete_count(batches: Iterable[tuple[int, int, int, int]]) -> int
 
 
 def _states(logs: Any) -> tuple[dict[state_topic.ShareKey, state_topic.ShareState],
+                                dict[state_topic.ShareKey, int],
                                 dict[state_topic.ShareKey, int]]:
-    """``state_topic.load`` plus each key's leader epoch, reading each partition once (a
-    snapshot sets the epoch; an update sets it unless -1, as Kafka's share coordinator merges
-    them; a tombstone drops the key)."""
+    """``state_topic.load`` plus each key's leader epoch and ``__share_group_state`` partition,
+    reading each partition once (a snapshot sets the epoch; an update sets it unless -1, as
+    Kafka's share coordinator merges them; a tombstone drops the key)."""
     states: dict[state_topic.ShareKey, state_topic.ShareState] = {}
     epochs: dict[state_topic.ShareKey, int] = {}
+    where: dict[state_topic.ShareKey, int] = {}
     for topic, p in logs.partitions():
         if topic != state_topic.SHARE_STATE_TOPIC:
             continue
         records = [(r.key, r.value) for r in logs.log(topic, p).records()]
-        states.update(state_topic.replay(records, where=f"{topic}-{p}"))
+        replayed = state_topic.replay(records, where=f"{topic}-{p}")
+        states.update(replayed)
+        where.update(dict.fromkeys(replayed, p))
         for key, value in records:
             try:
                 rec = share_group_state.decode_record_obj(key, value)
@@ -125,18 +145,19 @@ def _states(logs: Any) -> tuple[dict[state_topic.ShareKey, state_topic.ShareStat
                 epochs.pop(sk, None)
             elif rec["type"] == 0 or v["leaderEpoch"] != -1:
                 epochs[sk] = v["leaderEpoch"]
-    return states, epochs
+    return states, epochs, where
 
 
-def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | None]]]:
-    """group id -> {record type 11/12 -> (live, its epoch)}, from the last record of each kind
-    in ``__consumer_offsets`` (a group lives in one partition; live False: a tombstone; epoch
-    None: a value our schema cannot read)."""
+def _scan_share_records(logs: Any, prefixes: list[bytes], group_id: str | None = None
+                        ) -> Iterator[tuple[int, bytes, bytes | None, dict[str, Any]]]:
+    """``(partition, key, value, decoded record)`` of the ``__consumer_offsets`` records whose
+    key starts with one of ``prefixes`` (only those are decoded; one group's only, with
+    ``group_id``). A value our schema cannot read is decoded as ``{}`` (the key alone still
+    names the group)."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    out: dict[str, dict[int, tuple[bool, int | None]]] = {}
-    prefixes = pa.array(_KEY_PREFIXES, pa.binary())
+    wanted = pa.array(prefixes, pa.binary())
     for topic, p in logs.partitions():
         if topic != OFFSETS_TOPIC:
             continue
@@ -145,7 +166,7 @@ def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | Non
             continue
         keys = t["key"]
         # Arrow's binary_slice needs a non-null input: a keyless record is no share record
-        keep = pc.fill_null(pc.is_in(pc.binary_slice(keys, 0, 2), value_set=prefixes), False)
+        keep = pc.fill_null(pc.is_in(pc.binary_slice(keys, 0, 2), value_set=wanted), False)
         if not pc.any(keep).as_py():
             continue
         rows = t.filter(keep)
@@ -160,11 +181,35 @@ def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | Non
                     logger.warning("%s-%d: unreadable share group record: %s", topic, p, e)
                     continue
                 rec["value"] = {} if value is not None else None
-            v = rec["value"]
-            epoch = None if v is None else v.get(
-                "epoch" if rec["type"] == SHARE_GROUP_METADATA else "assignmentEpoch")
-            out.setdefault(rec["key"]["groupId"], {})[rec["type"]] = (v is not None, epoch)
+            if group_id is None or rec["key"]["groupId"] == group_id:
+                yield p, key, value, rec
+
+
+def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | None]]]:
+    """group id -> {record type 11/12 -> (live, its epoch)}, from the last record of each kind
+    in ``__consumer_offsets`` (a group lives in one partition; live False: a tombstone; epoch
+    None: a value our schema cannot read)."""
+    out: dict[str, dict[int, tuple[bool, int | None]]] = {}
+    for _p, _key, _value, rec in _scan_share_records(logs, _KEY_PREFIXES):
+        v = rec["value"]
+        epoch = None if v is None else v.get(
+            "epoch" if rec["type"] == SHARE_GROUP_METADATA else "assignmentEpoch")
+        out.setdefault(rec["key"]["groupId"], {})[rec["type"]] = (v is not None, epoch)
     return out
+
+
+def share_record_keys(logs: Any, group_id: str) -> list[tuple[int, int, bytes]]:
+    """``(__consumer_offsets partition, record type, key)`` of every ``ShareGroup*`` record key
+    (types 9-15) of ``group_id`` whose last record is not a tombstone: what deleting the group
+    tombstones, in the order of :data:`SHARE_GROUP_RECORD_TYPES` (keys of one type in the order
+    first written)."""
+    prefixes = [t.to_bytes(2, "big") for t in SHARE_GROUP_RECORD_TYPES]
+    last: dict[bytes, tuple[int, int, bool]] = {}
+    for p, key, value, rec in _scan_share_records(logs, prefixes, group_id):
+        last[key] = (p, rec["type"], value is not None)
+    order = {t: i for i, t in enumerate(SHARE_GROUP_RECORD_TYPES)}
+    live = [(p, t, k) for k, (p, t, alive) in last.items() if alive]
+    return sorted(live, key=lambda r: order[r[1]])
 
 
 def load(logs: Any) -> dict[str, ShareGroupInfo]:
@@ -173,7 +218,7 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
 
     Topic ids are named through the tree's ``partition.metadata`` files
     (:meth:`~kafkalog.log_dir.LogDir.topic_id`)."""
-    states, epochs = _states(logs)
+    states, epochs, where = _states(logs)
     meta = _share_group_records(logs)
     names: dict[str, str] = {}
     present = set(logs.partitions())
@@ -196,9 +241,10 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
             info = groups[group_id] = ShareGroupInfo(group_id)
         topic = names.get(tid, tid)
         end = logs.high_watermark(topic, partition) if (topic, partition) in present else None
+        key = (group_id, tid, partition)
         info.partitions.append(SharePartitionOffset(
-            topic, tid, partition, st.start_offset, epochs.get((group_id, tid, partition)),
-            delivery_complete_count(st.batches), end))
+            topic, tid, partition, st.start_offset, epochs.get(key),
+            delivery_complete_count(st.batches), end, st.snapshot_epoch, where.get(key)))
     for info in groups.values():
         info.partitions.sort(key=lambda r: (r.topic, r.partition))
     return groups
