@@ -181,10 +181,10 @@ def engine_read(server: KafkaServer) -> tuple[float, float]:
 
 
 def confluent_produce(address: str, records: list[tuple[bytes, bytes]], acks: str = "1",
-                      topic: str = TOPIC) -> float:
+                      topic: str = TOPIC, conf: dict | None = None) -> float:
     import confluent_kafka as ck
 
-    p = ck.Producer({"bootstrap.servers": address, "acks": acks, "linger.ms": 5})
+    p = ck.Producer({"bootstrap.servers": address, "acks": acks, "linger.ms": 5, **(conf or {})})
     p.list_topics(topic, timeout=10)  # metadata before the clock starts
     t0 = time.perf_counter()
     for k, v in records:
@@ -198,11 +198,11 @@ def confluent_produce(address: str, records: list[tuple[bytes, bytes]], acks: st
     return len(records) / (time.perf_counter() - t0)
 
 
-def confluent_consume(address: str, n: int) -> float:
+def confluent_consume(address: str, n: int, conf: dict | None = None) -> float:
     import confluent_kafka as ck
 
     c = ck.Consumer({"bootstrap.servers": address, "group.id": "bench",
-                     "enable.auto.commit": False})
+                     "enable.auto.commit": False, **(conf or {})})
     c.assign([ck.TopicPartition(TOPIC, 0, ck.OFFSET_BEGINNING)])
     got = 0
     t0 = 0.0
@@ -372,6 +372,78 @@ def bench_share(tmp: Path, n: int) -> list[dict]:
                  f"same log in the same run")]
 
 
+def _connect_seconds(address: str, conf: dict, samples: int) -> list[float]:
+    """Seconds from a new client to its first metadata answer (TCP, TLS, SASL, ApiVersions)."""
+    import confluent_kafka as ck
+
+    out = []
+    for _ in range(samples):
+        t0 = time.perf_counter()
+        p = ck.Producer({"bootstrap.servers": address, **conf})
+        p.list_topics(TOPIC, timeout=10)
+        out.append(time.perf_counter() - t0)
+        del p
+    return out
+
+
+def bench_security(tmp: Path, n: int, samples: int) -> list[dict]:
+    """TLS and SASL listeners vs a plaintext one: throughput and the cost of a new connection.
+
+    Each protocol gets its own server over a fresh directory; the plaintext baseline runs in
+    the same process just before. The certificates come from trustme (a dev dependency)."""
+    import trustme
+
+    from kafkalog.security import ScramCredentialStore
+    from kafkalog.server import ServerConfig
+
+    ca = trustme.CA()
+    pem = Path(tempfile.mkdtemp(dir=tmp))
+    ca.cert_pem.write_to_path(str(pem / "ca.pem"))
+    ca.issue_cert("127.0.0.1").private_key_and_cert_chain_pem.write_to_path(
+        str(pem / "server.pem"))
+    records = make_records(n, 100)
+    setups = {
+        "plaintext": ({}, {}),
+        "ssl": ({"security_protocol": "SSL", "ssl_keystore_location": str(pem / "server.pem")},
+                {"security.protocol": "SSL", "ssl.ca.location": str(pem / "ca.pem")}),
+        "sasl_ssl.scram512": (
+            {"security_protocol": "SASL_SSL", "ssl_keystore_location": str(pem / "server.pem")},
+            {"security.protocol": "SASL_SSL", "ssl.ca.location": str(pem / "ca.pem"),
+             "sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "alice",
+             "sasl.password": "alice-secret"}),
+        "sasl_plaintext.plain": (
+            {"security_protocol": "SASL_PLAINTEXT", "sasl_plain_users": {"bob": "b"}},
+            {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+             "sasl.username": "bob", "sasl.password": "b"}),
+    }
+    got: dict[str, tuple[float, float, float]] = {}
+    for name, (server_fields, client_conf) in setups.items():
+        root = Path(tempfile.mkdtemp(dir=tmp))
+        ScramCredentialStore(root).set_password("alice", "SCRAM-SHA-512", "alice-secret", 4096)
+        server = KafkaServer(root, "127.0.0.1", 0,
+                             config=ServerConfig(**server_fields)).start()  # type: ignore[arg-type]
+        try:
+            server.broker.create_topic(TOPIC, 1)
+            produce = confluent_produce(server.address, records, conf=client_conf)
+            consume = confluent_consume(server.address, n, conf=client_conf)
+            connect = _percentile(_connect_seconds(server.address, client_conf, samples), 0.5)
+        finally:
+            server.stop()
+        got[name] = (produce, consume, connect)
+    base = got.pop("plaintext")
+    rows = []
+    what = (f"{n} records of 16 B key + 100 B value, one partition, confluent-kafka; baseline: "
+            f"the same over a PLAINTEXT listener in the same run")
+    for name, (produce, consume, connect) in got.items():
+        rows.append(_row(f"produce.confluent.100B.{name}", produce, "records/s", base[0], what))
+        rows.append(_row(f"consume.confluent.100B.{name}", consume, "records/s", base[1], what))
+        rows.append(_row(f"connect.confluent.{name}", connect, "s", base[2],
+                         f"median of {samples} new producers until their first metadata answer "
+                         f"(TCP, TLS handshake, SASL exchange, ApiVersions, Metadata); baseline "
+                         f"PLAINTEXT", time_like=True))
+    return rows
+
+
 def _percentile(values: list[float], q: float) -> float:
     s = sorted(values)
     return s[min(len(s) - 1, int(round(q * (len(s) - 1))))]
@@ -412,6 +484,7 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_throughput(tmp, "aiokafka", 100, 20_000 if quick else 200_000,
                                  idempotent=True)
         rows += bench_share(tmp, 20_000 if quick else 200_000)
+        rows += bench_security(tmp, 20_000 if quick else 200_000, 10 if quick else 50)
         rows += bench_latency(tmp, 500 if quick else 3000)
         return rows
     finally:

@@ -55,6 +55,8 @@ LAYERS: dict[str, int] = {
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,
     "kafkalog.tiered": 7,
+    "kafkalog.security": 7,  # SCRAM credentials and JAAS users of a tree (the server's wire
+                             # side, kafkalog.server.sasl, is above)
     "kafkalog.tools": 8,
     "kafkalog.admin": 8,  # the offline operator commands over a log dir
     "kafkalog.server": 8,

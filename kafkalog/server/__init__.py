@@ -12,7 +12,9 @@ Modules: :mod:`.protocol` (framing, kio (de)serialization, :func:`~.protocol.bui
 epochs, fetch wake-ups), :mod:`.api` (the API table), :mod:`.handlers` (one module per API
 family), :mod:`.producer_ids` (durable producer id blocks), :mod:`.txn_coordinator` (transactions
 in ``__transaction_state``), :mod:`.group_service` (drives :mod:`kafkalog.groups`' coordinator),
-:mod:`.server` (``KafkaServer``, ``serve``), :mod:`.command` (the CLI).
+:mod:`.server` (``KafkaServer``, ``serve``), :mod:`.command` (the CLI), :mod:`.listener` (TLS
+and the listener's security protocol) and :mod:`.sasl` (SASL PLAIN/SCRAM authentication of a
+connection; the credentials are :mod:`kafkalog.security`).
 
 Example
 -------

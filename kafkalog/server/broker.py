@@ -114,6 +114,27 @@ class ServerConfig:
         default of the group config ``share.auto.offset.reset``) or ``earliest``. Kafka sets it
         per group (IncrementalAlterConfigs on the group); here ``-c
         share.auto.offset.reset=earliest`` sets it for every group.
+    security_protocol:
+        The listener's protocol (the ``PROTOCOL://`` of Kafka's ``listeners``): ``PLAINTEXT``
+        (default), ``SSL``, ``SASL_PLAINTEXT`` or ``SASL_SSL``.
+    sasl_enabled_mechanisms:
+        ``sasl.enabled.mechanisms`` of a SASL listener: ``PLAIN``, ``SCRAM-SHA-256``,
+        ``SCRAM-SHA-512`` (Kafka's default is GSSAPI, which kafkalog does not serve; the
+        default here is all three).
+    sasl_plain_users:
+        SASL/PLAIN ``user -> password``, as the ``user_<name>`` options of the JAAS
+        ``PlainLoginModule`` entry (``kafkalog serve --jaas-config``).
+    ssl_keystore_location, ssl_key_password:
+        ``ssl.keystore.location`` of an SSL listener, a PEM file with the private key and the
+        certificate chain (``ssl.keystore.type=PEM``; JKS and PKCS12 keystores are not read),
+        and ``ssl.key.password`` when the key is encrypted.
+    ssl_truststore_location, ssl_client_auth:
+        ``ssl.truststore.location`` (PEM CA certificates) and ``ssl.client.auth`` (``none``,
+        ``requested``, ``required``): whether clients present certificates signed by them.
+    connections_failed_authentication_delay_ms:
+        ``connections.failed.authentication.delay.ms`` (100): how long a connection whose
+        authentication failed stays open after the failure response (Kafka's brake on
+        password guessing).
     """
 
     node_id: int = 1
@@ -141,6 +162,14 @@ class ServerConfig:
     group_share_partition_max_record_locks: int = 2000
     share_coordinator_state_topic_num_partitions: int = 50
     share_auto_offset_reset: str = "latest"
+    security_protocol: str = "PLAINTEXT"
+    sasl_enabled_mechanisms: tuple[str, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
+    sasl_plain_users: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
+    ssl_keystore_location: str | None = None
+    ssl_key_password: str | None = dataclasses.field(default=None, repr=False)
+    ssl_truststore_location: str | None = None
+    ssl_client_auth: str = "none"
+    connections_failed_authentication_delay_ms: int = 100
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], **fields: Any) -> ServerConfig:
@@ -174,6 +203,32 @@ class ServerConfig:
                 if text.lower() not in ("latest", "earliest"):
                     raise ConfigError(f"{key}: expected latest or earliest, found {raw!r}")
                 values[name] = text.lower()
+            elif name == "security_protocol":
+                if text.upper() not in SECURITY_PROTOCOLS:
+                    raise ConfigError(f"{key}: expected one of {', '.join(SECURITY_PROTOCOLS)}"
+                                      f", found {raw!r}")
+                values[name] = text.upper()
+            elif name == "sasl_enabled_mechanisms":
+                from .sasl import MECHANISMS
+
+                mechs = tuple(m.strip() for m in text.split(",") if m.strip())
+                bad = [m for m in mechs if m not in MECHANISMS]
+                if bad or not mechs:
+                    raise ConfigError(f"{key}: expected a list of {', '.join(MECHANISMS)}, "
+                                      f"found {raw!r}")
+                values[name] = mechs
+            elif name == "ssl_client_auth":
+                if text.lower() not in ("none", "requested", "required"):
+                    raise ConfigError(f"{key}: expected none, requested or required, found "
+                                      f"{raw!r}")
+                values[name] = text.lower()
+            elif name in ("ssl_keystore_location", "ssl_truststore_location",
+                          "ssl_key_password"):
+                values[name] = text or None
+            elif name == "_pem_only":
+                if text.upper() != "PEM":
+                    raise ConfigError(f"{key}: only PEM files are read (found {raw!r}; convert "
+                                      "a JKS or PKCS12 store with keytool/openssl)")
             elif name == "group_consumer_migration_policy":
                 if text.lower() not in MIGRATION_POLICIES:
                     raise ConfigError(f"{key}: expected one of {', '.join(MIGRATION_POLICIES)}"
@@ -215,7 +270,18 @@ _PROPERTIES = {
     "group.share.partition.max.record.locks": "group_share_partition_max_record_locks",
     "share.auto.offset.reset": "share_auto_offset_reset",
     "share.coordinator.state.topic.num.partitions": "share_coordinator_state_topic_num_partitions",
+    "security.protocol": "security_protocol",
+    "sasl.enabled.mechanisms": "sasl_enabled_mechanisms",
+    "ssl.keystore.location": "ssl_keystore_location",
+    "ssl.keystore.type": "_pem_only",
+    "ssl.key.password": "ssl_key_password",
+    "ssl.truststore.location": "ssl_truststore_location",
+    "ssl.truststore.type": "_pem_only",
+    "ssl.client.auth": "ssl_client_auth",
+    "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
 }
+#: the listener security protocols (Kafka's SecurityProtocol)
+SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
 
 class Broker:
@@ -251,6 +317,8 @@ class Broker:
         self.shares: Any = None
         #: set by the server: the dynamic group configs (kafkalog.server.group_configs)
         self.group_configs: Any = None
+        #: the tree's SCRAM credentials (kafkalog.security.ScramCredentialStore)
+        self.scram_credentials: Any = None
         #: called after a topic is created or deleted (the group coordinator's metadata)
         self.topic_listeners: list[Any] = []
         #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in

@@ -1,4 +1,5 @@
-"""``kafkalog serve DIR [--host 127.0.0.1] [--port 9092] [--node-id 1] [-c KEY=VALUE]...``.
+"""``kafkalog serve DIR [--host 127.0.0.1] [--port 9092] [--node-id 1] [-c KEY=VALUE]...
+[--security-protocol P] [--jaas-config FILE] [--add-scram SPEC]...``.
 
 Serve a log directory to Kafka clients until SIGINT/SIGTERM, then close it cleanly (every log
 flushed and closed, ``.kafka_cleanshutdown`` written). Binds to loopback unless ``--host`` names
@@ -7,6 +8,14 @@ another address. ``-c``/``--config`` sets a broker property by Kafka's name (``n
 ``group.consumer.migration.policy``...; :meth:`ServerConfig.from_properties` lists them). Exit
 status 0 after a clean shutdown, 1 when the directory or the address
 cannot be used (locked by another writer, port taken, ``kio`` missing), 2 for usage errors.
+
+Security (Kafka's listener protocols): ``--security-protocol SSL`` or ``SASL_SSL`` with ``-c
+ssl.keystore.location=server.pem`` (key and certificate chain, PEM) serves TLS;
+``SASL_PLAINTEXT``/``SASL_SSL`` require SASL authentication: PLAIN against the ``user_<name>``
+options of the ``PlainLoginModule`` in ``--jaas-config`` (Kafka's JAAS file), SCRAM-SHA-256/512
+against the tree's SCRAM credentials, which ``--add-scram 'SCRAM-SHA-256=[name=alice,
+password=alice-secret]'`` adds before serving (``kafka-storage.sh format --add-scram``'s syntax)
+and AlterUserScramCredentials changes while serving.
 
 Example
 -------
@@ -39,6 +48,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE",
                    help="a broker property by Kafka's name, e.g. num.partitions=3 or "
                         "group.consumer.heartbeat.interval.ms=1000 (repeatable)")
+    p.add_argument("--security-protocol", default=None,
+                   choices=["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"],
+                   help="the listener's protocol (default PLAINTEXT; same as -c "
+                        "security.protocol=...)")
+    p.add_argument("--jaas-config", default=None, metavar="FILE",
+                   help="a Kafka JAAS file: the user_<name>=\"<password>\" options of its "
+                        "PlainLoginModule entries are the SASL/PLAIN users")
+    p.add_argument("--add-scram", action="append", default=[], metavar="SPEC",
+                   help="store a SCRAM credential before serving: "
+                        "'SCRAM-SHA-256=[name=alice,password=alice-secret]' (optional "
+                        "iterations=N, 4096..16384; repeatable)")
     p.add_argument("--log-level", default="INFO",
                    choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="server log level")
     return p
@@ -54,7 +74,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     try:
         from ..errors import KafkaLogError
+        from ..security import parse_add_scram
         from .broker import ServerConfig
+        from .listener import check as check_listener
         from .server import KafkaServer
     except ImportError as e:
         sys.stderr.write(f"kafkalog serve: needs the server extra, pip install "
@@ -67,14 +89,28 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"kafkalog serve: --config expects KEY=VALUE, found {item!r}\n")
             return 2
         props[key.strip()] = value
+    if args.security_protocol is not None:
+        props["security.protocol"] = args.security_protocol
+    fields: dict = {"node_id": args.node_id, "advertised_host": args.advertised_host}
     try:
-        config = ServerConfig.from_properties(props, node_id=args.node_id,
-                                              advertised_host=args.advertised_host)
+        if args.jaas_config is not None:
+            from ..security import plain_users
+
+            try:
+                text = open(args.jaas_config, encoding="utf-8").read()
+            except OSError as e:
+                sys.stderr.write(f"kafkalog serve: cannot read --jaas-config: {e}\n")
+                return 2
+            fields["sasl_plain_users"] = plain_users(text, where=args.jaas_config)
+        scram = [parse_add_scram(spec) for spec in args.add_scram]
+        config = ServerConfig.from_properties(props, **fields)
+        check_listener(config)
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog serve: {e}\n")
         return 2
     try:
-        KafkaServer(args.dir, args.host, args.port, config=config).serve_forever()
+        KafkaServer(args.dir, args.host, args.port, config=config,
+                    add_scram=scram).serve_forever()
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog serve: {e}\n")
         return 1

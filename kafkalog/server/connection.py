@@ -16,6 +16,11 @@ request (RequestContext.isUnsupportedApiVersionsRequest): error ``UNSUPPORTED_VE
 the versions served, under the request's correlation id. (Kafka itself closes the connection for
 other APIs: SocketServer.parseRequestHeader throws InvalidRequestException.)
 
+On a SASL listener the frames before authentication go to the connection's
+:class:`~kafkalog.server.sasl.SaslAuthenticator` (ApiVersions, SaslHandshake, the mechanism's
+tokens); a failed or out-of-order exchange is answered as Kafka answers it and the connection
+closes after ``connections.failed.authentication.delay.ms``.
+
 Threads: runs on the server's event loop.
 """
 
@@ -29,6 +34,7 @@ from typing import Any
 from . import handlers  # noqa: F401 - registers every API
 from .api import APIS, RequestContext
 from .handlers.api_versions import api_versions_body
+from .listener import authenticator
 from .protocol import (
     ErrorCode,
     ProtocolError,
@@ -65,6 +71,8 @@ class Connection:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.requests = 0
+        #: the SASL exchange still to complete on a SASL listener (None: nothing to do)
+        self.auth = authenticator(broker, self.peer, self.handle_frame)
 
     async def run(self) -> None:
         """Read, handle and answer requests until the client closes or sends a bad frame."""
@@ -90,6 +98,18 @@ class Connection:
                     logger.warning("%s: closing connection: frame cut mid-way (expected %d "
                                    "bytes, found %d)", self.peer, size, len(e.partial))
                     return
+                if self.auth is not None and not self.auth.complete:
+                    response, close = await self.auth.handle(frame)
+                    if response is not None:
+                        self.writer.write(response)
+                        await self.writer.drain()
+                    if close:
+                        # connections.failed.authentication.delay.ms: the failure is answered,
+                        # the close comes later (Kafka's brake on guessing passwords)
+                        delay = self.broker.config.connections_failed_authentication_delay_ms
+                        await asyncio.sleep(delay / 1000)
+                        return
+                    continue
                 response = await self.handle_frame(frame)
                 self.requests += 1
                 if response is not None:

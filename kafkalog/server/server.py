@@ -1,7 +1,8 @@
 """``KafkaServer``: a Kafka wire-protocol endpoint over one log directory.
 
 The server opens the directory as a :class:`~kafkalog.log_dir.LogDir`, listens on ``host:port``
-(loopback unless another address is asked for), and serves each accepted socket with a
+(loopback unless another address is asked for; over TLS for an ``SSL``/``SASL_SSL`` listener,
+:mod:`~kafkalog.server.listener`), and serves each accepted socket with a
 :class:`~kafkalog.server.connection.Connection` on one asyncio event loop. Every engine call
 happens on that loop's thread, so requests never race on a log: each request is handled whole
 before the next one starts, except while a fetch long-polls (it then awaits, holding nothing).
@@ -38,15 +39,19 @@ import os
 import signal
 import socket
 import threading
+from collections.abc import Sequence
 from typing import Any
 
 from ..clock import Clock
 from ..config import LogConfig
 from ..log_dir import LogDir
+from ..security.scram_credentials import ScramCredentialStore
 from .broker import Broker, ServerConfig
 from .connection import Connection
 from .group_configs import GroupConfigStore
 from .group_service import GroupService
+from .listener import check as check_listener
+from .listener import ssl_context
 from .share_service import ShareService
 from .txn_coordinator import TransactionCoordinator
 
@@ -74,13 +79,17 @@ class KafkaServer:
         Topic defaults for the log dir (a ``LogConfig`` or Kafka property names).
     clock:
         Time source for the engine and the coordinators.
+    add_scram:
+        SCRAM credentials ``(mechanism, user, password, iterations)`` stored in the tree once it
+        is open (locked) and before serving (``kafkalog serve --add-scram``).
     """
 
     def __init__(self, log_dir: str | os.PathLike[str] | LogDir, host: str = "127.0.0.1",
                  port: int = 9092, *, node_id: int | None = None,
                  config: ServerConfig | None = None,
                  log_config: LogConfig | dict[str, Any] | None = None,
-                 clock: Clock | None = None) -> None:
+                 clock: Clock | None = None,
+                 add_scram: Sequence[tuple[str, str, str, int]] = ()) -> None:
         cfg = config if config is not None else ServerConfig()
         if node_id is not None:
             import dataclasses
@@ -92,6 +101,7 @@ class KafkaServer:
         self._log_dir_arg = log_dir
         self._log_config = log_config
         self._clock = clock
+        self._add_scram = list(add_scram)
         self.broker: Broker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -193,6 +203,9 @@ class KafkaServer:
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
             broker.group_configs = GroupConfigStore(log_dir.root, self.config)
+            broker.scram_credentials = ScramCredentialStore(log_dir.root)
+            for mechanism, user, password, iterations in self._add_scram:
+                broker.scram_credentials.set_password(user, mechanism, password, iterations)
             broker.groups = GroupService(broker)
             broker.topic_listeners.append(broker.groups.topics_changed)
             broker.shares = ShareService(broker, other_group_type=broker.groups.group_type)
@@ -208,11 +221,13 @@ class KafkaServer:
     async def _main(self, ready: threading.Event | None, *, install_signals: bool) -> None:
         self._loop = asyncio.get_running_loop()
         self._stopping = asyncio.Event()
+        check_listener(self.config)
+        tls = ssl_context(self.config)
         broker = self._open_broker()
         self.broker = broker
         try:
             server = await asyncio.start_server(self._on_client, self.host, self.port,
-                                                reuse_address=True)
+                                                reuse_address=True, ssl=tls)
         except BaseException:
             broker.close()
             raise
@@ -225,8 +240,8 @@ class KafkaServer:
         if install_signals:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._loop.add_signal_handler(sig, self._stopping.set)
-        logger.info("kafkalog serving %s on %s:%d (node %d)", broker.log_dir.root, self.host,
-                    self.port, self.config.node_id)
+        logger.info("kafkalog serving %s on %s://%s:%d (node %d)", broker.log_dir.root,
+                    self.config.security_protocol, self.host, self.port, self.config.node_id)
         if ready is not None:
             ready.set()
         try:

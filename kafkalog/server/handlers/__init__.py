@@ -16,6 +16,7 @@ from . import (  # noqa: F401 - imported for their registrations
     metadata,
     offsets_for_leader_epoch,
     produce,
+    security,
     share_groups,
     topics,
     transaction_admin,

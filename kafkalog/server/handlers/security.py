@@ -1,0 +1,74 @@
+"""SaslHandshake (17), SaslAuthenticate (36), DescribeUserScramCredentials (50) and
+AlterUserScramCredentials (51).
+
+The two SASL APIs are answered here only once a connection needs no authentication (a
+``PLAINTEXT``/``SSL`` listener, or a SASL connection already authenticated): Kafka's
+``KafkaApis.handleSaslHandshakeRequest`` answers ILLEGAL_SASL_STATE, and
+``handleSaslAuthenticateRequest`` ILLEGAL_SASL_STATE "SaslAuthenticate request received after
+successful authentication". Before authentication they go to
+:class:`kafkalog.server.sasl.SaslAuthenticator` instead (KIP-368 re-authentication is not
+served).
+
+The SCRAM APIs manage the tree's :class:`~kafkalog.security.ScramCredentialStore` as Kafka's
+controller (``ScramControlManager``) and metadata image (``ScramImage.describe``) do: what
+``kafka-configs.sh --entity-type users --alter --add-config 'SCRAM-SHA-256=[...]'`` and
+``Admin.alterUserScramCredentials``/``describeUserScramCredentials`` send. The client salts
+and hashes the password (the request carries ``SaltedPassword``); only the derived keys are
+stored. A change applies to the next authentication (connections already authenticated stay).
+
+Versions: SaslHandshake 0-1, SaslAuthenticate 0-2, the SCRAM APIs 0 (Kafka 3.9).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..api import RequestContext, register
+from ..protocol import ErrorCode
+
+__all__ = ["sasl_handshake", "sasl_authenticate", "describe_user_scram_credentials",
+           "alter_user_scram_credentials"]
+
+
+@register(17, "SaslHandshake", 0, 1)
+async def sasl_handshake(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    cfg = ctx.broker.config
+    mechanisms = list(cfg.sasl_enabled_mechanisms) \
+        if cfg.security_protocol.startswith("SASL_") else []
+    return {"error_code": ErrorCode.illegal_sasl_state, "mechanisms": mechanisms}
+
+
+@register(36, "SaslAuthenticate", 0, 2)
+async def sasl_authenticate(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    return {"error_code": ErrorCode.illegal_sasl_state,
+            "error_message": "SaslAuthenticate request received after successful "
+                             "authentication",
+            "auth_bytes": b"", "session_lifetime": 0}
+
+
+@register(50, "DescribeUserScramCredentials", 0, 0)
+async def describe_user_scram_credentials(ctx: RequestContext, request: Any
+                                          ) -> Mapping[str, Any]:
+    from ...security.scram_credentials import MECHANISM_TYPES
+
+    users = None if request.users is None else [u.name for u in request.users]
+    results = ctx.broker.scram_credentials.describe(users)
+    return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
+            "results": [{"user": r.user, "error_code": r.error_code,
+                         "error_message": r.error_message,
+                         "credential_infos": [{"mechanism": MECHANISM_TYPES[m],
+                                               "iterations": i} for m, i in r.credentials]}
+                        for r in results]}
+
+
+@register(51, "AlterUserScramCredentials", 0, 0)
+async def alter_user_scram_credentials(ctx: RequestContext, request: Any
+                                       ) -> Mapping[str, Any]:
+    results = ctx.broker.scram_credentials.alter(
+        [(d.name, int(d.mechanism)) for d in request.deletions],
+        [(u.name, int(u.mechanism), int(u.iterations), bytes(u.salt), bytes(u.salted_password))
+         for u in request.upsertions])
+    return {"throttle_time": 0,
+            "results": [{"user": r.user, "error_code": r.error_code,
+                         "error_message": r.error_message} for r in results]}

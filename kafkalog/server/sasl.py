@@ -1,0 +1,316 @@
+"""SASL authentication of one connection: a port of Kafka's ``SaslServerAuthenticator`` with the
+PLAIN (``PlainSaslServer``) and SCRAM-SHA-256/512 (``ScramSaslServer``) mechanisms.
+
+On a ``SASL_PLAINTEXT`` or ``SASL_SSL`` listener a connection must authenticate before any other
+request; the exchange is Kafka's (KIP-43, KIP-152):
+
+1. optionally ``ApiVersions`` (answered as on any connection, once, before the handshake);
+2. ``SaslHandshake`` naming a mechanism: an enabled one is answered NONE with the enabled list;
+   another UNSUPPORTED_SASL_MECHANISM (then the connection closes);
+3. the mechanism's tokens: wrapped in ``SaslAuthenticate`` requests after a v1 handshake, or as
+   bare size-prefixed tokens after a v0 handshake (how clients before KIP-152 talk);
+4. once the mechanism completes, requests are served as on any connection.
+
+Any other request before authentication closes the connection (Kafka:
+``IllegalSaslStateException`` "Unexpected Kafka request of type X during SASL handshake."). A
+failed authentication is answered SASL_AUTHENTICATION_FAILED (58) with Kafka's message, then the
+connection closes after ``connections.failed.authentication.delay.ms`` (100 ms). Kafka's
+messages: PLAIN's own ("Authentication failed: Invalid username or password", ...); for SCRAM,
+which must not reveal whether a user exists, "Authentication failed during authentication due to
+invalid credentials with SASL mechanism SCRAM-SHA-256".
+
+The credentials: PLAIN users and passwords from a JAAS configuration
+(:func:`kafkalog.security.plain_users`); SCRAM credentials (salt, stored key, server key,
+iterations; never a password) from the tree's
+:class:`~kafkalog.security.ScramCredentialStore`, managed with AlterUserScramCredentials. The
+SCRAM exchange itself is ``scramp``'s server; Kafka's parts around it are here (the SASL name's
+``=2C``/``=3D`` escapes, the authorization id check, the minimum iteration count). Deviation:
+a SCRAM authorization id equal to the user (``n,a=alice,n=alice,...``, which Kafka accepts and
+no common client sends) is refused, as ``scramp`` takes none.
+
+Not served: GSSAPI (Kerberos), OAUTHBEARER, delegation tokens, re-authentication (KIP-368;
+sessions never expire: ``connections.max.reauth.ms`` is 0, Kafka's default). There is no
+authorizer: an authenticated principal may do everything, as on a Kafka broker without
+``authorizer.class.name``.
+
+Threads: runs on the server's event loop.
+"""
+
+from __future__ import annotations
+
+import hmac
+import logging
+import re
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ..security.scram_credentials import (
+    MECHANISMS as SCRAM_MECHANISMS,
+)
+from ..security.scram_credentials import (
+    MIN_ITERATIONS,
+    ScramCredentialStore,
+    username_from_sasl_name,
+)
+from .protocol import ErrorCode, ProtocolError, build, decode_request, encode_response, peek_header
+from .protocol import response_class as _response_class
+
+__all__ = ["SaslAuthenticator", "SaslFailure", "MECHANISMS", "PLAIN"]
+
+logger = logging.getLogger("kafkalog.server")
+
+PLAIN = "PLAIN"
+#: the mechanisms this server can serve
+MECHANISMS = (PLAIN, *SCRAM_MECHANISMS)
+_API_VERSIONS = 18
+_SASL_HANDSHAKE = 17
+_SASL_AUTHENTICATE = 36
+
+
+class SaslFailure(Exception):
+    """A failed exchange: ``client_message`` is what the client is told (Kafka's
+    ``SaslAuthenticationException`` message), ``detail`` what the server log says."""
+
+    def __init__(self, client_message: str, detail: str | None = None) -> None:
+        super().__init__(client_message)
+        self.client_message = client_message
+        self.detail = detail or client_message
+
+
+class _PlainServer:
+    """``PlainSaslServer``: one token ``[authzid] NUL authcid NUL passwd`` (RFC 4616)."""
+
+    def __init__(self, users: Mapping[str, str]) -> None:
+        self.users = users
+        self.complete = False
+        self.principal: str | None = None
+
+    def evaluate(self, token: bytes) -> bytes:
+        parts = token.decode("utf-8", "replace").split("\x00", 3)
+        if len(parts) != 3:
+            raise SaslFailure(f"Invalid SASL/PLAIN response: expected 3 tokens, got "
+                              f"{len(parts)}")
+        authzid, user, password = parts
+        if not user:
+            raise SaslFailure("Authentication failed: username not specified")
+        if not password:
+            raise SaslFailure("Authentication failed: password not specified")
+        expected = self.users.get(user)
+        if expected is None or not hmac.compare_digest(expected.encode(), password.encode()):
+            raise SaslFailure("Authentication failed: Invalid username or password",
+                              f"invalid username or password for user {user!r}")
+        if authzid and authzid != user:
+            raise SaslFailure("Authentication failed: Client requested an authorization id "
+                              "that is different from username")
+        self.principal = user
+        self.complete = True
+        return b""
+
+
+class _ScramServer:
+    """``ScramSaslServer``: client-first -> server-first, client-final -> server-final."""
+
+    def __init__(self, mechanism: str, store: ScramCredentialStore,
+                 s_nonce: str | None = None) -> None:
+        import scramp
+
+        self.mechanism = mechanism
+        self.store = store
+        self.complete = False
+        self.principal: str | None = None
+        self._user: str | None = None
+        #: why the credential lookup failed (scramp wraps what the lookup raises)
+        self._lookup_failure: SaslFailure | None = None
+        # (s_nonce: the server's nonce, random unless a test fixes it)
+        self._server = scramp.ScramMechanism(mechanism).make_server(self._auth_info,
+                                                                    s_nonce=s_nonce)
+        self._step = 0
+
+    def _generic(self, detail: str) -> SaslFailure:
+        # (SaslServerAuthenticator hides the reason of a SaslException from the client)
+        return SaslFailure("Authentication failed during authentication due to invalid "
+                           f"credentials with SASL mechanism {self.mechanism}", detail)
+
+    def _auth_info(self, name: str) -> tuple[bytes, bytes, bytes, int]:
+        try:
+            user = username_from_sasl_name(name)
+        except ValueError as e:
+            self._lookup_failure = self._generic(str(e))
+            raise self._lookup_failure from None
+        cred = self.store.get(user, self.mechanism)
+        if cred is None:
+            self._lookup_failure = self._generic(
+                f"Authentication failed: Invalid user credentials (no {self.mechanism} "
+                f"credential for user {user!r})")
+            raise self._lookup_failure
+        if cred.iterations < MIN_ITERATIONS:
+            self._lookup_failure = self._generic(
+                f"Iterations {cred.iterations} is less than the minimum {MIN_ITERATIONS} for "
+                f"{self.mechanism}")
+            raise self._lookup_failure
+        self._user = user
+        return cred.salt, cred.stored_key, cred.server_key, cred.iterations
+
+    def evaluate(self, token: bytes) -> bytes:
+        import scramp
+
+        try:
+            text = token.decode("utf-8")
+        except UnicodeDecodeError:
+            raise self._generic("SCRAM message is not UTF-8") from None
+        try:
+            if self._step == 0:
+                self._step = 1
+                fields = text.split(",", 3)
+                if len(fields) > 2 and fields[1].startswith("a="):
+                    # an authorization id: Kafka takes one equal to the user; scramp takes
+                    # none, so both cases are refused, the other with Kafka's text
+                    user = fields[2][2:] if fields[2].startswith("n=") else None
+                    if fields[1][2:] != user:
+                        raise SaslFailure("Authentication failed: Client requested an "
+                                          "authorization id that is different from username")
+                    raise self._generic("an authorization id (a=) is not supported")
+                self._server.set_client_first(text)
+                return self._server.get_server_first().encode()
+            if self._step == 1:
+                self._step = 2
+                self._server.set_client_final(text)
+                out = self._server.get_server_final().encode()
+                self.principal = self._user
+                self.complete = True
+                return out
+        except SaslFailure:
+            raise
+        except (scramp.ScramException, ValueError, KeyError) as e:
+            if self._lookup_failure is not None:
+                raise self._lookup_failure from None
+            raise self._generic(f"Authentication failed: Invalid client message ({e})") \
+                from None
+        raise self._generic("Unexpected challenge in Sasl server state COMPLETE")
+
+
+class SaslAuthenticator:
+    """The SASL state of one connection (see the module docstring).
+
+    :meth:`handle` takes each frame until :attr:`complete`; it returns the bytes to send back
+    (or None) and whether to close the connection after them.
+    """
+
+    def __init__(self, *, peer: str, mechanisms: Sequence[str], plain_users: Mapping[str, str],
+                 scram_store: ScramCredentialStore | None,
+                 api_versions: Callable[[bytes], Any]) -> None:
+        self.peer = peer
+        self.mechanisms = list(mechanisms)
+        self.plain_users = plain_users
+        self.scram_store = scram_store
+        self._api_versions = api_versions
+        self.state = "handshake_or_versions"
+        self.raw_tokens = False  # a v0 handshake: tokens without SaslAuthenticate headers
+        self.mechanism: str | None = None
+        self.principal: str | None = None
+        self._server: _PlainServer | _ScramServer | None = None
+
+    @property
+    def complete(self) -> bool:
+        return self.state == "complete"
+
+    async def handle(self, frame: bytes) -> tuple[bytes | None, bool]:
+        """``(response frame or None, close after it)`` for one frame received before the
+        connection authenticated."""
+        if self.state == "authenticate":
+            return self._authenticate(frame)
+        try:
+            key, version, correlation_id = peek_header(frame)
+        except ProtocolError as e:
+            return self._fail(f"first packet is not a Kafka request ({e}); GSSAPI is not "
+                              "supported by this server")
+        if key == _API_VERSIONS and self.state == "handshake_or_versions":
+            self.state = "handshake"
+            return await self._api_versions(frame), False
+        if key != _SASL_HANDSHAKE:
+            return self._fail(f"Unexpected Kafka request of type {_api_name(key)} during SASL "
+                              "handshake.")
+        try:
+            _, request = decode_request(frame, key, version)
+        except ProtocolError as e:
+            return self._fail(f"bad SaslHandshake request: {e}")
+        mechanism = request.mechanism
+        ok = mechanism in self.mechanisms
+        body = {"error_code": ErrorCode.none if ok else ErrorCode.unsupported_sasl_mechanism,
+                "mechanisms": list(self.mechanisms)}
+        out = encode_response(key, version, correlation_id,
+                              build(_response_class(key, version), body))
+        if not ok:
+            logger.warning("%s: closing connection: Unsupported SASL mechanism %s (enabled: "
+                           "%s)", self.peer, mechanism, ", ".join(self.mechanisms))
+            return out, True
+        self.mechanism = mechanism
+        self.raw_tokens = version == 0
+        self._server = (_PlainServer(self.plain_users) if mechanism == PLAIN
+                        else _ScramServer(mechanism, self._store()))
+        self.state = "authenticate"
+        return out, False
+
+    def _store(self) -> ScramCredentialStore:
+        if self.scram_store is None:  # pragma: no cover - the server always gives one
+            raise RuntimeError("SCRAM enabled without a credential store")
+        return self.scram_store
+
+    def _fail(self, why: str) -> tuple[bytes | None, bool]:
+        logger.warning("%s: closing connection: %s", self.peer, why)
+        self.state = "failed"
+        return None, True
+
+    def _authenticate(self, frame: bytes) -> tuple[bytes | None, bool]:
+        server = self._server
+        assert server is not None
+        if self.raw_tokens:
+            try:
+                token = server.evaluate(bytes(frame))
+            except SaslFailure as e:
+                return self._fail(f"SASL {self.mechanism} authentication failed: {e.detail}")
+            self._maybe_done(server)
+            # (PLAIN answers an empty token; Kafka still sends its size prefix)
+            return len(token).to_bytes(4, "big") + token, False
+        try:
+            key, version, correlation_id = peek_header(frame)
+        except ProtocolError as e:
+            return self._fail(f"bad request during SASL authentication: {e}")
+        if key != _SASL_AUTHENTICATE:
+            return self._fail(f"Unexpected Kafka request of type {_api_name(key)} during SASL "
+                              "authentication.")
+        try:
+            _, request = decode_request(frame, key, version)
+        except ProtocolError as e:
+            return self._fail(f"bad SaslAuthenticate request: {e}")
+        close = False
+        try:
+            token = server.evaluate(bytes(request.auth_bytes))
+            body: dict[str, Any] = {"error_code": ErrorCode.none, "error_message": None,
+                                    "auth_bytes": token, "session_lifetime": 0}
+            self._maybe_done(server)
+        except SaslFailure as e:
+            logger.warning("%s: closing connection: SASL %s authentication failed: %s",
+                           self.peer, self.mechanism, e.detail)
+            body = {"error_code": ErrorCode.sasl_authentication_failed,
+                    "error_message": e.client_message, "auth_bytes": b"",
+                    "session_lifetime": 0}
+            self.state = "failed"
+            close = True
+        return encode_response(key, version, correlation_id,
+                               build(_response_class(key, version), body)), close
+
+    def _maybe_done(self, server: _PlainServer | _ScramServer) -> None:
+        if server.complete:
+            self.state = "complete"
+            self.principal = server.principal
+            logger.info("%s: authenticated as User:%s (SASL %s)", self.peer, self.principal,
+                        self.mechanism)
+
+
+def _api_name(key: int) -> str:
+    from .api import APIS
+
+    api = APIS.get(key)
+    # Kafka prints its ApiKeys enum name: FindCoordinator -> FIND_COORDINATOR
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", api.name).upper() if api is not None else str(key)
