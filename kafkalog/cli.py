@@ -12,7 +12,7 @@ Subcommands
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
 ``topics``, ``configs``, ``delete-records``, ``transactions``
-    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics``,
+    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics|users``,
     ``kafka-delete-records.sh`` and ``kafka-transactions.sh`` on a log directory, offline
     (``kafkalog.admin``).
 ``tiered``
@@ -238,7 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
 _ADMIN_COMMANDS = {
     "topics": "Create, delete, describe, or change topics of a log dir (kafka-topics.sh, "
               "offline).",
-    "configs": "Describe or alter topic configs of a log dir (kafka-configs.sh, offline).",
+    "configs": "Describe or alter topic configs and SCRAM users of a log dir (kafka-configs.sh, "
+               "offline).",
     "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
     "transactions": "List, describe, find hanging and abort transactions of a log dir "
                     "(kafka-transactions.sh, offline).",

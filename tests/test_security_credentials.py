@@ -184,3 +184,21 @@ def test_add_scram_argument():
                      ("SCRAM-SHA-256=[name=a,password=b,iterations=99]", "4096..16384")):
         with pytest.raises(ConfigError, match=msg):
             parse_add_scram(bad)
+
+
+def test_update_user_writes_all_or_nothing(tmp_path):
+    s = ScramCredentialStore(tmp_path)
+    s.set_password("alice", "SCRAM-SHA-256", "old")
+    before = (tmp_path / SCRAM_CREDENTIALS_FILE).read_bytes()
+    for dels, pws, msg in ((["SCRAM-SHA-512"], [], "does not exist"),
+                           (["SCRAM-SHA-256"], [("SCRAM-SHA-256", "x", 4096)], "twice"),
+                           ([], [("SCRAM-SHA-512", "x", 4096), ("SCRAM-SHA-256", "y", 99)],
+                            "Too few iterations")):
+        with pytest.raises(ConfigError, match=msg):
+            s.update_user("alice", dels, pws)
+        assert (tmp_path / SCRAM_CREDENTIALS_FILE).read_bytes() == before
+    s.update_user("alice", ["SCRAM-SHA-256"], [("SCRAM-SHA-512", "new", 8192)])
+    again = ScramCredentialStore(tmp_path)
+    assert again.get("alice", "SCRAM-SHA-256") is None
+    c = again.get("alice", "SCRAM-SHA-512")
+    assert c == ScramCredential.from_password("SCRAM-SHA-512", "new", 8192, salt=c.salt)

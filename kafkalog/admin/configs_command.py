@@ -1,9 +1,13 @@
-"""``kafkalog configs``: Kafka's ``kafka-configs.sh --entity-type topics`` over a log dir, offline.
+"""``kafkalog configs``: Kafka's ``kafka-configs.sh --entity-type topics|users`` over a log dir,
+offline.
 
 Source: ``core/src/main/scala/kafka/admin/ConfigCommand.scala`` (Kafka 3.9) for the options,
 their checks and the texts; what a broker answers (``DescribeConfigs``,
 ``IncrementalAlterConfigs``) from ``core/src/main/scala/kafka/server/ConfigHelper.scala`` and
-``server-common/.../config/ServerTopicConfigSynonyms.java``.
+``server-common/.../config/ServerTopicConfigSynonyms.java``; for users, what the admin client
+(``KafkaAdminClient.alterUserScramCredentials``) and the controller
+(``metadata/.../controller/ScramControlManager.java``, ``metadata/.../image/ScramImage.java``)
+answer.
 
 =================================================================  ============================
 ``kafkalog configs LOGDIR --entity-type topics --describe``        every topic's overrides
@@ -11,7 +15,16 @@ their checks and the texts; what a broker answers (``DescribeConfigs``,
                                                                    its configs with ``--all``)
 ``... --alter --entity-name T --add-config k1=v1,k2=[a,b]``        set overrides
 ``... --alter --entity-name T --delete-config k1,k2``              remove overrides
+``kafkalog configs LOGDIR --entity-type users --describe``         every user's SCRAM
+                                                                   credentials
+``... --describe --entity-name U [--json]``                        one user's credentials
+``... --alter --entity-name U --add-config``                       create or replace
+``'SCRAM-SHA-256=[iterations=8192,password=P]'``                   credentials
+``... --alter --entity-name U --delete-config SCRAM-SHA-512``      remove a credential
 =================================================================  ============================
+
+Topics
+------
 
 Describe prints ConfigCommand's lines::
 
@@ -38,15 +51,73 @@ topic config kafkalog does not implement, or a bad value fails naming the config
 changes. Then :meth:`~kafkalog.log_dir.LogDir.update_topic_config` persists and applies them:
 "Completed updating config for topic T.".
 
-Errors: the tool's own checks ("Invalid config(s): k", a malformed ``--add-config``) print
-their bare message on stderr, as ConfigCommand's ``IllegalArgumentException``/
-``InvalidConfigurationException`` handler does; what a broker would refuse (an unknown topic, a
-config name or value) prints "Error while executing config command with args '...'" and then
-the reason, naming the topic's log dir or the config (Kafka prints the stack trace there).
+Users (SCRAM credentials)
+-------------------------
 
-Only ``--entity-type topics`` exists offline (brokers', clients', users', ips' and client
-metrics' configs live in the cluster): another type is a usage error. ``--add-config-file``,
-``--entity-default`` and the ``--topic`` shortcut are not implemented.
+A user's configs offline are its SCRAM credentials, kept in the log dir's
+:class:`~kafkalog.security.ScramCredentialStore` (``.kafkalog-scram-credentials.json`` at its
+root, what ``kafkalog serve`` authenticates against). Users are not tied to topics: the dir need
+not hold any. Quotas (``producer_byte_rate``, ``consumer_byte_rate``, ``request_percentage``,
+``controller_mutation_rate``) are not kept in a log dir: describe shows none (Kafka's "Quota
+configs for user-principal 'U' are ..." line is never printed) and altering one is refused.
+
+Describe follows ``describeClientQuotaAndUserScramCredentialConfigs``: one line per user with
+credentials, users sorted by name (Kafka's order is the controller's hash order), mechanisms in
+type order::
+
+    SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-256=iterations=8192, ...
+    ...SCRAM-SHA-512=iterations=4096
+
+(one line, cut in two here). A named user without credentials prints nothing (the admin
+client's ``users()`` leaves out the controller's RESOURCE_NOT_FOUND answer). ``--json`` prints
+``{"users": [{"user": U, "credentials": [{"mechanism": M, "iterations": N}, ...]}, ...]}``.
+``--all`` changes nothing.
+
+Alter follows ``alterConfig`` for users and ``alterUserScramCredentialConfigs``: every
+``--add-config``/``--delete-config`` name must be a SCRAM mechanism (``SCRAM-SHA-256``,
+``SCRAM-SHA-512``) or a quota ("Only quota and SCRAM credential configs can be added for 'users'.
+Unexpected config names: k": Kafka's text without its "using --bootstrap-server" and with the
+names comma-separated instead of Scala's ``Set(...)``); a quota then fails ("Quota configs are not
+kept in a log dir: ..."). A value is ``[iterations=N,]password=P`` (Kafka's regular expression:
+``iterations`` first, default 4096, ``-1`` meaning the default; everything after ``password=`` is
+the password), else "Invalid credential property SCRAM_SHA_256=..." (Kafka names the mechanism's
+Java enum constant there); fewer than 4096 iterations fail with "Iterations N is less than the
+minimum 4096 required for SCRAM-SHA-256". What the admin client and the controller refuse
+prints "Error while executing config command with args '...'" and then the Kafka exception's
+class and message: an empty password ("UnacceptableCredentialException: Password must not be
+empty"), more than 16384 iterations ("UnacceptableCredentialException: Too many iterations"),
+deleting a credential the user does not have ("ResourceNotFoundException: Attempt to delete a
+user credential that does not exist"), a mechanism both added and deleted or deleted twice
+("DuplicateResourceException: A user credential cannot be altered twice in the same request").
+The echoed arguments show every ``password=`` value as ``[hidden]`` (Kafka prints the password
+there). Everything is checked before anything is written; then the credentials are derived from
+the passwords (a random salt each; the passwords are not stored) and persisted in one atomic
+write: "Completed updating config for user U.".
+
+One difference: Kafka 3.9's KRaft controller refuses any two changes of one user in one
+request (DUPLICATE_RESOURCE), so there ``'SCRAM-SHA-256=[...],SCRAM-SHA-512=[...]'`` fails
+although Kafka's documentation shows it (ZooKeeper-mode Kafka accepted it). kafkalog accepts
+changes of different mechanisms of a user together, as ZooKeeper mode and the documentation do,
+and writes them together.
+
+Errors and what is not implemented
+----------------------------------
+
+The tool's own checks ("Invalid config(s): k", a malformed ``--add-config``, the SCRAM value
+checks above) print their bare message on stderr, as ConfigCommand's
+``IllegalArgumentException``/``InvalidConfigurationException`` handler does; what a broker
+would refuse (an unknown topic, a config name or value, the SCRAM refusals above) prints "Error
+while executing config command with args '...'" and then the reason, naming the topic's log dir
+or the config (Kafka prints the stack trace there).
+
+Only ``--entity-type topics`` and ``--entity-type users`` exist offline (brokers', clients',
+ips', client metrics' and groups' configs and all quotas live in the cluster): another type is a
+usage error, and so are two types together. ``--add-config-file``, ``--entity-default`` and the
+``--topic``/``--user`` shortcuts are not implemented.
+
+Reading (``--describe``) takes no lock; ``--alter`` opens the dir for writing, which takes its
+``.lock``: a dir a running ``kafkalog serve`` (or broker) holds is refused, so the credentials
+file is never written behind a server's back.
 
 Example
 -------
@@ -59,6 +130,13 @@ Example
 ...       "--add-config", "retention.ms=60000"])
 Completed updating config for topic orders.
 0
+>>> main([d, "--entity-type", "users", "--entity-name", "alice", "--alter",
+...       "--add-config", "SCRAM-SHA-256=[iterations=8192,password=alice-secret]"])
+Completed updating config for user alice.
+0
+>>> main([d, "--entity-type", "users", "--describe"])
+SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-256=iterations=8192
+0
 """
 
 from __future__ import annotations
@@ -68,10 +146,17 @@ import json
 import re
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
 from ..config import LogConfig
 from ..errors import ConfigError, KafkaLogError
+from ..security.scram_credentials import (
+    MAX_ITERATIONS,
+    MECHANISMS,
+    MIN_ITERATIONS,
+    ScramCredentialStore,
+)
 from ..usage import ArgumentParser, UsageError, parse_args
 from . import (
     EXIT_ERROR,
@@ -86,7 +171,7 @@ from . import (
 if TYPE_CHECKING:
     from ..log_dir import LogDir
 
-__all__ = ["main", "build_parser", "parse_add_config", "check_topic_config",
+__all__ = ["main", "build_parser", "parse_add_config", "check_topic_config", "scram_changes",
            "KAFKA_TOPIC_CONFIGS"]
 
 #: every topic config name Kafka 3.9 knows (``LogConfig.configNames``: TopicConfig's names and
@@ -136,23 +221,44 @@ _PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
 _KEY_VALUE = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
 _VALID_KEY = re.compile(r"[a-zA-Z0-9._-]*")
 
+#: the entity types a log dir holds
+_ENTITY_TYPES = ("topics", "users")
+#: QuotaConfig.isClientOrUserQuotaConfig (server-common QuotaConfig.java, 3.9)
+_USER_QUOTA_CONFIGS = frozenset({"producer_byte_rate", "consumer_byte_rate",
+                                 "request_percentage", "controller_mutation_rate"})
+# ConfigCommand.alterUserScramCredentialConfigs: a SCRAM credential's value (matched whole)
+_SCRAM_VALUE = re.compile(r"(?:iterations=(-?[0-9]*),)?password=(.*)")
+_INT_MIN, _INT_MAX = -(2 ** 31), 2 ** 31 - 1
+
+
+class _Refused(ValueError):
+    """What the admin client or the controller refuses: Kafka's exception (simple class name)
+    and message, printed by the generic handler."""
+
+    def __init__(self, exception: str, message: str) -> None:
+        super().__init__(f"{exception}: {message}")
+
 
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog configs`` argument parser."""
     p = ArgumentParser(prog="kafkalog configs",
-                       description="Describe or alter topic configs of a log directory "
-                                   "(kafka-configs.sh, offline).")
+                       description="Describe or alter topic configs and users' SCRAM "
+                                   "credentials of a log directory (kafka-configs.sh, "
+                                   "offline).")
     p.add_argument("log_dir", help="a broker log directory (log.dirs entry)")
     p.add_argument("--describe", action="store_true", help="List configs for the given entity.")
     p.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
     p.add_argument("--entity-type", action="append", default=[], metavar="TYPE",
-                   help="Type of entity: topics (the only one a log directory holds)")
-    p.add_argument("--entity-name", metavar="NAME", help="The topic's name.")
+                   help="Type of entity: topics or users (the ones a log directory holds)")
+    p.add_argument("--entity-name", metavar="NAME",
+                   help="The topic's name or the user's principal name.")
     p.add_argument("--all", action="store_true",
                    help="List all configs for the given topic (with --describe).")
     p.add_argument("--add-config", metavar="k1=v1,k2=[v1,v2],...",
                    help="Key value pairs of configs to add. Square brackets group values that "
-                        "contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'.")
+                        "contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'. For users: "
+                        "'SCRAM-SHA-256=[iterations=8192,password=P],SCRAM-SHA-512=[password=P]'"
+                        ".")
     p.add_argument("--delete-config", action="append", default=[], metavar="k1,k2",
                    help="config keys to remove 'k1,k2'")
     p.add_argument("--json", action="store_true", help="print JSON (with --describe)")
@@ -173,12 +279,20 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     except UsageError as e:
         err.write(f"kafkalog configs: error: {e}\n")
         return EXIT_USAGE
+    users = args.entity_type == ["users"]
+    scram: _ScramChanges | None = None
     try:
-        # ConfigCommand parses (and refuses) --add-config before asking the broker anything
+        # ConfigCommand parses (and refuses) --add-config before asking the broker anything,
+        # and the admin client checks SCRAM credentials before sending them
         adds = parse_add_config(args.add_config) if args.add_config is not None else {}
         deletes = [k.strip() for spec in args.delete_config for k in spec.split(",")]
+        if users and args.alter:
+            scram = scram_changes(adds, deletes)
     except CommandFailed as e:
         err.write(f"{e}\n")
+        return EXIT_ERROR
+    except _Refused as e:
+        err.write(_refused_text(args_list, e))
         return EXIT_ERROR
     try:
         logs = open_log_dir(args.log_dir, writable=args.alter)
@@ -186,6 +300,11 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         err.write(f"kafkalog configs: {open_error_text(e)}\n")
         return EXIT_ERROR
     try:
+        if users:
+            store = ScramCredentialStore(logs.root)
+            if scram is not None:
+                return _alter_user(store, args.entity_name, scram, out)
+            return _describe_users(store, args, out)
         if args.alter:
             return _alter(logs, args.entity_name, adds, deletes, out)
         return _describe(logs, args, out)
@@ -193,13 +312,19 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         err.write(f"{e}\n")
         return EXIT_ERROR
     except (KafkaLogError, ValueError, OSError) as e:
-        # what a broker refuses: ConfigCommand's generic handler (its stack trace, here the
-        # reason)
-        err.write(f"Error while executing config command with args '{' '.join(args_list)}'\n"
-                  f"{e}\n")
+        err.write(_refused_text(args_list, e))
         return EXIT_ERROR
     finally:
         logs.close()
+
+
+def _refused_text(args_list: Sequence[str], error: BaseException) -> str:
+    """What a broker refuses: ConfigCommand's generic handler (its stack trace, here the
+    reason)."""
+    # (a SCRAM password in the echoed arguments is hidden: Kafka prints it, a log should not)
+    shown = " ".join(re.sub(r"(password=)[^\]]*", r"\1[hidden]", a) for a in args_list)
+    return (f"Error while executing config command with args '{shown}'\n"
+            f"{error}\n")
 
 
 def _check_options(args: argparse.Namespace) -> None:
@@ -220,14 +345,19 @@ def _check_options(args: argparse.Namespace) -> None:
     if not types:
         raise UsageError("At least one entity type must be specified")
     for t in types:
-        if t != "topics":
+        if t not in _ENTITY_TYPES:
             raise UsageError(
-                f"Invalid entity type {t}: a log directory holds topic configs only, the "
-                "entity type must be topics (brokers, broker-loggers, clients, users, ips and "
-                "client-metrics configs live in the cluster)")
+                f"Invalid entity type {t}: a log directory holds topic configs and users' SCRAM "
+                "credentials only, the entity type must be topics or users (brokers, "
+                "broker-loggers, clients, ips, client-metrics and groups configs, and quotas, "
+                "live in the cluster)")
+    if len(types) > 1:
+        raise UsageError("Only 'users' and 'clients' entity types may be specified together "
+                         "(and a log directory holds no clients' configs): give one of "
+                         "topics, users")
     if args.alter:
         if not args.entity_name:
-            raise UsageError("an entity name must be specified with --alter of topics")
+            raise UsageError(f"an entity name must be specified with --alter of {types[0]}")
         if args.add_config is None and not args.delete_config:
             raise UsageError("At least one of --add-config or --delete-config must be "
                              "specified with --alter")
@@ -363,4 +493,122 @@ def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
             synonyms = ", ".join(f"{s['source']}:{s['name']}={s['value']}" for s in e["synonyms"])
             lines.append(f"  {e['name']}={e['value']} sensitive=false synonyms={{{synonyms}}}")
     out.write("".join(line + "\n" for line in lines))
+    return EXIT_OK
+
+
+# -- users: SCRAM credentials -----------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _ScramChanges:
+    """One user's SCRAM changes, checked as the command and the admin client check them."""
+
+    #: mechanisms to delete, in ``--delete-config`` order
+    deletions: tuple[str, ...]
+    #: (mechanism, iterations, password), in ``--add-config`` order
+    upsertions: tuple[tuple[str, int, str], ...]
+
+
+def scram_changes(adds: Mapping[str, str], deletes: Sequence[str]) -> _ScramChanges:
+    """A user's ``--add-config``/``--delete-config`` as ConfigCommand's ``alterConfig`` (users)
+    and ``alterUserScramCredentialConfigs`` read them, then the admin client's checks
+    (``KafkaAdminClient.alterUserScramCredentials``).
+
+    >>> scram_changes({"SCRAM-SHA-256": "iterations=8192,password=p,w"}, ["SCRAM-SHA-512"])
+    _ScramChanges(deletions=('SCRAM-SHA-512',), upsertions=(('SCRAM-SHA-256', 8192, 'p,w'),))
+
+    Raises
+    ------
+    CommandFailed
+        A name that is neither a SCRAM mechanism nor a quota, a quota (not kept in a log dir),
+        a malformed value, iterations that are not a Java int or below 4096 (ConfigCommand's
+        texts).
+    _Refused
+        An empty password (the admin client's UnacceptableCredentialException).
+    """
+    for verb, names in (("added", list(adds)), ("deleted", list(deletes))):
+        unknown = [k for k in names if k not in MECHANISMS and k not in _USER_QUOTA_CONFIGS]
+        if unknown:
+            raise CommandFailed(f"Only quota and SCRAM credential configs can be {verb} for "
+                                f"'users'. Unexpected config names: {', '.join(unknown)}")
+    quotas = [k for k in (*adds, *deletes) if k in _USER_QUOTA_CONFIGS]
+    if quotas:
+        raise CommandFailed(f"Quota configs are not kept in a log dir: {', '.join(quotas)} "
+                            "(user and client quotas live in the cluster's metadata; kafkalog "
+                            "configs --entity-type users alters SCRAM credentials only)")
+    upsertions = []
+    for mechanism, value in adds.items():
+        m = _SCRAM_VALUE.fullmatch(value)
+        if m is None:
+            # Kafka prints the internal ScramMechanism enum constant here (SCRAM_SHA_256)
+            raise CommandFailed(f"Invalid credential property {mechanism.replace('-', '_')}="
+                                f"{value}")
+        text, password = m.group(1), m.group(2)
+        if text is None or text == "-1":
+            iterations = MIN_ITERATIONS          # ConfigCommand's DefaultScramIterations
+        else:
+            iterations = _java_int(text)
+        if iterations < MIN_ITERATIONS:
+            raise CommandFailed(f"Iterations {iterations} is less than the minimum "
+                                f"{MIN_ITERATIONS} required for {mechanism}")
+        upsertions.append((mechanism, iterations, password))
+    if any(password == "" for _, _, password in upsertions):
+        raise _Refused("UnacceptableCredentialException", "Password must not be empty")
+    return _ScramChanges(tuple(deletes), tuple(upsertions))
+
+
+def _java_int(text: str) -> int:
+    """``Integer.parseInt`` of ``-?[0-9]*`` (Scala's ``toInt``): its NumberFormatException text."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or not _INT_MIN <= value <= _INT_MAX:
+        raise CommandFailed(f'For input string: "{text}"')
+    return value
+
+
+def _alter_user(store: ScramCredentialStore, user: str, changes: _ScramChanges,
+                out: IO[str]) -> int:
+    """What the controller does with the changes (``ScramControlManager.alterCredentials``:
+    deletions first, then upsertions, the first error failing the user), all checked before
+    anything is written."""
+    seen: set[str] = set()
+    twice = ("DuplicateResourceException",
+             "A user credential cannot be altered twice in the same request")
+    for mechanism in changes.deletions:
+        if mechanism in seen:
+            raise _Refused(*twice)
+        seen.add(mechanism)
+        if store.get(user, mechanism) is None:
+            raise _Refused("ResourceNotFoundException",
+                           "Attempt to delete a user credential that does not exist")
+    for mechanism, iterations, _ in changes.upsertions:
+        if mechanism in seen:
+            raise _Refused(*twice)
+        seen.add(mechanism)
+        if iterations > MAX_ITERATIONS:
+            raise _Refused("UnacceptableCredentialException", "Too many iterations")
+    store.update_user(user, changes.deletions,
+                      [(m, password, iterations) for m, iterations, password in changes.upsertions])
+    out.write(f"Completed updating config for user {user}.\n")
+    return EXIT_OK
+
+
+def _describe_users(store: ScramCredentialStore, args: argparse.Namespace,
+                    out: IO[str]) -> int:
+    """``describeClientQuotaAndUserScramCredentialConfigs`` without quotas: the named user, else
+    every user with credentials (sorted by name)."""
+    results = store.describe(None if args.entity_name is None else [args.entity_name])
+    # RESOURCE_NOT_FOUND (a named user without credentials) is left out, as the admin client's
+    # users() does; a single name cannot get another error
+    described = [{"user": r.user,
+                  "credentials": [{"mechanism": m, "iterations": i} for m, i in r.credentials]}
+                 for r in sorted(results, key=lambda r: r.user) if r.error_code == 0]
+    if args.json:
+        out.write(json.dumps({"users": described}) + "\n")
+        return EXIT_OK
+    for d in described:
+        text = ", ".join(f"{c['mechanism']}=iterations={c['iterations']}"
+                         for c in d["credentials"])
+        out.write(f"SCRAM credential configs for user-principal '{d['user']}' are {text}\n")
     return EXIT_OK

@@ -338,6 +338,51 @@ class ScramCredentialStore:
             raise ConfigError(f"SCRAM credential for user {user!r} ({mechanism}): "
                               f"{result.error_message}", path=self.path)
 
+    def update_user(self, user: str, deletions: Iterable[str],
+                    passwords: Iterable[tuple[str, str, int]]) -> None:
+        """Delete the user's credentials for ``deletions`` and set ``(mechanism, password,
+        iterations)`` ones, written together (one atomic file replace): ``kafka-configs.sh
+        --alter --entity-type users`` with several mechanisms, as ZooKeeper-mode Kafka applied it.
+
+        Raises
+        ------
+        ConfigError
+            A mechanism named twice, one to delete that the user lacks, iterations out of range;
+            nothing is changed then.
+        """
+        deletions = list(deletions)
+        passwords = list(passwords)
+        named = deletions + [m for m, _, _ in passwords]
+        for m in named:
+            if m not in MECHANISMS:
+                raise ConfigError(f"unknown SCRAM mechanism {m!r}", path=self.path)
+        if len(set(named)) != len(named):
+            raise ConfigError("A user credential cannot be altered twice in the same request",
+                              path=self.path)
+        creds = []
+        for m, password, iterations in passwords:
+            err = _check_name(user, MECHANISM_TYPES[m])
+            if err is None and not MIN_ITERATIONS <= iterations <= MAX_ITERATIONS:
+                err = (_UNACCEPTABLE_CREDENTIAL, "Too few iterations"
+                       if iterations < MIN_ITERATIONS else "Too many iterations")
+            if err is not None:
+                raise ConfigError(f"SCRAM credential for user {user!r} ({m}): {err[1]}",
+                                  path=self.path)
+            creds.append(ScramCredential.from_password(m, password, iterations))
+        with self._lock:
+            have = self._users.get(user, {})
+            missing = [m for m in deletions if m not in have]
+            if missing:
+                raise ConfigError(f"SCRAM credential for user {user!r} ({missing[0]}): Attempt "
+                                  "to delete a user credential that does not exist",
+                                  path=self.path)
+            mine = self._users.setdefault(user, {})
+            for m in deletions:
+                del mine[m]
+            for c in creds:
+                mine[c.mechanism] = c
+            self._save()
+
     def delete(self, user: str, mechanism: str) -> None:
         """Remove a user's credential for ``mechanism``.
 
