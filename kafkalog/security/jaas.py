@@ -14,9 +14,10 @@ configuration: the ``KafkaServer`` section of the file named by
     };
 
 :func:`plain_users` reads either form (a whole file, or one entry as in ``sasl.jaas.config``):
-the ``user_`` options of every ``PlainLoginModule`` entry. JAAS syntax (``JaasConfig``'s
-parser): ``name { module flag option=value ...; };``, values quoted with ``"`` (or bare
-tokens), ``//`` and ``/* */`` comments.
+the ``user_`` options of every ``PlainLoginModule`` entry; :func:`login_module_options` the
+options of another module's entries (``OAuthBearerLoginModule``'s ``unsecuredValidator*``).
+JAAS syntax (``JaasConfig``'s parser): ``name { module flag option=value ...; };``, values
+quoted with ``"`` (or bare tokens), ``//`` and ``/* */`` comments.
 
 >>> plain_users('org.apache.kafka.common.security.plain.PlainLoginModule required '
 ...             'user_alice="alice-secret" user_bob="b";')
@@ -29,9 +30,11 @@ import re
 
 from ..errors import ConfigError
 
-__all__ = ["plain_users", "PLAIN_LOGIN_MODULE"]
+__all__ = ["plain_users", "login_module_options", "PLAIN_LOGIN_MODULE",
+           "OAUTHBEARER_LOGIN_MODULE"]
 
 PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
+OAUTHBEARER_LOGIN_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 _FLAGS = ("required", "requisite", "sufficient", "optional")
 _TOKEN = re.compile(r'\s*(?:(?P<q>"(?:[^"\\]|\\.)*")|(?P<p>[{};=])|(?P<w>[^\s{};="]+))')
 
@@ -51,6 +54,26 @@ def _tokens(text: str, where: str) -> list[str]:
         out.append(m.group("q") or m.group("p") or m.group("w"))
 
 
+def login_module_options(text: str, module: str, *,
+                         where: str = "JAAS configuration") -> dict[str, str] | None:
+    """The options of the ``module`` entries of ``text`` (a JAAS file, or one
+    ``sasl.jaas.config`` entry), later entries winning; None when no entry names ``module``.
+
+    >>> login_module_options('x.Y required a="1" b=2;', "x.Y")
+    {'a': '1', 'b': '2'}
+
+    Raises
+    ------
+    ConfigError
+        Text that is not JAAS syntax, naming ``where`` and the place.
+    """
+    found: dict[str, str] | None = None
+    for name, options in _entries(text, where):
+        if name == module:
+            found = {**(found or {}), **options}
+    return found
+
+
 def plain_users(text: str, *, where: str = "JAAS configuration") -> dict[str, str]:
     """``user -> password`` from the ``user_*`` options of the ``PlainLoginModule`` entries of
     ``text`` (a JAAS file, or one ``sasl.jaas.config`` entry). Later entries win.
@@ -60,8 +83,14 @@ def plain_users(text: str, *, where: str = "JAAS configuration") -> dict[str, st
     ConfigError
         Text that is not JAAS syntax, naming ``where`` and the place.
     """
+    options = login_module_options(text, PLAIN_LOGIN_MODULE, where=where) or {}
+    return {k[5:]: v for k, v in options.items() if k.startswith("user_") and len(k) > 5}
+
+
+def _entries(text: str, where: str) -> list[tuple[str, dict[str, str]]]:
+    """Every login-module entry ``(module, options)`` of the text, in order."""
     toks = _tokens(text, where)
-    users: dict[str, str] = {}
+    entries: list[tuple[str, dict[str, str]]] = []
     i = 0
     while i < len(toks):
         tok = toks[i]
@@ -90,7 +119,5 @@ def plain_users(text: str, *, where: str = "JAAS configuration") -> dict[str, st
         if i >= len(toks):
             raise ConfigError(f"{where}: the entry of {module!r} does not end with ';'")
         i += 1
-        if module == PLAIN_LOGIN_MODULE:
-            users.update({k[5:]: v for k, v in options.items()
-                          if k.startswith("user_") and len(k) > 5})
-    return users
+        entries.append((module, options))
+    return entries

@@ -135,6 +135,13 @@ class ServerConfig:
         ``connections.failed.authentication.delay.ms`` (100): how long a connection whose
         authentication failed stays open after the failure response (Kafka's brake on
         password guessing).
+    connections_max_reauth_ms:
+        ``connections.max.reauth.ms`` (0: sessions never expire): a SASL session's lifetime,
+        after which the client must re-authenticate on the connection (KIP-368) or lose it.
+    sasl_oauthbearer_options:
+        The options of the JAAS ``OAuthBearerLoginModule`` entry (``unsecuredValidator*``:
+        the principal and scope claim names, a required scope, the allowed clock skew) for the
+        OAUTHBEARER mechanism, whose tokens are checked by Kafka's unsecured validator.
     """
 
     node_id: int = 1
@@ -170,6 +177,8 @@ class ServerConfig:
     ssl_truststore_location: str | None = None
     ssl_client_auth: str = "none"
     connections_failed_authentication_delay_ms: int = 100
+    connections_max_reauth_ms: int = 0
+    sasl_oauthbearer_options: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], **fields: Any) -> ServerConfig:
@@ -279,6 +288,7 @@ _PROPERTIES = {
     "ssl.truststore.type": "_pem_only",
     "ssl.client.auth": "ssl_client_auth",
     "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
+    "connections.max.reauth.ms": "connections_max_reauth_ms",
 }
 #: the listener security protocols (Kafka's SecurityProtocol)
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")

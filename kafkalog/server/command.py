@@ -15,7 +15,10 @@ ssl.keystore.location=server.pem`` (key and certificate chain, PEM) serves TLS;
 options of the ``PlainLoginModule`` in ``--jaas-config`` (Kafka's JAAS file), SCRAM-SHA-256/512
 against the tree's SCRAM credentials, which ``--add-scram 'SCRAM-SHA-256=[name=alice,
 password=alice-secret]'`` adds before serving (``kafka-storage.sh format --add-scram``'s syntax)
-and AlterUserScramCredentials changes while serving.
+and AlterUserScramCredentials changes while serving; OAUTHBEARER (when ``-c
+sasl.enabled.mechanisms`` names it) checks unsecured JWS tokens as Kafka's default validator does,
+with the ``unsecuredValidator*`` options of the JAAS file's ``OAuthBearerLoginModule``. ``-c
+connections.max.reauth.ms=N`` makes clients re-authenticate (KIP-368).
 
 Example
 -------
@@ -95,6 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if args.jaas_config is not None:
             from ..security import plain_users
+            from ..security.jaas import OAUTHBEARER_LOGIN_MODULE, login_module_options
 
             try:
                 text = open(args.jaas_config, encoding="utf-8").read()
@@ -102,6 +106,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 sys.stderr.write(f"kafkalog serve: cannot read --jaas-config: {e}\n")
                 return 2
             fields["sasl_plain_users"] = plain_users(text, where=args.jaas_config)
+            oauth = login_module_options(text, OAUTHBEARER_LOGIN_MODULE, where=args.jaas_config)
+            if oauth is not None:
+                fields["sasl_oauthbearer_options"] = oauth
         scram = [parse_add_scram(spec) for spec in args.add_scram]
         config = ServerConfig.from_properties(props, **fields)
         check_listener(config)

@@ -19,7 +19,10 @@ other APIs: SocketServer.parseRequestHeader throws InvalidRequestException.)
 On a SASL listener the frames before authentication go to the connection's
 :class:`~kafkalog.server.sasl.SaslAuthenticator` (ApiVersions, SaslHandshake, the mechanism's
 tokens); a failed or out-of-order exchange is answered as Kafka answers it and the connection
-closes after ``connections.failed.authentication.delay.ms``.
+closes after ``connections.failed.authentication.delay.ms``. With a session lifetime
+(``connections.max.reauth.ms``, or an OAUTHBEARER token's expiry) a SaslHandshake on the
+authenticated connection re-authenticates it (KIP-368); past the lifetime any other request
+closes it, as Kafka's ``SocketServer`` does.
 
 Threads: runs on the server's event loop.
 """
@@ -50,6 +53,7 @@ __all__ = ["Connection"]
 logger = logging.getLogger("kafkalog.server")
 
 _API_VERSIONS = 18
+_SASL_HANDSHAKE_KEY = (17).to_bytes(2, "big")
 
 
 class Connection:
@@ -98,7 +102,9 @@ class Connection:
                     logger.warning("%s: closing connection: frame cut mid-way (expected %d "
                                    "bytes, found %d)", self.peer, size, len(e.partial))
                     return
-                if self.auth is not None and not self.auth.complete:
+                if self.auth is not None and (not self.auth.complete or (
+                        frame[:2] == _SASL_HANDSHAKE_KEY
+                        and self.auth.begin_reauthentication())):
                     response, close = await self.auth.handle(frame)
                     if response is not None:
                         self.writer.write(response)
@@ -110,6 +116,12 @@ class Connection:
                         await asyncio.sleep(delay / 1000)
                         return
                     continue
+                if self.auth is not None and self.auth.expired():
+                    # KIP-368: a session past its lifetime serves nothing but a
+                    # re-authentication (SocketServer closes the channel)
+                    logger.info("%s: closing connection: SASL session expired without "
+                                "re-authentication", self.peer)
+                    return
                 response = await self.handle_frame(frame)
                 self.requests += 1
                 if response is not None:

@@ -89,4 +89,6 @@ def authenticator(broker: Any, peer: str, api_versions: Any) -> SaslAuthenticato
         return None
     return SaslAuthenticator(peer=peer, mechanisms=config.sasl_enabled_mechanisms,
                              plain_users=config.sasl_plain_users,
-                             scram_store=broker.scram_credentials, api_versions=api_versions)
+                             scram_store=broker.scram_credentials, api_versions=api_versions,
+                             max_reauth_ms=config.connections_max_reauth_ms,
+                             oauthbearer_options=config.sasl_oauthbearer_options)

@@ -28,9 +28,20 @@ SCRAM exchange itself is ``scramp``'s server; Kafka's parts around it are here (
 a SCRAM authorization id equal to the user (``n,a=alice,n=alice,...``, which Kafka accepts and
 no common client sends) is refused, as ``scramp`` takes none.
 
-Not served: GSSAPI (Kerberos), OAUTHBEARER, delegation tokens, re-authentication (KIP-368;
-sessions never expire: ``connections.max.reauth.ms`` is 0, Kafka's default). There is no
-authorizer: an authenticated principal may do everything, as on a Kafka broker without
+OAUTHBEARER (:mod:`~kafkalog.server.oauthbearer_server`) takes unsecured JWS tokens as Kafka's
+default validator does; it is served only when ``sasl.enabled.mechanisms`` names it.
+
+Re-authentication (KIP-368): with ``connections.max.reauth.ms`` set, or an OAUTHBEARER token's
+expiry, the SaslAuthenticate response tells the client its session lifetime
+(``ReauthInfo.calcCompletionTimesAndReturnSessionLifetimeMs``: the smaller of the two). Before it
+ends the client sends SaslHandshake and the exchange again on the same connection: same mechanism
+(else the connection closes: "SASL mechanism 'X' requested by client is not supported for
+re-authentication of mechanism 'Y'"), same principal (else SASL_AUTHENTICATION_FAILED "Cannot
+change principals during re-authentication from User.a: User.b"), at most once a second. A
+session past its end serves no other request: the connection closes.
+
+Not served: GSSAPI (Kerberos), signed OAUTHBEARER tokens (KIP-768), delegation tokens. There is
+no authorizer: an authenticated principal may do everything, as on a Kafka broker without
 ``authorizer.class.name``.
 
 Threads: runs on the server's event loop.
@@ -41,6 +52,7 @@ from __future__ import annotations
 import hmac
 import logging
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -55,13 +67,14 @@ from ..security.scram_credentials import (
 from .protocol import ErrorCode, ProtocolError, build, decode_request, encode_response, peek_header
 from .protocol import response_class as _response_class
 
-__all__ = ["SaslAuthenticator", "SaslFailure", "MECHANISMS", "PLAIN"]
+__all__ = ["SaslAuthenticator", "SaslFailure", "MECHANISMS", "PLAIN", "OAUTHBEARER"]
 
 logger = logging.getLogger("kafkalog.server")
 
 PLAIN = "PLAIN"
+OAUTHBEARER = "OAUTHBEARER"
 #: the mechanisms this server can serve
-MECHANISMS = (PLAIN, *SCRAM_MECHANISMS)
+MECHANISMS = (PLAIN, *SCRAM_MECHANISMS, OAUTHBEARER)
 _API_VERSIONS = 18
 _SASL_HANDSHAKE = 17
 _SASL_AUTHENTICATE = 36
@@ -111,9 +124,10 @@ class _ScramServer:
     """``ScramSaslServer``: client-first -> server-first, client-final -> server-final."""
 
     def __init__(self, mechanism: str, store: ScramCredentialStore,
-                 s_nonce: str | None = None) -> None:
+                 s_nonce: str | None = None, what: str = "authentication") -> None:
         import scramp
 
+        self.what = what  # "authentication" or "re-authentication", for the client's text
         self.mechanism = mechanism
         self.store = store
         self.complete = False
@@ -128,7 +142,7 @@ class _ScramServer:
 
     def _generic(self, detail: str) -> SaslFailure:
         # (SaslServerAuthenticator hides the reason of a SaslException from the client)
-        return SaslFailure("Authentication failed during authentication due to invalid "
+        return SaslFailure(f"Authentication failed during {self.what} due to invalid "
                            f"credentials with SASL mechanism {self.mechanism}", detail)
 
     def _auth_info(self, name: str) -> tuple[bytes, bytes, bytes, int]:
@@ -193,30 +207,93 @@ class SaslAuthenticator:
     """The SASL state of one connection (see the module docstring).
 
     :meth:`handle` takes each frame until :attr:`complete`; it returns the bytes to send back
-    (or None) and whether to close the connection after them.
+    (or None) and whether to close the connection after them. Once complete, the connection
+    asks :meth:`begin_reauthentication` when a SaslHandshake arrives and :meth:`expired` before
+    serving anything else (KIP-368, see the module docstring).
     """
 
     def __init__(self, *, peer: str, mechanisms: Sequence[str], plain_users: Mapping[str, str],
                  scram_store: ScramCredentialStore | None,
-                 api_versions: Callable[[bytes], Any]) -> None:
+                 api_versions: Callable[[bytes], Any], max_reauth_ms: int = 0,
+                 clock: Callable[[], float] = time.monotonic,
+                 wall_clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+                 oauthbearer_options: Any = None) -> None:
         self.peer = peer
         self.mechanisms = list(mechanisms)
         self.plain_users = plain_users
         self.scram_store = scram_store
         self._api_versions = api_versions
+        self.max_reauth_ms = max_reauth_ms
+        self._clock = clock
+        self._wall_clock_ms = wall_clock_ms
+        self.oauthbearer_options = oauthbearer_options
         self.state = "handshake_or_versions"
         self.raw_tokens = False  # a v0 handshake: tokens without SaslAuthenticate headers
         self.mechanism: str | None = None
         self.principal: str | None = None
-        self._server: _PlainServer | _ScramServer | None = None
+        self._server: Any = None
+        #: when the session ends (the clock's seconds); None: never (no re-authentication)
+        self.session_expiry: float | None = None
+        #: the mechanism and principal being re-authenticated (None: a first authentication)
+        self._previous: tuple[str, str | None] | None = None
+        self._last_reauth_start: float | None = None
+        self._bad_mechanism: str | None = None
 
     @property
     def complete(self) -> bool:
         return self.state == "complete"
 
+    @property
+    def _what(self) -> str:
+        return "re-authentication" if self._previous is not None else "authentication"
+
+    # -- KIP-368 ------------------------------------------------------------------------------
+
+    def expired(self) -> bool:
+        """Whether the session's lifetime has passed (the connection must then close:
+        ``KafkaChannel.serverAuthenticationSessionExpired``)."""
+        return self.session_expiry is not None and self._clock() >= self.session_expiry
+
+    def begin_reauthentication(self) -> bool:
+        """``KafkaChannel.maybeBeginServerReauthentication`` for a SaslHandshake on an
+        authenticated connection: True when it starts a re-authentication (the handshake then
+        goes to :meth:`handle`). Not without a session expiry, nor twice within a second (the
+        handshake is then served as any request: ILLEGAL_SASL_STATE)."""
+        if self.state != "complete" or self.session_expiry is None:
+            return False
+        now = self._clock()
+        if self._last_reauth_start is not None and now - self._last_reauth_start < 1.0:
+            return False
+        self._last_reauth_start = now
+        assert self.mechanism is not None
+        self._previous = (self.mechanism, self.principal)
+        self.state = "reauth_handshake"
+        return True
+
+    def _session_lifetime_ms(self, server: Any) -> int:
+        """``ReauthInfo.calcCompletionTimesAndReturnSessionLifetimeMs``: the lifetime sent to
+        the client and the session's end: ``connections.max.reauth.ms``, the credential's
+        expiry (an OAUTHBEARER token's), whichever comes first; 0 and no end without either."""
+        credential_ms = getattr(server, "credential_expiry_ms", None)
+        now_ms = self._wall_clock_ms()
+        reauth = self.max_reauth_ms if self.max_reauth_ms > 0 else None
+        if credential_ms is None and reauth is None:
+            self.session_expiry = None
+            return 0
+        if credential_ms is None:
+            lifetime = max(0, reauth)  # type: ignore[arg-type]
+        elif reauth is None:
+            lifetime = max(0, credential_ms - now_ms)
+        else:
+            lifetime = max(0, min(credential_ms - now_ms, reauth))
+        self.session_expiry = self._clock() + lifetime / 1000
+        return lifetime
+
+    # -- the exchange -------------------------------------------------------------------------
+
     async def handle(self, frame: bytes) -> tuple[bytes | None, bool]:
         """``(response frame or None, close after it)`` for one frame received before the
-        connection authenticated."""
+        connection authenticated (or while it re-authenticates)."""
         if self.state == "authenticate":
             return self._authenticate(frame)
         try:
@@ -244,12 +321,26 @@ class SaslAuthenticator:
             logger.warning("%s: closing connection: Unsupported SASL mechanism %s (enabled: "
                            "%s)", self.peer, mechanism, ", ".join(self.mechanisms))
             return out, True
+        if self._previous is not None and mechanism != self._previous[0]:
+            # ReauthInfo.saslMechanismUnchanged: answered, then the next frame fails
+            self._bad_mechanism = (f"SASL mechanism '{mechanism}' requested by client is not "
+                                   f"supported for re-authentication of mechanism "
+                                   f"'{self._previous[0]}'")
         self.mechanism = mechanism
         self.raw_tokens = version == 0
-        self._server = (_PlainServer(self.plain_users) if mechanism == PLAIN
-                        else _ScramServer(mechanism, self._store()))
+        self._server = self._mechanism_server(mechanism)
         self.state = "authenticate"
         return out, False
+
+    def _mechanism_server(self, mechanism: str) -> Any:
+        if mechanism == PLAIN:
+            return _PlainServer(self.plain_users)
+        if mechanism == OAUTHBEARER:
+            from .oauthbearer_server import OAuthBearerServer
+
+            return OAuthBearerServer(self.oauthbearer_options, self._wall_clock_ms,
+                                     self._what)
+        return _ScramServer(mechanism, self._store(), what=self._what)
 
     def _store(self) -> ScramCredentialStore:
         if self.scram_store is None:  # pragma: no cover - the server always gives one
@@ -261,37 +352,55 @@ class SaslAuthenticator:
         self.state = "failed"
         return None, True
 
+    def _evaluate(self, server: Any, token: bytes) -> bytes:
+        if self._bad_mechanism is not None:
+            raise SaslFailure(self._bad_mechanism)
+        out = server.evaluate(token)
+        if server.complete and self._previous is not None \
+                and server.principal != self._previous[1]:
+            # ReauthInfo.ensurePrincipalUnchanged
+            raise SaslFailure(f"Cannot change principals during re-authentication from "
+                              f"User.{self._previous[1]}: User.{server.principal}")
+        return out
+
     def _authenticate(self, frame: bytes) -> tuple[bytes | None, bool]:
         server = self._server
         assert server is not None
         if self.raw_tokens:
             try:
-                token = server.evaluate(bytes(frame))
+                token = self._evaluate(server, bytes(frame))
             except SaslFailure as e:
-                return self._fail(f"SASL {self.mechanism} authentication failed: {e.detail}")
-            self._maybe_done(server)
+                return self._fail(f"SASL {self.mechanism} {self._what} failed: {e.detail}")
+            if server.complete:
+                self._session_lifetime_ms(server)  # (a v0 client is told nothing)
+                self._done(server)
             # (PLAIN answers an empty token; Kafka still sends its size prefix)
             return len(token).to_bytes(4, "big") + token, False
         try:
             key, version, correlation_id = peek_header(frame)
         except ProtocolError as e:
-            return self._fail(f"bad request during SASL authentication: {e}")
+            return self._fail(f"bad request during SASL {self._what}: {e}")
         if key != _SASL_AUTHENTICATE:
             return self._fail(f"Unexpected Kafka request of type {_api_name(key)} during SASL "
-                              "authentication.")
+                              f"{self._what}.")
         try:
             _, request = decode_request(frame, key, version)
         except ProtocolError as e:
             return self._fail(f"bad SaslAuthenticate request: {e}")
         close = False
         try:
-            token = server.evaluate(bytes(request.auth_bytes))
+            token = self._evaluate(server, bytes(request.auth_bytes))
+            lifetime = self._session_lifetime_ms(server) if server.complete else 0
             body: dict[str, Any] = {"error_code": ErrorCode.none, "error_message": None,
-                                    "auth_bytes": token, "session_lifetime": 0}
-            self._maybe_done(server)
+                                    "auth_bytes": token, "session_lifetime": lifetime}
+            if server.complete:
+                self._done(server)
         except SaslFailure as e:
-            logger.warning("%s: closing connection: SASL %s authentication failed: %s",
-                           self.peer, self.mechanism, e.detail)
+            if self._bad_mechanism is not None:
+                # (Kafka closes without a response here: REAUTH_BAD_MECHANISM)
+                return self._fail(self._bad_mechanism)
+            logger.warning("%s: closing connection: SASL %s %s failed: %s",
+                           self.peer, self.mechanism, self._what, e.detail)
             body = {"error_code": ErrorCode.sasl_authentication_failed,
                     "error_message": e.client_message, "auth_bytes": b"",
                     "session_lifetime": 0}
@@ -300,12 +409,15 @@ class SaslAuthenticator:
         return encode_response(key, version, correlation_id,
                                build(_response_class(key, version), body)), close
 
-    def _maybe_done(self, server: _PlainServer | _ScramServer) -> None:
-        if server.complete:
-            self.state = "complete"
-            self.principal = server.principal
-            logger.info("%s: authenticated as User:%s (SASL %s)", self.peer, self.principal,
-                        self.mechanism)
+    def _done(self, server: Any) -> None:
+        self.state = "complete"
+        self.principal = server.principal
+        logger.info("%s: %s as User:%s (SASL %s)%s", self.peer,
+                    "re-authenticated" if self._previous is not None else "authenticated",
+                    self.principal, self.mechanism,
+                    "" if self.session_expiry is None else
+                    f", session ends in {self.session_expiry - self._clock():.1f} s")
+        self._previous = None
 
 
 def _api_name(key: int) -> str:

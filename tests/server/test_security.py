@@ -490,3 +490,192 @@ def test_kafkalog_serve_command_with_sasl_ssl(tmp_path, pki, capsys):
                        (["--jaas-config", str(tmp_path / "missing.conf")], "--jaas-config")):
         assert serve_main([str(tmp_path / "other"), "--port", "0", *args]) == 2
         assert text in capsys.readouterr().err
+
+
+# -- KIP-368 re-authentication ------------------------------------------------------------------
+
+def _login(c: WireClient, user: str, password: str, version: int = 2):
+    assert c.request(17, 1, {"mechanism": "PLAIN"}).error_code == 0
+    return c.request(36, version, {"auth_bytes": f"\x00{user}\x00{password}".encode()})
+
+
+_MD = {"topics": None, "allow_auto_topic_creation": False,
+       "include_topic_authorized_operations": False}
+
+
+def test_reauthentication_over_the_wire(tmp_path):
+    server = _server(tmp_path, "SASL_PLAINTEXT", connections_max_reauth_ms=1500)
+    try:
+        with WireClient(server.address) as c:
+            r = _login(c, "bob", "bob-secret")
+            assert r.error_code == 0 and r.session_lifetime.total_seconds() == 1.5
+            assert c.request(3, 12, _MD).brokers
+            time.sleep(1.1)  # (a second re-authentication within 1 s is refused: ours is later)
+            r = _login(c, "bob", "bob-secret")  # re-authenticate on the same connection
+            assert r.error_code == 0 and r.session_lifetime.total_seconds() == 1.5
+            time.sleep(1.0)
+            assert c.request(3, 12, _MD).brokers  # 2.1 s after the first login: still alive
+            time.sleep(1.7)  # past the renewed session: the next request closes the connection
+            c.send_raw(c.encode(3, 12, _MD))
+            assert _closed(c)
+        with WireClient(server.address) as c:  # another principal: refused, with Kafka's text
+            assert _login(c, "bob", "bob-secret").error_code == 0
+            time.sleep(1.1)
+            r = _login(c, "admin", "admin-secret")
+            assert r.error_code == 58
+            assert r.error_message == ("Cannot change principals during re-authentication from "
+                                       "User.bob: User.admin")
+            assert _closed(c)
+    finally:
+        server.stop()
+    # without connections.max.reauth.ms: no lifetime, and a handshake afterwards is refused
+    server = _server(tmp_path, "SASL_PLAINTEXT")
+    try:
+        with WireClient(server.address) as c:
+            assert _login(c, "bob", "bob-secret").session_lifetime.total_seconds() == 0
+            assert c.request(17, 1, {"mechanism": "PLAIN"}).error_code == 34
+    finally:
+        server.stop()
+
+
+def test_rdkafka_reauthenticates_with_scram(tmp_path, caplog):
+    """librdkafka (KIP-368 since 2.2) re-authenticates before the session ends and keeps
+    producing on the same connections."""
+    import logging
+
+    root = tmp_path / "logs"
+    root.mkdir()
+    ScramCredentialStore(root).set_password("alice", "SCRAM-SHA-256", "alice-secret")
+    server = _server(tmp_path, "SASL_PLAINTEXT", connections_max_reauth_ms=2000)
+    caplog.set_level(logging.INFO, logger="kafkalog.server")
+    try:
+        conf = _rdkafka_conf(server, "SASL_PLAINTEXT", "SCRAM-SHA-256", "alice", "alice-secret")
+        errors: list = []
+        p = confluent_kafka.Producer({**conf, "error_cb": errors.append})
+        deadline = time.monotonic() + 6
+        sent = 0
+        while time.monotonic() < deadline:
+            p.produce("reauth", b"v%d" % sent)
+            sent += 1
+            p.poll(0.05)
+        assert p.flush(30) == 0
+        assert not errors
+        assert any("re-authenticated as User:alice" in r.getMessage() for r in caplog.records)
+        assert not any("session expired" in r.getMessage() for r in caplog.records)
+    finally:
+        server.stop()
+    from kafkalog.log_dir import LogDir
+
+    with LogDir.open(root) as d:
+        assert d.log("reauth", 0).log_end_offset == sent
+
+
+# -- OAUTHBEARER (Kafka's unsecured validator) -------------------------------------------------
+
+def _unsecured_jwt(claims: dict) -> str:
+    import base64
+    import json
+
+    def b64(obj: dict) -> str:
+        return base64.urlsafe_b64encode(json.dumps(obj).encode()).decode().rstrip("=")
+
+    return f"{b64({'alg': 'none'})}.{b64(claims)}."
+
+
+def test_rdkafka_oauthbearer_and_reauthentication(tmp_path, caplog):
+    """librdkafka's unsecured JWT (its development token) logs in, and re-authenticates on its
+    connections when connections.max.reauth.ms ends the session (the session's end from a
+    token's expiry is checked over the wire below)."""
+    import logging
+
+    server = _server(tmp_path, "SASL_PLAINTEXT", connections_max_reauth_ms=2000,
+                     sasl_enabled_mechanisms=("PLAIN", "OAUTHBEARER"),
+                     sasl_oauthbearer_options={"unsecuredValidatorRequiredScope": "kafka"})
+    caplog.set_level(logging.INFO, logger="kafkalog.server")
+    try:
+        conf = {"bootstrap.servers": server.address, "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": "OAUTHBEARER", "enable.sasl.oauthbearer.unsecure.jwt": True,
+                "sasl.oauthbearer.config": "principal=alice scope=kafka lifeSeconds=3600"}
+        assert _rdkafka_roundtrip(conf, "oauth", 5) == [b"v%d" % i for i in range(5)]
+        assert any("authenticated as User:alice (SASL OAUTHBEARER)" in r.getMessage()
+                   for r in caplog.records)
+        errors: list = []
+        p = confluent_kafka.Producer({**conf, "error_cb": errors.append})
+        deadline = time.monotonic() + 6
+        while time.monotonic() < deadline:
+            p.produce("oauth", b"more")
+            p.poll(0.05)
+        assert p.flush(30) == 0 and not errors
+        assert any("re-authenticated as User:alice" in r.getMessage() for r in caplog.records)
+        # a token without the required scope: Kafka's JSON error, then the failure
+        bad = {**conf, "sasl.oauthbearer.config": "principal=alice scope=other"}
+        assert '{"status":"insufficient_scope", "scope":"[kafka]"}' in _rdkafka_auth_error(bad)
+    finally:
+        server.stop()
+
+
+def test_kafka_python_oauthbearer_token_provider(tmp_path):
+    kafka = pytest.importorskip("kafka")
+    try:
+        from kafka.sasl.oauth import AbstractTokenProvider
+    except ImportError:  # kafka-python >= 3
+        from kafka.net.sasl.oauth import AbstractTokenProvider
+
+    class Provider(AbstractTokenProvider):
+        def token(self) -> str:
+            now = time.time()
+            return _unsecured_jwt({"sub": "carol", "iat": now, "exp": now + 3600})
+
+        def extensions(self) -> dict:
+            return {"traceId": "abc"}
+
+    server = _server(tmp_path, "SASL_PLAINTEXT", sasl_enabled_mechanisms=("OAUTHBEARER",))
+    try:
+        common = {"bootstrap_servers": server.address, "security_protocol": "SASL_PLAINTEXT",
+                  "sasl_mechanism": "OAUTHBEARER", "sasl_oauth_token_provider": Provider()}
+        prod = kafka.KafkaProducer(**common)
+        prod.send("kp-oauth", b"hello").get(30)
+        prod.close()
+        cons = kafka.KafkaConsumer("kp-oauth", auto_offset_reset="earliest",
+                                   consumer_timeout_ms=5000, **common)
+        assert [m.value for m in cons] == [b"hello"]
+        cons.close()
+    finally:
+        server.stop()
+
+
+def test_oauthbearer_error_challenge_over_the_wire(tmp_path):
+    """RFC 7628's failure: the server's challenge is the JSON error, the client answers %x01,
+    then the exchange fails with that JSON as the message (OAuthBearerSaslServer)."""
+    server = _server(tmp_path, "SASL_PLAINTEXT", sasl_enabled_mechanisms=("OAUTHBEARER",))
+    expired = _unsecured_jwt({"sub": "alice", "iat": 1000, "exp": 2000})
+    good = _unsecured_jwt({"sub": "alice", "exp": time.time() + 60})
+    try:
+        with WireClient(server.address) as c:
+            assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
+            r = c.request(36, 2, {"auth_bytes": f"n,,\x01auth=Bearer {expired}\x01\x01".encode()})
+            assert r.error_code == 0 and r.auth_bytes == b'{"status":"invalid_token"}'
+            r = c.request(36, 2, {"auth_bytes": b"\x01"})
+            assert (r.error_code, r.error_message) == (58, '{"status":"invalid_token"}')
+            assert _closed(c)
+        with WireClient(server.address) as c:  # an authorization id other than the principal
+            assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
+            r = c.request(36, 2, {"auth_bytes":
+                                  f"n,a=bob,\x01auth=Bearer {good}\x01\x01".encode()})
+            assert r.error_code == 58
+            assert r.error_message == (
+                "Authentication failed: Client requested an authorization id (bob) that is "
+                "different from the token's principal name (alice)")
+        with WireClient(server.address) as c:  # valid: the session ends with the token
+            assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
+            r = c.request(36, 2, {"auth_bytes": f"n,,\x01auth=Bearer {good}\x01\x01".encode()})
+            assert r.error_code == 0
+            assert 55 < r.session_lifetime.total_seconds() <= 60
+        with WireClient(server.address) as c:  # a malformed message: Kafka's generic text
+            assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
+            r = c.request(36, 2, {"auth_bytes": b"garbage"})
+            assert (r.error_code, r.error_message) == (
+                58, "Authentication failed during authentication due to invalid credentials "
+                    "with SASL mechanism OAUTHBEARER")
+    finally:
+        server.stop()

@@ -6,8 +6,8 @@ The two SASL APIs are answered here only once a connection needs no authenticati
 ``KafkaApis.handleSaslHandshakeRequest`` answers ILLEGAL_SASL_STATE, and
 ``handleSaslAuthenticateRequest`` ILLEGAL_SASL_STATE "SaslAuthenticate request received after
 successful authentication". Before authentication they go to
-:class:`kafkalog.server.sasl.SaslAuthenticator` instead (KIP-368 re-authentication is not
-served).
+:class:`kafkalog.server.sasl.SaslAuthenticator` instead, and so does a SaslHandshake that starts a
+KIP-368 re-authentication.
 
 The SCRAM APIs manage the tree's :class:`~kafkalog.security.ScramCredentialStore` as Kafka's
 controller (``ScramControlManager``) and metadata image (``ScramImage.describe``) do: what
