@@ -217,13 +217,15 @@ class LogConfig:
     # -- from Kafka property names --------------------------------------------------------
 
     @classmethod
-    def from_properties(cls, props: Mapping[str, Any], *, strict: bool = False) -> LogConfig:
+    def from_properties(cls, props: Mapping[str, Any], *, strict: bool = False,
+                        applied: set[str] | None = None) -> LogConfig:
         """Build a config from Kafka's dotted names (topic or broker ``log.`` names).
 
         Values may be strings as in a ``.properties`` file. Topic names win over broker names
         (a topic override beats the broker default); among broker time settings ``.ms`` wins over
         ``.minutes`` over ``.hours`` as in ``KafkaConfig``. Unknown keys are ignored (a
-        ``server.properties`` holds many unrelated settings) unless ``strict`` is true.
+        ``server.properties`` holds many unrelated settings) unless ``strict`` is true;
+        ``applied``, when given, receives the keys that were applied.
 
         Raises
         ------
@@ -311,6 +313,8 @@ class LogConfig:
             unknown = sorted(set(props) - used)
             if unknown:
                 raise ConfigError(f"unknown log config name(s): {', '.join(unknown)}")
+        if applied is not None:
+            applied |= used
         return cls(**values)
 
 

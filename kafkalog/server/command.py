@@ -1,5 +1,6 @@
-"""``kafkalog serve DIR [--host 127.0.0.1] [--port 9092] [--node-id 1] [-c KEY=VALUE]...
-[--security-protocol P] [--jaas-config FILE] [--add-scram SPEC]...``.
+"""``kafkalog serve [DIR] [--server-properties FILE [--listener NAME]] [--host 127.0.0.1]
+[--port 9092] [--node-id 1] [-c KEY=VALUE]... [--security-protocol P] [--jaas-config FILE]
+[--add-scram SPEC]...``.
 
 Serve a log directory to Kafka clients until SIGINT/SIGTERM, then close it cleanly (every log
 flushed and closed, ``.kafka_cleanshutdown`` written). Binds to loopback unless ``--host`` names
@@ -19,6 +20,13 @@ and AlterUserScramCredentials changes while serving; OAUTHBEARER (when ``-c
 sasl.enabled.mechanisms`` names it) checks unsecured JWS tokens as Kafka's default validator does,
 with the ``unsecuredValidator*`` options of the JAAS file's ``OAuthBearerLoginModule``. ``-c
 connections.max.reauth.ms=N`` makes clients re-authenticate (KIP-368).
+
+``--server-properties`` reads a broker's ``server.properties``
+(:mod:`kafkalog.server.server_properties`): ``log.dirs``, the broker listener of ``listeners``
+(with ``--listener`` when there are several) and its protocol, advertised address and
+``listener.name.<l>.*`` security settings (SSL files, JAAS users), the broker settings kafkalog
+knows and the topic defaults (``log.retention.hours``...). The properties kafkalog does not
+apply are listed in one warning line. Options given here override the file.
 
 Example
 -------
@@ -41,11 +49,18 @@ def build_parser() -> argparse.ArgumentParser:
         prog="kafkalog serve",
         description="Serve a log directory over the Kafka protocol (one node leading every "
         "partition) until SIGINT/SIGTERM.")
-    p.add_argument("dir", help="the log directory (a log.dirs entry; created when absent)")
-    p.add_argument("--host", default="127.0.0.1",
+    p.add_argument("dir", nargs="?", default=None,
+                   help="the log directory (a log.dirs entry; created when absent; default: "
+                        "the log.dirs of --server-properties)")
+    p.add_argument("--server-properties", default=None, metavar="FILE",
+                   help="a broker's server.properties: its log.dirs, listener, security "
+                        "settings, broker settings and topic defaults (the options here win)")
+    p.add_argument("--listener", default=None, metavar="NAME",
+                   help="with --server-properties: the listener to serve when it has several")
+    p.add_argument("--host", default=None,
                    help="address to bind (default 127.0.0.1: loopback only)")
-    p.add_argument("--port", type=int, default=9092, help="port to bind (default 9092)")
-    p.add_argument("--node-id", type=int, default=1, help="node.id (default 1)")
+    p.add_argument("--port", type=int, default=None, help="port to bind (default 9092)")
+    p.add_argument("--node-id", type=int, default=None, help="node.id (default 1)")
     p.add_argument("--advertised-host", default=None,
                    help="host name clients are told to connect to (default: the bound one)")
     p.add_argument("-c", "--config", action="append", default=[], metavar="KEY=VALUE",
@@ -94,7 +109,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         props[key.strip()] = value
     if args.security_protocol is not None:
         props["security.protocol"] = args.security_protocol
-    fields: dict = {"node_id": args.node_id, "advertised_host": args.advertised_host}
+    if args.dir is None and args.server_properties is None:
+        sys.stderr.write("kafkalog serve: give the log directory (or --server-properties "
+                         "with log.dirs)\n")
+        return 2
+    fields: dict = {}
+    if args.node_id is not None:
+        fields["node_id"] = args.node_id
+    if args.advertised_host is not None:
+        fields["advertised_host"] = args.advertised_host
+    log_dir, host, port, log_config = args.dir, args.host, args.port, None
     try:
         if args.jaas_config is not None:
             from ..security import plain_users
@@ -110,19 +134,38 @@ def main(argv: Sequence[str] | None = None) -> int:
             if oauth is not None:
                 fields["sasl_oauthbearer_options"] = oauth
         scram = [parse_add_scram(spec) for spec in args.add_scram]
+        if args.server_properties is not None:
+            import dataclasses
+
+            from .server_properties import load
+
+            sp = load(args.server_properties, listener=args.listener, log_dir=args.dir,
+                      **fields)
+            if sp.ignored:
+                sys.stderr.write(f"kafkalog serve: {args.server_properties}: not applied by "
+                                 f"kafkalog: {', '.join(sp.ignored)}\n")
+            fields = {f.name: getattr(sp.config, f.name)
+                      for f in dataclasses.fields(sp.config)}
+            log_dir, log_config = sp.log_dir, sp.log_config
+            host = sp.host if host is None else host
+            port = sp.port if port is None else port
+        elif args.listener is not None:
+            sys.stderr.write("kafkalog serve: --listener needs --server-properties\n")
+            return 2
         config = ServerConfig.from_properties(props, **fields)
         check_listener(config)
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog serve: {e}\n")
         return 2
+    host = "127.0.0.1" if host is None else host
+    port = 9092 if port is None else port
     try:
-        KafkaServer(args.dir, args.host, args.port, config=config,
+        KafkaServer(log_dir, host, port, config=config, log_config=log_config,
                     add_scram=scram).serve_forever()
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog serve: {e}\n")
         return 1
     except OSError as e:
-        sys.stderr.write(f"kafkalog serve: cannot serve {args.dir} on {args.host}:{args.port}: "
-                         f"{e}\n")
+        sys.stderr.write(f"kafkalog serve: cannot serve {log_dir} on {host}:{port}: {e}\n")
         return 1
     return 0
