@@ -326,3 +326,49 @@ def test_target_assignment_member_value_has_the_3_8_shape() -> None:
                        '"AAECAwQFBgcICQoLDA0ODw","partitions":[4,7]}]}}')
     with pytest.raises(CorruptRecordError):    # the 3.7 shape (a leading Error int8): refused
         offsets.decode_record_obj(key, value[:2] + b"\x00" + value[2:] + b"\x00\x00\x01")
+
+
+# -- the dump's key-text cache (_coordinator.dump_text) -----------------------------------------
+
+def _reference_texts(key, value):
+    """The texts without the cache: decode, then format (the path before dump_text)."""
+    from kafkalog.decoders.offsets import CODEC, _value_json
+
+    rec = CODEC.decode(key, value)
+    if rec["value"] is None:
+        return CODEC.format(rec)
+    return CODEC.format(rec, _value_json(rec))
+
+
+def _outcome(fn, key, value):
+    try:
+        return ("ok", fn(key, value))
+    except Exception as e:  # the same error type and text on both paths
+        return ("error", type(e).__name__, str(e), getattr(e, "kafka_message", None))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 3), st.integers(0, 2**40),
+                          st.sampled_from(["ok", "tombstone", "cut", "short", "bad_version"])),
+                min_size=1, max_size=40))
+def test_dump_text_cache_gives_the_uncached_texts_and_errors(items):
+    """Keys repeat (as in a real partition), values vary, some are tombstones or corrupt: every
+    record's texts, or its error, equal the uncached path's, whatever the cache holds."""
+    from kafkalog.decoders import offsets
+
+    offsets.CODEC._key_texts.clear()
+    for group, partition, offset, kind in items:
+        key, value = offsets.encode_record(
+            1, {"group": f"g{group}", "topic": "t", "partition": partition},
+            {"offset": offset, "leaderEpoch": -1, "metadata": "m",
+             "commitTimestamp": 1700000000000}, version=3)
+        if kind == "tombstone":
+            value = None
+        elif kind == "cut":
+            value = value[:-3]
+        elif kind == "short":
+            value = value[:1]
+        elif kind == "bad_version":
+            value = b"\x00\x63" + value[2:]
+        assert _outcome(offsets.decode_record, key, value) == \
+            _outcome(_reference_texts, key, value)

@@ -16,7 +16,8 @@ from ..errors import CorruptRecordError
 from . import message
 from .message import MessageDecodeError
 
-__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec", "decode_for_text"]
+__all__ = ["UnknownRecordTypeError", "MissingKeyError", "CoordinatorCodec", "decode_for_text",
+           "dump_text"]
 
 
 class UnknownRecordTypeError(CorruptRecordError):
@@ -51,6 +52,12 @@ class CoordinatorCodec:
         self.what = what
         self.keys = {t: message.compile_schema(s) for t, s in keys.items()}
         self.values = {t: message.compile_schema(s) for t, s in values.items()}
+        #: key bytes -> (record type, key text) of keys already formatted by dump_text: a
+        #: coordinator topic repeats few keys many times (every commit of a group's partition
+        #: has the same key). Only keys that decoded are kept; bounded (cleared when full).
+        self._key_texts: dict[bytes, tuple[int, str]] = {}
+        #: (label, version) -> the payload text's head '{"version":"3","data":'
+        self._payload_heads: dict[tuple[str, int], str] = {}
 
     def key_version(self, record_type: int) -> int:
         """The version the key message is read at: the record type when the schema lists it
@@ -143,6 +150,56 @@ class CoordinatorCodec:
             self.values[rec["type"]], rec["value"], rec["version"])
         return key_text, "{" + message.dumps(value_label) + ":" + \
             message.dumps(str(rec["version"])) + ',"data":' + message.dumps(data) + "}"
+
+
+_KEY_TEXTS_MAX = 1 << 16
+
+
+def _payload_head(codec: CoordinatorCodec, label: str, version: int) -> str:
+    head = codec._payload_heads.get((label, version))
+    if head is None:
+        head = codec._payload_heads[(label, version)] = (
+            "{" + message.dumps(label) + ":" + message.dumps(str(version)) + ',"data":')
+    return head
+
+
+def dump_text(codec: CoordinatorCodec, key: bytes | bytearray | memoryview | None,
+              value: bytes | bytearray | memoryview | None,
+              value_json: Any = None, *, value_label: str = "version") -> tuple[str, str]:
+    """``codec.format(codec.decode(key, value), value_json(rec))``, the same texts and errors,
+    with the key's text taken from the codec's cache when the same key bytes were formatted
+    before (the dump of a coordinator partition formats the same keys over and over).
+
+    ``value_json(rec)`` gives the payload's data (a tree or the generated text) for a record
+    that needs more than its schema's text (None: the generated text)."""
+    kb = None if key is None else bytes(key)
+    cached = codec._key_texts.get(kb) if kb is not None else None
+    if cached is None:
+        rec = codec.decode(kb, value)
+        key_text, payload = codec.format(
+            rec, None if value_json is None or rec["value"] is None else value_json(rec),
+            value_label=value_label)
+        if len(codec._key_texts) >= _KEY_TEXTS_MAX:
+            codec._key_texts.clear()
+        codec._key_texts[kb] = (rec["type"], key_text)  # type: ignore[index]
+        return key_text, payload
+    record_type, key_text = cached
+    if value is None:
+        return key_text, "<DELETE>"
+    vb = bytes(value)
+    if len(vb) < 2:  # (decode's check, same text)
+        raise MessageDecodeError(
+            f"record value too short for its int16 version (expected 2 bytes, found "
+            f"{len(vb)})", kafka_message="Could not read version from value's buffer.",
+            position=0)
+    version = struct.unpack_from(">h", vb, 0)[0]
+    vschema = codec.values[record_type]
+    obj = codec._read(vschema, vb, version, "value")
+    if value_json is None:
+        data: Any = message.json_text(vschema, obj, version)
+    else:
+        data = value_json({"type": record_type, "value": obj, "version": version})
+    return key_text, _payload_head(codec, value_label, version) + message.dumps(data) + "}"
 
 
 def decode_for_text(codec: CoordinatorCodec, key: bytes | None, value: bytes | None, *,

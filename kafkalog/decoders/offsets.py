@@ -37,6 +37,7 @@ from ._coordinator import (
     MissingKeyError,
     UnknownRecordTypeError,
     decode_for_text,
+    dump_text,
     format_error,
 )
 
@@ -115,10 +116,7 @@ def decode_record(key: bytes | None, value: bytes | None) -> tuple[str | None, s
     Raises the errors of :func:`decode_record_obj`; use :func:`format_for_dump` to get the
     text Kafka prints for them instead.
     """
-    rec = CODEC.decode(key, value)
-    if rec["value"] is None:
-        return CODEC.format(rec)
-    return CODEC.format(rec, _value_json(rec))
+    return dump_text(CODEC, key, value, _value_json)
 
 
 def format_for_dump(key: bytes | None, value: bytes | None, offset: int

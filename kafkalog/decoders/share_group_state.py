@@ -29,6 +29,7 @@ from ._coordinator import (
     CoordinatorCodec,
     MissingKeyError,
     UnknownRecordTypeError,
+    dump_text,
     format_error,
 )
 
@@ -50,7 +51,7 @@ def decode_record(key: bytes | None, value: bytes | None, *, value_label: str = 
 
     ``value_label``: ``"version"`` (4.1 onwards) or ``"type"`` (4.0, whose parser labelled the
     value version as it did the key's record type)."""
-    return CODEC.format(CODEC.decode(key, value), value_label=value_label)
+    return dump_text(CODEC, key, value, value_label=value_label)
 
 
 def format_for_dump(key: bytes | None, value: bytes | None, offset: int, *,

@@ -36,6 +36,7 @@ from ._coordinator import (
     MissingKeyError,
     UnknownRecordTypeError,
     decode_for_text,
+    dump_text,
     format_error,
 )
 
@@ -71,7 +72,7 @@ def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
 
 def decode_record(key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
     """``(key text, payload text)`` exactly as Kafka's ``TransactionLogMessageParser``."""
-    return CODEC.format(CODEC.decode(key, value))
+    return dump_text(CODEC, key, value)
 
 
 def format_for_dump(key: bytes | None, value: bytes | None, offset: int

@@ -319,14 +319,16 @@ class StructuredParser:
             self.shape = (parse_kafka_version("trunk") if self.java_rewrite
                           else parse_kafka_version("3.7") if self.legacy_text else DEFAULT_SHAPE)
         self.java_rewrite = self.shape.java_rewrite
+        import importlib
+
+        #: the decoder module of ``kind`` (looked up once, not per record)
+        self._module = importlib.import_module(f"kafkalog.decoders.{self.kind}")
 
     def parse(
         self, key: bytes | None, value: bytes | None, offset: int
     ) -> tuple[str | None, str | None]:
-        import importlib
-
         shape = self.shape or DEFAULT_SHAPE  # always set by __post_init__
-        mod = importlib.import_module(f"kafkalog.decoders.{self.kind}")
+        mod = self._module
         if self.kind == "cluster_metadata":
             error = _metadata_release_error(value, shape)
             if error is not None:
