@@ -27,6 +27,7 @@ from ..security.oauthbearer import (
     OAuthBearerError,
     TokenValidationError,
     ValidatorOptions,
+    authorization_id_mismatch,
     validate_unsecured_token,
 )
 from .sasl import SaslFailure
@@ -69,11 +70,9 @@ class OAuthBearerServer:
         except TokenValidationError as e:
             self._error = e.json_error()
             return self._error.encode()
-        if message.authorization_id and message.authorization_id != token.principal_name:
-            raise SaslFailure(
-                f"Authentication failed: Client requested an authorization id "
-                f"({message.authorization_id}) that is different from the token's principal "
-                f"name ({token.principal_name})")
+        mismatch = authorization_id_mismatch(message.authorization_id, token.principal_name)
+        if mismatch is not None:
+            raise SaslFailure(mismatch)
         self.extensions = dict(message.extensions)  # (the unsecured validator takes them all)
         self.principal = token.principal_name
         self.credential_expiry_ms = token.lifetime_ms
