@@ -135,6 +135,9 @@ class ServerConfig:
         ``connections.failed.authentication.delay.ms`` (100): how long a connection whose
         authentication failed stays open after the failure response (Kafka's brake on
         password guessing).
+    sasl_server_max_receive_size:
+        ``sasl.server.max.receive.size`` (524288): the largest frame a connection may send
+        before it has authenticated.
     connections_max_reauth_ms:
         ``connections.max.reauth.ms`` (0: sessions never expire): a SASL session's lifetime,
         after which the client must re-authenticate on the connection (KIP-368) or lose it.
@@ -178,6 +181,7 @@ class ServerConfig:
     ssl_client_auth: str = "none"
     connections_failed_authentication_delay_ms: int = 100
     connections_max_reauth_ms: int = 0
+    sasl_server_max_receive_size: int = 524288
     sasl_oauthbearer_options: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
@@ -289,6 +293,7 @@ _PROPERTIES = {
     "ssl.client.auth": "ssl_client_auth",
     "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
     "connections.max.reauth.ms": "connections_max_reauth_ms",
+    "sasl.server.max.receive.size": "sasl_server_max_receive_size",
 }
 #: the listener security protocols (Kafka's SecurityProtocol)
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")

@@ -91,6 +91,15 @@ class Connection:
                                        "(%d of 4 bytes)", self.peer, len(e.partial))
                     return
                 size = int.from_bytes(head, "big", signed=True)
+                if self.auth is not None and not self.auth.complete \
+                        and not 0 <= size <= self.broker.config.sasl_server_max_receive_size:
+                    # SaslServerAuthenticator reads at most sasl.server.max.receive.size before
+                    # a connection authenticates: an unauthenticated peer gets no 100 MiB buffer
+                    logger.warning("%s: closing connection: Failing SASL authentication due to "
+                                   "invalid receive size (%d bytes; sasl.server.max.receive."
+                                   "size is %d)", self.peer, size,
+                                   self.broker.config.sasl_server_max_receive_size)
+                    return
                 if size < 0 or size > limit:
                     logger.warning("%s: closing connection: request size %d out of range "
                                    "(expected 0..%d, socket.request.max.bytes)", self.peer, size,

@@ -398,6 +398,24 @@ def test_requests_before_authentication_close_the_connection(tmp_path):
         server.stop()
 
 
+def test_unauthenticated_frames_are_bounded(tmp_path):
+    """sasl.server.max.receive.size (512 KiB): a larger frame before authentication closes the
+    connection at its size prefix; after authentication the usual limit applies."""
+    server = _server(tmp_path, "SASL_PLAINTEXT")
+    try:
+        with WireClient(server.address) as c:
+            c.send_raw(struct.pack(">i", 524289))
+            assert _closed(c)
+        with WireClient(server.address) as c:
+            assert _login(c, "bob", "bob-secret").error_code == 0
+            big = {"topics": [{"name": "x" * 600_000}], "allow_auto_topic_creation": False,
+                   "include_topic_authorized_operations": False}
+            r = c.request(3, 12, big)  # 600 KB: answered (the topic name is just invalid)
+            assert [t.error_code for t in r.topics] == [17]  # INVALID_TOPIC_EXCEPTION
+    finally:
+        server.stop()
+
+
 def test_plaintext_listener_answers_sasl_requests_illegal_state(tmp_path):
     server = start_server(tmp_path / "logs")
     try:
