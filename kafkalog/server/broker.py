@@ -124,12 +124,18 @@ class ServerConfig:
     sasl_plain_users:
         SASL/PLAIN ``user -> password``, as the ``user_<name>`` options of the JAAS
         ``PlainLoginModule`` entry (``kafkalog serve --jaas-config``).
-    ssl_keystore_location, ssl_key_password:
-        ``ssl.keystore.location`` of an SSL listener, a PEM file with the private key and the
-        certificate chain (``ssl.keystore.type=PEM``; JKS and PKCS12 keystores are not read),
-        and ``ssl.key.password`` when the key is encrypted.
-    ssl_truststore_location, ssl_client_auth:
-        ``ssl.truststore.location`` (PEM CA certificates) and ``ssl.client.auth`` (``none``,
+    ssl_keystore_location, ssl_keystore_type, ssl_keystore_password, ssl_key_password:
+        The TLS key and certificate chain of an SSL listener: ``ssl.keystore.location``, a
+        ``PEM`` file (key and chain) or a ``PKCS12`` store (``ssl.keystore.type``; None: told
+        apart by the content, Kafka's default type JKS is refused with how to convert it),
+        ``ssl.keystore.password`` (PKCS12) and ``ssl.key.password`` (an encrypted key).
+    ssl_keystore_key, ssl_keystore_certificate_chain:
+        The same given inline as PEM text (KIP-651's ``ssl.keystore.key`` and
+        ``ssl.keystore.certificate.chain``, ``ssl.keystore.type=PEM``).
+    ssl_truststore_location, ssl_truststore_type, ssl_truststore_password,
+    ssl_truststore_certificates, ssl_client_auth:
+        The CA certificates clients are checked against (a PEM or PKCS12 file, or inline PEM
+        text: ``ssl.truststore.certificates``) and ``ssl.client.auth`` (``none``,
         ``requested``, ``required``): whether clients present certificates signed by them.
     connections_failed_authentication_delay_ms:
         ``connections.failed.authentication.delay.ms`` (100): how long a connection whose
@@ -176,6 +182,13 @@ class ServerConfig:
     sasl_enabled_mechanisms: tuple[str, ...] = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
     sasl_plain_users: Mapping[str, str] = dataclasses.field(default_factory=dict, repr=False)
     ssl_keystore_location: str | None = None
+    ssl_keystore_type: str | None = None
+    ssl_keystore_password: str | None = dataclasses.field(default=None, repr=False)
+    ssl_keystore_key: str | None = dataclasses.field(default=None, repr=False)
+    ssl_keystore_certificate_chain: str | None = None
+    ssl_truststore_type: str | None = None
+    ssl_truststore_password: str | None = dataclasses.field(default=None, repr=False)
+    ssl_truststore_certificates: str | None = None
     ssl_key_password: str | None = dataclasses.field(default=None, repr=False)
     ssl_truststore_location: str | None = None
     ssl_client_auth: str = "none"
@@ -236,12 +249,17 @@ class ServerConfig:
                                       f"{raw!r}")
                 values[name] = text.lower()
             elif name in ("ssl_keystore_location", "ssl_truststore_location",
-                          "ssl_key_password"):
+                          "ssl_key_password", "ssl_keystore_password",
+                          "ssl_truststore_password", "ssl_keystore_key",
+                          "ssl_keystore_certificate_chain", "ssl_truststore_certificates"):
                 values[name] = text or None
-            elif name == "_pem_only":
-                if text.upper() != "PEM":
-                    raise ConfigError(f"{key}: only PEM files are read (found {raw!r}; convert "
-                                      "a JKS or PKCS12 store with keytool/openssl)")
+            elif name in ("ssl_keystore_type", "ssl_truststore_type"):
+                if text.upper() not in ("PEM", "PKCS12"):
+                    raise ConfigError(f"{key}: PEM and PKCS12 stores are read, not {raw!r} "
+                                      "(convert a JKS store: keytool -importkeystore "
+                                      "-srckeystore s.jks -destkeystore s.p12 -deststoretype "
+                                      "PKCS12)")
+                values[name] = text.upper()
             elif name == "group_consumer_migration_policy":
                 if text.lower() not in MIGRATION_POLICIES:
                     raise ConfigError(f"{key}: expected one of {', '.join(MIGRATION_POLICIES)}"
@@ -286,10 +304,15 @@ _PROPERTIES = {
     "security.protocol": "security_protocol",
     "sasl.enabled.mechanisms": "sasl_enabled_mechanisms",
     "ssl.keystore.location": "ssl_keystore_location",
-    "ssl.keystore.type": "_pem_only",
+    "ssl.keystore.type": "ssl_keystore_type",
+    "ssl.keystore.password": "ssl_keystore_password",
+    "ssl.keystore.key": "ssl_keystore_key",
+    "ssl.keystore.certificate.chain": "ssl_keystore_certificate_chain",
     "ssl.key.password": "ssl_key_password",
     "ssl.truststore.location": "ssl_truststore_location",
-    "ssl.truststore.type": "_pem_only",
+    "ssl.truststore.type": "ssl_truststore_type",
+    "ssl.truststore.password": "ssl_truststore_password",
+    "ssl.truststore.certificates": "ssl_truststore_certificates",
     "ssl.client.auth": "ssl_client_auth",
     "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
     "connections.max.reauth.ms": "connections_max_reauth_ms",

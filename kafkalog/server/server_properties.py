@@ -13,8 +13,8 @@ would apply it, and the rest named (never silently dropped).
 * **Security**: ``sasl.enabled.mechanisms``, ``ssl.*`` and ``connections.*``, each also under the
   listener's prefix ``listener.name.<listener>.`` (which wins, as in Kafka), and the JAAS entries
   of ``listener.name.<listener>.<mechanism>.sasl.jaas.config``: PLAIN's ``user_<name>`` options
-  and OAUTHBEARER's ``unsecuredValidator*`` ones. ``ssl.keystore.type``/``ssl.truststore.type``
-  must be PEM (keystores of other types are refused, naming the property).
+  and OAUTHBEARER's ``unsecuredValidator*`` ones. Keystores and truststores are PEM or PKCS12
+  (JKS is refused, naming the property and how to convert it).
 * **Broker settings** :class:`~kafkalog.server.broker.ServerConfig` knows (``node.id``, else
   ``broker.id``; ``num.partitions``, ``offsets.topic.num.partitions``, ``group.*``...), and the
   **topic defaults** (``log.retention.hours``, ``log.segment.bytes``...: what
@@ -166,8 +166,6 @@ def parse(f: IO[str], where: str, *, listener: str | None = None, log_dir: str |
             config_props[base] = value
             used.add(key)
     config_props["security.protocol"] = protocol
-    for unserved in ("ssl.keystore.password", "ssl.truststore.password"):
-        config_props.pop(unserved, None)  # (a PEM file needs neither; JKS is refused below)
     for key in [k for k in config_props if k.startswith("ssl.") and k not in _PROPERTIES]:
         config_props.pop(key)  # other ssl.* (cipher suites, protocols...): listed as ignored
         used.discard(key)

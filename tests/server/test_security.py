@@ -504,7 +504,7 @@ def test_kafkalog_serve_command_with_sasl_ssl(tmp_path, pki, capsys):
                        (["--security-protocol", "SASL_PLAINTEXT", "-c",
                          "sasl.enabled.mechanisms=PLAIN"], "no user is defined"),
                        (["-c", "sasl.enabled.mechanisms=GSSAPI"], "sasl.enabled.mechanisms"),
-                       (["-c", "ssl.keystore.type=JKS"], "only PEM files"),
+                       (["-c", "ssl.keystore.type=JKS"], "keytool -importkeystore"),
                        (["--jaas-config", str(tmp_path / "missing.conf")], "--jaas-config")):
         assert serve_main([str(tmp_path / "other"), "--port", "0", *args]) == 2
         assert text in capsys.readouterr().err
@@ -697,5 +697,93 @@ def test_oauthbearer_error_challenge_over_the_wire(tmp_path):
             assert (r.error_code, r.error_message) == (
                 58, "Authentication failed during authentication due to invalid credentials "
                     "with SASL mechanism OAUTHBEARER")
+    finally:
+        server.stop()
+
+
+# -- keystores: PKCS12, inline PEM, JKS refused ------------------------------------------------
+
+def _pkcs12_stores(tmp_path, pki) -> dict[str, str]:
+    """The test PKI as PKCS12: a keystore (key + chain, password "ks-secret") and a
+    truststore of the CA (password "ts-secret"), as keytool -deststoretype PKCS12 writes."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import serialization
+    from cryptography.hazmat.primitives.serialization import pkcs12
+
+    text = Path(pki["server"]).read_bytes()
+    key = serialization.load_pem_private_key(text, None)
+    certs = x509.load_pem_x509_certificates(text)
+    ca = x509.load_pem_x509_certificate(Path(pki["ca"]).read_bytes())
+    ks = tmp_path / "server.p12"
+    ks.write_bytes(pkcs12.serialize_key_and_certificates(
+        b"kafka", key, certs[0], certs[1:],
+        serialization.BestAvailableEncryption(b"ks-secret")))
+    ts = tmp_path / "truststore.p12"
+    ts.write_bytes(pkcs12.serialize_key_and_certificates(
+        b"ca", None, None, [ca], serialization.BestAvailableEncryption(b"ts-secret")))
+    return {"keystore": str(ks), "truststore": str(ts)}
+
+
+def test_pkcs12_keystore_and_truststore_with_mutual_tls(tmp_path, pki):
+    stores = _pkcs12_stores(tmp_path, pki)
+    server = _server(tmp_path, "SSL", ssl_keystore_location=stores["keystore"],
+                     ssl_keystore_type="PKCS12", ssl_keystore_password="ks-secret",
+                     ssl_truststore_location=stores["truststore"],
+                     ssl_truststore_password="ts-secret", ssl_client_auth="required")
+    try:
+        conf = {**_rdkafka_conf(server, "SSL", pki=pki),
+                "ssl.certificate.location": pki["client_cert"],
+                "ssl.key.location": pki["client_key"]}
+        assert _rdkafka_roundtrip(conf, "p12", 3) == [b"v0", b"v1", b"v2"]
+    finally:
+        server.stop()
+    import dataclasses
+
+    from kafkalog.errors import ConfigError
+    from kafkalog.server import KafkaServer
+
+    bad = dataclasses.replace(TEST_CONFIG, security_protocol="SSL",
+                              ssl_keystore_location=stores["keystore"],
+                              ssl_keystore_password="wrong")
+    with pytest.raises(ConfigError, match="wrong password"):
+        KafkaServer(tmp_path / "logs", "127.0.0.1", 0, config=bad).start()
+    jks = tmp_path / "server.jks"
+    jks.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02")
+    bad = dataclasses.replace(TEST_CONFIG, security_protocol="SSL",
+                              ssl_keystore_location=str(jks))
+    with pytest.raises(ConfigError, match="JKS store; .*keytool -importkeystore"):
+        KafkaServer(tmp_path / "logs", "127.0.0.1", 0, config=bad).start()
+
+
+def test_inline_pem_keystore(tmp_path, pki):
+    """KIP-651: ssl.keystore.key and ssl.keystore.certificate.chain as PEM text (here from a
+    server.properties, continuation lines and all), ssl.truststore.certificates likewise."""
+    import io
+
+    from cryptography.hazmat.primitives import serialization
+
+    from kafkalog.server.server_properties import parse
+
+    text = Path(pki["server"]).read_bytes()
+    key = serialization.load_pem_private_key(text, None).private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+        serialization.NoEncryption()).decode()
+    chain = text.decode()[text.decode().index("-----BEGIN CERTIFICATE"):]
+
+    def prop(value: str) -> str:  # one logical line: \n escapes, continuation backslashes
+        return value.strip().replace("\n", "\\n\\\n    ")
+
+    props = (f"listeners=SSL://127.0.0.1:0\nssl.keystore.type=PEM\n"
+             f"ssl.keystore.key={prop(key)}\nssl.keystore.certificate.chain={prop(chain)}\n")
+    config = parse(io.StringIO(props), "inline.properties", log_dir=str(tmp_path)).config
+    assert config.ssl_keystore_key.startswith("-----BEGIN PRIVATE KEY-----\n")
+    import dataclasses
+
+    server = start_server(tmp_path / "logs", config=dataclasses.replace(
+        TEST_CONFIG, security_protocol="SSL", ssl_keystore_key=config.ssl_keystore_key,
+        ssl_keystore_certificate_chain=config.ssl_keystore_certificate_chain))
+    try:
+        assert _rdkafka_roundtrip(_rdkafka_conf(server, "SSL", pki=pki), "inline", 2) == \
+            [b"v0", b"v1"]
     finally:
         server.stop()

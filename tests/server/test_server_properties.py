@@ -102,7 +102,7 @@ def test_sasl_ssl_listener_with_its_own_settings():
     (SASL_SSL, {}, "listeners has 2 broker listeners (INTERNAL, EXTERNAL)"),
     (SASL_SSL, {"listener": "nope"}, "no broker listener named 'nope'"),
     ("log.dirs=/a,/b\n", {}, "log.dirs names 2 directories (/a, /b)"),
-    ("listeners=PLAINTEXT://:9092\nssl.keystore.type=JKS\n", {}, "only PEM files"),
+    ("listeners=PLAINTEXT://:9092\nssl.keystore.type=JKS\n", {}, "PEM and PKCS12 stores"),
     ("listener.security.protocol.map=A:TLS\nlisteners=A://:1\n", {}, "NAME:PROTOCOL"),
     ("listeners=PLAINTEXT:9092\n", {}, "expected NAME://host:port"),
     ("log.segment.bytes=ten\n", {}, "log.segment.bytes: expected an integer"),
