@@ -39,6 +39,8 @@ class RequestContext:
     client_id: str | None
     #: "host:port" of the client, for log lines
     peer: str
+    #: the advertised (host, port) of the listener the request came on (None: the broker's)
+    endpoint: tuple[str, int] | None = None
 
 
 Handler = Callable[[RequestContext, Any], Awaitable[Mapping[str, Any] | None]]

@@ -22,11 +22,12 @@ with the ``unsecuredValidator*`` options of the JAAS file's ``OAuthBearerLoginMo
 connections.max.reauth.ms=N`` makes clients re-authenticate (KIP-368).
 
 ``--server-properties`` reads a broker's ``server.properties``
-(:mod:`kafkalog.server.server_properties`): ``log.dirs``, the broker listener of ``listeners``
-(with ``--listener`` when there are several) and its protocol, advertised address and
+(:mod:`kafkalog.server.server_properties`): ``log.dirs``, every broker listener of ``listeners``
+(or the one ``--listener`` names) with its protocol, advertised address and
 ``listener.name.<l>.*`` security settings (SSL files, JAAS users), the broker settings kafkalog
 knows and the topic defaults (``log.retention.hours``...). The properties kafkalog does not
-apply are listed in one warning line. Options given here override the file.
+apply are listed in one warning line. Options given here override the file (``--host``,
+``--port``, ``--security-protocol`` and ``-c`` apply to the first listener).
 
 Example
 -------
@@ -56,7 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a broker's server.properties: its log.dirs, listener, security "
                         "settings, broker settings and topic defaults (the options here win)")
     p.add_argument("--listener", default=None, metavar="NAME",
-                   help="with --server-properties: the listener to serve when it has several")
+                   help="with --server-properties: serve only this listener (default: every "
+                        "broker listener)")
     p.add_argument("--host", default=None,
                    help="address to bind (default 127.0.0.1: loopback only)")
     p.add_argument("--port", type=int, default=None, help="port to bind (default 9092)")
@@ -118,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         fields["node_id"] = args.node_id
     if args.advertised_host is not None:
         fields["advertised_host"] = args.advertised_host
-    log_dir, host, port, log_config = args.dir, args.host, args.port, None
+    log_dir, host, port, log_config, listeners = args.dir, args.host, args.port, None, []
     try:
         if args.jaas_config is not None:
             from ..security import plain_users
@@ -146,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                                  f"kafkalog: {', '.join(sp.ignored)}\n")
             fields = {f.name: getattr(sp.config, f.name)
                       for f in dataclasses.fields(sp.config)}
-            log_dir, log_config = sp.log_dir, sp.log_config
+            log_dir, log_config, listeners = sp.log_dir, sp.log_config, sp.extra_listeners
             host = sp.host if host is None else host
             port = sp.port if port is None else port
         elif args.listener is not None:
@@ -161,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     port = 9092 if port is None else port
     try:
         KafkaServer(log_dir, host, port, config=config, log_config=log_config,
-                    add_scram=scram).serve_forever()
+                    add_scram=scram, listeners=listeners).serve_forever()
     except KafkaLogError as e:
         sys.stderr.write(f"kafkalog serve: {e}\n")
         return 1

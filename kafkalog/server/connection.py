@@ -65,18 +65,24 @@ class Connection:
         The :class:`~kafkalog.server.broker.Broker`.
     reader, writer:
         The asyncio streams of the accepted socket.
+    listener:
+        The :class:`~kafkalog.server.listener.Listener` it was accepted on (None: the server's
+        main listener).
     """
 
     def __init__(self, broker: Any, reader: asyncio.StreamReader,
-                 writer: asyncio.StreamWriter) -> None:
+                 writer: asyncio.StreamWriter, listener: Any = None) -> None:
         self.broker = broker
         self.reader = reader
         self.writer = writer
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.requests = 0
+        #: the listener accepted on (kafkalog.server.listener.Listener; None: the main one)
+        self.listener = listener
         #: the SASL exchange still to complete on a SASL listener (None: nothing to do)
-        self.auth = authenticator(broker, self.peer, self.handle_frame)
+        self.auth = authenticator(broker, self.peer, self.handle_frame,
+                                  None if listener is None else listener.config)
 
     async def run(self) -> None:
         """Read, handle and answer requests until the client closes or sends a bad frame."""
@@ -171,7 +177,8 @@ class Connection:
         c0 = time.thread_time_ns()
         header, request = decode_request(frame, key, version)
         ctx = RequestContext(self.broker, key, version, correlation_id,
-                             getattr(header, "client_id", None), self.peer)
+                             getattr(header, "client_id", None), self.peer,
+                             None if self.listener is None else self.listener.advertised)
         result = await api.handle(ctx, request)
         out = None if result is None else encode_response(
             key, version, correlation_id, build(response_class(key, version), result))

@@ -19,13 +19,32 @@ from __future__ import annotations
 import os
 import ssl
 import tempfile
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
 from .broker import ServerConfig
 from .sasl import PLAIN, SaslAuthenticator
 
-__all__ = ["ssl_context", "check", "uses_tls", "uses_sasl", "authenticator"]
+__all__ = ["ssl_context", "check", "uses_tls", "uses_sasl", "authenticator", "Listener"]
+
+
+@dataclass
+class Listener:
+    """A listener beyond a server's main one (a broker's second ``listeners`` entry: an
+    internal and an external name for one broker).
+
+    ``config`` holds the listener's security settings and advertised address (its other
+    fields are ignored: the server's own config rules the broker). ``port`` 0 picks a free port;
+    once bound, ``port`` is the bound one and ``advertised`` the ``(host, port)`` a client
+    connected here is told.
+    """
+
+    name: str
+    host: str
+    port: int
+    config: ServerConfig
+    advertised: tuple[str, int] | None = field(default=None, init=False)
 
 
 def uses_tls(config: ServerConfig) -> bool:
@@ -184,9 +203,11 @@ def _trusted_certificates(config: ServerConfig) -> str | None:
     return "".join(c.public_bytes(serialization.Encoding.PEM).decode() for c in certs)
 
 
-def authenticator(broker: Any, peer: str, api_versions: Any) -> SaslAuthenticator | None:
-    """A new connection's SASL state on a SASL listener (None: nothing to authenticate)."""
-    config: ServerConfig = broker.config
+def authenticator(broker: Any, peer: str, api_versions: Any,
+                  config: ServerConfig | None = None) -> SaslAuthenticator | None:
+    """A new connection's SASL state on a SASL listener (None: nothing to authenticate);
+    ``config``: the listener's (default: the server's)."""
+    config = broker.config if config is None else config
     if not uses_sasl(config):
         return None
     return SaslAuthenticator(peer=peer, mechanisms=config.sasl_enabled_mechanisms,

@@ -34,6 +34,7 @@ True
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import signal
@@ -50,8 +51,8 @@ from .broker import Broker, ServerConfig
 from .connection import Connection
 from .group_configs import GroupConfigStore
 from .group_service import GroupService
+from .listener import Listener, ssl_context
 from .listener import check as check_listener
-from .listener import ssl_context
 from .share_service import ShareService
 from .txn_coordinator import TransactionCoordinator
 
@@ -82,6 +83,10 @@ class KafkaServer:
     add_scram:
         SCRAM credentials ``(mechanism, user, password, iterations)`` stored in the tree once it
         is open (locked) and before serving (``kafkalog serve --add-scram``).
+    listeners:
+        More listeners (:class:`~kafkalog.server.listener.Listener`: a broker's other
+        ``listeners`` entries), each with its own security settings and advertised address;
+        ``host``/``port``/``config`` make the main one.
     """
 
     def __init__(self, log_dir: str | os.PathLike[str] | LogDir, host: str = "127.0.0.1",
@@ -89,7 +94,8 @@ class KafkaServer:
                  config: ServerConfig | None = None,
                  log_config: LogConfig | dict[str, Any] | None = None,
                  clock: Clock | None = None,
-                 add_scram: Sequence[tuple[str, str, str, int]] = ()) -> None:
+                 add_scram: Sequence[tuple[str, str, str, int]] = (),
+                 listeners: Sequence[Listener] = ()) -> None:
         cfg = config if config is not None else ServerConfig()
         if node_id is not None:
             import dataclasses
@@ -102,6 +108,7 @@ class KafkaServer:
         self._log_config = log_config
         self._clock = clock
         self._add_scram = list(add_scram)
+        self.listeners = list(listeners)
         self.broker: Broker | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
         self._thread: threading.Thread | None = None
@@ -223,32 +230,54 @@ class KafkaServer:
         self._stopping = asyncio.Event()
         check_listener(self.config)
         tls = ssl_context(self.config)
+        extra_tls = []
+        for extra in self.listeners:
+            check_listener(extra.config)
+            extra_tls.append(ssl_context(extra.config))
         broker = self._open_broker()
         self.broker = broker
+        servers: list[asyncio.AbstractServer] = []
         try:
-            server = await asyncio.start_server(self._on_client, self.host, self.port,
-                                                reuse_address=True, ssl=tls)
+            servers.append(await asyncio.start_server(self._on_client, self.host, self.port,
+                                                      reuse_address=True, ssl=tls))
+            for extra, ctx in zip(self.listeners, extra_tls):
+                servers.append(await asyncio.start_server(
+                    functools.partial(self._on_client, listener=extra), extra.host, extra.port,
+                    reuse_address=True, ssl=ctx))
         except BaseException:
+            for srv in servers:
+                srv.close()
             broker.close()
             raise
+        server = servers[0]
         sock = server.sockets[0]
         self.port = sock.getsockname()[1]
         broker.host = self.config.advertised_host or (
             socket.getfqdn() if self.host in _WILDCARDS else self.host)
         broker.port = self.config.advertised_port or self.port
+        for extra, srv in zip(self.listeners, servers[1:]):
+            extra.port = srv.sockets[0].getsockname()[1]
+            extra.advertised = (
+                extra.config.advertised_host
+                or (socket.getfqdn() if extra.host in _WILDCARDS else extra.host),
+                extra.config.advertised_port or extra.port)
         background = [asyncio.create_task(t) for t in _background_tasks(broker)]
         if install_signals:
             for sig in (signal.SIGINT, signal.SIGTERM):
                 self._loop.add_signal_handler(sig, self._stopping.set)
         logger.info("kafkalog serving %s on %s://%s:%d (node %d)", broker.log_dir.root,
                     self.config.security_protocol, self.host, self.port, self.config.node_id)
+        for extra in self.listeners:
+            logger.info("kafkalog also serving on %s %s://%s:%d", extra.name,
+                        extra.config.security_protocol, extra.host, extra.port)
         if ready is not None:
             ready.set()
         try:
             await self._stopping.wait()
         finally:
             logger.info("kafkalog shutting down")
-            server.close()
+            for srv in servers:
+                srv.close()
             for t in background:
                 t.cancel()
             # connections accepted while shutting down add themselves: cancel until none is left
@@ -259,7 +288,8 @@ class KafkaServer:
                 await asyncio.gather(*tasks, return_exceptions=True)
             await asyncio.gather(*background, return_exceptions=True)
             try:
-                await asyncio.wait_for(server.wait_closed(), 5)
+                await asyncio.wait_for(asyncio.gather(*(srv.wait_closed() for srv in servers)),
+                                       5)
             except asyncio.TimeoutError:
                 logger.warning("connections still open after shutdown; closing the log dir")
             for component in (broker.groups, broker.transactions):
@@ -269,7 +299,8 @@ class KafkaServer:
             self._stopped.set()
 
     async def _on_client(self, reader: asyncio.StreamReader,
-                         writer: asyncio.StreamWriter) -> None:
+                         writer: asyncio.StreamWriter, listener: Listener | None = None
+                         ) -> None:
         sock = writer.get_extra_info("socket")
         if sock is not None:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -277,7 +308,7 @@ class KafkaServer:
         assert task is not None
         self._connections.add(task)
         try:
-            await Connection(self.broker, reader, writer).run()
+            await Connection(self.broker, reader, writer, listener).run()
         except asyncio.CancelledError:
             # shutdown cancels connections; asyncio's stream callback would log a cancelled
             # client task as an error, so the task ends normally

@@ -4,12 +4,13 @@ would apply it, and the rest named (never silently dropped).
 
 * **The directory**: ``log.dirs`` (else ``log.dir``, else Kafka's ``/tmp/kafka-logs``). kafkalog
   serves one log dir: a list of several is refused unless the command line names one.
-* **The listener**: ``listeners`` (``NAME://host:port``, Kafka's default ``PLAINTEXT://:9092``)
-  without the ``controller.listener.names`` ones (a KRaft controller listener: kafkalog has no
-  controller quorum). One broker listener is served: the only one, or the one ``--listener``
-  names. Its protocol comes from ``listener.security.protocol.map`` (Kafka's default map: each
-  protocol's own name); an empty host binds every interface, as Kafka does.
-  ``advertised.listeners``' entry of the same name is what metadata tells clients.
+* **The listeners**: ``listeners`` (``NAME://host:port``, Kafka's default
+  ``PLAINTEXT://:9092``) without the ``controller.listener.names`` ones (a KRaft controller
+  listener: kafkalog has no controller quorum). Every broker listener is served (or only the one
+  ``--listener`` names), each with its protocol from ``listener.security.protocol.map`` (Kafka's
+  default map: each protocol's own name); an empty host binds every interface, as Kafka does. A
+  client is told, in metadata and FindCoordinator answers, the ``advertised.listeners`` entry of
+  the listener it connected to (as Kafka does: an internal and an external name for one broker).
 * **Security**: ``sasl.enabled.mechanisms``, ``ssl.*`` and ``connections.*``, each also under the
   listener's prefix ``listener.name.<listener>.`` (which wins, as in Kafka), and the JAAS entries
   of ``listener.name.<listener>.<mechanism>.sasl.jaas.config``: PLAIN's ``user_<name>`` options
@@ -43,6 +44,7 @@ from ..config import LogConfig
 from ..errors import ConfigError
 from ..security.jaas import OAUTHBEARER_LOGIN_MODULE, login_module_options, plain_users
 from .broker import _PROPERTIES, SECURITY_PROTOCOLS, ServerConfig
+from .listener import Listener
 
 __all__ = ["ServerProperties", "load", "parse"]
 
@@ -69,7 +71,10 @@ class ServerProperties:
     log_config: dict[str, str] = field(default_factory=dict)
     """The topic defaults (``log.*`` and other LogConfig names), as the file spells them."""
     listener: str = "PLAINTEXT"
-    """The listener served (its name in ``listeners``)."""
+    """The main listener's name (``host``, ``port`` and ``config`` are its)."""
+    extra_listeners: list[Listener] = field(default_factory=list)
+    """The other broker listeners, each with its own security settings and advertised
+    address."""
     ignored: list[str] = field(default_factory=list)
     """Properties kafkalog does not apply, sorted."""
 
@@ -134,66 +139,75 @@ def parse(f: IO[str], where: str, *, listener: str | None = None, log_dir: str |
                    if n.strip()}
     listeners = _listeners(get("listeners") or "PLAINTEXT://:9092", "listeners", where)
     brokers = {n: hp for n, hp in listeners.items() if n not in controllers}
+    if not brokers:
+        raise ConfigError(f"{where}: listeners has no broker listener (only the controller's: "
+                          f"{', '.join(listeners)})")
     if listener is not None:
-        name = listener.upper()
-        if name not in brokers:
+        if listener.upper() not in brokers:
             raise ConfigError(f"{where}: no broker listener named {listener!r} in listeners "
-                              f"(broker listeners: {', '.join(brokers) or 'none'})")
-    elif len(brokers) == 1:
-        [name] = brokers
+                              f"(broker listeners: {', '.join(brokers)})")
+        served = [listener.upper()]
     else:
-        raise ConfigError(f"{where}: listeners has {len(brokers)} broker listeners "
-                          f"({', '.join(brokers) or 'none'}); kafkalog serves one: choose it "
-                          "with --listener")
-    host, port = brokers[name]
-    if name not in proto_map:
-        raise ConfigError(f"{where}: listener {name} has no protocol in "
-                          "listener.security.protocol.map")
-    protocol = proto_map[name]
+        served = list(brokers)  # every broker listener, the first one the main one
+    for name in served:
+        if name not in proto_map:
+            raise ConfigError(f"{where}: listener {name} has no protocol in "
+                              "listener.security.protocol.map")
     advertised = _listeners(get("advertised.listeners") or "", "advertised.listeners", where)
-    adv_host, adv_port = advertised.get(name, (None, None))
-
-    # -- broker settings, with the listener's overrides
-    prefix = f"listener.name.{name.lower()}."
-    config_props: dict[str, str] = {}
-    for key, value in props.items():
-        if key in _PROPERTIES:
-            config_props[key] = value
-            used.add(key)
-    for key, value in props.items():  # the listener's own values win over the global ones
-        base = key[len(prefix):] if key.startswith(prefix) else None
-        if base is not None and (base in _PER_LISTENER or base.startswith("ssl.")):
-            config_props[base] = value
-            used.add(key)
-    config_props["security.protocol"] = protocol
-    for key in [k for k in config_props if k.startswith("ssl.") and k not in _PROPERTIES]:
-        config_props.pop(key)  # other ssl.* (cipher suites, protocols...): listed as ignored
-        used.discard(key)
-        used.discard(prefix + key)
     node = get("node.id") or get("broker.id")
     if node is not None:
         try:
             fields.setdefault("node_id", int(node))
         except ValueError:
             raise ConfigError(f"{where}: node.id: expected an integer, found {node!r}") from None
-    fields.setdefault("advertised_host", adv_host)
-    fields.setdefault("advertised_port", adv_port)
-    jaas = {k[len(prefix):-len(".sasl.jaas.config")]: v for k, v in props.items()
-            if k.startswith(prefix) and k.endswith(".sasl.jaas.config")}
-    for mech_key in jaas:
-        used.add(f"{prefix}{mech_key}.sasl.jaas.config")
-    if "plain" in jaas:
-        fields.setdefault("sasl_plain_users", plain_users(
-            jaas["plain"], where=f"{where}: {prefix}plain.sasl.jaas.config"))
-    if "oauthbearer" in jaas:
-        options = login_module_options(jaas["oauthbearer"], OAUTHBEARER_LOGIN_MODULE,
-                                       where=f"{where}: {prefix}oauthbearer.sasl.jaas.config")
-        if options is not None:
-            fields.setdefault("sasl_oauthbearer_options", options)
-    try:
-        config = ServerConfig.from_properties(config_props, **fields)
-    except ConfigError as e:
-        raise ConfigError(f"{where}: {e}") from None
+    global_props: dict[str, str] = {}
+    for key, value in props.items():
+        if key in _PROPERTIES:
+            global_props[key] = value
+            used.add(key)
+
+    def listener_config(name: str) -> ServerConfig:
+        """The broker settings with the listener's protocol, advertised address and own
+        ``listener.name.<l>.`` values (which win over the global ones, as in Kafka)."""
+        prefix = f"listener.name.{name.lower()}."
+        config_props = dict(global_props)
+        for key, value in props.items():
+            base = key[len(prefix):] if key.startswith(prefix) else None
+            if base is not None and (base in _PER_LISTENER or base.startswith("ssl.")):
+                config_props[base] = value
+                used.add(key)
+        config_props["security.protocol"] = proto_map[name]
+        for key in [k for k in config_props if k.startswith("ssl.") and k not in _PROPERTIES]:
+            config_props.pop(key)  # other ssl.* (cipher suites, protocols...): listed as ignored
+            used.discard(key)
+            used.discard(prefix + key)
+        own = dict(fields)
+        adv_host, adv_port = advertised.get(name, (None, None))
+        own.setdefault("advertised_host", adv_host)
+        own.setdefault("advertised_port", adv_port)
+        jaas = {k[len(prefix):-len(".sasl.jaas.config")]: v for k, v in props.items()
+                if k.startswith(prefix) and k.endswith(".sasl.jaas.config")}
+        for mech_key in jaas:
+            used.add(f"{prefix}{mech_key}.sasl.jaas.config")
+        if "plain" in jaas:
+            own.setdefault("sasl_plain_users", plain_users(
+                jaas["plain"], where=f"{where}: {prefix}plain.sasl.jaas.config"))
+        if "oauthbearer" in jaas:
+            options = login_module_options(
+                jaas["oauthbearer"], OAUTHBEARER_LOGIN_MODULE,
+                where=f"{where}: {prefix}oauthbearer.sasl.jaas.config")
+            if options is not None:
+                own.setdefault("sasl_oauthbearer_options", options)
+        try:
+            return ServerConfig.from_properties(config_props, **own)
+        except ConfigError as e:
+            raise ConfigError(f"{where}: listener {name}: {e}") from None
+
+    name = served[0]
+    host, port = brokers[name]
+    config = listener_config(name)
+    extra = [Listener(n, _bind_host(brokers[n][0]), brokers[n][1], listener_config(n))
+             for n in served[1:]]
 
     # -- topic defaults
     log_props = {k: v for k, v in props.items() if k not in used}
@@ -203,12 +217,14 @@ def parse(f: IO[str], where: str, *, listener: str | None = None, log_dir: str |
     except ConfigError as e:                                      # the file)
         raise ConfigError(f"{where}: {e}") from None
     used |= topic_keys
-    if host in ("", None):
-        host = "0.0.0.0"  # Kafka: an empty host binds every interface
     return ServerProperties(
-        log_dir=log_dir, host=host, port=port, config=config,
+        log_dir=log_dir, host=_bind_host(host), port=port, config=config,
         log_config={k: props[k] for k in sorted(topic_keys)}, listener=name,
-        ignored=sorted(k for k in props if k not in used))
+        extra_listeners=extra, ignored=sorted(k for k in props if k not in used))
+
+
+def _bind_host(host: str) -> str:
+    return host or "0.0.0.0"  # Kafka: an empty host binds every interface
 
 
 def _listeners(text: str, what: str, where: str) -> dict[str, tuple[str, int]]:

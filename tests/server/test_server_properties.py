@@ -91,15 +91,26 @@ def test_sasl_ssl_listener_with_its_own_settings():
     assert c.connections_max_reauth_ms == 600000
     assert (c.advertised_host, c.advertised_port) == ("broker.example", 9094)
     assert p.ignored == ["ssl.cipher.suites"]
+    assert p.extra_listeners == []  # (--listener: that one only)
     # the other listener: plaintext, the global mechanisms, nothing of EXTERNAL's
     q = parse(io.StringIO(SASL_SSL), "s.properties", listener="INTERNAL")
     assert (q.config.security_protocol, q.host, q.port) == ("PLAINTEXT", "127.0.0.1", 19092)
     assert q.config.sasl_enabled_mechanisms == ("SCRAM-SHA-512",)
     assert q.config.ssl_keystore_location is None
+    # without --listener: both, INTERNAL (first in listeners) the main one
+    both = parse(io.StringIO(SASL_SSL), "s.properties")
+    assert (both.listener, both.config.security_protocol) == ("INTERNAL", "PLAINTEXT")
+    [ext] = both.extra_listeners
+    assert (ext.name, ext.host, ext.port) == ("EXTERNAL", "0.0.0.0", 9094)
+    assert ext.config.security_protocol == "SASL_SSL"
+    assert ext.config.sasl_enabled_mechanisms == ("PLAIN", "SCRAM-SHA-256")
+    assert (ext.config.advertised_host, ext.config.advertised_port) == ("broker.example", 9094)
+    assert both.ignored == ["ssl.cipher.suites"]
 
 
 @pytest.mark.parametrize("text, kw, message", [
-    (SASL_SSL, {}, "listeners has 2 broker listeners (INTERNAL, EXTERNAL)"),
+    ("listeners=CONTROLLER://:9093\ncontroller.listener.names=CONTROLLER\n", {},
+     "no broker listener"),
     (SASL_SSL, {"listener": "nope"}, "no broker listener named 'nope'"),
     ("log.dirs=/a,/b\n", {}, "log.dirs names 2 directories (/a, /b)"),
     ("listeners=PLAINTEXT://:9092\nssl.keystore.type=JKS\n", {}, "PEM and PKCS12 stores"),
@@ -168,3 +179,44 @@ def test_serve_a_server_properties_file(tmp_path):
     assert proc.returncode == 0, err
     assert "not applied by kafkalog: process.roles" in err
     assert (root / "fromprops-2").is_dir()
+
+
+def test_every_broker_listener_is_served_with_its_advertised_address(tmp_path):
+    """An internal and an external listener (the usual container set-up): a client is told the
+    address of the listener it connected to, in Metadata and FindCoordinator."""
+    from kafkalog.server import KafkaServer
+
+    from .wire import WireClient
+
+    p1, p2 = free_port(), free_port()
+    text = textwrap.dedent(f"""\
+        log.dirs={tmp_path / "logs"}
+        listeners=INTERNAL://127.0.0.1:{p1},EXTERNAL://127.0.0.1:{p2}
+        advertised.listeners=INTERNAL://kafka-internal:{p1},EXTERNAL://127.0.0.1:{p2}
+        listener.security.protocol.map=INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT
+        listener.name.external.plain.sasl.jaas.config=\\
+          org.apache.kafka.common.security.plain.PlainLoginModule required user_bob="b";
+        """)
+    sp = parse(io.StringIO(text), "two.properties")
+    server = KafkaServer(sp.log_dir, sp.host, sp.port, config=sp.config,
+                         listeners=sp.extra_listeners).start()
+    md = {"topics": None, "allow_auto_topic_creation": False,
+          "include_topic_authorized_operations": False}
+    try:
+        with WireClient(f"127.0.0.1:{p1}") as c:  # internal: told the internal name
+            [b] = c.request(3, 12, md).brokers
+            assert (b.host, b.port) == ("kafka-internal", p1)
+            r = c.request(10, 3, {"key": "g", "key_type": 0})
+            assert (r.host, r.port) == ("kafka-internal", p1)
+        with WireClient(f"127.0.0.1:{p2}") as c:  # external: SASL first, then its own address
+            assert c.request(17, 1, {"mechanism": "PLAIN"}).error_code == 0
+            assert c.request(36, 2, {"auth_bytes": b"\x00bob\x00b"}).error_code == 0
+            [b] = c.request(3, 12, md).brokers
+            assert (b.host, b.port) == ("127.0.0.1", p2)
+        conf = {"bootstrap.servers": f"127.0.0.1:{p2}", "security.protocol": "SASL_PLAINTEXT",
+                "sasl.mechanism": "PLAIN", "sasl.username": "bob", "sasl.password": "b"}
+        prod = confluent_kafka.Producer(conf)
+        prod.produce("two", b"x")
+        assert prod.flush(30) == 0
+    finally:
+        server.stop()

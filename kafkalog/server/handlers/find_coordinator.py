@@ -46,7 +46,8 @@ def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str | None
 @register(10, "FindCoordinator", 0, 5)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
-    node, host, port = broker.config.node_id, broker.host, broker.port
+    node = broker.config.node_id
+    host, port = ctx.endpoint or (broker.host, broker.port)
     key_type = getattr(request, "key_type", GROUP)
     if ctx.api_version >= 4:
         coordinators = []

@@ -115,8 +115,7 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     with_cluster_ops = bool(getattr(request, "include_cluster_authorized_operations", False))
     return {
         "throttle_time": 0,
-        "brokers": [{"node_id": broker.config.node_id, "host": broker.host,
-                     "port": broker.port, "rack": None}],
+        "brokers": [_endpoint(ctx, "node_id")],
         "cluster_id": broker.cluster_id,
         "controller_id": broker.config.node_id,
         "topics": topics,
@@ -140,8 +139,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, An
     if endpoint_type != 1:
         return {**out, "error_code": ErrorCode.unsupported_endpoint_type,
                 "error_message": "only broker endpoints are served"}
-    out["brokers"] = [{"broker_id": broker.config.node_id, "host": broker.host,
-                       "port": broker.port, "rack": None}]
+    out["brokers"] = [_endpoint(ctx, "broker_id")]
     return out
 
 
@@ -255,3 +253,11 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
             results.append({"topic": t.topic, "partition_result": out})
     return {"throttle_time": 0, "error_code": ErrorCode.none,
             "replica_election_results": results}
+
+
+def _endpoint(ctx: RequestContext, id_field: str) -> dict[str, Any]:
+    """The broker as the client is told it: the advertised address of the listener the
+    request came on (Kafka's MetadataCache.getAliveBrokerNode(id, listenerName))."""
+    broker = ctx.broker
+    host, port = ctx.endpoint or (broker.host, broker.port)
+    return {id_field: broker.config.node_id, "host": host, "port": port, "rack": None}
