@@ -41,6 +41,30 @@ class RequestContext:
     peer: str
     #: the advertised (host, port) of the listener the request came on (None: the broker's)
     endpoint: tuple[str, int] | None = None
+    #: who sent it (Kafka's KafkaPrincipal as text: "User:alice", "User:ANONYMOUS")
+    principal: str = "User:ANONYMOUS"
+
+    @property
+    def client_host(self) -> str:
+        """The client's address without its port (what ACL hosts match)."""
+        return self.peer.rsplit(":", 1)[0].strip("[]")
+
+    def authorize(self, operation: int, resource_type: int, name: str) -> bool:
+        """Whether the broker's authorizer lets :attr:`principal` do ``operation`` on the
+        resource (always, when no authorizer is configured: ``authorizer.class.name``)."""
+        authorizer = self.broker.authorizer
+        if authorizer is None:
+            return True
+        return authorizer.authorize(self.principal, self.client_host, operation,
+                                    resource_type, name)
+
+    def authorized_operations(self, resource_type: int, name: str, supported: int) -> int:
+        """Kafka's ``AuthHelper.authorizedOperations``: the bit field (1 << operation code) of
+        the ``supported`` operations the principal may do on the resource."""
+        if self.broker.authorizer is None:
+            return supported
+        return sum(1 << op for op in range(32) if supported & (1 << op)
+                   and self.authorize(op, resource_type, name))
 
 
 Handler = Callable[[RequestContext, Any], Awaitable[Mapping[str, Any] | None]]

@@ -144,6 +144,16 @@ class ServerConfig:
     sasl_server_max_receive_size:
         ``sasl.server.max.receive.size`` (524288): the largest frame a connection may send
         before it has authenticated.
+    authorizer_class_name:
+        ``authorizer.class.name``: Kafka's ``StandardAuthorizer`` (or the ZooKeeper-era
+        ``AclAuthorizer``/``SimpleAclAuthorizer``, which decide the same) turns ACLs on; None
+        (default): no authorization, every request allowed and the ACL APIs answer
+        SECURITY_DISABLED, as a broker without an authorizer.
+    super_users:
+        ``super.users`` (``User:a;User:b``): principals every ACL check allows.
+    allow_everyone_if_no_acl_found:
+        ``allow.everyone.if.no.acl.found`` (false): whether a resource without any ACL is open
+        to all.
     connections_max_reauth_ms:
         ``connections.max.reauth.ms`` (0: sessions never expire): a SASL session's lifetime,
         after which the client must re-authenticate on the connection (KIP-368) or lose it.
@@ -195,6 +205,9 @@ class ServerConfig:
     connections_failed_authentication_delay_ms: int = 100
     connections_max_reauth_ms: int = 0
     sasl_server_max_receive_size: int = 524288
+    authorizer_class_name: str | None = None
+    super_users: tuple[str, ...] = ()
+    allow_everyone_if_no_acl_found: bool = False
     sasl_oauthbearer_options: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
     @classmethod
@@ -253,6 +266,17 @@ class ServerConfig:
                           "ssl_truststore_password", "ssl_keystore_key",
                           "ssl_keystore_certificate_chain", "ssl_truststore_certificates"):
                 values[name] = text or None
+            elif name == "authorizer_class_name":
+                if text and text not in AUTHORIZER_CLASSES:
+                    raise ConfigError(f"{key}: kafkalog serves Kafka's ACL authorizer "
+                                      f"({AUTHORIZER_CLASSES[0]}), not {raw!r}")
+                values[name] = text or None
+            elif name == "super_users":
+                values[name] = tuple(u.strip() for u in text.split(";") if u.strip())
+            elif name == "allow_everyone_if_no_acl_found":
+                if text.lower() not in ("true", "false"):
+                    raise ConfigError(f"{key}: expected true or false, found {raw!r}")
+                values[name] = text.lower() == "true"
             elif name in ("ssl_keystore_type", "ssl_truststore_type"):
                 if text.upper() not in ("PEM", "PKCS12"):
                     raise ConfigError(f"{key}: PEM and PKCS12 stores are read, not {raw!r} "
@@ -317,7 +341,14 @@ _PROPERTIES = {
     "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
     "connections.max.reauth.ms": "connections_max_reauth_ms",
     "sasl.server.max.receive.size": "sasl_server_max_receive_size",
+    "authorizer.class.name": "authorizer_class_name",
+    "super.users": "super_users",
+    "allow.everyone.if.no.acl.found": "allow_everyone_if_no_acl_found",
 }
+#: authorizer.class.name values served: Kafka's ACL authorizers (KRaft's, then ZooKeeper's)
+AUTHORIZER_CLASSES = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer",
+                      "kafka.security.authorizer.AclAuthorizer",
+                      "kafka.security.auth.SimpleAclAuthorizer")
 #: the listener security protocols (Kafka's SecurityProtocol)
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 
@@ -357,6 +388,11 @@ class Broker:
         self.group_configs: Any = None
         #: the tree's SCRAM credentials (kafkalog.security.ScramCredentialStore)
         self.scram_credentials: Any = None
+        #: the tree's ACLs (kafkalog.security.acls.AclStore)
+        self.acls: Any = None
+        #: the ACL authorizer (kafkalog.security.acls.Authorizer) when authorizer.class.name
+        #: is set, rebuilt after each ACL change; None: every request is allowed
+        self.authorizer: Any = None
         #: called after a topic is created or deleted (the group coordinator's metadata)
         self.topic_listeners: list[Any] = []
         #: api name -> [requests, wall-clock ns handling them, CPU ns of the loop thread in
@@ -526,6 +562,13 @@ class Broker:
                         del self._waiters[tp]
 
     # -- lifecycle -------------------------------------------------------------------------------
+
+    def acls_changed(self) -> None:
+        """Rebuild :attr:`authorizer` from the stored ACLs (after CreateAcls/DeleteAcls)."""
+        if self.config.authorizer_class_name and self.acls is not None:
+            self.authorizer = self.acls.authorizer(
+                super_users=self.config.super_users,
+                allow_everyone_if_no_acl_found=self.config.allow_everyone_if_no_acl_found)
 
     def close(self) -> None:
         """Close the log dir: every log flushed and closed, checkpoints and the clean-shutdown

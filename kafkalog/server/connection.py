@@ -84,6 +84,20 @@ class Connection:
         self.auth = authenticator(broker, self.peer, self.handle_frame,
                                   None if listener is None else listener.config)
 
+    @property
+    def principal(self) -> str:
+        """Kafka's ``DefaultKafkaPrincipalBuilder``: the SASL user once authenticated, else the
+        TLS client certificate's subject (RFC 2253, e.g. ``User:CN=client``), else
+        ``User:ANONYMOUS``."""
+        if self.auth is not None and self.auth.principal is not None:
+            return f"User:{self.auth.principal}"
+        ssl_object = self.writer.get_extra_info("ssl_object")
+        if ssl_object is not None:
+            cert = ssl_object.getpeercert()
+            if cert:
+                return f"User:{_rfc2253(cert.get('subject', ()))}"
+        return "User:ANONYMOUS"
+
     async def run(self) -> None:
         """Read, handle and answer requests until the client closes or sends a bad frame."""
         limit = self.broker.config.max_request_bytes
@@ -178,7 +192,8 @@ class Connection:
         header, request = decode_request(frame, key, version)
         ctx = RequestContext(self.broker, key, version, correlation_id,
                              getattr(header, "client_id", None), self.peer,
-                             None if self.listener is None else self.listener.advertised)
+                             None if self.listener is None else self.listener.advertised,
+                             self.principal)
         result = await api.handle(ctx, request)
         out = None if result is None else encode_response(
             key, version, correlation_id, build(response_class(key, version), result))
@@ -189,3 +204,24 @@ class Connection:
         m[1] += time.perf_counter_ns() - t0
         m[2] += time.thread_time_ns() - c0
         return out
+
+
+def _rfc2253(subject: tuple) -> str:
+    """A certificate subject as ``getpeercert()`` gives it, in the RFC 2253 order and form
+    Java's ``X500Principal.getName()`` prints (last RDN first)."""
+    names = {"commonName": "CN", "organizationName": "O", "organizationalUnitName": "OU",
+             "countryName": "C", "stateOrProvinceName": "ST", "localityName": "L",
+             "domainComponent": "DC", "streetAddress": "STREET", "userId": "UID"}
+    rdns = []
+    for rdn in reversed(subject):
+        rdns.append("+".join(f"{names.get(k, k)}={_escape_dn(v)}" for k, v in rdn))
+    return ",".join(rdns)
+
+
+def _escape_dn(value: str) -> str:
+    out = "".join("\\" + c if c in ',+"\\<>;' else c for c in value)
+    if out.startswith((" ", "#")):
+        out = "\\" + out
+    if out.endswith(" "):
+        out = out[:-1] + "\\ "
+    return out

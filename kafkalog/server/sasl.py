@@ -40,9 +40,9 @@ re-authentication of mechanism 'Y'"), same principal (else SASL_AUTHENTICATION_F
 change principals during re-authentication from User.a: User.b"), at most once a second. A
 session past its end serves no other request: the connection closes.
 
-Not served: GSSAPI (Kerberos), signed OAUTHBEARER tokens (KIP-768), delegation tokens. There is
-no authorizer: an authenticated principal may do everything, as on a Kafka broker without
-``authorizer.class.name``.
+Not served: GSSAPI (Kerberos), signed OAUTHBEARER tokens (KIP-768), delegation tokens. What an
+authenticated principal may do is the ACLs' business (:mod:`kafkalog.security.acls`, when
+``authorizer.class.name`` is set; everything otherwise, as on a broker without it).
 
 Threads: runs on the server's event loop.
 """

@@ -46,6 +46,7 @@ from typing import Any
 from ..clock import Clock
 from ..config import LogConfig
 from ..log_dir import LogDir
+from ..security.acls import AclStore
 from ..security.scram_credentials import ScramCredentialStore
 from .broker import Broker, ServerConfig
 from .connection import Connection
@@ -211,6 +212,8 @@ class KafkaServer:
             broker.transactions = TransactionCoordinator(broker)
             broker.group_configs = GroupConfigStore(log_dir.root, self.config)
             broker.scram_credentials = ScramCredentialStore(log_dir.root)
+            broker.acls = AclStore(log_dir.root)
+            broker.acls_changed()
             for mechanism, user, password, iterations in self._add_scram:
                 broker.scram_credentials.set_password(user, mechanism, password, iterations)
             broker.groups = GroupService(broker)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from . import (  # noqa: F401 - imported for their registrations
+    acls,
     api_versions,
     configs,
     consumer_groups,

@@ -46,6 +46,7 @@ from typing import Any
 from ...config import LogConfig
 from ...errors import KafkaLogError
 from ...log_dir import config_to_properties, validate_topic_name
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
@@ -113,10 +114,26 @@ def _broker_entries(broker: Any) -> list[dict[str, Any]]:
              "config_source": SOURCE_STATIC_BROKER_CONFIG} for k, v in sorted(values.items())]
 
 
+def _denied(ctx: RequestContext, resource_type: int, name: str, op: int) -> int | None:
+    """KafkaApis' check of a config resource (DESCRIBE_CONFIGS or ALTER_CONFIGS on the topic,
+    the group, or the cluster for a broker): the error code when refused."""
+    if resource_type == TOPIC:
+        return None if ctx.authorize(op, ResourceType.TOPIC, name) \
+            else ErrorCode.topic_authorization_failed
+    if resource_type == GROUP:
+        return None if ctx.authorize(op, ResourceType.GROUP, name) \
+            else ErrorCode.group_authorization_failed
+    return None if ctx.authorize(op, ResourceType.CLUSTER, CLUSTER_NAME) \
+        else ErrorCode.cluster_authorization_failed
+
+
 def _describe(ctx: RequestContext, r: Any, synonyms: bool) -> dict[str, Any]:
     broker = ctx.broker
     out = {"error_code": ErrorCode.none, "error_message": None,
            "resource_type": r.resource_type, "resource_name": r.resource_name, "configs": []}
+    denied = _denied(ctx, r.resource_type, r.resource_name, AclOperation.DESCRIBE_CONFIGS)
+    if denied is not None:
+        return {**out, "error_code": denied, "error_message": None}
     if r.resource_type == TOPIC:
         if not broker.partitions_of(r.resource_name):
             return {**out, "error_code": ErrorCode.unknown_topic_or_partition,
@@ -267,6 +284,9 @@ def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, An
     responses = []
     for r, pre in zip(resources, _preprocess(ctx, resources, incremental)):
         code, message = pre if pre is not None else (ErrorCode.none, None)
+        denied = _denied(ctx, r.resource_type, r.resource_name, AclOperation.ALTER_CONFIGS)
+        if denied is not None:
+            code, message, pre = denied, None, (denied, None)
         if pre is None and r.resource_type == GROUP:
             code, message = _alter_group(broker, r, incremental, request.validate_only)
         elif pre is None:  # a topic

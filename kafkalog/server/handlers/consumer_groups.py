@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...decoders.message import uuid_from_str, uuid_to_str
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..protocol import ErrorCode, millis
 from .groups import GROUP_OPERATIONS, _host
@@ -27,6 +28,17 @@ def _wire_id(topic_id: str) -> uuid.UUID:
     return uuid.UUID(bytes=uuid_from_str(topic_id))
 
 
+def _refused(ctx: RequestContext, request: Any) -> int | None:
+    """KafkaApis.handleConsumerGroupHeartbeat: READ on the group, DESCRIBE on every subscribed
+    topic name (a client may not learn of topics it cannot describe)."""
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return ErrorCode.group_authorization_failed
+    names = request.subscribed_topic_names or ()
+    if any(not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in names):
+        return ErrorCode.topic_authorization_failed
+    return None
+
+
 @register(68, "ConsumerGroupHeartbeat", 0, 1)
 async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     service = ctx.broker.groups
@@ -34,6 +46,11 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "error_message": None, "member_id": None, "member_epoch": 0,
                 "heartbeat_interval": 0, "assignment": None}
+    refused = _refused(ctx, request)
+    if refused is not None:
+        return {"throttle_time": 0, "error_code": refused, "error_message": None,
+                "member_id": None, "member_epoch": 0, "heartbeat_interval": 0,
+                "assignment": None}
     shares = ctx.broker.shares
     if shares is not None and shares.coordinator.group(request.group_id) is not None:
         return {"throttle_time": 0, "error_code": ErrorCode.group_id_not_found,
@@ -75,8 +92,16 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
              "group_id": g, "group_state": "", "group_epoch": 0, "assignment_epoch": 0,
              "assignor_name": "", "members": [], "authorized_operations": ops}
             for g in request.group_ids]}
-    described = service.call(lambda c: c.consumer_group_describe(list(request.group_ids)))
+    allowed = [g for g in request.group_ids
+               if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g)]
+    described = service.call(lambda c: c.consumer_group_describe(allowed))
     groups = []
+    for g in request.group_ids:  # (KafkaApis: DESCRIBE on each group)
+        if g not in allowed:
+            groups.append({"error_code": ErrorCode.group_authorization_failed,
+                           "error_message": None, "group_id": g, "group_state": "",
+                           "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "",
+                           "members": [], "authorized_operations": ops})
     for g in described:
         out = dataclasses.asdict(g)
         for m in out["members"]:
@@ -84,6 +109,7 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
                 m[k] = {"topic_partitions": [
                     {"topic_id": _wire_id(tp["topic_id"]), "topic_name": tp["topic_name"],
                      "partitions": tp["partitions"]} for tp in m[k]]}
-        out["authorized_operations"] = ops
+        out["authorized_operations"] = ops if ops < 0 else ctx.authorized_operations(
+            ResourceType.GROUP, out["group_id"], GROUP_OPERATIONS)
         groups.append(out)
     return {"throttle_time": 0, "groups": groups}

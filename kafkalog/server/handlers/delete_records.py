@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..error_codes import error_code_for
@@ -61,8 +62,11 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     topics = []
     for t in request.topics:
         parts = []
+        allowed = ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, t.name)
         for p in t.partitions:
-            code, low = _delete(broker, t.name, p.partition_index, p.offset)
+            # (KafkaApis: DELETE on the topic)
+            code, low = (_delete(broker, t.name, p.partition_index, p.offset) if allowed
+                         else (ErrorCode.topic_authorization_failed, -1))
             parts.append({"partition_index": p.partition_index, "low_watermark": low,
                           "error_code": code})
         topics.append({"name": t.name, "partitions": parts})

@@ -40,6 +40,7 @@ import numpy as np
 
 from ...errors import KafkaLogError
 from ...native import scan as native_scan
+from ...security.acls import AclOperation, ResourceType
 from ...transactions import READ_COMMITTED, read_committed_filter
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
@@ -71,6 +72,9 @@ def _resolve(ctx: RequestContext, request: Any) -> list[tuple[Any, list[_Wanted]
             name = broker.topic_by_id(tid) if tid is not None else None
             if name is None:
                 error = ErrorCode.unknown_topic_id
+        if error == ErrorCode.none and name is not None \
+                and not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+            error = ErrorCode.topic_authorization_failed  # (KafkaApis: READ on each topic)
         out.append((t, [_Wanted(name, tid, p, error) for p in t.partitions]))
     return out
 

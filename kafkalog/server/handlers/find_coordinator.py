@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
 from ..protocol import ErrorCode
@@ -28,6 +29,12 @@ TRANSACTION = 1
 
 def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str | None]:
     broker = ctx.broker
+    # KafkaApis: DESCRIBE on the group / the transactional id
+    if key_type == GROUP and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, key):
+        return ErrorCode.group_authorization_failed, None
+    if key_type == TRANSACTION and not ctx.authorize(AclOperation.DESCRIBE,
+                                                     ResourceType.TRANSACTIONAL_ID, key):
+        return ErrorCode.transactional_id_authorization_failed, None
     if key_type == GROUP:
         if broker.groups is None:
             return ErrorCode.coordinator_not_available, "no group coordinator"

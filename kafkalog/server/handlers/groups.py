@@ -20,6 +20,11 @@ version's response (``KafkaApis.handle*Request``, 3.9, for what varies by versio
   partition, as the partition leader's verification answers (KIP-890 part 1).
 * DescribeGroups v3+ returns the authorized operations when asked (no authorizer: all of
   READ, DESCRIBE, DELETE).
+* With an authorizer, KafkaApis' checks: READ on the group for membership and commits,
+  DESCRIBE to fetch offsets, find or describe it, DELETE to delete it or its offsets; READ on
+  each topic whose offsets are committed (TOPIC_AUTHORIZATION_FAILED for the others) and
+  DESCRIBE on each topic whose offsets are fetched; ListGroups lists every group with DESCRIBE
+  on the cluster, else the groups the principal may describe.
 
 Versions (Kafka 3.9 within kio's range): JoinGroup 0-9, SyncGroup 0-5, Heartbeat 0-4, LeaveGroup
 0-5, OffsetCommit 2-9, OffsetFetch 1-9, OffsetDelete 0, ListGroups 0-5, DescribeGroups 0-5,
@@ -32,6 +37,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import OFFSETS_TOPIC
 from ..protocol import ErrorCode, millis
@@ -59,6 +65,12 @@ def _host(ctx: RequestContext) -> str:
     return "/" + ctx.peer.rsplit(":", 1)[0]
 
 
+def _group_ok(ctx: RequestContext, group_id: str, op: int = AclOperation.READ) -> bool:
+    """KafkaApis' group check (READ for membership and offsets, DESCRIBE or DELETE for the
+    admin APIs): GROUP_AUTHORIZATION_FAILED otherwise."""
+    return ctx.authorize(op, ResourceType.GROUP, group_id)
+
+
 def _is_share_group(ctx: RequestContext, group_id: str) -> bool:
     """A KIP-932 share group uses ``group_id`` (a classic or consumer group may not)."""
     shares = ctx.broker.shares
@@ -73,6 +85,10 @@ async def join_group(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "protocol_name": "", "leader": "", "member_id": "", "members": []}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
+                "protocol_name": "", "leader": "", "member_id": request.member_id,
+                "members": [], "generation_id": -1}
     if _is_share_group(ctx, request.group_id):
         # Kafka: a classic join of a share group's id is INCONSISTENT_GROUP_PROTOCOL
         return {"throttle_time": 0, "error_code": ErrorCode.inconsistent_group_protocol,
@@ -96,6 +112,9 @@ async def sync_group(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "assignment": b""}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
+                "assignment": b""}
     response = await _service(ctx).call_delayed(
         lambda c: c.sync_group(
             request.group_id, request.generation_id, request.member_id,
@@ -110,6 +129,8 @@ async def sync_group(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
 async def heartbeat(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed}
     response = _service(ctx).call(
         lambda c: c.heartbeat(request.group_id, request.generation_id, request.member_id,
                               group_instance_id=getattr(request, "group_instance_id", None)))
@@ -120,6 +141,9 @@ async def heartbeat(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
 async def leave_group(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
+                "members": []}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
                 "members": []}
     from ...groups.responses import MemberIdentity
 
@@ -157,28 +181,55 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0,
                 "topics": _topic_errors(request, ErrorCode.coordinator_not_available)}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0,
+                "topics": _topic_errors(request, ErrorCode.group_authorization_failed)}
     generation = getattr(request, "generation_id", None)
     if generation is None:
         generation = getattr(request, "generation_id_or_member_epoch", -1)
     retention = getattr(request, "retention_time", None)
-    response = _service(ctx).call(
+    denied = {t.name for t in request.topics
+              if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, t.name)}
+    offsets = {tp: o for tp, o in _commit_offsets(request).items() if tp[0] not in denied}
+    response = _plain(_service(ctx).call(
         lambda c: c.offset_commit(
-            request.group_id, _commit_offsets(request), generation_id=generation,
+            request.group_id, offsets, generation_id=generation,
             member_id=request.member_id,
             group_instance_id=getattr(request, "group_instance_id", None),
             retention_time_ms=-1 if retention is None else millis(retention),
-            api_version=ctx.api_version))
-    return {"throttle_time": 0, **_plain(response)}
+            api_version=ctx.api_version)))
+    if denied:  # (KafkaApis: TOPIC_AUTHORIZATION_FAILED for the topics not readable)
+        response["topics"] = [t for t in response["topics"] if t["name"] not in denied] + [
+            {"name": t.name, "partitions": [
+                {"partition_index": p.partition_index,
+                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
+            for t in request.topics if t.name in denied]
+    return {"throttle_time": 0, **response}
 
 
 def _fetch_one(ctx: RequestContext, group_id: str, topics: Any, require_stable: bool,
                member_id: str | None = None, member_epoch: int = -1) -> dict[str, Any]:
+    if not _group_ok(ctx, group_id, AclOperation.DESCRIBE):
+        return {"group_id": group_id, "topics": [],
+                "error_code": ErrorCode.group_authorization_failed}
     partitions = None if topics is None else [
         (t.name, p) for t in topics for p in t.partition_indexes]
-    response = _service(ctx).call(
+    out = _plain(_service(ctx).call(
         lambda c: c.offset_fetch(group_id, partitions, require_stable=require_stable,
-                                 member_id=member_id, member_epoch=member_epoch))
-    return _plain(response)
+                                 member_id=member_id, member_epoch=member_epoch)))
+    if ctx.broker.authorizer is not None:
+        # KafkaApis: DESCRIBE on each topic; a named topic without it answers
+        # TOPIC_AUTHORIZATION_FAILED, all-topics requests leave it out
+        for t in out.get("topics", []):
+            if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t["name"]):
+                for p in t["partitions"]:
+                    p.update(committed_offset=-1, committed_leader_epoch=-1, metadata="",
+                             error_code=ErrorCode.topic_authorization_failed)
+                t["denied"] = True
+        out["topics"] = [{k: v for k, v in t.items() if k != "denied"}
+                         for t in out.get("topics", [])
+                         if not (topics is None and t.get("denied"))]
+    return out
 
 
 @register(9, "OffsetFetch", 1, 9)
@@ -210,9 +261,22 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if _unavailable(ctx):
         return {"throttle_time": 0, "error_code": ErrorCode.coordinator_not_available,
                 "topics": []}
-    partitions = [(t.name, p.partition_index) for t in request.topics for p in t.partitions]
-    response = _service(ctx).call(lambda c: c.offset_delete(request.group_id, partitions))
-    return {"throttle_time": 0, **_plain(response)}
+    if not _group_ok(ctx, request.group_id, AclOperation.DELETE):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
+                "topics": []}
+    denied = {t.name for t in request.topics
+              if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, t.name)}
+    partitions = [(t.name, p.partition_index) for t in request.topics for p in t.partitions
+                  if t.name not in denied]
+    response = _plain(_service(ctx).call(lambda c: c.offset_delete(request.group_id,
+                                                                   partitions)))
+    if denied:
+        response["topics"] = list(response.get("topics", [])) + [
+            {"name": t.name, "partitions": [
+                {"partition_index": p.partition_index,
+                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
+            for t in request.topics if t.name in denied]
+    return {"throttle_time": 0, **response}
 
 
 @register(28, "TxnOffsetCommit", 0, 4)
@@ -221,20 +285,36 @@ async def txn_offset_commit(ctx: RequestContext, request: Any) -> Mapping[str, A
     if _unavailable(ctx):
         return {"throttle_time": 0,
                 "topics": _topic_errors(request, ErrorCode.coordinator_not_available)}
+    if not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                         request.transactional_id):
+        return {"throttle_time": 0, "topics": _topic_errors(
+            request, ErrorCode.transactional_id_authorization_failed)}
+    if not _group_ok(ctx, request.group_id):
+        return {"throttle_time": 0,
+                "topics": _topic_errors(request, ErrorCode.group_authorization_failed)}
+    denied = {t.name for t in request.topics
+              if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, t.name)}
     service = _service(ctx)
     code = broker.transactions.verify_partition(
         request.transactional_id, request.producer_id, request.producer_epoch, OFFSETS_TOPIC,
         service.partition_for(request.group_id))
     if code != ErrorCode.none:
         return {"throttle_time": 0, "topics": _topic_errors(request, code)}
-    response = service.call(
+    offsets = {tp: o for tp, o in _commit_offsets(request).items() if tp[0] not in denied}
+    response = _plain(service.call(
         lambda c: c.txn_offset_commit(
             request.transactional_id, request.group_id, request.producer_id,
-            request.producer_epoch, _commit_offsets(request),
+            request.producer_epoch, offsets,
             generation_id=getattr(request, "generation_id", -1),
             member_id=getattr(request, "member_id", ""),
-            group_instance_id=getattr(request, "group_instance_id", None)))
-    return {"throttle_time": 0, **_plain(response)}
+            group_instance_id=getattr(request, "group_instance_id", None))))
+    if denied:  # (KafkaApis: TOPIC_AUTHORIZATION_FAILED for the topics not readable)
+        response["topics"] = [t for t in response["topics"] if t["name"] not in denied] + [
+            {"name": t.name, "partitions": [
+                {"partition_index": p.partition_index,
+                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
+            for t in request.topics if t.name in denied]
+    return {"throttle_time": 0, **response}
 
 
 # -- administration --------------------------------------------------------------------------
@@ -257,6 +337,10 @@ async def list_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
                 response["groups"].append({"group_id": gid, "protocol_type": "share",
                                            "group_state": g.state, "group_type": "share"})
         response["groups"].sort(key=lambda g: g["group_id"])
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        # KafkaApis: without DESCRIBE on the cluster, the groups the principal may DESCRIBE
+        response["groups"] = [g for g in response["groups"]
+                              if _group_ok(ctx, g["group_id"], AclOperation.DESCRIBE)]
     return {"throttle_time": 0, **response}
 
 
@@ -267,11 +351,17 @@ async def describe_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any
             {"error_code": ErrorCode.coordinator_not_available, "group_id": g,
              "group_state": "", "protocol_type": "", "protocol_data": "", "members": []}
             for g in request.groups]}
-    response = _service(ctx).call(lambda c: c.describe_groups(list(request.groups)))
+    allowed = [g for g in request.groups if _group_ok(ctx, g, AclOperation.DESCRIBE)]
+    response = _service(ctx).call(lambda c: c.describe_groups(allowed))
     out = _plain(response)
     if getattr(request, "include_authorized_operations", False):
         for g in out["groups"]:
-            g["authorized_operations"] = GROUP_OPERATIONS
+            g["authorized_operations"] = ctx.authorized_operations(
+                ResourceType.GROUP, g["group_id"], GROUP_OPERATIONS)
+    by_id = {g["group_id"]: g for g in out["groups"]}
+    out["groups"] = [by_id[g] if g in by_id else {
+        "error_code": ErrorCode.group_authorization_failed, "group_id": g, "group_state": "",
+        "protocol_type": "", "protocol_data": "", "members": []} for g in request.groups]
     return {"throttle_time": 0, **out}
 
 
@@ -281,7 +371,8 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         return {"throttle_time": 0, "results": [
             {"group_id": g, "error_code": ErrorCode.coordinator_not_available}
             for g in request.groups_names]}
-    names = list(request.groups_names)
+    denied = [g for g in request.groups_names if not _group_ok(ctx, g, AclOperation.DELETE)]
+    names = [g for g in request.groups_names if g not in denied]
     shares = ctx.broker.shares
     # share groups (and groups with only share state left) are the share service's
     share_ids = [] if shares is None else [
@@ -291,4 +382,7 @@ async def delete_groups(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     by_id = {r["group_id"]: r for r in response["results"]}
     for g in share_ids:
         by_id[g] = {"group_id": g, "error_code": shares.delete_group(g)}
-    return {"throttle_time": 0, **response, "results": [by_id[g] for g in names if g in by_id]}
+    for g in denied:
+        by_id[g] = {"group_id": g, "error_code": ErrorCode.group_authorization_failed}
+    return {"throttle_time": 0, **response,
+            "results": [by_id[g] for g in request.groups_names if g in by_id]}

@@ -31,6 +31,7 @@ from ...log import (
     LATEST_TIMESTAMP,
 )
 from ...records.batch import iter_batches
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
@@ -95,7 +96,14 @@ def _lookup(ctx: RequestContext, topic: str, p: Any, isolation_level: int) -> di
 @register(2, "ListOffsets", 1, 9)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     isolation = getattr(request, "isolation_level", 0)
-    return {"throttle_time": 0, "topics": [
-        {"name": t.name, "partitions": [_lookup(ctx, t.name, p, isolation)
-                                        for p in t.partitions]}
-        for t in request.topics]}
+    topics = []
+    for t in request.topics:
+        if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t.name):
+            parts = [_lookup(ctx, t.name, p, isolation) for p in t.partitions]
+        else:  # (KafkaApis: DESCRIBE on each topic)
+            parts = [{"partition_index": p.partition_index,
+                      "error_code": ErrorCode.topic_authorization_failed, "timestamp": -1,
+                      "offset": -1, "leader_epoch": -1, "old_style_offsets": []}
+                     for p in t.partitions]
+        topics.append({"name": t.name, "partitions": parts})
+    return {"throttle_time": 0, "topics": topics}

@@ -22,6 +22,7 @@ from typing import Any
 
 from ...errors import KafkaLogError
 from ...log_dir import METADATA_TOPIC
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..protocol import ErrorCode
 
@@ -47,6 +48,10 @@ def _wanted(request: Any, held: list[tuple[str, int]]) -> list[tuple[str, int]]:
 @register(35, "DescribeLogDirs", 1, 5)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        # KafkaApis: without DESCRIBE on the cluster, CLUSTER_AUTHORIZATION_FAILED
+        return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
+                "results": []}
     log_dir = broker.log_dir
     topics: dict[str, list[dict[str, Any]]] = {}
     for topic, partition in _wanted(request, log_dir.partitions()):

@@ -12,7 +12,10 @@ Kafka's ``KafkaApis.handleTopicMetadataRequest`` (3.9) for one node leading ever
   ``INVALID_TOPIC_EXCEPTION`` for an illegal name.
 * Each partition: leader, replicas and ISR are this node; the leader epoch is
   :meth:`Broker.leader_epoch`.
-* Authorized operations (v8+, when asked): everything (no authorizer), as Kafka's bit fields.
+* Authorized operations (v8+, when asked): Kafka's bit fields, of the operations the ACLs allow
+  (everything without an authorizer). With one, a topic is listed only with DESCRIBE on it
+  (named: TOPIC_AUTHORIZATION_FAILED), and auto-creation needs CREATE on the cluster or the
+  topic.
 
 Versions 0-12 (Kafka 3.9). DescribeCluster (key 60), DescribeTopicPartitions (key 75) and
 ElectLeaders (key 43) live here too: the same leadership facts for admin clients.
@@ -23,6 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..protocol import ErrorCode
@@ -45,7 +49,8 @@ _NOT_REQUESTED = -(2**31)
 MAX_REQUEST_PARTITION_SIZE_LIMIT = 2000
 
 
-def topic_metadata(broker: Any, topic: str, *, with_operations: bool = False) -> dict[str, Any]:
+def topic_metadata(broker: Any, topic: str, *, with_operations: bool = False,
+                   ctx: RequestContext | None = None) -> dict[str, Any]:
     """The metadata of a topic held here (plain values)."""
     node = broker.config.node_id
     return {
@@ -62,7 +67,9 @@ def topic_metadata(broker: Any, topic: str, *, with_operations: bool = False) ->
             "isr_nodes": [node],
             "offline_replicas": [],
         } for p in broker.partitions_of(topic)],
-        "topic_authorized_operations": TOPIC_OPERATIONS if with_operations else _NOT_REQUESTED,
+        "topic_authorized_operations": _NOT_REQUESTED if not with_operations
+        else TOPIC_OPERATIONS if ctx is None
+        else ctx.authorized_operations(ResourceType.TOPIC, topic, TOPIC_OPERATIONS),
     }
 
 
@@ -94,8 +101,14 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     allow = bool(getattr(request, "allow_auto_topic_creation", True)) if v >= 4 else True
     asked = request.topics
     topics: list[dict[str, Any]] = []
+
+    def describable(name: str) -> bool:
+        return ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name)
+
     if asked is None or (v == 0 and not asked):
-        topics = [topic_metadata(broker, t, with_operations=with_ops) for t in broker.topics()]
+        # every topic the principal may DESCRIBE (KafkaApis filters the others out)
+        topics = [topic_metadata(broker, t, with_operations=with_ops, ctx=ctx)
+                  for t in broker.topics() if describable(t)]
     else:
         for t in asked:
             name = t.name
@@ -106,12 +119,22 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
                     topics.append(_error_topic(None, ErrorCode.unknown_topic_id, tid))
                     continue
                 name = found
+            if not describable(name):
+                topics.append(_error_topic(name, ErrorCode.topic_authorization_failed,
+                                           tid if t.name is None else None))
+                continue
             if not broker.partitions_of(name):
+                if allow and broker.config.auto_create_topics_enable \
+                        and not ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER,
+                                              CLUSTER_NAME) \
+                        and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, name):
+                    topics.append(_error_topic(name, ErrorCode.topic_authorization_failed))
+                    continue
                 code = _maybe_create(ctx, name, allow)
                 if code != ErrorCode.none:
                     topics.append(_error_topic(name, code))
                     continue
-            topics.append(topic_metadata(broker, name, with_operations=with_ops))
+            topics.append(topic_metadata(broker, name, with_operations=with_ops, ctx=ctx))
     with_cluster_ops = bool(getattr(request, "include_cluster_authorized_operations", False))
     return {
         "throttle_time": 0,
@@ -119,7 +142,8 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         "cluster_id": broker.cluster_id,
         "controller_id": broker.config.node_id,
         "topics": topics,
-        "cluster_authorized_operations": CLUSTER_OPERATIONS if with_cluster_ops
+        "cluster_authorized_operations": ctx.authorized_operations(
+            ResourceType.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS) if with_cluster_ops
         else _NOT_REQUESTED,
     }
 
@@ -134,7 +158,10 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, An
     out = {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
            "endpoint_type": endpoint_type, "cluster_id": broker.cluster_id or "",
            "controller_id": broker.config.node_id, "brokers": [],
-           "cluster_authorized_operations": CLUSTER_OPERATIONS
+           "cluster_authorized_operations": (
+               ctx.authorized_operations(ResourceType.CLUSTER, CLUSTER_NAME, CLUSTER_OPERATIONS)
+               if ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME)
+               else 0)
            if request.include_cluster_authorized_operations else _NOT_REQUESTED}
     if endpoint_type != 1:
         return {**out, "error_code": ErrorCode.unsupported_endpoint_type,
@@ -176,6 +203,9 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Mappin
     fetch_all = not request.topics
     names = broker.topics() if fetch_all else [t.name for t in request.topics]
     names = sorted({n for n in names if n >= cursor_topic})
+    if fetch_all:  # (the handler lists only the topics the principal may DESCRIBE)
+        names = [n for n in names
+                 if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, n)]
     if cursor is not None and ((not fetch_all and cursor.topic_name not in names)
                                or cursor.partition_index < 0):
         return {"throttle_time": 0, "next_cursor": None,
@@ -189,6 +219,10 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Mappin
             # the cursor points at the start of the next topic (all of the previous ones given)
             next_cursor = {"topic_name": name, "partition_index": 0}
             break
+        if not fetch_all and not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, name):
+            topics.append({**_error_topic(name, ErrorCode.topic_authorization_failed),
+                           "is_internal": name in INTERNAL_TOPICS})
+            continue
         if not broker.partitions_of(name):
             if not fetch_all:
                 try:
@@ -200,7 +234,8 @@ async def describe_topic_partitions(ctx: RequestContext, request: Any) -> Mappin
             continue
         start = cursor.partition_index if cursor is not None and name == cursor_topic else 0
         parts, next_partition = _describe_partitions(broker, name, start, remaining)
-        topics.append({**topic_metadata(broker, name, with_operations=True), "partitions": parts})
+        topics.append({**topic_metadata(broker, name, with_operations=True, ctx=ctx),
+                       "partitions": parts})
         if next_partition != -1:
             next_cursor = {"topic_name": name, "partition_index": next_partition}
             break
@@ -224,6 +259,15 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     preferred)."""
     broker = ctx.broker
     election_type = getattr(request, "election_type", _PREFERRED)
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        # KafkaApis: ALTER on the cluster, else every partition CLUSTER_AUTHORIZATION_FAILED
+        return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
+                "replica_election_results": [
+                    {"topic": t.topic, "partition_result": [
+                        {"partition_id": p, "error_code":
+                         ErrorCode.cluster_authorization_failed, "error_message": None}
+                        for p in t.partitions]}
+                    for t in request.topic_partitions or ()]}
     if election_type not in (_PREFERRED, _UNCLEAN):
         message = f"Unknown election type {election_type}"
         return {"throttle_time": 0, "error_code": ErrorCode.invalid_request,

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
@@ -41,6 +42,13 @@ def _end(ctx: RequestContext, topic: str, p: Any) -> dict[str, Any]:
 
 @register(23, "OffsetForLeaderEpoch", 2, 4)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
-    return {"throttle_time": 0, "topics": [
-        {"topic": t.topic, "partitions": [_end(ctx, t.topic, p) for p in t.partitions]}
-        for t in request.topics]}
+    topics = []
+    for t in request.topics:
+        if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t.topic):
+            parts = [_end(ctx, t.topic, p) for p in t.partitions]
+        else:  # (KafkaApis: DESCRIBE on each topic, for a consumer)
+            parts = [{"error_code": ErrorCode.topic_authorization_failed,
+                      "partition": p.partition, "leader_epoch": -1, "end_offset": -1}
+                     for p in t.partitions]
+        topics.append({"topic": t.topic, "partitions": parts})
+    return {"throttle_time": 0, "topics": topics}

@@ -30,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..error_codes import error_code_for
@@ -89,13 +90,24 @@ def _append(ctx: RequestContext, topic: str, index: int, records: bytes | None,
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any] | None:
     acks = request.acks
     responses = []
+    txn_id = request.transactional_id
+    # KafkaApis.handleProduceRequest: WRITE on the transactional id (a transactional producer),
+    # WRITE on each topic (TOPIC_AUTHORIZATION_FAILED for the partitions of the others)
+    txn_ok = txn_id is None or ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                                             txn_id)
     for t in request.topic_data:
         parts = []
+        topic_ok = ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, t.name)
         for p in t.partition_data:
             if acks not in (0, 1, -1):
                 parts.append(_partition_error(p.index, ErrorCode.invalid_required_acks))
+            elif not txn_ok:
+                parts.append(_partition_error(p.index,
+                                              ErrorCode.transactional_id_authorization_failed))
+            elif not topic_ok:
+                parts.append(_partition_error(p.index, ErrorCode.topic_authorization_failed))
             else:
-                parts.append(_append(ctx, t.name, p.index, p.records, request.transactional_id))
+                parts.append(_append(ctx, t.name, p.index, p.records, txn_id))
         responses.append({"name": t.name, "partition_responses": parts})
     if acks == 0:
         return None

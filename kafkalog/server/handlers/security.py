@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..protocol import ErrorCode
 
@@ -52,6 +53,9 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any
                                           ) -> Mapping[str, Any]:
     from ...security.scram_credentials import MECHANISM_TYPES
 
+    if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
+                "error_message": None, "results": []}
     users = None if request.users is None else [u.name for u in request.users]
     results = ctx.broker.scram_credentials.describe(users)
     return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
@@ -65,6 +69,11 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any
 @register(51, "AlterUserScramCredentials", 0, 0)
 async def alter_user_scram_credentials(ctx: RequestContext, request: Any
                                        ) -> Mapping[str, Any]:
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        users = [u.name for u in (*request.deletions, *request.upsertions)]
+        return {"throttle_time": 0, "results": [
+            {"user": u, "error_code": ErrorCode.cluster_authorization_failed,
+             "error_message": None} for u in dict.fromkeys(users)]}
     results = ctx.broker.scram_credentials.alter(
         [(d.name, int(d.mechanism)) for d in request.deletions],
         [(u.name, int(u.mechanism), int(u.iterations), bytes(u.salt), bytes(u.salted_password))

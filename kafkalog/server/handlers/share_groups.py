@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
+from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode, millis
@@ -68,6 +69,17 @@ async def share_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping[st
     broker = ctx.broker
     subscribed = (None if request.subscribed_topic_names is None
                   else list(request.subscribed_topic_names))
+    # KafkaApis (4.1): READ on the group, DESCRIBE on each subscribed topic
+    refused = (ErrorCode.group_authorization_failed
+               if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id)
+               else ErrorCode.topic_authorization_failed
+               if any(not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, n)
+                      for n in subscribed or ())
+               else None)
+    if refused is not None:
+        return {"throttle_time": 0, "error_code": refused, "error_message": None,
+                "member_id": None, "member_epoch": 0, "heartbeat_interval": 0,
+                "assignment": None}
     r = _service(ctx).heartbeat(request.group_id, request.member_id, request.member_epoch,
                                 subscribed, rack_id=request.rack_id,
                                 client_id=ctx.client_id or "", client_host=_host(ctx))
@@ -88,6 +100,9 @@ async def share_group_describe(ctx: RequestContext, request: Any) -> Mapping[str
                                "group_id": gid, "group_state": "", "group_epoch": -1,
                                "assignment_epoch": -1, "assignor_name": "", "members": [],
                                "authorized_operations": _NOT_REQUESTED}
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, gid):
+            groups.append({**out, "error_code": ErrorCode.group_authorization_failed})
+            continue
         group = service.coordinator.group(gid)
         if group is None:
             other = broker.groups.group_type(gid) if broker.groups is not None else None
@@ -151,9 +166,17 @@ async def share_fetch(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if bad is not None:
         return _top_error(ctx, ErrorCode.invalid_request, bad)
     group, member, epoch = request.group_id, request.member_id, request.share_session_epoch
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, group):
+        return _top_error(ctx, ErrorCode.group_authorization_failed, None)
     wanted: list[tuple[str | None, Any, Any]] = []  # (topic, topic id, partition request)
+    denied: list[tuple[Any, dict[str, Any]]] = []  # READ on each topic (KafkaApis)
     for t in request.topics:
         name = _resolve(ctx, t.topic_id)
+        if name is not None and not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+            denied += [(t.topic_id, {**_partition_out(ctx, p.partition_index),
+                                     "error_code": ErrorCode.topic_authorization_failed})
+                       for p in t.partitions]
+            continue
         for p in t.partitions:
             wanted.append((name, t.topic_id, p))
     if epoch == INITIAL_EPOCH and any(p.acknowledgement_batches for _n, _i, p in wanted):
@@ -204,7 +227,7 @@ async def share_fetch(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
             "acquisition_lock_timeout": lock_ms,
             "responses": [{"topic_id": ids.get(name) or broker.topic_id(name), "partitions": ps}
                           for name, ps in responses.items()]
-            + [{"topic_id": tid, "partitions": [out]} for tid, out in unknown],
+            + [{"topic_id": tid, "partitions": [out]} for tid, out in unknown + denied],
             "node_endpoints": []}
 
 
@@ -251,6 +274,8 @@ async def share_acknowledge(ctx: RequestContext, request: Any) -> Mapping[str, A
     if bad is not None:
         return _top_error(ctx, ErrorCode.invalid_request, bad)
     epoch = request.share_session_epoch
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return _top_error(ctx, ErrorCode.group_authorization_failed, None)
     if epoch == INITIAL_EPOCH:
         return _top_error(ctx, ErrorCode.invalid_share_session_epoch,
                           "A share session cannot be opened by ShareAcknowledge.")
@@ -268,6 +293,8 @@ async def share_acknowledge(ctx: RequestContext, request: Any) -> Mapping[str, A
                    "current_leader": {"leader_id": broker.config.node_id, "leader_epoch": 0}}
             if name is None:
                 out["error_code"] = ErrorCode.unknown_topic_id
+            elif not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+                out["error_code"] = ErrorCode.topic_authorization_failed
             else:
                 out["error_code"], out["error_message"] = service.acknowledge(
                     request.group_id, request.member_id, name, p.partition_index, _acks(p))
@@ -293,6 +320,11 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
     service = _service(ctx)
     groups = []
     for g in request.groups:
+        if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g.group_id):
+            groups.append({"group_id": g.group_id, "topics": [],
+                           "error_code": ErrorCode.group_authorization_failed,
+                           "error_message": None})
+            continue
         offsets = service.group_offsets(g.group_id)
         if not offsets and service.coordinator.group(g.group_id) is None:
             groups.append({"group_id": g.group_id, "topics": [],
@@ -308,6 +340,13 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
                 wanted.setdefault(t.topic_name, []).extend(t.partitions)
         topics = []
         for t, parts in wanted.items():
+            if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t):
+                if g.topics is not None:  # (all-topics requests leave it out)
+                    topics.append({"topic_name": t, "topic_id": None, "partitions": [
+                        {"partition_index": p, "start_offset": -1, "leader_epoch": -1,
+                         "lag": -1, "error_code": ErrorCode.topic_authorization_failed,
+                         "error_message": None} for p in parts]})
+                continue
             held = set(broker.partitions_of(t))
             out = []
             for p in parts:
@@ -331,6 +370,8 @@ def _group_check(ctx: RequestContext, group_id: str) -> tuple[int, str | None]:
     """Offsets of a share group change only while it has no members (``NON_EMPTY_GROUP``), and
     not for a group of another type (``GROUP_ID_NOT_FOUND``)."""
     broker = ctx.broker
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, group_id):
+        return ErrorCode.group_authorization_failed, None
     group = _service(ctx).coordinator.group(group_id)
     if group is not None and group.members:
         return ErrorCode.non_empty_group, "The group has active members."

@@ -47,6 +47,7 @@ from typing import Any
 from ...config import LogConfig
 from ...errors import KafkaLogError
 from ...log_dir import config_to_properties, validate_topic_name
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..error_codes import error_code_for
@@ -126,10 +127,17 @@ async def create_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
     counts = Counter(t.name for t in request.topics)  # a name given twice is refused
     results = []
+    # KafkaApis: CREATE on the cluster, else on each topic
+    cluster_ok = ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
     for t in request.topics:
         if counts[t.name] > 1:
             results.append(_result(t.name, ErrorCode.invalid_request,
                                    f"Duplicate topic name: {t.name}"))
+            continue
+        if not cluster_ok and not ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC,
+                                                t.name):
+            results.append(_result(t.name, ErrorCode.topic_authorization_failed,
+                                   "Authorization failed."))
             continue
         code, message, partitions, configs = _check_create(broker, t)
         if code != ErrorCode.none:
@@ -168,6 +176,11 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
                 results.append({"name": None, "topic_id": tid,
                                 "error_code": ErrorCode.unknown_topic_id, "error_message": None})
                 continue
+        if not ctx.authorize(AclOperation.DELETE, ResourceType.TOPIC, name):
+            # (KafkaApis: DELETE on the topic; by id, DESCRIBE decides whether it is named)
+            results.append({"name": name, "topic_id": tid, "error_message": None,
+                            "error_code": ErrorCode.topic_authorization_failed})
+            continue
         if not broker.partitions_of(name):
             results.append({"name": name, "topic_id": tid, "error_message": None,
                             "error_code": ErrorCode.unknown_topic_or_partition})
@@ -236,6 +249,8 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Mapping[str, A
     for t in request.topics:
         if counts[t.name] > 1:
             code, message = ErrorCode.invalid_request, "Duplicate topic name."
+        elif not ctx.authorize(AclOperation.ALTER, ResourceType.TOPIC, t.name):
+            code, message = ErrorCode.topic_authorization_failed, None  # (ALTER on the topic)
         else:
             code, message = _check_create_partitions(broker, t)
         if code == ErrorCode.none and not request.validate_only:

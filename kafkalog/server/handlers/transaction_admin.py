@@ -35,6 +35,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import OFFSETS_TOPIC
 from ..error_codes import error_code_for
@@ -66,10 +67,15 @@ def _producer_states(broker: Any, topic: str, partition: int) -> dict[str, Any]:
 
 @register(61, "DescribeProducers", 0, 0)
 async def describe_producers(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
-    topics = [{"name": t.name,
-               "partitions": [_producer_states(ctx.broker, t.name, p)
-                              for p in t.partition_indexes]}
-              for t in request.topics]
+    topics = []
+    for t in request.topics:
+        if ctx.authorize(AclOperation.READ, ResourceType.TOPIC, t.name):
+            parts = [_producer_states(ctx.broker, t.name, p) for p in t.partition_indexes]
+        else:  # (KafkaApis: READ on the topic)
+            parts = [{"partition_index": p, "error_code": ErrorCode.topic_authorization_failed,
+                      "error_message": None, "active_producers": []}
+                     for p in t.partition_indexes]
+        topics.append({"name": t.name, "partitions": parts})
     return {"throttle_time": 0, "topics": topics}
 
 
@@ -84,12 +90,16 @@ async def list_transactions(ctx: RequestContext, request: Any) -> Mapping[str, A
     except re.error:
         return {"throttle_time": 0, "error_code": ErrorCode.invalid_regular_expression,
                 "unknown_state_filters": [], "transaction_states": []}
+    # (TransactionCoordinator.handleListTransactions: only the ids the principal may DESCRIBE)
     return {"throttle_time": 0, "error_code": ErrorCode.none,
             "unknown_state_filters": unknown,
             "transaction_states": [{"transactional_id": m.transactional_id,
                                     "producer_id": m.producer_id,
                                     "transaction_state": m.state.kafka_name}
-                                   for m in found]}
+                                   for m in found
+                                   if ctx.authorize(AclOperation.DESCRIBE,
+                                                    ResourceType.TRANSACTIONAL_ID,
+                                                    m.transactional_id)]}
 
 
 def _describe_one(tc: Any, transactional_id: str) -> dict[str, Any]:
@@ -116,8 +126,14 @@ def _describe_one(tc: Any, transactional_id: str) -> dict[str, Any]:
 @register(65, "DescribeTransactions", 0, 0)
 async def describe_transactions(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     tc = ctx.broker.transactions
-    return {"throttle_time": 0,
-            "transaction_states": [_describe_one(tc, tid) for tid in request.transactional_ids]}
+    states = []
+    for tid in request.transactional_ids:
+        if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TRANSACTIONAL_ID, tid):
+            states.append(_describe_one(tc, tid))
+        else:  # (KafkaApis: DESCRIBE on the transactional id)
+            states.append({**_describe_one(tc, ""), "transactional_id": tid,
+                           "error_code": ErrorCode.transactional_id_authorization_failed})
+    return {"throttle_time": 0, "transaction_states": states}
 
 
 def _write_marker(ctx: RequestContext, marker: Any, topic: str, partition: int) -> int:
@@ -143,6 +159,13 @@ def _write_marker(ctx: RequestContext, marker: Any, topic: str, partition: int) 
 @register(27, "WriteTxnMarkers", 1, 1)
 async def write_txn_markers(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     results = []
+    if not ctx.authorize(AclOperation.CLUSTER_ACTION, ResourceType.CLUSTER, CLUSTER_NAME):
+        # KafkaApis: CLUSTER_ACTION on the cluster (what brokers do), else every partition
+        # CLUSTER_AUTHORIZATION_FAILED
+        return {"markers": [{"producer_id": m.producer_id, "topics": [
+            {"name": t.name, "partitions": [
+                {"partition_index": p, "error_code": ErrorCode.cluster_authorization_failed}
+                for p in t.partition_indexes]} for t in m.topics]} for m in request.markers]}
     for m in request.markers:
         topics = [{"name": t.name,
                    "partitions": [{"partition_index": p,

@@ -22,6 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
 from ..protocol import ErrorCode, millis
@@ -40,6 +41,22 @@ def _fenced_for(version: int, first_version: int, code: int) -> int:
 @register(22, "InitProducerId", 0, 5)
 async def init_producer_id(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     tc = ctx.broker.transactions
+    txn_id = request.transactional_id
+    # KafkaApis: WRITE on the transactional id; an idempotent producer needs IDEMPOTENT_WRITE
+    # on the cluster or WRITE on some topic (KIP-679)
+    if txn_id is not None:
+        denied = not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID, txn_id) \
+            and ErrorCode.transactional_id_authorization_failed
+    else:
+        denied = not (ctx.authorize(AclOperation.IDEMPOTENT_WRITE, ResourceType.CLUSTER,
+                                    CLUSTER_NAME)
+                      or ctx.broker.authorizer is None
+                      or ctx.broker.authorizer.any_topic_authorized(
+                          ctx.principal, ctx.client_host, AclOperation.WRITE)) \
+            and ErrorCode.cluster_authorization_failed
+    if denied:
+        return {"throttle_time": 0, "error_code": denied, "producer_id": -1,
+                "producer_epoch": -1}
     code, pid, epoch = tc.init_producer_id(
         request.transactional_id, millis(request.transaction_timeout),
         getattr(request, "producer_id", -1), getattr(request, "producer_epoch", -1))
@@ -52,8 +69,14 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Mapping[st
     broker = ctx.broker
     wanted = [(t.name, p) for t in request.v3_and_below_topics for p in t.partitions]
     errors: dict[tuple[str, int], int] = {}
+    txn_ok = ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                           request.v3_and_below_transactional_id)
     for topic, p in wanted:
-        if topic in INTERNAL_TOPICS:
+        if not txn_ok:
+            errors[(topic, p)] = ErrorCode.transactional_id_authorization_failed
+        elif not ctx.authorize(AclOperation.WRITE, ResourceType.TOPIC, topic):
+            errors[(topic, p)] = ErrorCode.topic_authorization_failed
+        elif topic in INTERNAL_TOPICS:
             errors[(topic, p)] = ErrorCode.topic_authorization_failed
         elif p not in broker.partitions_of(topic):
             errors[(topic, p)] = ErrorCode.unknown_topic_or_partition
@@ -76,6 +99,11 @@ async def add_partitions_to_txn(ctx: RequestContext, request: Any) -> Mapping[st
 @register(25, "AddOffsetsToTxn", 0, 4)
 async def add_offsets_to_txn(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
+    if not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                         request.transactional_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.transactional_id_authorization_failed}
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed}
     partition = partition_for(request.group_id, broker.config.offsets_topic_num_partitions)
     code = broker.transactions.add_offsets(request.transactional_id, request.producer_id,
                                            request.producer_epoch, partition)
@@ -84,6 +112,9 @@ async def add_offsets_to_txn(ctx: RequestContext, request: Any) -> Mapping[str, 
 
 @register(26, "EndTxn", 0, 4)
 async def end_txn(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    if not ctx.authorize(AclOperation.WRITE, ResourceType.TRANSACTIONAL_ID,
+                         request.transactional_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.transactional_id_authorization_failed}
     code = ctx.broker.transactions.end_transaction(
         request.transactional_id, request.producer_id, request.producer_epoch,
         bool(request.committed))
