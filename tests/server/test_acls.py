@@ -240,3 +240,38 @@ def test_tls_client_certificate_names_the_principal(tmp_path):
         assert _produce(conf, "tls", 2) == [None, None]
     finally:
         server.stop()
+
+
+def test_offsets_of_unreadable_topics_are_refused_and_the_rest_committed(tmp_path):
+    """OffsetCommit with one readable and one unreadable topic (raw requests; the principal of
+    a PLAINTEXT connection is User:ANONYMOUS)."""
+    from kafkalog.security import acls
+
+    from .wire import WireClient
+
+    cfg = dataclasses.replace(TEST_CONFIG, authorizer_class_name=AUTHORIZER)
+    server = start_server(tmp_path / "logs", config=cfg)
+    try:
+        for t in ("a", "b"):
+            server.broker.create_topic(t, 1)
+        server.broker.acls.create([acls.AclBinding(
+            rt, name, acls.PatternType.LITERAL, "User:ANONYMOUS", "*", acls.AclOperation.READ,
+            acls.AclPermissionType.ALLOW) for rt, name in (
+                (acls.ResourceType.GROUP, "g"), (acls.ResourceType.TOPIC, "a"))])
+        server.broker.acls_changed()
+        with WireClient(server.address) as c:
+            r = c.request(8, 8, {"group_id": "g", "generation_id_or_member_epoch": -1,
+                                 "member_id": "", "group_instance_id": None, "topics": [
+                                     {"name": t, "partitions": [{
+                                         "partition_index": 0, "committed_offset": 5,
+                                         "committed_leader_epoch": -1,
+                                         "committed_metadata": ""}]} for t in ("a", "b")]})
+            codes = {t.name: t.partitions[0].error_code for t in r.topics}
+            assert codes == {"a": 0, "b": 29}  # NONE, TOPIC_AUTHORIZATION_FAILED
+            r = c.request(9, 8, {"groups": [{"group_id": "g", "topics": None}],
+                                 "require_stable": False})
+            # all-topics fetch: "a" (readable, so describable) only
+            assert [(t.name, t.partitions[0].committed_offset)
+                    for t in r.groups[0].topics] == [("a", 5)]
+    finally:
+        server.stop()

@@ -170,6 +170,19 @@ def _commit_offsets(request: Any) -> dict[tuple[str, int], Any]:
         for t in request.topics for p in t.partitions}
 
 
+def _with_denied(response: dict[str, Any], request: Any, denied: set[str]) -> dict[str, Any]:
+    """``response`` with TOPIC_AUTHORIZATION_FAILED for every partition of the ``denied``
+    topics of the request (KafkaApis answers the topics not readable so; the others go on)."""
+    if denied:
+        response["topics"] = [t for t in response.get("topics", [])
+                              if t["name"] not in denied] + [
+            {"name": t.name, "partitions": [
+                {"partition_index": p.partition_index,
+                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
+            for t in request.topics if t.name in denied]
+    return response
+
+
 def _topic_errors(request: Any, code: int) -> list[dict[str, Any]]:
     return [{"name": t.name, "partitions": [{"partition_index": p.partition_index,
                                              "error_code": code} for p in t.partitions]}
@@ -198,13 +211,7 @@ async def offset_commit(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
             group_instance_id=getattr(request, "group_instance_id", None),
             retention_time_ms=-1 if retention is None else millis(retention),
             api_version=ctx.api_version)))
-    if denied:  # (KafkaApis: TOPIC_AUTHORIZATION_FAILED for the topics not readable)
-        response["topics"] = [t for t in response["topics"] if t["name"] not in denied] + [
-            {"name": t.name, "partitions": [
-                {"partition_index": p.partition_index,
-                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
-            for t in request.topics if t.name in denied]
-    return {"throttle_time": 0, **response}
+    return {"throttle_time": 0, **_with_denied(response, request, denied)}
 
 
 def _fetch_one(ctx: RequestContext, group_id: str, topics: Any, require_stable: bool,
@@ -270,13 +277,7 @@ async def offset_delete(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
                   if t.name not in denied]
     response = _plain(_service(ctx).call(lambda c: c.offset_delete(request.group_id,
                                                                    partitions)))
-    if denied:
-        response["topics"] = list(response.get("topics", [])) + [
-            {"name": t.name, "partitions": [
-                {"partition_index": p.partition_index,
-                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
-            for t in request.topics if t.name in denied]
-    return {"throttle_time": 0, **response}
+    return {"throttle_time": 0, **_with_denied(response, request, denied)}
 
 
 @register(28, "TxnOffsetCommit", 0, 4)
@@ -308,13 +309,7 @@ async def txn_offset_commit(ctx: RequestContext, request: Any) -> Mapping[str, A
             generation_id=getattr(request, "generation_id", -1),
             member_id=getattr(request, "member_id", ""),
             group_instance_id=getattr(request, "group_instance_id", None))))
-    if denied:  # (KafkaApis: TOPIC_AUTHORIZATION_FAILED for the topics not readable)
-        response["topics"] = [t for t in response["topics"] if t["name"] not in denied] + [
-            {"name": t.name, "partitions": [
-                {"partition_index": p.partition_index,
-                 "error_code": ErrorCode.topic_authorization_failed} for p in t.partitions]}
-            for t in request.topics if t.name in denied]
-    return {"throttle_time": 0, **response}
+    return {"throttle_time": 0, **_with_denied(response, request, denied)}
 
 
 # -- administration --------------------------------------------------------------------------
