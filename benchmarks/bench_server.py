@@ -454,6 +454,31 @@ def _wire_connect_seconds(address: str, samples: int, tls: ssl.SSLContext | None
     return out
 
 
+def _bench_acls(root: Path) -> None:
+    """200 ACLs in the tree: 196 of other users and prefixes, and bob's on the bench topic and
+    group (and the transactional/cluster rights a producer's start-up asks for)."""
+    from kafkalog.security.acls import (
+        CLUSTER_NAME,
+        AclBinding,
+        AclOperation,
+        AclPermissionType,
+        AclStore,
+        PatternType,
+        ResourceType,
+    )
+
+    allow = AclPermissionType.ALLOW
+    acls = [AclBinding(ResourceType.TOPIC, f"other-{i}", PatternType.PREFIXED, f"User:u{i}",
+                       "*", AclOperation.READ, allow) for i in range(196)]
+    acls += [AclBinding(ResourceType.TOPIC, TOPIC, PatternType.LITERAL, "User:bob", "*", op,
+                        allow) for op in (AclOperation.READ, AclOperation.WRITE)]
+    acls += [AclBinding(ResourceType.GROUP, "bench", PatternType.LITERAL, "User:bob", "*",
+                        AclOperation.READ, allow),
+             AclBinding(ResourceType.CLUSTER, CLUSTER_NAME, PatternType.LITERAL, "User:bob",
+                        "*", AclOperation.IDEMPOTENT_WRITE, allow)]
+    AclStore(root).create(acls)
+
+
 def bench_security(tmp: Path, n: int, samples: int) -> list[dict]:
     """TLS and SASL listeners vs a plaintext one: throughput and the cost of a new connection.
 
@@ -488,6 +513,14 @@ def bench_security(tmp: Path, n: int, samples: int) -> list[dict]:
             {"security_protocol": "SASL_PLAINTEXT", "sasl_plain_users": {"bob": "b"}},
             {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
              "sasl.username": "bob", "sasl.password": "b"}),
+        # the same with Kafka's ACL authorizer on: every produce, fetch and commit checked
+        # against 200 ACLs (bob's READ/WRITE on the topic and group among them)
+        "sasl_plaintext.plain.acls": (
+            {"security_protocol": "SASL_PLAINTEXT", "sasl_plain_users": {"bob": "b"},
+             "authorizer_class_name":
+                 "org.apache.kafka.metadata.authorizer.StandardAuthorizer"},
+            {"security.protocol": "SASL_PLAINTEXT", "sasl.mechanism": "PLAIN",
+             "sasl.username": "bob", "sasl.password": "b"}),
     }
     got: dict[str, tuple[float, float, float]] = {}
     for name, (server_fields, client_conf) in setups.items():
@@ -495,6 +528,8 @@ def bench_security(tmp: Path, n: int, samples: int) -> list[dict]:
         store = ScramCredentialStore(root)
         store.set_password("alice", "SCRAM-SHA-512", "alice-secret", 4096)
         store.set_password("alice", "SCRAM-SHA-256", "alice-secret", 4096)
+        if "authorizer_class_name" in server_fields:
+            _bench_acls(root)
         server = KafkaServer(root, "127.0.0.1", 0,
                              config=ServerConfig(**server_fields)).start()  # type: ignore[arg-type]
         try:
