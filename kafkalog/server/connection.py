@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import ssl
 import time
 from typing import Any
 
@@ -78,6 +79,9 @@ class Connection:
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
         self.requests = 0
+        #: the TLS client certificate's principal, known once the handshake is done (before
+        #: any request is read), so computed once and not per request
+        self._tls_principal = _tls_principal(writer)
         #: the listener accepted on (kafkalog.server.listener.Listener; None: the main one)
         self.listener = listener
         #: the SASL exchange still to complete on a SASL listener (None: nothing to do)
@@ -91,12 +95,7 @@ class Connection:
         ``User:ANONYMOUS``."""
         if self.auth is not None and self.auth.principal is not None:
             return f"User:{self.auth.principal}"
-        ssl_object = self.writer.get_extra_info("ssl_object")
-        if ssl_object is not None:
-            cert = ssl_object.getpeercert()
-            if cert:
-                return f"User:{_rfc2253(cert.get('subject', ()))}"
-        return "User:ANONYMOUS"
+        return self._tls_principal
 
     async def run(self) -> None:
         """Read, handle and answer requests until the client closes or sends a bad frame."""
@@ -204,6 +203,12 @@ class Connection:
         m[1] += time.perf_counter_ns() - t0
         m[2] += time.thread_time_ns() - c0
         return out
+
+
+def _tls_principal(writer: Any) -> str:
+    ssl_object = writer.get_extra_info("ssl_object")
+    cert = ssl_object.getpeercert() if isinstance(ssl_object, ssl.SSLObject) else None
+    return f"User:{_rfc2253(cert.get('subject', ()))}" if cert else "User:ANONYMOUS"
 
 
 def _rfc2253(subject: tuple) -> str:
