@@ -135,7 +135,7 @@ def test_store_validation_filters_and_persistence(tmp_path):
         (42, "Invalid operation ANY"), (42, "Invalid permissionType ANY"),
         (42, "Resource name should not be empty"),
         (42, "Could not parse principal from `bob` (no colon is present separating the "
-             "principal type from name)")]
+             "principal type from the principal name)")]
     assert AclStore(tmp_path).acls() == [good]  # once, persisted
     s.create([acl("orders", principal="User:bob"), acl("g", rtype=ResourceType.GROUP)])
     [(err, removed), (bad, none)] = s.delete([
