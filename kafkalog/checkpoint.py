@@ -38,6 +38,7 @@ Example
 from __future__ import annotations
 
 import base64
+import json
 import os
 import re
 import secrets
@@ -68,6 +69,7 @@ __all__ = [
     "MetaProperties",
     "Uuid",
     "atomic_write",
+    "JsonStateFile",
     "read_properties",
     "format_properties",
     "java_properties_key_order",
@@ -127,6 +129,89 @@ def _fsync_dir(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+# -- kafkalog's own JSON state files ---------------------------------------------------------------
+
+
+_JSON_KINDS = {dict: "a JSON object", list: "a JSON array", int: "an integer", str: "a string"}
+
+
+class JsonStateFile:
+    """One of kafkalog's state files at a log-dir root: a JSON object ``{"version": N, "<body>":
+    ...}`` that Kafka keeps elsewhere (its metadata log or ZooKeeper) and a log dir must keep
+    itself: SCRAM credentials, ACLs, group configs, producer-id blocks, topic overrides.
+
+    Invariant: the file is absent (nothing stored) or holds exactly one complete document, as
+    :func:`atomic_write` replaces it whole. Reading is strict: a document of another version, a
+    body of the wrong JSON type, or a body the store's own parser rejects raises
+    :class:`CorruptCheckpointError` naming the file and what was wrong; nothing is guessed.
+
+    >>> import tempfile, os
+    >>> f = JsonStateFile(os.path.join(tempfile.mkdtemp(), "s.json"), "example state", "items")
+    >>> f.load(dict) is None
+    True
+    >>> f.save({"a": 1})
+    >>> f.load(dict)
+    {'a': 1}
+    """
+
+    def __init__(self, path: PathLike, what: str, body: str, *, version: int = 1,
+                 kind: type = dict, indent: int | None = 2, sort_keys: bool = False,
+                 mode: int | None = None) -> None:
+        self.path = Path(path)
+        #: what the file holds, in error messages ("unreadable <what> (...)")
+        self.what = what
+        self.body = body
+        self.version = version
+        self.kind = kind
+        self._indent = indent
+        self._sort_keys = sort_keys
+        self._mode = mode
+
+    def load(self, parse: Callable[[object], T],
+             errors: tuple[type[BaseException], ...] = ()) -> T | None:
+        """``parse(body)``, or None when the file does not exist.
+
+        ``parse`` validates the body: ValueError, KeyError, TypeError, AttributeError and the
+        ``errors`` given become :class:`CorruptCheckpointError`.
+        """
+        try:
+            raw = self.path.read_bytes()
+        except FileNotFoundError:
+            return None
+        try:
+            doc = json.loads(raw)
+            if not isinstance(doc, dict):
+                raise ValueError("expected a JSON object")
+            if doc.get("version") != self.version:
+                raise ValueError(f"expected version {self.version}, found "
+                                 f"{doc.get('version')!r}")
+            if self.body not in doc:
+                raise ValueError(f"no {self.body!r} entry")
+            body = doc[self.body]
+            if not isinstance(body, self.kind):
+                raise ValueError(f"{self.body!r} is not "
+                                 f"{_JSON_KINDS.get(self.kind, self.kind.__name__)}")
+            return parse(body)
+        except (ValueError, KeyError, TypeError, AttributeError, *errors) as e:
+            # UnicodeDecodeError and json's JSONDecodeError are ValueErrors
+            text = str(e) or type(e).__name__
+            if isinstance(e, KeyError):
+                text = f"missing {text}"
+            raise CorruptCheckpointError(f"unreadable {self.what} ({text})",
+                                         path=self.path) from None
+
+    def save(self, body: object) -> None:
+        """Replace the file with ``{"version": ..., "<body>": body}`` (atomically, fsynced)."""
+        doc = {"version": self.version, self.body: body}
+        atomic_write(self.path, (json.dumps(doc, indent=self._indent,
+                                            sort_keys=self._sort_keys) + "\n").encode("utf-8"))
+        if self._mode is not None:
+            try:
+                os.chmod(self.path, self._mode)
+            except OSError:  # pragma: no cover - e.g. a filesystem without modes
+                pass
 
 
 # -- helpers ---------------------------------------------------------------------------------------

@@ -71,6 +71,7 @@ from typing import Any
 
 from . import files
 from .checkpoint import (
+    JsonStateFile,
     LeaderEpochCheckpointFile,
     MetaProperties,
     OffsetCheckpointFile,
@@ -819,32 +820,28 @@ class LogDir:
 
     # -- our topics file ---------------------------------------------------------------------------
 
+    def _topics_file(self) -> JsonStateFile:
+        return JsonStateFile(self.root / TOPICS_FILE, "topics file", "topics",
+                             version=TOPICS_FILE_VERSION, sort_keys=True)
+
     def _read_topics_file(self) -> dict[str, dict[str, Any]]:
-        path = self.root / TOPICS_FILE
-        if not path.exists():
-            return {}
-        try:
-            doc = json.loads(path.read_text("utf-8"))
-            if doc.get("version") != TOPICS_FILE_VERSION or not isinstance(doc.get("topics"),
-                                                                          dict):
-                raise ValueError(f"expected version {TOPICS_FILE_VERSION} with a topics object")
-            topics = doc["topics"]
-            for name, entry in topics.items():
-                # a broker's topic given overrides here has no id of ours and no count
-                if entry["topic_id"] is not None:
-                    Uuid.from_string(entry["topic_id"])
-                if entry.get("partitions") is not None:
-                    int(entry["partitions"])
-                LogConfig.from_properties(entry.get("config", {}))
-                validate_topic_name(name)
-        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
-            raise CorruptCheckpointError(f"unreadable topics file ({e})", path=path) from None
-        return topics
+        return self._topics_file().load(_parse_topics) or {}
 
     def _write_topics_file(self) -> None:
-        doc = {"version": TOPICS_FILE_VERSION, "topics": self._topics}
-        atomic_write(self.root / TOPICS_FILE,
-                     json.dumps(doc, indent=2, sort_keys=True).encode("utf-8"))
+        self._topics_file().save(self._topics)
+
+
+def _parse_topics(topics: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``topics`` body of the topics file, checked entry by entry (returned as stored)."""
+    for name, entry in topics.items():
+        # a broker's topic given overrides here has no id of ours and no count
+        if entry["topic_id"] is not None:
+            Uuid.from_string(entry["topic_id"])
+        if entry.get("partitions") is not None:
+            int(entry["partitions"])
+        LogConfig.from_properties(entry.get("config", {}))
+        validate_topic_name(name)
+    return topics
 
 
 def _check_override_names(overrides: Mapping[str, str]) -> None:

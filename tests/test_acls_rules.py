@@ -24,6 +24,7 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+import kafkalog.checkpoint as checkpoint_module
 import kafkalog.security.acls as acls_module
 from kafkalog.errors import CorruptCheckpointError
 from kafkalog.security.acls import (
@@ -1449,7 +1450,7 @@ def test_store_create_describe_delete_and_persistence(tmp_path):
 def test_store_writes_only_when_something_changes(tmp_path, monkeypatch):
     store = AclStore(tmp_path)
     writes = []
-    monkeypatch.setattr(acls_module, "atomic_write", lambda p, d: writes.append(p))
+    monkeypatch.setattr(checkpoint_module, "atomic_write", lambda p, d: writes.append(p))
     b = acl(TOPIC, "t", LITERAL, "User:a", "*", Op.READ, ALLOW)
     store.create([b, b, acl(TOPIC, "u", LITERAL, "User:a", "*", Op.READ, ALLOW)])
     assert len(writes) == 1  # one atomic write per operation
@@ -1466,7 +1467,7 @@ def test_store_failed_write_changes_nothing(tmp_path, monkeypatch):
     def fail(path, data):
         raise OSError("disk full")
 
-    monkeypatch.setattr(acls_module, "atomic_write", fail)
+    monkeypatch.setattr(checkpoint_module, "atomic_write", fail)
     with pytest.raises(OSError):
         store.create([acl(TOPIC, "u", LITERAL, "User:a", "*", Op.READ, ALLOW)])
     with pytest.raises(OSError):

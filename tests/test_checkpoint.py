@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -391,3 +392,69 @@ def test_meta_properties_defaults_and_write(tmp_path: Path) -> None:
     assert MetaProperties.read(p) == m
     assert os.path.exists(p) and not os.path.exists(str(p) + ".tmp")
     assert cp.java_date_string(0).endswith("1970")
+
+
+# -- JsonStateFile: kafkalog's own versioned JSON state files ------------------------------------
+
+
+def test_json_state_file_round_trip_and_absence(tmp_path):
+    from kafkalog.checkpoint import JsonStateFile
+
+    f = JsonStateFile(tmp_path / "s.json", "test state", "items", mode=0o600)
+    assert f.load(dict) is None  # absent: nothing stored
+    f.save({"b": [1, 2], "a": "x"})
+    assert json.loads((tmp_path / "s.json").read_text()) == {"version": 1,
+                                                              "items": {"b": [1, 2], "a": "x"}}
+    assert (tmp_path / "s.json").stat().st_mode & 0o777 == 0o600
+    assert f.load(lambda body: sorted(body)) == ["a", "b"]
+    assert not (tmp_path / "s.json.tmp").exists()
+
+
+@pytest.mark.parametrize(("content", "reason"), [
+    (b"not json", "Expecting value"),
+    (b'{"version": 1, "items": "\xc3\x28"}', "utf-8"),
+    (b"[1]", "expected a JSON object"),
+    (b'{"version": 2, "items": {}}', "expected version 1, found 2"),
+    (b'{"items": {}}', "expected version 1, found None"),
+    (b'{"version": 1}', "no 'items' entry"),
+    (b'{"version": 1, "items": []}', "'items' is not a JSON object"),
+    (b'{"version": 1, "items": {"k": 1}}', "missing 'needed'"),
+    (b'{"version": 1, "items": {"k": "v"}}', "bad value"),
+])
+def test_json_state_file_refuses_what_does_not_parse(tmp_path, content, reason):
+    from kafkalog.checkpoint import JsonStateFile
+
+    def parse(body):
+        for v in body.values():
+            if isinstance(v, int):
+                return body["needed"]
+            raise ValueError("bad value")
+        return body
+
+    path = tmp_path / "s.json"
+    path.write_bytes(content)
+    with pytest.raises(CorruptCheckpointError, match="unreadable test state") as e:
+        JsonStateFile(path, "test state", "items").load(parse)
+    assert reason in str(e.value) and e.value.path == str(path)
+
+
+def test_json_state_file_custom_errors_and_kinds(tmp_path):
+    from kafkalog.checkpoint import JsonStateFile
+
+    class Refused(Exception):
+        pass
+
+    def refuse(body):
+        raise Refused("not allowed")
+
+    f = JsonStateFile(tmp_path / "n.json", "counter", "next", kind=int, indent=None)
+    f.save(7)
+    assert (tmp_path / "n.json").read_text() == '{"version": 1, "next": 7}\n'
+    assert f.load(int) == 7
+    with pytest.raises(CorruptCheckpointError, match=r"unreadable counter \(not allowed\)"):
+        f.load(refuse, errors=(Refused,))
+    with pytest.raises(Refused):  # errors not named are not a corrupt file
+        f.load(refuse)
+    (tmp_path / "n.json").write_text('{"version": 1, "next": "7"}')
+    with pytest.raises(CorruptCheckpointError, match="'next' is not an integer"):
+        f.load(int)

@@ -52,7 +52,6 @@ from __future__ import annotations
 
 import functools
 import ipaddress
-import json
 import os
 import struct
 import threading
@@ -62,8 +61,7 @@ from enum import IntEnum
 from pathlib import Path
 from typing import ClassVar
 
-from ..checkpoint import atomic_write
-from ..errors import CorruptCheckpointError
+from ..checkpoint import JsonStateFile
 
 __all__ = [
     "ResourceType",
@@ -724,43 +722,18 @@ class AclStore:
     FILE = ".kafkalog-acls.json"
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.path = Path(root) / self.FILE
+        self._file = JsonStateFile(Path(root) / self.FILE, "ACLs", "acls", kind=list, indent=1)
+        self.path = self._file.path
         self._lock = threading.Lock()
         # an ordered set: creation order, as the file lists them
-        self._acls: dict[AclBinding, None] = {}
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return
-        try:
-            doc = json.loads(raw)
-            if not isinstance(doc, dict) or doc.get("version") != 1:
-                raise ValueError(f"expected version 1, found {doc.get('version')!r}"
-                                 if isinstance(doc, dict) else "expected a JSON object")
-            acls = doc["acls"]
-            if not isinstance(acls, list):
-                raise ValueError("'acls' is not a list")
-            for a in acls:
-                b = AclBinding(
-                    ResourceType[a["resourceType"]], _text(a, "name"),
-                    PatternType[a["patternType"]], _text(a, "principal"), _text(a, "host"),
-                    AclOperation[a["operation"]], AclPermissionType[a["permissionType"]])
-                validate_new_acl(b)  # what could not have been created is not an ACL
-                self._acls[b] = None
-        except AclValidationError as e:
-            raise CorruptCheckpointError(f"unreadable ACLs (invalid ACL: {e.message})",
-                                         path=self.path) from None
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise CorruptCheckpointError(f"unreadable ACLs ({type(e).__name__}: {e})",
-                                         path=self.path) from None
+        self._acls: dict[AclBinding, None] = dict.fromkeys(self._file.load(_parse_acls) or ())
 
     def _save(self) -> None:
-        doc = {"version": 1, "acls": [
+        self._file.save([
             {"resourceType": b.resource_type.name, "name": b.resource_name,
              "patternType": b.pattern_type.name, "principal": b.principal, "host": b.host,
              "operation": b.operation.name, "permissionType": b.permission_type.name}
-            for b in self._acls]}
-        atomic_write(self.path, (json.dumps(doc, indent=1) + "\n").encode())
+            for b in self._acls])
 
     def acls(self) -> list[AclBinding]:
         """Every ACL, in creation order."""
@@ -842,6 +815,34 @@ class AclStore:
                    allow_everyone_if_no_acl_found: bool = False) -> Authorizer:
         """An :class:`Authorizer` over the current ACLs."""
         return Authorizer(self.acls(), super_users, allow_everyone_if_no_acl_found)
+
+
+def _parse_acls(entries: list) -> list[AclBinding]:
+    """The ``acls`` body of ``.kafkalog-acls.json``: one object per ACL, enum fields by Kafka's
+    names. What could not have been created is not an ACL (``validate_new_acl``)."""
+    out = []
+    for i, a in enumerate(entries):
+        try:
+            b = AclBinding(
+                _enum(ResourceType, a, "resourceType"), _text(a, "name"),
+                _enum(PatternType, a, "patternType"), _text(a, "principal"), _text(a, "host"),
+                _enum(AclOperation, a, "operation"),
+                _enum(AclPermissionType, a, "permissionType"))
+            validate_new_acl(b)
+        except AclValidationError as e:
+            raise ValueError(f"ACL #{i}: invalid ACL: {e.message}") from None
+        except (KeyError, TypeError, ValueError, AttributeError) as e:
+            raise ValueError(f"ACL #{i}: {type(e).__name__}: {e}") from None
+        out.append(b)
+    return out
+
+
+def _enum(cls: type[_KafkaEnum], a: dict, key: str) -> _KafkaEnum:
+    name = _text(a, key)
+    try:
+        return cls[name]
+    except KeyError:
+        raise ValueError(f"{key!r} is not a {cls.__name__} name (found {name!r})") from None
 
 
 def _text(a: dict, key: str) -> str:

@@ -32,15 +32,14 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import json
 import os
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checkpoint import atomic_write
-from ..errors import ConfigError, CorruptCheckpointError
+from ..checkpoint import JsonStateFile
+from ..errors import ConfigError
 
 __all__ = ["ScramCredential", "ScramCredentialStore", "MECHANISMS", "MECHANISM_TYPES",
            "MIN_ITERATIONS", "MAX_ITERATIONS", "SCRAM_CREDENTIALS_FILE", "AlterResult",
@@ -185,38 +184,17 @@ class ScramCredentialStore:
     """
 
     def __init__(self, root: str | os.PathLike[str]) -> None:
-        self.path = Path(root) / SCRAM_CREDENTIALS_FILE
+        # salted keys: the file is readable by the broker's user only (mode 0600)
+        self._file = JsonStateFile(Path(root) / SCRAM_CREDENTIALS_FILE, "SCRAM credentials",
+                                   "users", mode=0o600)
+        self.path = self._file.path
         self._lock = threading.Lock()
         #: user -> mechanism -> credential
-        self._users: dict[str, dict[str, ScramCredential]] = {}
-        self._load()
-
-    def _load(self) -> None:
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return
-        try:
-            doc = json.loads(raw)
-            users = doc["users"]
-            if doc.get("version") != 1 or not isinstance(users, dict):
-                raise ValueError("expected {\"version\": 1, \"users\": {...}}")
-            for user, creds in users.items():
-                self._users[user] = {m: ScramCredential.from_string(text, m)
-                                     for m, text in creds.items() if _known(m)}
-        except (ValueError, KeyError, TypeError, AttributeError) as e:
-            raise CorruptCheckpointError(f"unreadable SCRAM credentials ({e})",
-                                         path=self.path) from None
+        self._users: dict[str, dict[str, ScramCredential]] = self._file.load(_parse_users) or {}
 
     def _save(self) -> None:
-        doc = {"version": 1, "users": {
-            u: {m: c.to_string() for m, c in sorted(creds.items())}
-            for u, creds in sorted(self._users.items()) if creds}}
-        atomic_write(self.path, (json.dumps(doc, indent=2) + "\n").encode())
-        try:
-            os.chmod(self.path, 0o600)  # salted keys: readable by the broker's user only
-        except OSError:  # pragma: no cover - e.g. a filesystem without modes
-            pass
+        self._file.save({u: {m: c.to_string() for m, c in sorted(creds.items())}
+                         for u, creds in sorted(self._users.items()) if creds})
 
     # -- reads ---------------------------------------------------------------------------------
 
@@ -397,6 +375,14 @@ class ScramCredentialStore:
         if result.error_code:
             raise ConfigError(f"SCRAM credential for user {user!r} ({mechanism}): "
                               f"{result.error_message}", path=self.path)
+
+
+def _parse_users(users: dict) -> dict[str, dict[str, ScramCredential]]:
+    """The ``users`` body of the credentials file: user -> mechanism -> Kafka's credential text
+    (mechanisms this build does not know are dropped, as a broker ignores them)."""
+    return {user: {m: ScramCredential.from_string(text, m) for m, text in creds.items()
+                   if _known(m)}
+            for user, creds in users.items()}
 
 
 def _known(mechanism: str) -> bool:

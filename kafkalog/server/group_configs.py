@@ -34,14 +34,13 @@ Kafka keeps group configs in its cluster metadata; here they are kept, per group
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..checkpoint import atomic_write
-from ..errors import ConfigError, CorruptCheckpointError
+from ..checkpoint import JsonStateFile
+from ..errors import ConfigError
 
 __all__ = ["GroupConfigStore", "GROUP_CONFIGS_FILE", "SERVED", "parse_reset"]
 
@@ -128,21 +127,19 @@ class GroupConfigStore:
     """
 
     def __init__(self, root: str | Path, defaults: Any) -> None:
-        self.path = Path(root) / GROUP_CONFIGS_FILE
+        self._file = JsonStateFile(Path(root) / GROUP_CONFIGS_FILE, "group configs", "groups",
+                                   sort_keys=True)
+        self.path = self._file.path
         self.defaults = defaults
-        self._groups: dict[str, dict[str, str]] = {}
-        if self.path.exists():
-            try:
-                doc = json.loads(self.path.read_text("utf-8"))
-                groups = doc["groups"]
-                if doc.get("version") != 1 or not isinstance(groups, dict):
-                    raise ValueError("expected version 1 with a groups object")
-                for gid, props in groups.items():
-                    self.validate(props)
-                    self._groups[str(gid)] = {str(k): str(v) for k, v in props.items()}
-            except (ValueError, KeyError, TypeError, ConfigError) as e:
-                raise CorruptCheckpointError(f"unreadable group configs ({e})",
-                                             path=self.path) from None
+        self._groups: dict[str, dict[str, str]] = self._file.load(
+            self._parse, errors=(ConfigError,)) or {}
+
+    def _parse(self, groups: dict) -> dict[str, dict[str, str]]:
+        out = {}
+        for gid, props in groups.items():
+            self.validate(props)  # a value a broker would refuse is not a stored config
+            out[str(gid)] = {str(k): str(v) for k, v in props.items()}
+        return out
 
     def overrides(self, group_id: str) -> dict[str, str]:
         """The group's overrides (names as Kafka's)."""
@@ -215,5 +212,4 @@ class GroupConfigStore:
             self._groups[group_id] = {k: str(v) for k, v in overrides.items()}
         else:
             self._groups.pop(group_id, None)
-        doc = {"version": 1, "groups": self._groups}
-        atomic_write(self.path, json.dumps(doc, indent=2, sort_keys=True).encode("utf-8"))
+        self._file.save(self._groups)

@@ -22,12 +22,10 @@ Example
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 
-from ..checkpoint import atomic_write
-from ..errors import CorruptCheckpointError
+from ..checkpoint import JsonStateFile
 
 __all__ = ["ProducerIdManager", "PRODUCER_ID_BLOCK_SIZE", "PRODUCER_IDS_FILE"]
 
@@ -53,32 +51,25 @@ class ProducerIdManager:
     """
 
     def __init__(self, root: str | os.PathLike[str], *, floor: int = -1) -> None:
-        self.path = Path(root) / PRODUCER_IDS_FILE
-        saved = self._read()
+        self._file = JsonStateFile(Path(root) / PRODUCER_IDS_FILE, "producer id block file",
+                                   "block_end", version=_VERSION, kind=int, indent=None)
+        self.path = self._file.path
+        saved = self._file.load(_parse_block_end) or 0
         self._next = max(saved, floor + 1, 0)
         self._block_end = self._next  # nothing reserved yet in this run
-
-    def _read(self) -> int:
-        if not self.path.exists():
-            return 0
-        try:
-            doc = json.loads(self.path.read_text("utf-8"))
-            if doc.get("version") != _VERSION:
-                raise ValueError(f"expected version {_VERSION}, found {doc.get('version')!r}")
-            end = doc["block_end"]
-            if not isinstance(end, int) or end < 0:
-                raise ValueError(f"block_end must be an int >= 0, found {end!r}")
-            return end
-        except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError) as e:
-            raise CorruptCheckpointError(f"unreadable producer id block file ({e})",
-                                         path=self.path) from None
 
     def generate(self) -> int:
         """The next unused producer id (a new block is reserved durably when needed)."""
         if self._next >= self._block_end:
             self._block_end = self._next + PRODUCER_ID_BLOCK_SIZE
-            atomic_write(self.path, json.dumps({"version": _VERSION,
-                                                "block_end": self._block_end}).encode())
+            self._file.save(self._block_end)
         pid = self._next
         self._next += 1
         return pid
+
+
+def _parse_block_end(end: int) -> int:
+    """The ``block_end`` body: the first id of the next block (no id at or above it is used)."""
+    if isinstance(end, bool) or end < 0:
+        raise ValueError(f"block_end must be an int >= 0, found {end!r}")
+    return end
