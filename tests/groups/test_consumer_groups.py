@@ -507,6 +507,100 @@ def test_online_upgrade_and_downgrade(env):
     assert sorted(p for m in (m1, m2) for _, p in m.owned) == list(range(6))
 
 
+def _static_classic_join(env: Env, instance_id: str, member_id: str = "") -> Any:
+    """A classic consumer with ``group.instance.id`` sends JoinGroup v5 (its answer comes at
+    once from a consumer group, or from a Stable classic group it is known to)."""
+    from kafkalog.groups import consumer_protocol as cp
+
+    meta = cp.encode_subscription(cp.Subscription(["orders"]))
+    h = env.c.join_group("app", member_id, "consumer", [("range", meta)],
+                         session_timeout_ms=30_000, rebalance_timeout_ms=60_000,
+                         group_instance_id=instance_id, api_version=5)
+    return dict(env.c.take_responses())[h]
+
+
+def test_last_consumer_member_replaced_by_a_static_classic_member_downgrades_at_once(env):
+    """Kafka's ``validateOnlineDowngradeWithReplacedMemberId`` + ``convertToClassicGroup``
+    with a joining member: the last consumer-protocol member is static and restarts as a
+    classic consumer with the same ``group.instance.id``. The group becomes a classic group in
+    that JoinGroup, Stable (no rebalance), the joining member holding the replaced member's
+    target assignment; the tombstones name the joining member's records."""
+    from kafkalog.decoders.offsets import CODEC
+    from kafkalog.groups import consumer_protocol as cp
+
+    m1 = ClassicMember(env)
+    c = Member(env, "c", instance_id="i-c")
+    for _ in range(4):
+        c.step()
+        rejoin_if_asked([m1])
+    group = env.c.manager.consumer_group("app")
+    assert group.state == "stable" and group.members["c"].instance_id == "i-c"
+    target_c = sorted(group.target_assignment["c"][ORDERS])
+    epoch = group.group_epoch
+    # the static member restarts: it leaves with epoch -2 and comes back as a classic consumer
+    r = env.c.consumer_group_heartbeat("app", "c", -2, instance_id="i-c")
+    assert r.error_code == 0
+    end = env.logs.log("__consumer_offsets", 0).log_end_offset
+    j = _static_classic_join(env, "i-c")
+    assert j.error_code == 0 and j.member_id != "c" and j.protocol_name == "range"
+    assert env.c.manager.consumer_group("app") is None
+    assert env.c.group_state("app") == "Stable"          # no rebalance: converted in place
+    gm = env.c.manager.group_metadata("app")
+    assert gm.generation == epoch and gm.protocol == "range"
+    by_id = {m.member_id: m for m in gm.members}
+    assert set(by_id) == {m1.member_id, j.member_id}
+    assert by_id[j.member_id].group_instance_id == "i-c"
+    assert sorted(p for _, p in cp.decode_assignment(by_id[j.member_id].assignment).partitions
+                  ) == target_c
+    # what was written: the replacement, then the tombstones of the joining member (not of the
+    # replaced one, already removed), then the classic group's metadata
+    written = [CODEC.decode(r.key, r.value)
+               for r in env.logs.log("__consumer_offsets", 0).records(start_offset=end)]
+    tombstoned = {(x["type"], x["key"].get("memberId")) for x in written if x["value"] is None}
+    assert (8, j.member_id) in tombstoned and (5, j.member_id) in tombstoned
+    assert written[-1]["type"] == 2 and written[-1]["value"] is not None
+    # the joined member syncs at the generation it was given and gets its assignment
+    h = env.c.sync_group("app", j.generation_id, j.member_id, {}, group_instance_id="i-c",
+                         protocol_type="consumer", protocol_name="range")
+    s = dict(env.c.take_responses())[h]
+    assert s.error_code == 0 and sorted(
+        p for _, p in cp.decode_assignment(s.assignment).partitions) == target_c
+    assert m1.heartbeat() == ErrorCode.NONE
+    env.reopen()
+    assert env.c.group_state("app") == "Stable"
+
+
+def test_no_downgrade_on_static_replacement_when_the_policy_forbids_it(tmp_path):
+    env = Env(tmp_path / "logs", **{"group.consumer.migration.policy": "upgrade"})
+    try:
+        ClassicMember(env)
+        c = Member(env, "c", instance_id="i-c")
+        c.step()
+        assert env.c.consumer_group_heartbeat("app", "c", -2, instance_id="i-c").error_code == 0
+        j = _static_classic_join(env, "i-c")
+        assert j.error_code == 0
+        group = env.c.manager.consumer_group("app")
+        assert group is not None and group.static_member("i-c").member_id == j.member_id
+        assert group.static_member("i-c").uses_classic_protocol
+    finally:
+        env.logs.close()
+
+
+def test_no_downgrade_when_the_classic_group_would_exceed_group_max_size(tmp_path):
+    """``validateOnlineDowngradeWithFencedMember``: the classic group that would remain has
+    more members than ``group.max.size``: the group stays a consumer group."""
+    env = Env(tmp_path / "logs", **{"group.max.size": "1"})
+    try:
+        c = Member(env, "c")
+        m1, m2 = ClassicMember(env), ClassicMember(env)
+        c.step()
+        c.leave()
+        group = env.c.manager.consumer_group("app")
+        assert group is not None and set(group.members) == {m1.member_id, m2.member_id}
+    finally:
+        env.logs.close()
+
+
 def test_non_consumer_classic_group_is_not_upgraded(env):
     c = env.c
     c.join_group("connect", "", "connect", [("default", b"x")], session_timeout_ms=10_000,

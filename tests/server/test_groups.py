@@ -303,6 +303,59 @@ def test_consumer_protocol_regex_subscription_is_resolved_by_the_server(log_dir)
     assert "orders" in regex and resolved.topics == {"orders", "orders-eu"}
 
 
+def test_static_consumer_member_restarting_as_classic_downgrades_with_librdkafka(log_dir):
+    """A static librdkafka consumer (``group.instance.id``) with ``group.protocol=consumer``
+    shares the topic with a classic one; it closes and comes back as a classic consumer with
+    the same instance id: the JoinGroup that replaces it turns the group into a classic group
+    (``validateOnlineDowngradeWithReplacedMemberId``) and it consumes its old partitions."""
+    server = start_server(log_dir, config=KIP848_CONFIG)
+    group_id = "kip848-static-downgrade"
+    base = {"bootstrap.servers": server.address, "group.id": group_id,
+            "auto.offset.reset": "earliest", "enable.auto.commit": False}
+    classic_conf = {**base, "partition.assignment.strategy": "range",
+                    "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200}
+
+    def parts(c: Any) -> list[int]:
+        return sorted(tp.partition for tp in c.assignment())
+
+    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        while not cond():
+            assert time.monotonic() < deadline, \
+                f"timed out waiting for {what}: {[parts(c) for c in consumers]}"
+            for c in consumers:
+                c.poll(0.05)
+
+    def state() -> Any:
+        coordinator = server.broker.groups.coordinator
+        modern = coordinator.manager.consumer_group(group_id)
+        return coordinator.group_state(group_id), modern is not None
+
+    try:
+        server.broker.create_topic(TOPIC, PARTITIONS)
+        other = ck.Consumer(classic_conf)
+        other.subscribe([TOPIC])
+        poll_until([other], lambda: len(parts(other)) == PARTITIONS, "the classic consumer")
+        modern = ck.Consumer({**base, "group.protocol": "consumer",
+                              "group.instance.id": "static-1"})
+        modern.subscribe([TOPIC])
+        both = [other, modern]
+        poll_until(both, lambda: sorted(parts(other) + parts(modern)) == list(range(6))
+                   and len(parts(modern)) == 3, "3 + 3 (upgraded)")
+        assert server.call(state) == ("Stable", True)
+        held = parts(modern)
+        modern.close()
+        restarted = ck.Consumer({**classic_conf, "group.instance.id": "static-1"})
+        restarted.subscribe([TOPIC])
+        poll_until([other, restarted], lambda: parts(restarted) == held,
+                   "the restarted static member holding its partitions")
+        assert server.call(state) == ("Stable", False)
+        for c in (other, restarted):
+            c.close()
+    finally:
+        server.stop()
+
+
 def test_online_upgrade_and_downgrade_with_librdkafka(log_dir):
     """Kafka 4.0's bidirectional migration: two classic consumers share the topic; a consumer
     with ``group.protocol=consumer`` joins (the group becomes a consumer group, the classic

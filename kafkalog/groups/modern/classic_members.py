@@ -21,7 +21,11 @@ Ported from Kafka 4.0's ``GroupMetadataManager`` (``classicGroupJoinToConsumerGr
 * **Downgrade.** When the last member using the consumer protocol leaves (or is fenced) and
   classic members remain, the group becomes a classic group again: tombstones of the consumer
   group, a group metadata record (generation = group epoch, each member's target assignment
-  serialized in its protocol's version), and a rebalance.
+  serialized in its protocol's version), and a rebalance. The same happens, without the
+  rebalance, when the last consumer-protocol member is static and a classic consumer with its
+  ``group.instance.id`` replaces it (``validateOnlineDowngradeWithReplacedMemberId``): the
+  joining member takes the replaced one's assignment in a Stable classic group. Neither
+  happens when the policy forbids it or the classic group would exceed ``group.max.size``.
 """
 
 from __future__ import annotations
@@ -207,17 +211,36 @@ class ClassicMembersMixin:
             reconciled, _ = self._update_member(group, member, updated,
                                                 self._ids_of(sub.owned_partitions), records,
                                                 new_group_bumps=False, regexes=False)
+            # the last static member using the consumer protocol replaced by this classic one:
+            # the group becomes a classic group at once, without a rebalance
+            # (validateOnlineDowngradeWithReplacedMemberId + convertToClassicGroup)
+            replaced = None if instance_id is None else group.static_member(instance_id)
+            downgrade = False
+            if replaced is not None and self._downgrade_allowed(group, replaced.member_id,
+                                                                len(group.members)):
+                # the records above already replaced the old member by this one: it is this
+                # one's records that the tombstones remove
+                conversion = cgr.group_tombstones(group, replaced=(replaced.member_id,
+                                                                   member_id))
+                downgrade = self._classic_group_records(group, replaced.member_id, reconciled,
+                                                        conversion)
+                if downgrade:
+                    records += conversion
             self._write(group_id, records)
         except Refusal as e:
             return JoinGroupResponse(e.code, member_id=member_id)
         timer = self._owner._timer_impl
         timer.cancel(join_key(group_id, member_id))
+        response = JoinGroupResponse(ErrorCode.NONE, reconciled.member_epoch, cp.PROTOCOL_TYPE,
+                                     protocols[0][0], "", False, member_id, [])
+        if downgrade:
+            self._after_downgrade(group)
+            return response
         self._schedule_classic_session(group_id, reconciled)
         timer.schedule(sync_key(group_id, member_id), max(0, rebalance_timeout_ms),
                        lambda: self._fence_by_timer(group_id, member_id,
                                                     "the member failed to sync within timeout"))
-        return JoinGroupResponse(ErrorCode.NONE, reconciled.member_epoch, cp.PROTOCOL_TYPE,
-                                 protocols[0][0], "", False, member_id, [])
+        return response
 
     def _classic_member(self, group: ConsumerGroup, member_id: str,
                         instance_id: str | None, *, admin: bool = False) -> ConsumerGroupMember:
@@ -332,16 +355,54 @@ class ClassicMembersMixin:
 
     def _maybe_downgrade(self, group: ConsumerGroup, leaving_member_id: str) -> bool:
         """``validateOnlineDowngradeWithFencedMember`` + ``convertToClassicGroup``: True when
-        the group was turned back into a classic group (the leaving member removed)."""
-        if not group.all_classic_except(leaving_member_id) or len(group.members) <= 1:
-            return False
-        if self._owner.config.group_consumer_migration_policy not in ("downgrade",
-                                                                      "bidirectional"):
+        the group was turned back into a classic group (the leaving member removed) and a
+        rebalance begun."""
+        if len(group.members) <= 1 or not self._downgrade_allowed(
+                group, leaving_member_id, len(group.members) - 1):
             return False
         group_id = group.group_id
+        records = cgr.group_tombstones(group)
+        if not self._classic_group_records(group, leaving_member_id, None, records):
+            return False
+        self._write(group_id, records)
+        classic = self._after_downgrade(group)
+        self._owner._prepare_rebalance(
+            classic, f"Downgrade group {group_id} from consumer to classic.")
+        return True
+
+    def _downgrade_allowed(self, group: ConsumerGroup, leaving_member_id: str,
+                           size: int) -> bool:
+        """The checks ``validateOnlineDowngradeWith{Fenced,Replaced}Member`` share: every other
+        member uses the classic protocol, the policy allows a downgrade, and the classic group
+        (``size`` members) fits ``group.max.size``."""
+        if not group.all_classic_except(leaving_member_id):
+            return False
+        group_id = group.group_id
+        if self._owner.config.group_consumer_migration_policy not in ("downgrade",
+                                                                      "bidirectional"):
+            logger.info("Cannot downgrade consumer group %s to classic group because the online "
+                        "downgrade is disabled.", group_id)
+            return False
+        if size > self._owner.config.group_max_size:
+            logger.info("Cannot downgrade consumer group %s to classic group because its group "
+                        "size is greater than classic group max size.", group_id)
+            return False
+        return True
+
+    def _classic_group_records(self, group: ConsumerGroup, leaving_member_id: str,
+                               joining: ConsumerGroupMember | None, records: Records) -> bool:
+        """``ClassicGroup.fromConsumerGroup`` + ``createClassicGroupRecords``: the group
+        metadata record of the classic group, appended to ``records`` (False, nothing added,
+        when the members share no protocol). Its members are the consumer group's except
+        ``leaving_member_id``, then ``joining`` (a static member replacing the leaving one,
+        which takes the leaving member's target assignment); its generation is the group epoch;
+        each assignment is serialized in the version of its member's protocol metadata."""
+        group_id = group.group_id
         remaining = [m for mid, m in group.members.items() if mid != leaving_member_id]
-        # ClassicGroup.fromConsumerGroup: the protocol every member supports with the most
-        # votes (selectProtocol), each member's target assignment in its protocol's version
+        if joining is not None:
+            remaining.append(joining)
+        # ClassicGroup.selectProtocol: of the protocols every member supports, the one with the
+        # most votes (each member votes for the first of its own it finds among them)
         candidates = set.intersection(*({n for n, _ in m.classic_member_metadata.
                                          supported_protocols} for m in remaining))
         if not candidates:
@@ -357,24 +418,28 @@ class ClassicMembersMixin:
         for m in remaining:
             meta = dict(m.classic_member_metadata.supported_protocols)[protocol]
             version = struct.unpack_from(">h", meta)[0] if len(meta) >= 2 else 0
+            target_of = leaving_member_id if m is joining else m.member_id
             assignment = cp.encode_assignment(
-                cp.Assignment(self._names_of(group.target_assignment.get(m.member_id, {}))),
+                cp.Assignment(self._names_of(group.target_assignment.get(target_of, {}))),
                 max(0, version))
             members.append(MemberMetadata(
                 m.member_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
                 m.classic_member_metadata.session_timeout_ms, meta, assignment, m.instance_id))
         now = self._owner.clock.milliseconds()
-        records = cgr.group_tombstones(group) + [group_metadata_record(GroupMetadata(
+        records.append(group_metadata_record(GroupMetadata(
             group_id, cp.PROTOCOL_TYPE, group.group_epoch, protocol, members[0].member_id, now,
-            tuple(members)))]
-        self._write(group_id, records)
+            tuple(members))))
+        return True
+
+    def _after_downgrade(self, group: ConsumerGroup) -> ClassicGroup:
+        """Once the conversion is written: the consumer group's timers go; the classic group
+        is loaded from its record, its members' heartbeats scheduled."""
+        group_id = group.group_id
         for m in group.members:
             self._cancel_member_timers(group_id, m)
         classic = self._owner._load_group(group_id)
-        self._owner._prepare_rebalance(
-            classic, f"Downgrade group {group_id} from consumer to classic.")
         logger.info("[GroupId %s] Converted the consumer group to a classic group.", group_id)
-        return True
+        return classic
 
     # -- timers -----------------------------------------------------------------------------
 

@@ -162,14 +162,21 @@ def regex_tombstone(group_id: str, regex: str) -> Record:
                         None)
 
 
-def group_tombstones(group: ConsumerGroup) -> list[Record]:
+def group_tombstones(group: ConsumerGroup,
+                     replaced: tuple[str, str] | None = None) -> list[Record]:
     """``ConsumerGroup.createGroupTombstoneRecords``: what deleting the group writes (after
-    its offsets' tombstones), members first and the group epoch last."""
+    its offsets' tombstones), members first and the group epoch last.
+
+    ``replaced`` (leaving member id, joining member id): ``...WithReplacedMember``, the
+    joining member's records are removed in place of the leaving one's."""
     g = group.group_id
-    return ([current_assignment_tombstone(g, m) for m in group.members]
-            + [target_assignment_tombstone(g, m) for m in group.members]
+    ids = list(group.members)
+    if replaced is not None:
+        ids = [replaced[1] if m == replaced[0] else m for m in ids]
+    return ([current_assignment_tombstone(g, m) for m in ids]
+            + [target_assignment_tombstone(g, m) for m in ids]
             + [target_assignment_epoch_tombstone(g)]
-            + [member_subscription_tombstone(g, m) for m in group.members]
+            + [member_subscription_tombstone(g, m) for m in ids]
             + [regex_tombstone(g, r) for r in group.resolved_regexes]
             + [subscription_metadata_tombstone(g), group_epoch_tombstone(g)])
 
