@@ -222,7 +222,7 @@ def test_a_member_that_does_not_revoke_is_fenced_after_its_rebalance_timeout(env
      "MemberId can't be empty."),   # v1: the client generates its id (KIP-1082)
     ({"member_epoch": 0, "subscribed_topic_regex": "orders-(?=x)"},
      ErrorCode.INVALID_REGULAR_EXPRESSION, "SubscribedTopicRegex `orders-(?=x)` is not a valid "
-     "regular expression: invalid or unsupported Perl syntax: `(?=`."),
+     "regular expression: invalid or unsupported Perl syntax."),
     ({"member_epoch": 0, "server_assignor": "sticky"}, ErrorCode.UNSUPPORTED_ASSIGNOR,
      "ServerAssignor sticky is not supported. Supported assignors: uniform, range."),
     ({"member_epoch": 0, "rack_id": ""}, ErrorCode.INVALID_REQUEST, "RackId can't be empty."),
@@ -796,13 +796,42 @@ def test_regex_dropped_by_its_last_subscriber_is_tombstoned(env):
     env.open()
 
 
-def test_invalid_regex_is_refused_with_kafkas_error(env):
+@pytest.mark.parametrize("regex, description", [
+    # RE2/J's descriptions (com.google.re2j.Parser ERR_*, Kafka puts getDescription() in)
+    ("orders[", "missing closing ]"),
+    ("orders-(eu", "missing closing )"),
+    ("orders)", "unexpected )"),
+    ("*orders", "missing argument to repetition operator"),
+    ("orders**", "invalid nested repetition operator"),
+    ("orders{2,1}", "invalid repeat count"),
+    ("[z-a]", "invalid character class range"),
+    ("orders\\", "trailing backslash at end of expression"),
+    # what Python's re accepts and RE2 does not: lookaround, backreferences, possessives
+    ("(?!payments).*", "invalid or unsupported Perl syntax"),
+    ("(o)rders\\1", "invalid escape sequence"),
+    ("orders++", "invalid nested repetition operator"),
+])
+def test_invalid_regex_is_refused_with_kafkas_error(env, regex, description):
     r = env.c.consumer_group_heartbeat("app", "a", 0, rebalance_timeout_ms=30_000,
-                                       subscribed_topic_regex="orders[", topic_partitions=[])
-    assert r.error_code == ErrorCode.INVALID_REGULAR_EXPRESSION
-    assert r.error_message.startswith("SubscribedTopicRegex `orders[` is not a valid regular "
-                                      "expression: ")
+                                       subscribed_topic_regex=regex, topic_partitions=[])
+    assert (r.error_code, r.error_message) == (
+        ErrorCode.INVALID_REGULAR_EXPRESSION,
+        f"SubscribedTopicRegex `{regex}` is not a valid regular expression: {description}.")
     assert env.c.manager.consumer_group("app") is None
+
+
+@pytest.mark.parametrize("regex, topics", [
+    ("[[:lower:]]+", {"orders", "payments"}),   # POSIX classes: RE2 syntax, not Python's
+    ("orders{,1}", set()),       # RE2 reads "{,1}" as literal text; Python's re as {0,1}
+    ("\\Qorders\\E", {"orders"}),  # RE2's quoting
+    ("pay.*|ord.*", {"orders", "payments"}),
+    ("order", set()),            # matched in full, never as a prefix
+])
+def test_regex_subscriptions_match_as_re2_does(env, regex, topics):
+    r = env.c.consumer_group_heartbeat("app", "a", 0, rebalance_timeout_ms=30_000,
+                                       subscribed_topic_regex=regex, topic_partitions=[])
+    assert r.error_code == 0, r.error_message
+    assert env.c.manager.consumer_group("app").resolved_regexes[regex].topics == topics
 
 
 def test_classic_member_timers_in_a_consumer_group(env):

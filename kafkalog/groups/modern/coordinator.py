@@ -47,7 +47,6 @@ Not ported: rack-aware assignment.
 from __future__ import annotations
 
 import logging
-import re
 import uuid
 from collections.abc import Iterable, Mapping
 from dataclasses import replace
@@ -80,6 +79,7 @@ from .consumer_group import (
     assignment_to_list,
 )
 from .current_assignment_builder import FencedMemberEpoch, build
+from .subscription_regex import InvalidSubscriptionRegex, compile_subscription_regex
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..coordinator import GroupCoordinator
@@ -105,25 +105,16 @@ def topic_id_for(topic: str) -> str:
     return str(Uuid.derived(topic))
 
 
-def _compile_regex(regex: str) -> re.Pattern[str]:
-    """``throwIfRegularExpressionIsInvalid``. Kafka compiles with RE2/J, which has no
-    lookaround and no backreferences: those are refused here too (Python's ``re`` would take
-    them); other syntax errors carry Python's description where Kafka has RE2/J's."""
-    unsupported = _RE2_UNSUPPORTED.search(regex)
-    if unsupported is not None:
-        description = f"invalid or unsupported Perl syntax: `{unsupported.group(0)}`"
-    else:
-        try:
-            return re.compile(regex)
-        except re.error as e:
-            description = str(e)
-    raise Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
-                  f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
-                  f"{description}.")
-
-
-#: what RE2 does not support and Python's ``re`` does: lookahead/lookbehind, backreferences
-_RE2_UNSUPPORTED = re.compile(r"\(\?<?[=!]|\\[1-9]|\(\?P=")
+def _compile_regex(regex: str) -> Any:
+    """``throwIfRegularExpressionIsInvalid``: the expression compiled as RE2/J would
+    (:mod:`.subscription_regex`), else INVALID_REGULAR_EXPRESSION with Kafka's message and
+    RE2/J's description of the error."""
+    try:
+        return compile_subscription_regex(regex)
+    except InvalidSubscriptionRegex as e:
+        raise Refusal(ErrorCode.INVALID_REGULAR_EXPRESSION,
+                      f"SubscribedTopicRegex `{regex}` is not a valid regular expression: "
+                      f"{e.description}.") from None
 
 
 class ConsumerGroupCoordinator(ClassicMembersMixin):
