@@ -15,8 +15,9 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -58,9 +59,10 @@ _SERVER_FILES = [
     "clients/src/main/java/org/apache/kafka/common/annotation/InterfaceStability",
 ]
 
-Case = tuple[str, Mapping[str, int], Mapping[str, Sequence[str]],
-             Mapping[str, Sequence[tuple[str, int]]], Mapping[str, int | None],
-             Mapping[str, str | None]]
+#: (strategy, partition counts, subscriptions, owned, generations, instance ids), optionally
+#: followed by consumer racks (member -> client.rack), partition racks (topic -> replica racks of
+#: each partition) and the test-only ``preferRackAwareLogic`` flag
+Case = tuple[Any, ...]
 
 
 def _require_tools() -> None:
@@ -146,19 +148,27 @@ def _java(classes: Path, main: str, lines: list[str]) -> str:
 
 def run(classes: Path, cases: Sequence[Case]) -> list[dict[str, list[tuple[str, int]]] | str]:
     """Run ``cases`` (strategy, partition counts, subscriptions, owned, generations, instance
-    ids) through Kafka's assignors; each result is member -> partitions in Kafka's list order,
-    or the Java exception text."""
+    ids[, consumer racks, partition racks, prefer rack-aware logic]) through Kafka's assignors;
+    each result is member -> partitions in Kafka's list order, or the Java exception text."""
     lines = []
-    for strategy, counts, subs, owned, gens, instances in cases:
-        lines.append(f"CASE {strategy}")
+    for case in cases:
+        strategy, counts, subs, owned, gens, instances = case[:6]
+        racks = case[6] if len(case) > 6 and case[6] else {}
+        replica_racks = case[7] if len(case) > 7 and case[7] else {}
+        prefer = len(case) > 8 and case[8]
+        lines.append(f"CASE {strategy}" + (" prefer" if prefer else ""))
         for t, n in counts.items():
-            lines.append(f"PART {t} {n}")
+            if t in replica_racks:
+                per = "/".join(",".join(sorted(r)) or "~" for r in replica_racks[t])
+                lines.append(f"PART {t} {n} {per}" if n else f"PART {t} {n}")
+            else:
+                lines.append(f"PART {t} {n}")
         for m, topics in subs.items():
             g = gens.get(m)
             inst = instances.get(m)
             tps = ",".join(f"{t}:{p}" for t, p in owned.get(m, ())) or "-"
             lines.append(f"MEMBER {m} {'-' if g is None else g} {inst or '-'} "
-                         f"{','.join(topics) or '-'} {tps}")
+                         f"{','.join(topics) or '-'} {tps} {racks.get(m) or '-'}")
         lines.append("END")
     return _parse(_java(classes, "org.apache.kafka.clients.consumer.AssignHarness", lines))
 

@@ -12,7 +12,9 @@ strategy                 Kafka class (release ported)
 ``simple``               group-coordinator ``SimpleAssignor`` (KIP-932 share groups, 4.1)
 =======================  ======================================================================
 
-Rack-aware variants are not reproduced: partition counts carry no replica racks.
+``range``, ``sticky`` and ``cooperative-sticky`` are rack-aware (KIP-881, Kafka 3.5+) when given
+the members' ``client.rack`` (``consumer_racks``) and the racks of each partition's replicas
+(``partition_racks``); the others ignore racks, as in Kafka.
 
 >>> assign("range", {"c1": ["t"], "c2": ["t"], "c3": ["t"]}, {"t": 7})
 {'c1': [('t', 0), ('t', 1), ('t', 2)], 'c2': [('t', 3), ('t', 4)], 'c3': [('t', 5), ('t', 6)]}
@@ -20,7 +22,7 @@ Rack-aware variants are not reproduced: partition counts carry no replica racks.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from ..errors import AssignmentError
 from .model import AssignmentInput, TopicPartition
@@ -61,6 +63,8 @@ def assign(
     generations: Mapping[str, int | None] | None = None,
     group_instance_ids: Mapping[str, str | None] | None = None,
     topic_ids: Mapping[str, object] | None = None,
+    consumer_racks: Mapping[str, str | None] | None = None,
+    partition_racks: Mapping[str, Sequence[Iterable[str]]] | None = None,
 ) -> dict[str, list[tuple[str, int]]]:
     """Assign the partitions of the subscribed topics to the members, as Kafka's assignor does.
 
@@ -88,6 +92,18 @@ def assign(
     topic_ids:
         topic -> Kafka ``Uuid`` (string or :class:`~kafkalog.checkpoint.Uuid`), for the server
         assignors' topic order.
+    consumer_racks:
+        member id -> its ``client.rack`` (``Subscription.rackId``; None or empty: no rack).
+    partition_racks:
+        topic -> for each partition, in order, the racks of its replicas (``PartitionInfo.
+        replicas()``; replicas without a rack left out; a topic missing here has no rack
+        information). With ``consumer_racks`` it makes ``range``, ``sticky`` and
+        ``cooperative-sticky`` rack-aware (``AbstractPartitionAssignor.useRackAwareAssignment``:
+        only when some member's rack holds replicas and some partition's replicas are not on
+        every rack): members are given partitions with a replica on their rack where the
+        balance allows (``range``: per-topic quotas and co-partitioning first; the sticky
+        assignors: owned partitions off the member's rack are given up). Members without a rack
+        take any partition.
 
     Returns
     -------
@@ -100,7 +116,8 @@ def assign(
     ------
     AssignmentError
         An unknown strategy, a member subscribed to a topic missing from ``partitions``, a
-        negative count, a malformed argument.
+        negative count, a rack for an unknown member or topic, replica racks not listing every
+        partition of their topic, a rack that is not a string, a malformed argument.
 
     Examples
     --------
@@ -109,6 +126,14 @@ def assign(
     >>> assign("sticky", {"c1": ["t"], "c2": ["t"]}, {"t": 6},
     ...        owned={"c1": [("t", 0), ("t", 1)], "c2": [("t", 2), ("t", 3)]})["c2"]
     [('t', 2), ('t', 3), ('t', 5)]
+
+    With racks, partitions go to members on a rack of their replicas (here even partitions on
+    rack ``a``, odd ones on ``b``):
+
+    >>> racks = {"t": [{"a"}, {"b"}, {"a"}, {"b"}]}
+    >>> assign("range", {"c1": ["t"], "c2": ["t"]}, {"t": 4},
+    ...        consumer_racks={"c1": "a", "c2": "b"}, partition_racks=racks)
+    {'c1': [('t', 0), ('t', 2)], 'c2': [('t', 1), ('t', 3)]}
     """
     fn = STRATEGIES.get(strategy) if isinstance(strategy, str) else None
     if fn is None:
@@ -116,5 +141,6 @@ def assign(
             f"unknown assignment strategy {strategy!r} (expected one of "
             f"{', '.join(STRATEGIES)})")
     inp = AssignmentInput.build(subscriptions, partitions, owned=owned, generations=generations,
-                                group_instance_ids=group_instance_ids, topic_ids=topic_ids)
+                                group_instance_ids=group_instance_ids, topic_ids=topic_ids,
+                                consumer_racks=consumer_racks, partition_racks=partition_racks)
     return fn(inp)

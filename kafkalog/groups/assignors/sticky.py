@@ -2,7 +2,7 @@
 
 Ported from clients/src/main/java/org/apache/kafka/clients/consumer/internals/
 AbstractStickyAssignor.java, StickyAssignor.java and CooperativeStickyAssignor.java (Kafka 3.9),
-without rack awareness (a log dir knows no replica racks).
+rack-aware as since Kafka 3.5 (KIP-881).
 
 ``AbstractStickyAssignor.assignPartitions`` first reads every member's previous assignment
 (``allSubscriptionsEqual``): a partition claimed by two members of the same generation is
@@ -18,6 +18,15 @@ invalidated (claimed by nobody), between different generations the higher one ke
   can take it, then move partitions from the most to the least loaded members while the
   assignment is not balanced, preferring to return a partition to its previous owner, and undo
   the moves if they did not improve the balance score.
+
+Racks (``RackInfo``): when members have a ``client.rack`` that holds replicas and some partition
+has replicas on only a subset of the racks (``useRackAwareAssignment``), a member keeps only the
+owned partitions with a replica on its rack; the constrained builder first deals the unassigned
+partitions (those with the fewest members on their replicas' racks first) round-robin to
+below-quota members on a matching rack (``assignRackAwareRoundRobin``), then the rest as above;
+the general builder first gives each partition to the least loaded member on a matching rack,
+and while balancing prefers to move a partition away from a rack-matching owner only if a less
+loaded member on a matching rack exists. Members without a rack match every partition.
 
 ``cooperative-sticky`` then removes from the new assignment every partition that moves to a new
 owner in this rebalance: the old owner must revoke it first, and it is handed over in the
@@ -42,7 +51,7 @@ from ..java_order import (
     string_hash,
     topic_partition_hash,
 )
-from .model import DEFAULT_GENERATION, AssignmentInput, TopicPartition
+from .model import DEFAULT_GENERATION, AssignmentInput, TopicPartition, use_rack_aware_assignment
 
 __all__ = ["assign_sticky", "assign_cooperative_sticky", "StickyResult"]
 
@@ -222,6 +231,64 @@ class _Prepared:
                     previous_owner[tp] = consumer
 
 
+class _RackInfo:
+    """``AbstractStickyAssignor.RackInfo``: the racks used for this assignment (both maps empty
+    when rack-aware assignment is not used)."""
+
+    def __init__(self, inp: AssignmentInput) -> None:
+        consumers_by_rack: dict[str, int] = {}
+        for m in inp.members:
+            rack = inp.consumer_racks.get(m)
+            if rack is not None:
+                consumers_by_rack[rack] = consumers_by_rack.get(rack, 0) + 1
+        partition_racks: dict[TopicPartition, frozenset[str]] = {}
+        all_partition_racks: set[str] = set()
+        if consumers_by_rack:
+            for t, racks in inp.partition_racks.items():
+                for p, r in enumerate(racks):
+                    partition_racks[(t, p)] = r
+                    all_partition_racks.update(r)
+        if use_rack_aware_assignment(inp, consumers_by_rack, all_partition_racks,
+                                     partition_racks.values()):
+            self.consumer_racks: dict[str, str] = {
+                m: r for m in inp.members if (r := inp.consumer_racks.get(m)) is not None}
+            self.partition_racks = partition_racks
+        else:
+            self.consumer_racks = {}
+            self.partition_racks = {}
+        # computed from all replica racks even when racks are not used (then every partition
+        # counts the same, and sorting by it changes nothing)
+        self.num_consumers_by_partition = {
+            tp: sum(consumers_by_rack.get(r, 0) for r in racks)
+            for tp, racks in partition_racks.items()}
+
+    def racks_mismatch(self, consumer: str, tp: TopicPartition) -> bool:
+        rack = self.consumer_racks.get(consumer)
+        if rack is None:
+            return False
+        replica_racks = self.partition_racks.get(tp)
+        return replica_racks is None or rack not in replica_racks
+
+    def sort_partitions_by_rack_consumers(self, partitions: list[TopicPartition]
+                                          ) -> list[TopicPartition]:
+        if not self.num_consumers_by_partition:
+            return partitions
+        counts = self.num_consumers_by_partition
+        return sorted(partitions, key=lambda tp: counts.get(tp, 0))     # stable, as List.sort
+
+    def next_rack_consumer(self, tp: TopicPartition, consumers: list[str], first: int) -> int:
+        racks = self.partition_racks.get(tp)
+        if not racks:
+            return -1
+        n = len(consumers)
+        for i in range(n):
+            index = (first + i) % n
+            rack = self.consumer_racks.get(consumers[index])
+            if rack is not None and rack in racks:
+                return index
+        return -1
+
+
 def _remove_first(items: list[TopicPartition], tp: TopicPartition) -> None:
     try:
         items.remove(tp)
@@ -237,7 +304,7 @@ def _all_partitions(partitions: dict[str, int], topics: Iterable[str]) -> list[T
 # ConstrainedAssignmentBuilder
 # ---------------------------------------------------------------------------------------------
 
-def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
+def _constrained(inp: AssignmentInput, prep: _Prepared, rack_info: _RackInfo) -> StickyResult:
     partitions = inp.partitions
     total = sum(partitions.values())
     n_members = len(prep.owned)
@@ -254,7 +321,16 @@ def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
 
     # assignOwnedPartitions, in the iteration order of the consumerToOwnedPartitions HashMap
     for consumer in JavaHashMap.ordered(prep.owned, string_hash):
-        owned = sorted(prep.owned[consumer], key=lambda tp: (tp[1], _topic_key(tp[0])))
+        owned = prep.owned[consumer]
+        if rack_info.consumer_racks:
+            matching = []
+            for tp in owned:
+                if rack_info.racks_mismatch(consumer, tp):
+                    maybe_revoked[tp] = consumer
+                else:
+                    matching.append(tp)
+            owned = matching
+        owned = sorted(owned, key=lambda tp: (tp[1], _topic_key(tp[0])))
         if prep.multiple_owners:
             owned = [tp for tp in owned if tp not in prep.multiple_owners]
         mine = assignment[consumer]
@@ -284,6 +360,48 @@ def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
                   if tp not in kept]
     under = java_sorted(under)
     exact = java_sorted(exact)
+    unassigned = rack_info.sort_partitions_by_rack_consumers(unassigned)
+
+    def assign_new(tp: TopicPartition, consumer: str) -> int:
+        """``assignNewPartition``"""
+        mine = assignment[consumer]
+        mine.append(tp)
+        owner = maybe_revoked.get(tp)
+        if (owner is not None and owner != consumer) or tp in prep.multiple_owners:
+            transferring[tp] = consumer
+        return len(mine)
+
+    # assignRackAwareRoundRobin
+    if rack_info.consumer_racks:
+        remaining: list[TopicPartition] = []
+        next_unfilled = 0
+        for tp in unassigned:
+            chosen: str | None = None
+            next_index = rack_info.next_rack_consumer(tp, under, next_unfilled)
+            if next_index >= 0:
+                chosen = under[next_index]
+                count = len(assignment[chosen]) + 1
+                if count >= min_quota:
+                    under.remove(chosen)
+                    if count < max_quota and current_over < expected_over:
+                        exact.append(chosen)
+                else:
+                    next_index += 1
+                next_unfilled = 0 if not under else next_index % len(under)
+            elif exact:
+                first = rack_info.next_rack_consumer(tp, exact, 0)
+                if first >= 0:
+                    chosen = exact[first]
+                    if len(assignment[chosen]) + 1 == max_quota:
+                        del exact[first]
+                        current_over += 1
+                        if current_over == expected_over:
+                            exact.clear()
+            if chosen is not None:
+                assign_new(tp, chosen)
+            else:
+                remaining.append(tp)
+        unassigned = remaining
 
     # assignRoundRobin. ``cursor`` is the LinkedList iterator over ``under``: the index of the
     # element next() returns; remove() deletes the element last returned.
@@ -304,12 +422,7 @@ def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
             consumer = under[cursor]
             cursor += 1
             last_from_iterator = True
-        mine = assignment[consumer]
-        mine.append(tp)
-        owner = maybe_revoked.get(tp)
-        if (owner is not None and owner != consumer) or tp in prep.multiple_owners:
-            transferring[tp] = consumer
-        count = len(mine)
+        count = assign_new(tp, consumer)
         if count == min_quota:
             if last_from_iterator:
                 cursor -= 1
@@ -317,9 +430,14 @@ def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
             exact.append(consumer)
         elif count == max_quota:
             current_over += 1
+    # verifyUnfilledMembers
     if under and current_over != expected_over:
         raise RuntimeError("We haven't reached the expected number of members with more than "
                              "the minQuota partitions, but no more partitions to be assigned")
+    for consumer in under:
+        if len(assignment[consumer]) != min_quota:
+            raise RuntimeError(f"Consumer: [{consumer}] doesn't reach minQuota partitions, and no "
+                               "more partitions to be assigned")
     return StickyResult(assignment, transferring, prep.max_generation)
 
 
@@ -328,9 +446,10 @@ def _constrained(inp: AssignmentInput, prep: _Prepared) -> StickyResult:
 # ---------------------------------------------------------------------------------------------
 
 class _General:
-    def __init__(self, inp: AssignmentInput, prep: _Prepared) -> None:
+    def __init__(self, inp: AssignmentInput, prep: _Prepared, rack_info: _RackInfo) -> None:
         self.inp = inp
         self.prep = prep
+        self.rack_info = rack_info
         self.partitions = inp.partitions
         self.total = sum(self.partitions.values())
         self.current = prep.owned                  # currentAssignment (mutated)
@@ -411,7 +530,7 @@ class _General:
             for tp in self.current[consumer]:
                 if tp[0] not in self.topic_consumers:
                     self.partition_consumer.pop(tp, None)
-                elif tp[0] not in subs[consumer]:
+                elif tp[0] not in subs[consumer] or self.rack_info.racks_mismatch(consumer, tp):
                     self.revocation_required = True
                 else:
                     keep.append(tp)
@@ -459,9 +578,10 @@ class _General:
             running += s
         return score
 
-    def _maybe_assign_partition(self, tp: TopicPartition) -> bool:
+    def _maybe_assign_partition(self, tp: TopicPartition, rack_info: _RackInfo | None) -> bool:
         for consumer in self.sorted_members:
-            if tp[0] in self.consumer_topic_sets[consumer]:
+            if tp[0] in self.consumer_topic_sets[consumer] and (
+                    rack_info is None or not rack_info.racks_mismatch(consumer, tp)):
                 self.sorted_members.remove(consumer)
                 self.current[consumer].append(tp)
                 self.partition_consumer[tp] = consumer
@@ -481,10 +601,18 @@ class _General:
     def _balance(self, prev: dict[TopicPartition, tuple[str, int]],
                  unassigned: list[TopicPartition]) -> None:
         initializing = not self.current[self.sorted_members.last()]
-        for tp in unassigned:
+        # first with rack matching, then whatever is left without
+        to_assign = unassigned
+        if self.rack_info.consumer_racks:
+            to_assign = []
+            for tp in unassigned:
+                if not self.topic_consumers[tp[0]] or \
+                        not self._maybe_assign_partition(tp, self.rack_info):
+                    to_assign.append(tp)
+        for tp in to_assign:
             if not self.topic_consumers[tp[0]]:
                 continue
-            self._maybe_assign_partition(tp)
+            self._maybe_assign_partition(tp, None)
         fixed_topics = {t for t in self.topic_consumers if not self._topic_can_move(t)}
         if fixed_topics:
             self.sorted_all_partitions = [tp for tp in self.sorted_all_partitions
@@ -531,11 +659,28 @@ class _General:
                     self._reassign(tp, before[0])
                     performed = modified = True
                     continue
-                for other in self.topic_consumers[tp[0]]:
-                    if other in self.current and size > len(self.current[other]) + 1:
-                        self._reassign(tp, None)
-                        performed = modified = True
-                        break
+                # prefer a less loaded member on a rack of the partition's replicas
+                racks = self.rack_info.consumer_racks
+                consumer_rack = racks.get(consumer)
+                found_rack_consumer = False
+                if consumer_rack is not None:
+                    partition_racks = self.rack_info.partition_racks[tp]
+                    if partition_racks and consumer_rack in partition_racks:
+                        for other in self.topic_consumers[tp[0]]:
+                            other_rack = racks.get(other)
+                            if other_rack is None or other_rack not in partition_racks:
+                                continue
+                            if other in self.current and size > len(self.current[other]) + 1:
+                                self._reassign(tp, None)
+                                performed = modified = True
+                                found_rack_consumer = True
+                                break
+                if not found_rack_consumer:
+                    for other in self.topic_consumers[tp[0]]:
+                        if other in self.current and size > len(self.current[other]) + 1:
+                            self._reassign(tp, None)
+                            performed = modified = True
+                            break
             if not modified:
                 return performed
 
@@ -567,10 +712,11 @@ def _run(inp: AssignmentInput, cooperative: bool) -> StickyResult:
     if not inp.partitions:
         return StickyResult({m: [] for m in inp.members}, {}, prep.max_generation,
                             prep.member_data)
+    rack_info = _RackInfo(inp)
     if prep.all_equal:
-        result = _constrained(inp, prep)
+        result = _constrained(inp, prep, rack_info)
     else:
-        result = StickyResult(_General(inp, prep).build(), None, prep.max_generation)
+        result = StickyResult(_General(inp, prep, rack_info).build(), None, prep.max_generation)
     result.owned = prep.member_data
     return result
 

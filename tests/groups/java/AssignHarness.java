@@ -4,10 +4,14 @@
 // subscriptions in a HashMap filled in the order given).
 //
 // Input, one token per whitespace-separated field:
-//   CASE <strategy>
-//   PART <topic> <partition count>
-//   MEMBER <member id> <generation|-> <group.instance.id|-> <topic,topic|-> <t:p,t:p|->
+//   CASE <strategy> [prefer]
+//   PART <topic> <partition count> [<racks>/<racks>/...]
+//   MEMBER <member id> <generation|-> <group.instance.id|-> <topic,topic|-> <t:p,t:p|-> [<rack|->]
 //   END
+// "prefer" sets the test-only AbstractPartitionAssignor.preferRackAwareLogic. A PART line's
+// optional field lists, partition by partition, the racks of its replicas ("a,b"; "~": no replica
+// with a rack): each rack becomes a replica Node with that rack. A MEMBER line's optional last
+// field is its client.rack (Subscription.rackId).
 // Output per case: RESULT, one line "<member id> <t:p,t:p|->" per member, END
 // (or "ERROR <exception>").
 package org.apache.kafka.clients.consumer;
@@ -46,6 +50,8 @@ public class AssignHarness {
         StringBuilder out = new StringBuilder();
         String line;
         String strategy = null;
+        boolean prefer = false;
+        int nextNodeId = 0;
         List<PartitionInfo> parts = new ArrayList<>();
         Map<String, Subscription> subs = new HashMap<>();
         List<String> order = new ArrayList<>();
@@ -53,13 +59,23 @@ public class AssignHarness {
             String[] f = line.trim().split("\\s+");
             if (f[0].equals("CASE")) {
                 strategy = f[1];
+                prefer = f.length > 2 && f[2].equals("prefer");
                 parts = new ArrayList<>();
                 subs = new HashMap<>();
                 order = new ArrayList<>();
             } else if (f[0].equals("PART")) {
                 Node[] none = new Node[0];
-                for (int p = 0; p < Integer.parseInt(f[2]); p++)
-                    parts.add(new PartitionInfo(f[1], p, Node.noNode(), none, none));
+                String[] racks = f.length > 3 ? f[3].split("/", -1) : null;
+                for (int p = 0; p < Integer.parseInt(f[2]); p++) {
+                    Node[] replicas = none;
+                    if (racks != null && !racks[p].equals("~")) {
+                        String[] r = racks[p].split(",");
+                        replicas = new Node[r.length];
+                        for (int i = 0; i < r.length; i++)
+                            replicas[i] = new Node(nextNodeId++, "host", 9092, r[i]);
+                    }
+                    parts.add(new PartitionInfo(f[1], p, Node.noNode(), replicas, replicas));
+                }
             } else if (f[0].equals("MEMBER")) {
                 String member = f[1];
                 int generation = f[2].equals("-") ? -1 : Integer.parseInt(f[2]);
@@ -89,7 +105,8 @@ public class AssignHarness {
                     COOPERATIVE_USER_DATA.write(userData, s);
                     userData.flip();
                 }
-                Subscription sub = new Subscription(topics, userData, subscriptionOwned, generation, Optional.empty());
+                Optional<String> rack = f.length > 6 && !f[6].equals("-") ? Optional.of(f[6]) : Optional.empty();
+                Subscription sub = new Subscription(topics, userData, subscriptionOwned, generation, rack);
                 if (!f[3].equals("-"))
                     sub.setGroupInstanceId(Optional.of(f[3]));
                 subs.put(member, sub);
@@ -102,6 +119,12 @@ public class AssignHarness {
                     case "sticky": assignor = new StickyAssignor(); break;
                     case "cooperative-sticky": assignor = new CooperativeStickyAssignor(); break;
                     default: throw new IllegalArgumentException(strategy);
+                }
+                if (prefer) {
+                    java.lang.reflect.Field field = org.apache.kafka.clients.consumer.internals.AbstractPartitionAssignor.class
+                        .getDeclaredField("preferRackAwareLogic");
+                    field.setAccessible(true);
+                    field.setBoolean(assignor, true);
                 }
                 try {
                     Cluster cluster = new Cluster("c", Collections.emptyList(), parts,
