@@ -15,7 +15,28 @@ under the Apache License, Version 2.0, http://www.apache.org/licenses/LICENSE-2.
 Changes from the originals: the ``about`` texts and ``entityType``/``mapKey``/``zeroCopy``/
 ``ignorable`` hints are dropped (they do not affect the encoding or the JSON converters); names,
 types, version ranges, tags, defaults and field order are Kafka's. Where Kafka's history has
-several shapes, the newest released one is kept (it reads every older version).
+several shapes, the newest one read is kept (it reads every older version; the KIP-932
+exceptions are below). A Kafka ``"default": null`` (JSON null, not the string ``"null"``)
+is *no* default: the type's own (an empty array or struct), as ``FieldSpec`` reads it.
+
+Which Kafka files were read (apache/kafka, the stored versions named by their commit; a version
+with an ``apiKey`` is a 4.1+ "coordinator-key"/"coordinator-value" one): the 4.0 transcription was
+brought up to date in November 2026 from ``ConsumerGroupMetadataValue.json`` @266ed846
+(KIP-1101 ``MetadataHash``, KIP-1282 ``CreationTimeMs``),
+``ConsumerGroupCurrentMemberAssignmentValue.json`` @6541f940 (KIP-1251 ``AssignmentEpochs``),
+``ConsumerGroupTargetAssignmentMetadataValue.json`` @07b06d06 (KIP-1263) and the
+``StreamsGroup*.json`` files @75a150ae, @5096058a, @59bf751f, @5c1644fc, @14440d21 (KIP-1071);
+``TransactionLogValue.json`` @054b66e3 was already matched. Only fields read in a stored JSON
+file are transcribed: a newer tagged field whose JSON was not found is skipped as an unknown tag
+(as Kafka's own older readers do), never guessed.
+
+Not transcribed, and why: Kafka 4.1 changed the KIP-932 share-group records 11 and 15 and the
+``__share_group_state`` values (``SnapshotEpoch`` uint16 -> int32, ``CreateTimestamp``,
+``WriteTimestamp``; ``Share{Snapshot,Update}Value.json`` @0c9eef59) without new versions, so one
+table cannot read both 4.0's and 4.1's bytes; 4.0's, which kafkalog's share coordinator writes,
+are kept. The KRaft records had no newer version in the store. ``Remote*Record.json`` @1acb5232
+has a version 1 (tagged ``BrokerLeaderEpoch``/``EndOffset``) that is not transcribed: the
+``toString`` texts of :mod:`kafkalog.decoders.remote_log_metadata` know version 0 only.
 
 Each schema is a dict shaped like Kafka's JSON: ``name``, ``validVersions``, ``flexibleVersions``,
 optional ``apiKey``, ``fields`` (each ``name``, ``type``, ``versions`` and optionally
@@ -99,11 +120,23 @@ def _group_key(name: str, version: int, *fields: str) -> dict[str, Any]:
     return _m(name, v, "none", [_f(f, "string", v) for f in fields])
 
 
-_TOPIC_PARTITIONS = {"name": "TopicPartitions", "versions": "0+", "fields": [
-    _f("TopicId", "uuid"), _f("Partitions", "[]int32")]}
+def _topic_partitions(*extra: dict[str, Any]) -> dict[str, Any]:
+    return {"name": "TopicPartitions", "versions": "0+", "fields": [
+        _f("TopicId", "uuid"), _f("Partitions", "[]int32"), *extra]}
+
+
+def _task_ids(*extra: dict[str, Any]) -> dict[str, Any]:
+    """KIP-1071's ``TaskIds`` common struct (a subtopology and its partitions)."""
+    return {"name": "TaskIds", "versions": "0+", "fields": [
+        _f("SubtopologyId", "string"), _f("Partitions", "[]int32"), *extra]}
+
+
+# KIP-1251 (ConsumerGroupCurrentMemberAssignmentValue.json @6541f940): the epoch each partition
+# was assigned at, aligned with Partitions. Kafka's "default": null (JSON null) is the empty array.
+_ASSIGNMENT_EPOCHS = _f("AssignmentEpochs", "[]int32", nullable="0+", tagged="0+", tag=0)
 
 GROUP_KEYS: dict[int, dict[str, Any]] = {
-    0: _OFFSET_COMMIT_KEY,
+    0: _OFFSET_COMMIT_KEY,      # (4.1+: LegacyOffsetCommitKey, v0 only, the same fields)
     1: _OFFSET_COMMIT_KEY,
     2: _GROUP_METADATA_KEY,
     3: _group_key("ConsumerGroupMetadataKey", 3, "GroupId"),
@@ -113,7 +146,9 @@ GROUP_KEYS: dict[int, dict[str, Any]] = {
     7: _group_key("ConsumerGroupTargetAssignmentMemberKey", 7, "GroupId", "MemberId"),
     8: _group_key("ConsumerGroupCurrentMemberAssignmentKey", 8, "GroupId", "MemberId"),
     16: _group_key("ConsumerGroupRegularExpressionKey", 16, "GroupId", "RegularExpression"),
-    # KIP-932 share groups (4.0 early access; Kafka marks these schemas as still changing).
+    # KIP-932 share groups (4.0 early access, GA in 4.1). Record type 9 (partition metadata) is
+    # 4.0's only: 4.1 replaced it by ShareGroupMetadataValue's MetadataHash and dropped it from
+    # CoordinatorRecordType (kept here so 4.0 logs still decode).
     9: _group_key("ShareGroupPartitionMetadataKey", 0, "GroupId"),
     10: _group_key("ShareGroupMemberMetadataKey", 0, "GroupId", "MemberId"),
     11: _group_key("ShareGroupMetadataKey", 0, "GroupId"),
@@ -121,13 +156,32 @@ GROUP_KEYS: dict[int, dict[str, Any]] = {
     13: _group_key("ShareGroupTargetAssignmentMemberKey", 0, "GroupId", "MemberId"),
     14: _group_key("ShareGroupCurrentMemberAssignmentKey", 0, "GroupId", "MemberId"),
     15: _group_key("ShareGroupStatePartitionMetadataKey", 0, "GroupId"),
+    # KIP-1071 streams groups (4.1 early access): "coordinator-key" schemas, version 0, the
+    # record type is their apiKey (StreamsGroupMetadataKey.json @c940dbbf 17,
+    # ...MemberMetadataKey @7e11ea85 19, ...TargetAssignmentMetadataValue @5c1644fc 20,
+    # ...TargetAssignmentMemberKey @b617af2a 21, ...CurrentMemberAssignmentKey @75a150ae 22,
+    # ...TopologyKey @59bf751f 23 (its pre-4.1 key version), ...ResolvedTopicIdsKey @14440d21
+    # 24). 18, the pre-4.1 StreamsGroupPartitionMetadata, is gone from 4.1's
+    # GroupCoordinatorShard.replay (as share groups' 9), so it stays unknown here.
+    17: _group_key("StreamsGroupMetadataKey", 0, "GroupId"),
+    19: _group_key("StreamsGroupMemberMetadataKey", 0, "GroupId", "MemberId"),
+    20: _group_key("StreamsGroupTargetAssignmentMetadataKey", 0, "GroupId"),
+    21: _group_key("StreamsGroupTargetAssignmentMemberKey", 0, "GroupId", "MemberId"),
+    22: _group_key("StreamsGroupCurrentMemberAssignmentKey", 0, "GroupId", "MemberId"),
+    23: _group_key("StreamsGroupTopologyKey", 0, "GroupId"),
+    24: _group_key("StreamsGroupTargetAssignmentResolvedTopicIdsKey", 0, "GroupId"),
 }
 
 GROUP_VALUES: dict[int, dict[str, Any]] = {
     0: _OFFSET_COMMIT_VALUE,
     1: _OFFSET_COMMIT_VALUE,
     2: _GROUP_METADATA_VALUE,
-    3: _m("ConsumerGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
+    # @266ed846: MetadataHash (4.1, KIP-1101), CreationTimeMs (KIP-1282)
+    3: _m("ConsumerGroupMetadataValue", "0", "0+", [
+        _f("Epoch", "int32"),
+        _f("MetadataHash", "int64", default=0, tagged="0+", tag=0),
+        _f("CreationTimeMs", "int64", default=-1, tagged="0+", tag=1),
+    ]),
     4: _m("ConsumerGroupPartitionMetadataValue", "0", "0+", [
         _f("Topics", "[]TopicMetadata", fields=[
             _f("TopicId", "uuid"),
@@ -148,7 +202,11 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("SubscribedTopicRegex", "string", nullable="0+"),
         _f("RebalanceTimeoutMs", "int32", default=-1),
         _f("ServerAssignor", "string", nullable="0+"),
-        _f("ClassicMemberMetadata", "ClassicMemberMetadata", nullable="0+", default="null",
+        # Kafka's JSON says "default": null, the JSON null, which FieldSpec reads as the empty
+        # struct, not null: a record without the tag reads as an empty ClassicMemberMetadata
+        # (a classic member), and a consumer-protocol member is written with the tag holding
+        # the null marker, which the JSON converter prints as "classicMemberMetadata":null.
+        _f("ClassicMemberMetadata", "ClassicMemberMetadata", nullable="0+",
            tagged="0+", tag=0, fields=[
                _f("SessionTimeoutMs", "int32"),
                _f("SupportedProtocols", "[]ClassicProtocol", fields=[
@@ -157,8 +215,11 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
                ]),
            ]),
     ]),
+    # @07b06d06: AssignmentTimestamp ("Added in 4.3 (KIP-1263)")
     6: _m("ConsumerGroupTargetAssignmentMetadataValue", "0", "0+", [
-        _f("AssignmentEpoch", "int32")]),
+        _f("AssignmentEpoch", "int32"),
+        _f("AssignmentTimestamp", "int64", default=0, tagged="0+", tag=0),
+    ]),
     # (3.7's early-access shape also had Error, MetadataVersion and MetadataBytes; Kafka
     # dropped them for 3.8 (#15545, "upgrade won't be supported from the KIP-848 EA"))
     7: _m("ConsumerGroupTargetAssignmentMemberValue", "0", "0+", [
@@ -171,7 +232,7 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("State", "int8"),
         _f("AssignedPartitions", "[]TopicPartitions"),
         _f("PartitionsPendingRevocation", "[]TopicPartitions"),
-    ], common=[_TOPIC_PARTITIONS]),
+    ], common=[_topic_partitions(_ASSIGNMENT_EPOCHS)]),
     16: _m("ConsumerGroupRegularExpressionValue", "0", "0+", [
         _f("Topics", "[]string"), _f("Version", "int64"), _f("Timestamp", "int64")]),
     9: _m("ShareGroupPartitionMetadataValue", "0", "0+", [
@@ -189,6 +250,10 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("ClientHost", "string"),
         _f("SubscribedTopicNames", "[]string"),
     ]),
+    # (4.0's shapes. Kafka 4.1 changed records 11 and 15 without a new version: 11 gained a
+    # plain MetadataHash (ShareGroupMetadataValue.json @31f85dd0), 15 a leading
+    # InitializingTopics. One table cannot read both; 4.0's, which kafkalog's share coordinator
+    # writes, is kept.)
     11: _m("ShareGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
     12: _m("ShareGroupTargetAssignmentMetadataValue", "0", "0+", [
         _f("AssignmentEpoch", "int32")]),
@@ -201,7 +266,7 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("PreviousMemberEpoch", "int32"),
         _f("State", "int8"),
         _f("AssignedPartitions", "[]TopicPartitions"),
-    ], common=[_TOPIC_PARTITIONS]),
+    ], common=[_topic_partitions()]),
     15: _m("ShareGroupStatePartitionMetadataValue", "0", "0+", [
         _f("InitializedTopics", "[]TopicPartitionsInfo"),
         _f("DeletingTopics", "[]TopicInfo"),
@@ -211,6 +276,86 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         {"name": "TopicInfo", "versions": "0+", "fields": [
             _f("TopicId", "uuid"), _f("TopicName", "string")]},
     ]),
+    # ---- KIP-1071 streams groups ----
+    # MetadataHash and ValidatedTopologyEpoch as in the stored version @1291a930 (newer
+    # versions add a tagged LastAssignmentConfigs whose JSON was not in the store: not
+    # transcribed, so it is skipped as an unknown tag, never guessed)
+    17: _m("StreamsGroupMetadataValue", "0", "0+", [
+        _f("Epoch", "int32"),
+        _f("MetadataHash", "int64"),
+        _f("ValidatedTopologyEpoch", "int32", default=-1, tagged="0+", tag=0),
+    ]),
+    # @59bf751f
+    19: _m("StreamsGroupMemberMetadataValue", "0", "0+", [
+        _f("InstanceId", "string", nullable="0+"),
+        _f("RackId", "string", nullable="0+"),
+        _f("ClientId", "string"),
+        _f("ClientHost", "string"),
+        _f("RebalanceTimeoutMs", "int32", default=-1),
+        _f("TopologyEpoch", "int32"),
+        _f("ProcessId", "string"),
+        _f("UserEndpoint", "Endpoint", nullable="0+", default="null"),
+        _f("ClientTags", "[]KeyValue"),
+    ], common=[
+        {"name": "Endpoint", "versions": "0+", "fields": [
+            _f("Host", "string"), _f("Port", "uint16")]},
+        {"name": "KeyValue", "versions": "0+", "fields": [
+            _f("Key", "string"), _f("Value", "string")]},
+    ]),
+    # @5c1644fc
+    20: _m("StreamsGroupTargetAssignmentMetadataValue", "0", "0+", [
+        _f("AssignmentEpoch", "int32"),
+    ]),
+    # @75a150ae
+    21: _m("StreamsGroupTargetAssignmentMemberValue", "0", "0+", [
+        _f("ActiveTasks", "[]TaskIds"),
+        _f("StandbyTasks", "[]TaskIds"),
+        _f("WarmupTasks", "[]TaskIds"),
+    ], common=[_task_ids()]),
+    # @5096058a
+    22: _m("StreamsGroupCurrentMemberAssignmentValue", "0", "0+", [
+        _f("MemberEpoch", "int32"),
+        _f("PreviousMemberEpoch", "int32"),
+        _f("State", "int8"),
+        _f("ActiveTasks", "[]TaskIds"),
+        _f("StandbyTasks", "[]TaskIds"),
+        _f("WarmupTasks", "[]TaskIds"),
+        _f("ActiveTasksPendingRevocation", "[]TaskIds"),
+        _f("StandbyTasksPendingRevocation", "[]TaskIds"),
+        _f("WarmupTasksPendingRevocation", "[]TaskIds"),
+    ], common=[_task_ids()]),
+    # @59bf751f
+    23: _m("StreamsGroupTopologyValue", "0", "0+", [
+        _f("Epoch", "int32"),
+        _f("Subtopologies", "[]Subtopology", fields=[
+            _f("SubtopologyId", "string"),
+            _f("SourceTopics", "[]string"),
+            _f("SourceTopicRegex", "[]string"),
+            _f("StateChangelogTopics", "[]TopicInfo"),
+            _f("RepartitionSinkTopics", "[]string"),
+            _f("RepartitionSourceTopics", "[]TopicInfo"),
+            _f("CopartitionGroups", "[]CopartitionGroup", fields=[
+                _f("SourceTopics", "[]int16"),
+                _f("SourceTopicRegex", "[]int16"),
+                _f("RepartitionSourceTopics", "[]int16"),
+            ]),
+        ]),
+    ], common=[
+        {"name": "TopicConfig", "versions": "0+", "fields": [
+            _f("key", "string"), _f("value", "string")]},
+        {"name": "TopicInfo", "versions": "0+", "fields": [
+            _f("Name", "string"),
+            _f("Partitions", "int32"),
+            _f("ReplicationFactor", "int16"),
+            _f("TopicConfigs", "[]TopicConfig"),
+        ]},
+    ]),
+    # @14440d21
+    24: _m("StreamsGroupTargetAssignmentResolvedTopicIdsValue", "0", "0+", [
+        _f("AssignmentEpoch", "int32"),
+        _f("ResolvedTopicIdsBySubtopology", "[]ResolvedTopicIds"),
+    ], common=[{"name": "ResolvedTopicIds", "versions": "0+", "fields": [
+        _f("SubtopologyId", "string"), _f("TopicIds", "[]uuid")]}]),
 }
 
 # --------------------------------------------------------------------------------------------

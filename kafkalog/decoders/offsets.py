@@ -4,7 +4,9 @@ Kafka's group coordinator writes one record per fact (``GroupCoordinatorRecordSe
 is ``int16 record type`` + key message, the value ``int16 version`` + value message, or null (a
 tombstone: the offset or group was deleted). Record types: 0 and 1 offset commits
 (``OffsetCommitKey``/``OffsetCommitValue``), 2 classic group metadata (``GroupMetadataKey``/
-``GroupMetadataValue`` with members), 3-8 and 16 the KIP-848 consumer-group records.
+``GroupMetadataValue`` with members), 3-8 and 16 the KIP-848 consumer-group records, 9-15 the
+KIP-932 share-group records and 17 and 19-24 the KIP-1071 streams-group records (see
+:mod:`kafkalog.decoders._schemas` for the Kafka files each one follows).
 
 DumpLogSegments' ``OffsetsMessageParser`` prints the key as ``{"type":"<record type>","data":{…}}``
 and the payload as ``{"version":"<value version>","data":{…}}`` (or ``<DELETE>``), the data being

@@ -14,7 +14,7 @@ assignment) the order here is sorted: the order carries no meaning and a reader 
 >>> key, value = group_epoch_record("app", 3)
 >>> rec = CODEC.decode(key, value)
 >>> rec["type"], rec["key"], rec["value"]
-(3, {'groupId': 'app'}, {'epoch': 3})
+(3, {'groupId': 'app'}, {'epoch': 3, 'metadataHash': 0, 'creationTimeMs': -1})
 """
 
 from __future__ import annotations
@@ -224,6 +224,11 @@ def replay(groups: dict[str, ConsumerGroup], rec: Mapping[str, Any]) -> None:
             return
         old = group.members.get(member_id) or ConsumerGroupMember(member_id)
         classic = value.get("classicMemberMetadata")
+        if classic is not None and not classic["supportedProtocols"]:
+            # no protocols: the tag was absent (Kafka reads that as an empty struct). A classic
+            # member always joins with at least one protocol; kafkalog before 2026-11 wrote its
+            # consumer-protocol members that way, so they are read as such.
+            classic = None
         group.replay_member(ConsumerGroupMember(
             member_id, old.member_epoch, old.previous_member_epoch, old.state,
             value["instanceId"], value["rackId"], value["rebalanceTimeoutMs"],
