@@ -11,10 +11,10 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
-``topics``, ``configs``, ``delete-records``, ``transactions``
+``topics``, ``configs``, ``acls``, ``delete-records``, ``transactions``
     Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics|users``,
-    ``kafka-delete-records.sh`` and ``kafka-transactions.sh`` on a log directory, offline
-    (``kafkalog.admin``).
+    ``kafka-acls.sh``, ``kafka-delete-records.sh`` and ``kafka-transactions.sh`` on a log
+    directory, offline (``kafkalog.admin``).
 ``tiered``
     Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
     offline (``kafkalog.tiered.command``).
@@ -240,6 +240,7 @@ _ADMIN_COMMANDS = {
               "offline).",
     "configs": "Describe or alter topic configs and SCRAM users of a log dir (kafka-configs.sh, "
                "offline).",
+    "acls": "Add, remove or list ACLs of a log dir (kafka-acls.sh, offline).",
     "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
     "transactions": "List, describe, find hanging and abort transactions of a log dir "
                     "(kafka-transactions.sh, offline).",
@@ -451,6 +452,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .admin import configs_command
 
         return configs_command.main(argv[1:])
+    if argv[:1] == ["acls"]:
+        from .admin import acls_command
+
+        return acls_command.main(argv[1:])
     if argv[:1] == ["delete-records"]:
         from .admin import delete_records_command
 
@@ -477,7 +482,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_usage(sys.stderr)
         sys.stderr.write(
             "kafkalog: error: a command is required "
-            "(dump-segments, verify, repair, cluster-state, groups, topics, configs, "
+            "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, tiered, serve, demo)\n"
         )
         return EXIT_USAGE

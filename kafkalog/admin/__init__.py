@@ -13,6 +13,9 @@ the behaviour is the same) and works directly on a ``log.dirs`` entry through
                                                  ``--describe [--all]``, ``--alter
                                                  --add-config/--delete-config``
                                                  (:mod:`.configs_command`)
+``kafkalog acls LOGDIR ...``                     ``kafka-acls.sh``: ``--add``, ``--remove``,
+                                                 ``--list`` of the ACLs ``kafkalog serve``
+                                                 enforces (:mod:`.acls_command`)
 ``kafkalog delete-records LOGDIR ...``           ``kafka-delete-records.sh
                                                  --offset-json-file``
                                                  (:mod:`.delete_records_command`)
