@@ -24,7 +24,13 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["Api", "RequestContext", "APIS", "register", "Handler"]
+__all__ = ["Api", "RequestContext", "APIS", "register", "Handler", "AUTHORIZATION_MESSAGES"]
+
+#: Kafka's ``Errors`` default messages of the authorization errors: what ``new ApiError(error)``,
+#: ``getErrorResponse(error)`` and ``error.message`` put in a response (TOPIC_, GROUP_,
+#: CLUSTER_AUTHORIZATION_FAILED)
+AUTHORIZATION_MESSAGES = {29: "Topic authorization failed.", 30: "Group authorization failed.",
+                          31: "Cluster authorization failed."}
 
 
 @dataclasses.dataclass
@@ -43,6 +49,10 @@ class RequestContext:
     endpoint: tuple[str, int] | None = None
     #: who sent it (Kafka's KafkaPrincipal as text: "User:alice", "User:ANONYMOUS")
     principal: str = "User:ANONYMOUS"
+    #: the connection it came on (kafkalog.server.connection.Connection; None in unit tests)
+    connection: Any = None
+    #: the size of the request frame (without its size prefix)
+    request_size: int = 0
 
     @property
     def client_host(self) -> str:
@@ -57,6 +67,33 @@ class RequestContext:
             return True
         return authorizer.authorize(self.principal, self.client_host, operation,
                                     resource_type, name)
+
+    def describe_request(self) -> str:
+        """The request as Kafka's ``RequestChannel.Request.toString`` prints it (in the message
+        of a refused cluster operation): processor, connection id
+        (``local:port-peer:port-index``), session, listener, security protocol, the request
+        buffer (parsed: position at its end) and no envelope. The session is printed as Kafka
+        3.x's ``Session(principal,/address)`` (4.x's Java ``Session`` has no ``toString``, so
+        Kafka prints an identity hash there)."""
+        conn = self.connection
+        listener = None if conn is None else conn.listener
+        protocol = (self.broker.config if listener is None else listener.config
+                    ).security_protocol
+        name = protocol if listener is None else listener.name
+        connection_id = self.peer if conn is None else conn.connection_id
+        n = self.request_size
+        return (f"Request(processor=0, connectionId={connection_id}, "
+                f"session=Session({self.principal},/{self.client_host}), "
+                f"listenerName=ListenerName({name}), securityProtocol={protocol}, "
+                f"buffer=java.nio.HeapByteBuffer[pos={n} lim={n} cap={n}], envelope=None)")
+
+    def cluster_refused(self, operation: int) -> str:
+        """``AuthHelper.authorizeClusterOperation``'s message (Kafka 4.1+, KAFKA-18434):
+        ``Request <request> needs <OPERATION> permission.``"""
+        from ..security.acls import AclOperation
+
+        return (f"Request {self.describe_request()} needs {AclOperation(operation).name} "
+                f"permission.")
 
     def authorized_operations(self, resource_type: int, name: str, supported: int) -> int:
         """Kafka's ``AuthHelper.authorizedOperations``: the bit field (1 << operation code) of

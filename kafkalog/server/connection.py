@@ -30,6 +30,7 @@ Threads: runs on the server's event loop.
 from __future__ import annotations
 
 import asyncio
+import itertools
 import logging
 import ssl
 import time
@@ -55,6 +56,8 @@ logger = logging.getLogger("kafkalog.server")
 
 _API_VERSIONS = 18
 _SASL_HANDSHAKE_KEY = (17).to_bytes(2, "big")
+#: the index that ends a connection id (Kafka's ``Processor.nextConnectionIndex``)
+_CONNECTION_INDEX = itertools.count()
 
 
 class Connection:
@@ -78,6 +81,10 @@ class Connection:
         self.writer = writer
         peer = writer.get_extra_info("peername")
         self.peer = f"{peer[0]}:{peer[1]}" if isinstance(peer, tuple) else str(peer)
+        local = writer.get_extra_info("sockname")
+        #: Kafka's connection id: ``localHost:localPort-remoteHost:remotePort-index``
+        self.connection_id = (f"{local[0]}:{local[1]}" if isinstance(local, tuple)
+                              else str(local)) + f"-{self.peer}-{next(_CONNECTION_INDEX)}"
         self.requests = 0
         #: the TLS client certificate's principal, known once the handshake is done (before
         #: any request is read), so computed once and not per request
@@ -192,7 +199,7 @@ class Connection:
         ctx = RequestContext(self.broker, key, version, correlation_id,
                              getattr(header, "client_id", None), self.peer,
                              None if self.listener is None else self.listener.advertised,
-                             self.principal)
+                             self.principal, self, len(frame))
         result = await api.handle(ctx, request)
         out = None if result is None else encode_response(
             key, version, correlation_id, build(response_class(key, version), result))

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -191,10 +191,14 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         client_id: str = "",
         client_host: str = "",
         api_version: int = HEARTBEAT_LATEST_VERSION,
+        describable_topics: Callable[[frozenset[str]], Iterable[str]] | None = None,
     ) -> ConsumerGroupHeartbeatResponse:
         """ConsumerGroupHeartbeat (see the module docstring); errors are response codes.
         ``api_version`` >= 1 requires the member id from the first request (KIP-1082: the
-        client generates it)."""
+        client generates it). ``describable_topics`` is the authorizer as seen by this
+        request's principal: given topic names, those it may DESCRIBE (None: no authorizer);
+        a regular-expression refresh this heartbeat triggers resolves the group's expressions
+        to those topics only (Kafka's ``filterTopicDescribeAuthorizedTopics``)."""
         names = None if subscribed_topic_names is None else [str(t) for t in
                                                               subscribed_topic_names]
         owned = None if topic_partitions is None else [
@@ -209,7 +213,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
                 return self._leave(group_id, member_id, member_epoch, instance_id)
             return self._heartbeat(group_id, member_id, member_epoch, instance_id, rack_id,
                                    rebalance_timeout_ms, names, subscribed_topic_regex,
-                                   server_assignor, owned, client_id, client_host)
+                                   server_assignor, owned, client_id, client_host,
+                                   describable_topics)
         except Refusal as e:
             return ConsumerGroupHeartbeatResponse(error_code=e.code, error_message=e.message)
 
@@ -275,7 +280,8 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
     def _heartbeat(self, group_id: str, member_id: str, member_epoch: int,
                    instance_id: str | None, rack_id: str | None, rebalance_timeout_ms: int,
                    names: list[str] | None, regex: str | None, server_assignor: str | None,
-                   owned: list | None, client_id: str, client_host: str
+                   owned: list | None, client_id: str, client_host: str,
+                   describable_topics: Callable[[frozenset[str]], Iterable[str]] | None = None
                    ) -> ConsumerGroupHeartbeatResponse:
         records: list[tuple[bytes, bytes | None]] = []
         create = member_epoch == 0
@@ -321,8 +327,10 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
                 self._after_upgrade(upgraded)
         if refresh:
             # Kafka resolves in its executor and applies the result as a later write; here
-            # the resolution runs at once, after this heartbeat's records (same order)
-            self._refresh_regexes(group_id, refresh)
+            # the resolution runs at once, after this heartbeat's records (same order); with
+            # the authorizer as seen by this heartbeat's principal (Kafka passes the request
+            # context of the member whose heartbeat scheduled the refresh)
+            self._refresh_regexes(group_id, refresh, describable_topics)
         if reconciled is not updated and reconciled != updated:
             if reconciled.state == MemberState.UNREVOKED_PARTITIONS:
                 self._schedule_rebalance_timeout(group_id, member_id, reconciled.member_epoch,
@@ -457,10 +465,17 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         refresh |= group.last_regex_version < self._new_topics_version
         return bump, frozenset(subscribed) if refresh and subscribed else frozenset()
 
-    def _refresh_regexes(self, group_id: str, regexes: frozenset[str]) -> None:
+    def _refresh_regexes(self, group_id: str, regexes: frozenset[str],
+                         describable_topics: Callable[[frozenset[str]], Iterable[str]] | None
+                         = None) -> None:
         """``refreshRegularExpressions`` + ``handleRegularExpressionsResult``: every topic
         matched in full by each expression; records for the expressions still subscribed, new
-        subscription metadata and a group epoch bump when what they match changed."""
+        subscription metadata and a group epoch bump when what they match changed.
+
+        ``filterTopicDescribeAuthorizedTopics`` (Kafka 4.0+, KAFKA-18813): with an authorizer
+        (``describable_topics`` not None), the topics matched by any of the expressions are
+        authorized for DESCRIBE once, for the principal of the heartbeat that triggered the
+        refresh, and a denied topic leaves every expression's resolution."""
         group = self.group(group_id)
         if group is None:
             return
@@ -472,9 +487,15 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             except Refusal:
                 logger.error("[GroupId %s] Couldn't parse regular expression '%s'. Ignoring it.",
                              group_id, regex)
-        resolved = {regex: ResolvedRegex(frozenset(t for t in self._topics if p.fullmatch(t)),
-                                         self._topics_version, now)
-                    for regex, p in compiled.items()}
+        matched = {regex: frozenset(t for t in self._topics if p.fullmatch(t))
+                   for regex, p in compiled.items()}
+        if describable_topics is not None:
+            candidates = frozenset().union(*matched.values())
+            denied = candidates - frozenset(describable_topics(candidates))
+            if denied:
+                matched = {regex: topics - denied for regex, topics in matched.items()}
+        resolved = {regex: ResolvedRegex(topics, self._topics_version, now)
+                    for regex, topics in matched.items()}
         records: list[tuple[bytes, bytes | None]] = []
         bump = False
         counts = dict(group.subscribed_topic_names)

@@ -35,8 +35,6 @@ from ..protocol import ErrorCode
 
 __all__ = ["describe_acls", "create_acls", "delete_acls"]
 
-_NOT_AUTHORIZED = "Request is not authorized."
-
 
 def _filter(f: Any) -> AclBindingFilter:
     return AclBindingFilter(
@@ -55,8 +53,9 @@ async def describe_acls(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
         return {"throttle_time": 0, "error_code": ErrorCode.security_disabled,
                 "error_message": "No Authorizer is configured on the broker", "resources": []}
     if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        # AclApis: AuthHelper.authorizeClusterOperation(request, DESCRIBE) (Kafka 4.1+'s message)
         return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
-                "error_message": _NOT_AUTHORIZED, "resources": []}
+                "error_message": ctx.cluster_refused(AclOperation.DESCRIBE), "resources": []}
     try:
         flt = _filter(request)
     except ValueError as e:  # a code outside the enums
@@ -87,7 +86,9 @@ async def create_acls(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if broker.authorizer is None:
         return all_failed(ErrorCode.security_disabled, "No Authorizer is configured.")
     if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
-        return all_failed(ErrorCode.cluster_authorization_failed, _NOT_AUTHORIZED)
+        # AclApis: AuthHelper.authorizeClusterOperation(request, ALTER) (Kafka 4.1+'s message)
+        return all_failed(ErrorCode.cluster_authorization_failed,
+                          ctx.cluster_refused(AclOperation.ALTER))
     results: list[dict[str, Any] | None] = [None] * n
     valid: list[tuple[int, AclBinding]] = []
     for i, c in enumerate(request.creations):
@@ -131,7 +132,9 @@ async def delete_acls(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     if broker.authorizer is None:
         return all_failed(ErrorCode.security_disabled, "No Authorizer is configured.")
     if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
-        return all_failed(ErrorCode.cluster_authorization_failed, _NOT_AUTHORIZED)
+        # AclApis: AuthHelper.authorizeClusterOperation(request, ALTER) (Kafka 4.1+'s message)
+        return all_failed(ErrorCode.cluster_authorization_failed,
+                          ctx.cluster_refused(AclOperation.ALTER))
     filters: list[AclBindingFilter | None] = []
     bad: dict[int, str] = {}
     for i, f in enumerate(request.filters):

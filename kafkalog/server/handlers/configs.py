@@ -47,7 +47,7 @@ from ...config import LogConfig
 from ...errors import KafkaLogError
 from ...log_dir import config_to_properties, validate_topic_name
 from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
-from ..api import RequestContext, register
+from ..api import AUTHORIZATION_MESSAGES, RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
 from .topics import SOURCE_DEFAULT_CONFIG, SOURCE_STATIC_BROKER_CONFIG, topic_config_entries
@@ -133,7 +133,8 @@ def _describe(ctx: RequestContext, r: Any, synonyms: bool) -> dict[str, Any]:
            "resource_type": r.resource_type, "resource_name": r.resource_name, "configs": []}
     denied = _denied(ctx, r.resource_type, r.resource_name, AclOperation.DESCRIBE_CONFIGS)
     if denied is not None:
-        return {**out, "error_code": denied, "error_message": None}
+        # ConfigHelper.describeConfigs: the error's default message (Kafka 4.x)
+        return {**out, "error_code": denied, "error_message": AUTHORIZATION_MESSAGES[denied]}
     if r.resource_type == TOPIC:
         if not broker.partitions_of(r.resource_name):
             return {**out, "error_code": ErrorCode.unknown_topic_or_partition,
@@ -286,7 +287,10 @@ def _alter(ctx: RequestContext, request: Any, incremental: bool) -> dict[str, An
         code, message = pre if pre is not None else (ErrorCode.none, None)
         denied = _denied(ctx, r.resource_type, r.resource_name, AclOperation.ALTER_CONFIGS)
         if denied is not None:
-            code, message, pre = denied, None, (denied, None)
+            # ControllerApis.authorizeAlterResource: new ApiError(error), whose message is the
+            # error's default one (Kafka 4.x)
+            message = AUTHORIZATION_MESSAGES[denied]
+            code, pre = denied, (denied, message)
         if pre is None and r.resource_type == GROUP:
             code, message = _alter_group(broker, r, incremental, request.validate_only)
         elif pre is None:  # a topic

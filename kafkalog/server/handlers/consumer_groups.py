@@ -6,13 +6,19 @@ ConsumerGroupHeartbeat (68, v0-1) and ConsumerGroupDescribe (69, v0): the reques
 topic ids cross as ``uuid.UUID`` on the wire and as Kafka's string form in the coordinator.
 ``group.protocol=consumer`` clients (librdkafka >= 2.10, Kafka's Java consumer >= 3.7) use these
 with OffsetCommit v9 / OffsetFetch v9, whose member epoch the coordinator checks.
+
+ACLs as Kafka 4.x's KafkaApis and group coordinator apply them: a heartbeat needs READ on the
+group and DESCRIBE on each subscribed topic name; a subscription regex resolves only to the
+topics the principal of the heartbeat that triggers the refresh may DESCRIBE; a described group
+whose members' assignment or target assignment names a topic the client may not DESCRIBE is
+answered TOPIC_AUTHORIZATION_FAILED without its members.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...decoders.message import uuid_from_str, uuid_to_str
@@ -37,6 +43,45 @@ def _refused(ctx: RequestContext, request: Any) -> int | None:
     if any(not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, n) for n in names):
         return ErrorCode.topic_authorization_failed
     return None
+
+
+def _describable(ctx: RequestContext) -> Callable[[frozenset[str]], set[str]] | None:
+    """The topics of a set the request's principal may DESCRIBE (None without an authorizer):
+    the group coordinator resolves subscription regexes to those only (Kafka 4.0+
+    ``GroupMetadataManager.refreshRegularExpressions`` -> ``filterTopicDescribeAuthorizedTopics``
+    with the heartbeat's request context)."""
+    if ctx.broker.authorizer is None:
+        return None
+    return lambda topics: {t for t in topics
+                           if ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t)}
+
+
+#: KafkaApis.handleConsumerGroupDescribe (Kafka 4.0+, KAFKA-18813) / handleShareGroupDescribe
+#: (4.1+, KAFKA-18817): the message of a group whose members' assignments name a topic the
+#: client may not DESCRIBE
+UNDESCRIBABLE_TOPICS = ("The group has described topic(s) that the client is not authorized "
+                        "to describe.")
+
+
+def undescribable(ctx: RequestContext, groups: list[dict[str, Any]],
+                  topics_of: Callable[[dict[str, Any]], Iterable[str]]) -> set[str]:
+    """The group ids of ``groups`` (described without error or with) whose members name a topic
+    (``topics_of(member)``) the principal may not DESCRIBE; nothing without an authorizer
+    (KafkaApis checks only ``if (authorizerPlugin.isDefined)``). Each topic is authorized once."""
+    if ctx.broker.authorizer is None:
+        return set()
+    names = {t for g in groups for m in g.get("members", ()) for t in topics_of(m)}
+    denied = {t for t in names
+              if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.TOPIC, t)}
+    return {g["group_id"] for g in groups
+            if any(t in denied for m in g.get("members", ()) for t in topics_of(m))}
+
+
+def _assigned_topics(member: dict[str, Any]) -> list[str]:
+    # member.assignment and member.targetAssignment (a topic id this node no longer knows has
+    # no name here; Kafka's describe leaves such a topic out, so it is not checked)
+    return [tp["topic_name"] for k in ("assignment", "target_assignment")
+            for tp in member[k]["topic_partitions"] if tp["topic_name"]]
 
 
 @register(68, "ConsumerGroupHeartbeat", 0, 1)
@@ -72,6 +117,7 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping
         "client_id": ctx.client_id or "",
         "client_host": _host(ctx),
         "api_version": ctx.api_version,
+        "describable_topics": _describable(ctx),
     }
     r = service.call(lambda c: c.consumer_group_heartbeat(
         request.group_id, request.member_id, request.member_epoch, **fields))
@@ -112,4 +158,12 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
         out["authorized_operations"] = ops if ops < 0 else ctx.authorized_operations(
             ResourceType.GROUP, out["group_id"], GROUP_OPERATIONS)
         groups.append(out)
+    # KafkaApis (4.0+): clients are not allowed to see topics they may not DESCRIBE: a group
+    # whose members' assignment or target assignment names one is answered without its members
+    refused = undescribable(ctx, groups, _assigned_topics)
+    groups = [g if g["group_id"] not in refused else {
+        "error_code": ErrorCode.topic_authorization_failed,
+        "error_message": UNDESCRIBABLE_TOPICS, "group_id": g["group_id"], "group_state": "",
+        "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": [],
+        "authorized_operations": -(1 << 31)} for g in groups]
     return {"throttle_time": 0, "groups": groups}

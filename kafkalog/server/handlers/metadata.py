@@ -260,12 +260,14 @@ async def elect_leaders(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     broker = ctx.broker
     election_type = getattr(request, "election_type", _PREFERRED)
     if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
-        # KafkaApis: ALTER on the cluster, else every partition CLUSTER_AUTHORIZATION_FAILED
+        # ControllerApis.handleElectLeaders: AuthHelper.authorizeClusterOperation(request,
+        # ALTER), else every partition CLUSTER_AUTHORIZATION_FAILED with its message
+        message = ctx.cluster_refused(AclOperation.ALTER)
         return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
                 "replica_election_results": [
                     {"topic": t.topic, "partition_result": [
                         {"partition_id": p, "error_code":
-                         ErrorCode.cluster_authorization_failed, "error_message": None}
+                         ErrorCode.cluster_authorization_failed, "error_message": message}
                         for p in t.partitions]}
                     for t in request.topic_partitions or ()]}
     if election_type not in (_PREFERRED, _UNCLEAN):

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
-from ..api import RequestContext, register
+from ..api import AUTHORIZATION_MESSAGES, RequestContext, register
 from ..protocol import ErrorCode
 
 __all__ = ["sasl_handshake", "sasl_authenticate", "describe_user_scram_credentials",
@@ -54,8 +54,14 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any
     from ...security.scram_credentials import MECHANISM_TYPES
 
     if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
+        # KafkaApis (4.x): getErrorResponse(CLUSTER_AUTHORIZATION_FAILED.exception): the
+        # default message, at the top and in one (nameless) result per user asked
+        message = AUTHORIZATION_MESSAGES[ErrorCode.cluster_authorization_failed]
         return {"throttle_time": 0, "error_code": ErrorCode.cluster_authorization_failed,
-                "error_message": None, "results": []}
+                "error_message": message, "results": [
+                    {"user": "", "error_code": ErrorCode.cluster_authorization_failed,
+                     "error_message": message, "credential_infos": []}
+                    for _ in request.users or ()]}
     users = None if request.users is None else [u.name for u in request.users]
     results = ctx.broker.scram_credentials.describe(users)
     return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
@@ -70,10 +76,13 @@ async def describe_user_scram_credentials(ctx: RequestContext, request: Any
 async def alter_user_scram_credentials(ctx: RequestContext, request: Any
                                        ) -> Mapping[str, Any]:
     if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
-        users = [u.name for u in (*request.deletions, *request.upsertions)]
+        # ControllerApis: AuthHelper.authorizeClusterOperation(request, ALTER); the error in
+        # every user's result, users sorted (AlterUserScramCredentialsRequest.getErrorResponse)
+        users = {u.name for u in (*request.deletions, *request.upsertions)}
+        message = ctx.cluster_refused(AclOperation.ALTER)
         return {"throttle_time": 0, "results": [
             {"user": u, "error_code": ErrorCode.cluster_authorization_failed,
-             "error_message": None} for u in dict.fromkeys(users)]}
+             "error_message": message} for u in sorted(users)]}
     results = ctx.broker.scram_credentials.alter(
         [(d.name, int(d.mechanism)) for d in request.deletions],
         [(u.name, int(u.mechanism), int(u.iterations), bytes(u.salt), bytes(u.salted_password))

@@ -41,6 +41,7 @@ from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode, millis
 from ..share_service import FINAL_EPOCH, INITIAL_EPOCH, ShareService
+from .consumer_groups import UNDESCRIBABLE_TOPICS, undescribable
 from .metadata import _NOT_REQUESTED
 
 __all__ = ["share_group_heartbeat", "share_group_describe", "share_fetch", "share_acknowledge",
@@ -113,7 +114,8 @@ async def share_group_describe(ctx: RequestContext, request: Any) -> Mapping[str
             continue
         groups.append({**out, "group_state": group.state, "group_epoch": group.group_epoch,
                        "assignment_epoch": group.assignment_epoch, "assignor_name": "simple",
-                       "authorized_operations": _GROUP_OPERATIONS if with_ops
+                       "authorized_operations": ctx.authorized_operations(
+                           ResourceType.GROUP, gid, _GROUP_OPERATIONS) if with_ops
                        else _NOT_REQUESTED,
                        "members": [{
                            "member_id": m.member_id, "rack_id": m.rack_id,
@@ -124,6 +126,15 @@ async def share_group_describe(ctx: RequestContext, request: Any) -> Mapping[str
                                {"topic_id": broker.topic_id(t), "topic_name": t,
                                 "partitions": ps} for t, ps in sorted(m.assignment.items())]},
                        } for m in group.members.values()]})
+    # KafkaApis (4.1+, KAFKA-18817): a group whose members are assigned a topic the client may
+    # not DESCRIBE is answered TOPIC_AUTHORIZATION_FAILED without its members
+    refused = undescribable(ctx, groups, lambda m: [
+        tp["topic_name"] for tp in m["assignment"]["topic_partitions"]])
+    groups = [g if g["group_id"] not in refused else {
+        "error_code": ErrorCode.topic_authorization_failed,
+        "error_message": UNDESCRIBABLE_TOPICS, "group_id": g["group_id"], "group_state": "",
+        "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": [],
+        "authorized_operations": -(1 << 31)} for g in groups]
     return {"throttle_time": 0, "groups": groups}
 
 
@@ -366,12 +377,17 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
     return {"throttle_time": 0, "groups": groups}
 
 
+#: Kafka's ``Errors`` default messages (what ``getErrorResponse(Errors)`` and
+#: ``ApiError(Errors)`` put in a response)
+_GROUP_AUTHORIZATION_FAILED = "Group authorization failed."
+_TOPIC_AUTHORIZATION_FAILED = "Topic authorization failed."
+_UNKNOWN_TOPIC_OR_PARTITION = "This server does not host this topic-partition."
+
+
 def _group_check(ctx: RequestContext, group_id: str) -> tuple[int, str | None]:
     """Offsets of a share group change only while it has no members (``NON_EMPTY_GROUP``), and
     not for a group of another type (``GROUP_ID_NOT_FOUND``)."""
     broker = ctx.broker
-    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, group_id):
-        return ErrorCode.group_authorization_failed, None
     group = _service(ctx).coordinator.group(group_id)
     if group is not None and group.members:
         return ErrorCode.non_empty_group, "The group has active members."
@@ -383,39 +399,84 @@ def _group_check(ctx: RequestContext, group_id: str) -> tuple[int, str | None]:
 @register(91, "AlterShareGroupOffsets", 0, 0)
 async def alter_share_group_offsets(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     """AlterShareGroupOffsets (``kafka-share-groups.sh --reset-offsets --execute``): each
-    partition's start offset set (:meth:`ShareService.alter_offset`), the group empty."""
+    partition's start offset set (:meth:`ShareService.alter_offset`), the group empty.
+
+    ``KafkaApis.handleAlterShareGroupOffsetsRequest`` (Kafka 4.2): READ on the group (else
+    the top-level ``GROUP_AUTHORIZATION_FAILED``); per topic READ on it (else
+    ``TOPIC_AUTHORIZATION_FAILED`` for each of its partitions), then the topic must exist
+    (else ``UNKNOWN_TOPIC_OR_PARTITION``); those partitions come first in the response, with
+    Kafka's default messages, and the coordinator alters the rest (a group error from it is
+    the whole answer)."""
     broker = ctx.broker
+    if not ctx.authorize(AclOperation.READ, ResourceType.GROUP, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
+                "error_message": _GROUP_AUTHORIZATION_FAILED, "responses": []}
+    refused: dict[str, dict[str, Any]] = {}
+    authorized = []
+    for t in request.topics:
+        name = t.topic_name
+        exists = bool(broker.partitions_of(name))
+        if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, name):
+            code, message = ErrorCode.topic_authorization_failed, _TOPIC_AUTHORIZATION_FAILED
+        elif not exists:
+            code, message = ErrorCode.unknown_topic_or_partition, _UNKNOWN_TOPIC_OR_PARTITION
+        else:
+            authorized.append(t)
+            continue
+        # (AlterShareGroupOffsetsResponse.Builder: one entry per topic name, with its id when
+        # the topic exists)
+        out = refused.setdefault(name, {"topic_name": name,
+                                        "topic_id": broker.topic_id(name) if exists else None,
+                                        "partitions": []})
+        out["partitions"] += [{"partition_index": p.partition_index, "error_code": code,
+                               "error_message": message} for p in t.partitions]
     code, message = _group_check(ctx, request.group_id)
     if code != ErrorCode.none:
         return {"throttle_time": 0, "error_code": code, "error_message": message,
                 "responses": []}
-    responses = []
-    for t in request.topics:
+    responses = refused
+    for t in authorized:
         parts = []
         for p in t.partitions:
             c, m = _service(ctx).alter_offset(request.group_id, t.topic_name,
                                               p.partition_index, p.start_offset)
             parts.append({"partition_index": p.partition_index, "error_code": c,
                           "error_message": m})
-        held = bool(broker.partitions_of(t.topic_name))
-        responses.append({"topic_name": t.topic_name,
-                          "topic_id": broker.topic_id(t.topic_name) if held else None,
-                          "partitions": parts})
+        out = responses.setdefault(t.topic_name, {
+            "topic_name": t.topic_name, "topic_id": broker.topic_id(t.topic_name),
+            "partitions": []})
+        out["partitions"] += parts
     return {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
-            "responses": responses}
+            "responses": list(responses.values())}
 
 
 @register(92, "DeleteShareGroupOffsets", 0, 0)
 async def delete_share_group_offsets(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     """DeleteShareGroupOffsets (``kafka-share-groups.sh --delete-offsets``): the group's state
-    of each topic named goes, the group empty; a topic not held ``UNKNOWN_TOPIC_OR_PARTITION``."""
+    of each topic named goes, the group empty; a topic not held ``UNKNOWN_TOPIC_OR_PARTITION``.
+
+    ``KafkaApis.handleDeleteShareGroupOffsetsRequest`` (Kafka 4.2): DELETE on the group (else
+    the top-level ``GROUP_AUTHORIZATION_FAILED``); per topic READ on it (else
+    ``TOPIC_AUTHORIZATION_FAILED`` with Kafka's message, listed first); the coordinator deletes
+    the rest (a group error from it is the whole answer)."""
     broker = ctx.broker
+    if not ctx.authorize(AclOperation.DELETE, ResourceType.GROUP, request.group_id):
+        return {"throttle_time": 0, "error_code": ErrorCode.group_authorization_failed,
+                "error_message": _GROUP_AUTHORIZATION_FAILED, "responses": []}
+    responses = []
+    authorized = []
+    for t in request.topics:
+        if not ctx.authorize(AclOperation.READ, ResourceType.TOPIC, t.topic_name):
+            responses.append({"topic_name": t.topic_name, "topic_id": None,
+                              "error_code": ErrorCode.topic_authorization_failed,
+                              "error_message": _TOPIC_AUTHORIZATION_FAILED})
+        else:
+            authorized.append(t)
     code, message = _group_check(ctx, request.group_id)
     if code != ErrorCode.none:
         return {"throttle_time": 0, "error_code": code, "error_message": message,
                 "responses": []}
-    responses = []
-    for t in request.topics:
+    for t in authorized:
         if not broker.partitions_of(t.topic_name):
             responses.append({"topic_name": t.topic_name, "topic_id": None,
                               "error_code": ErrorCode.unknown_topic_or_partition,
