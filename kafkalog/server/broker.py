@@ -70,6 +70,9 @@ class ServerConfig:
     ----------
     node_id:
         ``node.id``: this broker's id in metadata responses.
+    broker_rack:
+        ``broker.rack``: the rack metadata responses give this broker (clients with
+        ``client.rack`` use it for KIP-881 rack-aware assignment and KIP-392 fetching).
     advertised_host, advertised_port:
         What metadata tells clients to connect to (None: the bound address).
     num_partitions:
@@ -164,6 +167,7 @@ class ServerConfig:
     """
 
     node_id: int = 1
+    broker_rack: str | None = None
     advertised_host: str | None = None
     advertised_port: int | None = None
     num_partitions: int = 1
@@ -261,6 +265,8 @@ class ServerConfig:
                     raise ConfigError(f"{key}: expected none, requested or required, found "
                                       f"{raw!r}")
                 values[name] = text.lower()
+            elif name == "broker_rack":
+                values[name] = text or None
             elif name in ("ssl_keystore_location", "ssl_truststore_location",
                           "ssl_key_password", "ssl_keystore_password",
                           "ssl_truststore_password", "ssl_keystore_key",
@@ -301,6 +307,7 @@ class ServerConfig:
 
 #: Kafka broker property -> ServerConfig field (what ``kafkalog serve -c`` accepts)
 _PROPERTIES = {
+    "broker.rack": "broker_rack",
     "num.partitions": "num_partitions",
     "auto.create.topics.enable": "auto_create_topics_enable",
     "offsets.topic.num.partitions": "offsets_topic_num_partitions",

@@ -411,3 +411,34 @@ def test_elect_leaders_through_librdkafka_needs_no_election(server):
         assert bad.error_code == E.invalid_request
         assert bad.replica_election_results[0].partition_result[0].error_message \
             == "Unknown election type 7"
+
+
+def test_broker_rack_is_in_the_metadata(log_dir) -> None:
+    """``broker.rack``: librdkafka's DescribeCluster and kafka-python's Metadata see it (the
+    rack clients with ``client.rack`` match against); without it, no rack."""
+    import dataclasses
+
+    from kafkalog.server.broker import ServerConfig
+
+    from .conftest import TEST_CONFIG
+
+    config = ServerConfig.from_properties({"broker.rack": "eu-west-1a"},
+                                          **dataclasses.asdict(TEST_CONFIG))
+    server = start_server(log_dir, config=config)
+    try:
+        admin = AdminClient({"bootstrap.servers": server.address})
+        nodes = admin.describe_cluster().result(30).nodes
+        assert [(n.id, n.rack) for n in nodes] == [(1, "eu-west-1a")]
+        kp = KafkaAdminClient(bootstrap_servers=server.address)
+        try:
+            assert [b["rack"] for b in kp.describe_cluster()["brokers"]] == ["eu-west-1a"]
+        finally:
+            kp.close()
+    finally:
+        server.stop()
+    server = start_server(log_dir)
+    try:
+        admin = AdminClient({"bootstrap.servers": server.address})
+        assert [n.rack for n in admin.describe_cluster().result(30).nodes] == [None]
+    finally:
+        server.stop()

@@ -79,6 +79,12 @@ SASL_SSL = textwrap.dedent("""\
     """)
 
 
+def test_broker_rack_is_taken():
+    p = parse(io.StringIO(KRAFT + "broker.rack=eu-west-1a\n"), "server.properties")
+    assert p.config.broker_rack == "eu-west-1a" and "broker.rack" not in p.ignored
+    assert parse(io.StringIO(KRAFT), "server.properties").config.broker_rack is None
+
+
 def test_sasl_ssl_listener_with_its_own_settings():
     p = parse(io.StringIO(SASL_SSL), "s.properties", listener="external")
     c = p.config

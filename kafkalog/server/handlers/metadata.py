@@ -306,4 +306,5 @@ def _endpoint(ctx: RequestContext, id_field: str) -> dict[str, Any]:
     request came on (Kafka's MetadataCache.getAliveBrokerNode(id, listenerName))."""
     broker = ctx.broker
     host, port = ctx.endpoint or (broker.host, broker.port)
-    return {id_field: broker.config.node_id, "host": host, "port": port, "rack": None}
+    return {id_field: broker.config.node_id, "host": host, "port": port,
+            "rack": broker.config.broker_rack}
