@@ -185,6 +185,21 @@ def ck_member(address: str, group: str, strategy: str) -> Callable[[], Member]:
                                          "heartbeat.interval.ms": 200})
 
 
+def parts(c: Any) -> list[int]:
+    """The partitions a librdkafka consumer holds, sorted."""
+    return sorted(tp.partition for tp in c.assignment())
+
+
+def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
+    """Poll every consumer until ``cond`` holds (the test fails after DEADLINE_S)."""
+    deadline = time.monotonic() + DEADLINE_S
+    while not cond():
+        assert time.monotonic() < deadline, \
+            f"timed out waiting for {what}: {[parts(c) for c in consumers]}"
+        for c in consumers:
+            c.poll(0.05)
+
+
 @pytest.mark.parametrize("strategy", ["range", "roundrobin", "cooperative-sticky"])
 def test_confluent_kafka_group(server, log_dir, strategy):
     group = f"ck-{strategy}"
@@ -229,16 +244,6 @@ def test_consumer_protocol_static_member_restarts_without_a_rebalance(log_dir):
                          "enable.auto.commit": False, "group.instance.id": instance})
         c.subscribe([TOPIC])
         return c
-
-    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + DEADLINE_S
-        while not cond():
-            assert time.monotonic() < deadline, f"timed out waiting for {what}"
-            for c in consumers:
-                c.poll(0.05)
-
-    def parts(c: Any) -> list[int]:
-        return sorted(tp.partition for tp in c.assignment())
 
     try:
         server.broker.create_topic(TOPIC, PARTITIONS)
@@ -315,17 +320,6 @@ def test_static_consumer_member_restarting_as_classic_downgrades_with_librdkafka
     classic_conf = {**base, "partition.assignment.strategy": "range",
                     "session.timeout.ms": SESSION_MS, "heartbeat.interval.ms": 200}
 
-    def parts(c: Any) -> list[int]:
-        return sorted(tp.partition for tp in c.assignment())
-
-    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + DEADLINE_S
-        while not cond():
-            assert time.monotonic() < deadline, \
-                f"timed out waiting for {what}: {[parts(c) for c in consumers]}"
-            for c in consumers:
-                c.poll(0.05)
-
     def state() -> Any:
         coordinator = server.broker.groups.coordinator
         modern = coordinator.manager.consumer_group(group_id)
@@ -371,20 +365,9 @@ def test_online_upgrade_and_downgrade_with_librdkafka(log_dir):
         c.subscribe([TOPIC])
         return c
 
-    def parts(c: Any) -> list[int]:
-        return sorted(tp.partition for tp in c.assignment())
-
     def shared(consumers: list[Any], each: int) -> Callable[[], bool]:
         return lambda: sorted(p for c in consumers for p in parts(c)) == list(range(6)) \
             and all(len(parts(c)) == each for c in consumers)
-
-    def poll_until(consumers: list[Any], cond: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + DEADLINE_S
-        while not cond():
-            assert time.monotonic() < deadline, \
-                f"timed out waiting for {what}: {[parts(c) for c in consumers]}"
-            for c in consumers:
-                c.poll(0.05)
 
     def state() -> Any:
         coordinator = server.broker.groups.coordinator
