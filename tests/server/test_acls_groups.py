@@ -115,14 +115,17 @@ def test_consumer_group_describe_refuses_groups_assigned_undescribable_topics(ac
                               "include_authorized_operations": False})
         assert (d.groups[0].error_code, len(d.groups[0].members)) == (0, 1)
     with _login(server.address, "bob") as c:
-        d = c.request(69, 0, {"group_ids": ["dg", "secret"],
+        d = c.request(69, 0, {"group_ids": ["dg", "secret", "empty"],
                               "include_authorized_operations": True})
         by_id = {g.group_id: g for g in d.groups}
         dg = by_id["dg"]
         assert (dg.error_code, dg.error_message, dg.members, dg.group_state) == (
             TOPIC_AUTHORIZATION_FAILED, UNDESCRIBABLE, (), "")
-        assert dg.authorized_operations == -(1 << 31)
         assert by_id["secret"].error_code == GROUP_AUTHORIZATION_FAILED
+        assert by_id["empty"].error_code != 0          # (no such group)
+        # KafkaApis fills authorizedOperations in only for groups described without an error
+        assert [by_id[g].authorized_operations for g in ("dg", "secret", "empty")] == [
+            -(1 << 31)] * 3
     _create(admin, _allow("bob", ResourceType.TOPIC, "t2", AclOperation.DESCRIBE))
     with _login(server.address, "bob") as c:
         d = c.request(69, 0, {"group_ids": ["dg"], "include_authorized_operations": True})

@@ -131,12 +131,14 @@ async def consumer_group_heartbeat(ctx: RequestContext, request: Any) -> Mapping
 @register(69, "ConsumerGroupDescribe", 0, 0)
 async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     service = ctx.broker.groups
-    ops = GROUP_OPERATIONS if request.include_authorized_operations else -(1 << 31)
+    # KafkaApis fills authorizedOperations in only for the groups described without an error;
+    # the others keep the field's default, Integer.MIN_VALUE
+    unset = -(1 << 31)
     if service is None:
         return {"throttle_time": 0, "groups": [
             {"error_code": ErrorCode.coordinator_not_available, "error_message": None,
              "group_id": g, "group_state": "", "group_epoch": 0, "assignment_epoch": 0,
-             "assignor_name": "", "members": [], "authorized_operations": ops}
+             "assignor_name": "", "members": [], "authorized_operations": unset}
             for g in request.group_ids]}
     allowed = [g for g in request.group_ids
                if ctx.authorize(AclOperation.DESCRIBE, ResourceType.GROUP, g)]
@@ -147,7 +149,7 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
             groups.append({"error_code": ErrorCode.group_authorization_failed,
                            "error_message": None, "group_id": g, "group_state": "",
                            "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "",
-                           "members": [], "authorized_operations": ops})
+                           "members": [], "authorized_operations": unset})
     for g in described:
         out = dataclasses.asdict(g)
         for m in out["members"]:
@@ -155,8 +157,9 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
                 m[k] = {"topic_partitions": [
                     {"topic_id": _wire_id(tp["topic_id"]), "topic_name": tp["topic_name"],
                      "partitions": tp["partitions"]} for tp in m[k]]}
-        out["authorized_operations"] = ops if ops < 0 else ctx.authorized_operations(
-            ResourceType.GROUP, out["group_id"], GROUP_OPERATIONS)
+        out["authorized_operations"] = ctx.authorized_operations(
+            ResourceType.GROUP, out["group_id"], GROUP_OPERATIONS) if (
+            request.include_authorized_operations and out["error_code"] == 0) else unset
         groups.append(out)
     # KafkaApis (4.0+): clients are not allowed to see topics they may not DESCRIBE: a group
     # whose members' assignment or target assignment names one is answered without its members
@@ -165,5 +168,5 @@ async def consumer_group_describe(ctx: RequestContext, request: Any) -> Mapping[
         "error_code": ErrorCode.topic_authorization_failed,
         "error_message": UNDESCRIBABLE_TOPICS, "group_id": g["group_id"], "group_state": "",
         "group_epoch": 0, "assignment_epoch": 0, "assignor_name": "", "members": [],
-        "authorized_operations": -(1 << 31)} for g in groups]
+        "authorized_operations": unset} for g in groups]
     return {"throttle_time": 0, "groups": groups}
