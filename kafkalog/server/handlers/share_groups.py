@@ -37,7 +37,7 @@ from typing import Any
 
 from ...errors import KafkaLogError
 from ...security.acls import AclOperation, ResourceType
-from ..api import RequestContext, register
+from ..api import AUTHORIZATION_MESSAGES, RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode, millis
 from ..share_service import FINAL_EPOCH, INITIAL_EPOCH, ShareService
@@ -379,8 +379,8 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
 
 #: Kafka's ``Errors`` default messages (what ``getErrorResponse(Errors)`` and
 #: ``ApiError(Errors)`` put in a response)
-_GROUP_AUTHORIZATION_FAILED = "Group authorization failed."
-_TOPIC_AUTHORIZATION_FAILED = "Topic authorization failed."
+_GROUP_AUTHORIZATION_FAILED = AUTHORIZATION_MESSAGES[ErrorCode.group_authorization_failed]
+_TOPIC_AUTHORIZATION_FAILED = AUTHORIZATION_MESSAGES[ErrorCode.topic_authorization_failed]
 _UNKNOWN_TOPIC_OR_PARTITION = "This server does not host this topic-partition."
 
 
