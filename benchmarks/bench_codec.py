@@ -44,10 +44,10 @@ value and baseline are records/s, ratio = value / baseline, so > 1 means kafkalo
 * ``decode.none.parallel_on_one_core``: ``decode_columns`` with its threads (2 parts) vs the
   serial decode, both with the process pinned to one core: what the parallel decode costs when
   the other core is busy (ratio = serial / parallel, < 1 = slower).
-* ``encode.<codec>.threads_vs_serial`` (zstd: the 1M records; gzip: their first 200,000):
-  ``encode_columns`` compressing its batches in threads (contiguous parts, the decode pool)
-  vs in one thread, same bytes (checked); records/s. Both cores, where the codec releases the
-  GIL (zstandard, zlib).
+* ``encode.<codec>.threads_vs_serial`` (zstd, snappy, lz4: the 1M records; gzip: their first
+  200,000): ``encode_columns`` compressing its batches in threads (contiguous parts, the decode
+  pool) vs in one thread, same bytes (checked); records/s. Both cores: each codec's compress
+  call releases the GIL (zstandard, zlib, cramjam's snappy and lz4 block calls).
 * ``crc32c.1MiB``: ``kafkalog.records.crc.crc32c`` vs the ``crc32c`` package on 1 MiB buffers
   (value and baseline in bytes/s).
 * ``to_arrow``: ``RecordColumns.to_arrow`` (zero-copy wrap) for the decoded 1M records, seconds.
@@ -357,7 +357,8 @@ def bench_encode_threads(cols: RecordColumns, repeat: int) -> list[dict]:
     real = columnar.decode_workers
     out = []
     try:
-        for codec, c in (("zstd", cols), ("gzip", _head(cols, 200_000))):
+        for codec, c in (("zstd", cols), ("snappy", cols), ("lz4", cols),
+                         ("gzip", _head(cols, 200_000))):
             def threads(codec: str = codec, c: RecordColumns = c) -> object:
                 columnar.decode_workers = real
                 columnar._serial_until = 0.0
