@@ -225,14 +225,16 @@ def test_share_group_current_member_assignment_has_no_assignment_epochs() -> Non
 
 
 # --------------------------------------------------------------------------------------------
-# Share groups: 4.0's shapes are kept (Kafka 4.1 changed records 11 and 15 without a version)
+# Share groups: 4.1's record 11, with 4.0's still read (tests/test_decoders_share_layouts.py
+# has the rest of the two shapes)
 # --------------------------------------------------------------------------------------------
 
-def test_share_group_metadata_value_keeps_the_4_0_shape() -> None:
+def test_share_group_metadata_value_4_1_shape_and_4_0_read() -> None:
     key = i16(11) + nstr("group-id")
-    value = i16(0) + i32(1) + NO_TAGS
-    _check_offsets(11, {"groupId": "group-id"}, {"epoch": 1}, key, value,
-                   '{"type":"11","data":{"groupId":"group-id"}}', '{"epoch":1}')
+    _check_offsets(11, {"groupId": "group-id"}, {"epoch": 1, "metadataHash": 9}, key,
+                   i16(0) + i32(1) + i64(9) + NO_TAGS,
+                   '{"type":"11","data":{"groupId":"group-id"}}', '{"epoch":1,"metadataHash":9}')
+    assert offsets.decode_record(key, i16(0) + i32(1) + NO_TAGS)[1] == payload('{"epoch":1}')
 
 
 # --------------------------------------------------------------------------------------------
@@ -363,10 +365,10 @@ def test_streams_group_metadata_value_defaults_are_not_printed() -> None:
 
 
 def test_tags_not_transcribed_are_skipped_not_guessed() -> None:
-    """Tagged fields of versions whose JSON was not found (streams LastAssignmentConfigs, the
-    share/streams KIP-1263 timestamps): read past, as an older Kafka reader does."""
+    """Tagged fields of versions whose JSON was not found (the share/streams KIP-1263
+    timestamps, after 4.2): read past, as an older Kafka reader does."""
     for key, value, text in [
-        (i16(17) + nstr("app"), i16(0) + i32(3) + i64(0) + tags((1, carr([kv("k", "v")]))),
+        (i16(17) + nstr("app"), i16(0) + i32(3) + i64(0) + tags((2, carr([kv("k", "v")]))),
          '{"epoch":3,"metadataHash":0}'),
         (i16(20) + nstr("app"), i16(0) + i32(4) + tags((0, i64(T))), '{"assignmentEpoch":4}'),
         (i16(12) + nstr("app"), i16(0) + i32(4) + tags((0, i64(T))), '{"assignmentEpoch":4}'),

@@ -299,17 +299,21 @@ def remote_log_metadata_records() -> bytes:
 
 
 def share_group_state_records() -> bytes:
+    """A snapshot and an update in Kafka 4.0's shape, the same two in 4.2's (4.1 changed the
+    values without a new version: every release's dump reads both), then a tombstone."""
     key = {"groupId": "sg", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "partition": 0}
     batch = [{"firstOffset": 0, "lastOffset": 9, "deliveryState": 2, "deliveryCount": 1}]
-    snap = share_group_state.encode_record(
-        0, key, {"snapshotEpoch": 1, "stateEpoch": 0, "leaderEpoch": 2, "startOffset": 0,
-                 "stateBatches": batch},
-    )  # fmt: skip
-    update = share_group_state.encode_record(
-        1, key, {"snapshotEpoch": 1, "leaderEpoch": 2, "startOffset": 10, "stateBatches": []}
-    )
-    tombstone = share_group_state.encode_record(0, key, None)
-    return encode_batch([Record(k, v, T + i) for i, (k, v) in enumerate([snap, update, tombstone])])
+    snap = {"snapshotEpoch": 1, "stateEpoch": 0, "leaderEpoch": 2, "startOffset": 0,
+            "stateBatches": batch}
+    update = {"snapshotEpoch": 1, "leaderEpoch": 2, "startOffset": 10, "stateBatches": []}
+    records = [share_group_state.encode_record(0, key, snap, layout="4.0"),
+               share_group_state.encode_record(1, key, update, layout="4.0"),
+               share_group_state.encode_record(0, key, {
+                   **snap, "snapshotEpoch": 2, "deliveryCompleteCount": 10,
+                   "createTimestamp": T, "writeTimestamp": T + 5}),
+               share_group_state.encode_record(1, key, {**update, "snapshotEpoch": 2}),
+               share_group_state.encode_record(0, key, None)]
+    return encode_batch([Record(k, v, T + i) for i, (k, v) in enumerate(records)])
 
 
 def _snapshot(entries: list[tuple]) -> bytes:

@@ -30,13 +30,18 @@ brought up to date in November 2026 from ``ConsumerGroupMetadataValue.json`` @26
 file are transcribed: a newer tagged field whose JSON was not found is skipped as an unknown tag
 (as Kafka's own older readers do), never guessed.
 
-Not transcribed, and why: Kafka 4.1 changed the KIP-932 share-group records 11 and 15 and the
-``__share_group_state`` values (``SnapshotEpoch`` uint16 -> int32, ``CreateTimestamp``,
-``WriteTimestamp``; ``Share{Snapshot,Update}Value.json`` @0c9eef59) without new versions, so one
-table cannot read both 4.0's and 4.1's bytes; 4.0's, which kafkalog's share coordinator writes,
-are kept. The KRaft records had no newer version in the store. ``Remote*Record.json`` @1acb5232
-has a version 1 (tagged ``BrokerLeaderEpoch``/``EndOffset``) that is not transcribed: the
-``toString`` texts of :mod:`kafkalog.decoders.remote_log_metadata` know version 0 only.
+Release tags read (the 4.1.1 and 4.2.0-rc1 tags of Kafka's history, as mirrored in
+aiven/inkless): the KIP-932 share-group records and ``__share_group_state`` values. Kafka 4.1
+changed records 11 (``MetadataHash`` added) and 15 (``InitializingTopics`` added first) and the
+``Share{Snapshot,Update}Value``s (``SnapshotEpoch`` uint16 -> int32, ``CreateTimestamp`` and
+``WriteTimestamp`` added) without new versions; 4.2 added the tagged ``DeliveryCompleteCount``
+(KIP-1226). The tables hold 4.2's shapes, and ``GROUP_VALUES_4_0``/``SHARE_VALUES_4_0`` 4.0's:
+:class:`~kafkalog.decoders._coordinator.CoordinatorCodec` reads a value with the newest shape
+and falls back to 4.0's when only that one reads its bytes exactly. The KRaft and
+``Remote*Record.json`` files did not change in any release up to 4.2.0-rc1 (diffed against
+4.0.0); the version 1 of ``Remote*Record.json`` (tagged ``BrokerLeaderEpoch``/``EndOffset``,
+@1acb5232) is on trunk only and not transcribed: the ``toString`` texts of
+:mod:`kafkalog.decoders.remote_log_metadata` know version 0 only.
 
 Each schema is a dict shaped like Kafka's JSON: ``name``, ``validVersions``, ``flexibleVersions``,
 optional ``apiKey``, ``fields`` (each ``name``, ``type``, ``versions`` and optionally
@@ -48,8 +53,9 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["GROUP_KEYS", "GROUP_VALUES", "TXN_KEYS", "TXN_VALUES", "METADATA", "CLIENT",
-           "SHARE_KEYS", "SHARE_VALUES", "REMOTE_LOG_METADATA"]
+__all__ = ["GROUP_KEYS", "GROUP_VALUES", "GROUP_VALUES_4_0", "TXN_KEYS", "TXN_VALUES",
+           "METADATA", "CLIENT", "SHARE_KEYS", "SHARE_VALUES", "SHARE_VALUES_4_0",
+           "REMOTE_LOG_METADATA"]
 
 
 def _f(name: str, type_: str, versions: str = "0+", **kw: Any) -> dict[str, Any]:
@@ -172,6 +178,13 @@ GROUP_KEYS: dict[int, dict[str, Any]] = {
     24: _group_key("StreamsGroupTargetAssignmentResolvedTopicIdsKey", 0, "GroupId"),
 }
 
+_SHARE_STATE_PARTITION_STRUCTS = [
+    {"name": "TopicPartitionsInfo", "versions": "0+", "fields": [
+        _f("TopicId", "uuid"), _f("TopicName", "string"), _f("Partitions", "[]int32")]},
+    {"name": "TopicInfo", "versions": "0+", "fields": [
+        _f("TopicId", "uuid"), _f("TopicName", "string")]},
+]
+
 GROUP_VALUES: dict[int, dict[str, Any]] = {
     0: _OFFSET_COMMIT_VALUE,
     1: _OFFSET_COMMIT_VALUE,
@@ -250,11 +263,10 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("ClientHost", "string"),
         _f("SubscribedTopicNames", "[]string"),
     ]),
-    # (4.0's shapes. Kafka 4.1 changed records 11 and 15 without a new version: 11 gained a
-    # plain MetadataHash (ShareGroupMetadataValue.json @31f85dd0), 15 a leading
-    # InitializingTopics. One table cannot read both; 4.0's, which kafkalog's share coordinator
-    # writes, is kept.)
-    11: _m("ShareGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
+    # 11 and 15 as Kafka 4.1.1 and 4.2.0-rc1 define them; 4.1 changed both without a new
+    # version (GROUP_VALUES_4_0 holds 4.0's shapes, see the module docstring)
+    11: _m("ShareGroupMetadataValue", "0", "0+", [
+        _f("Epoch", "int32"), _f("MetadataHash", "int64")]),
     12: _m("ShareGroupTargetAssignmentMetadataValue", "0", "0+", [
         _f("AssignmentEpoch", "int32")]),
     13: _m("ShareGroupTargetAssignmentMemberValue", "0", "0+", [
@@ -268,23 +280,21 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("AssignedPartitions", "[]TopicPartitions"),
     ], common=[_topic_partitions()]),
     15: _m("ShareGroupStatePartitionMetadataValue", "0", "0+", [
+        _f("InitializingTopics", "[]TopicPartitionsInfo"),
         _f("InitializedTopics", "[]TopicPartitionsInfo"),
         _f("DeletingTopics", "[]TopicInfo"),
-    ], common=[
-        {"name": "TopicPartitionsInfo", "versions": "0+", "fields": [
-            _f("TopicId", "uuid"), _f("TopicName", "string"), _f("Partitions", "[]int32")]},
-        {"name": "TopicInfo", "versions": "0+", "fields": [
-            _f("TopicId", "uuid"), _f("TopicName", "string")]},
-    ]),
+    ], common=_SHARE_STATE_PARTITION_STRUCTS),
     # ---- KIP-1071 streams groups ----
-    # MetadataHash and ValidatedTopologyEpoch as in the stored version @1291a930 (newer
-    # versions add a tagged LastAssignmentConfigs whose JSON was not in the store: not
-    # transcribed, so it is skipped as an unknown tag, never guessed)
+    # as in 4.2.0-rc1: LastAssignmentConfigs gives no "versions" (FieldSpec then takes its
+    # taggedVersions) and a JSON-null default (the empty array: a null one is written, tagged)
     17: _m("StreamsGroupMetadataValue", "0", "0+", [
         _f("Epoch", "int32"),
         _f("MetadataHash", "int64"),
         _f("ValidatedTopologyEpoch", "int32", default=-1, tagged="0+", tag=0),
-    ]),
+        _f("LastAssignmentConfigs", "[]LastAssignmentConfig", tagged="0+", nullable="0+",
+           tag=1),
+    ], common=[{"name": "LastAssignmentConfig", "versions": "0+", "fields": [
+        _f("Key", "string"), _f("Value", "string")]}]),
     # @59bf751f
     19: _m("StreamsGroupMemberMetadataValue", "0", "0+", [
         _f("InstanceId", "string", nullable="0+"),
@@ -529,8 +539,12 @@ METADATA: dict[int, dict[str, Any]] = {s["apiKey"]: s for s in _METADATA_LIST}
 # Record type 0 ShareSnapshot, 1 ShareUpdate.
 # --------------------------------------------------------------------------------------------
 
-_STATE_BATCH = [_f("FirstOffset", "int64", "0"), _f("LastOffset", "int64", "0"),
-                _f("DeliveryState", "int8", "0"), _f("DeliveryCount", "int16", "0")]
+_STATE_BATCH = [_f("FirstOffset", "int64"), _f("LastOffset", "int64"),
+                _f("DeliveryState", "int8"), _f("DeliveryCount", "int16")]
+_STATE_BATCH_4_0 = [_f("FirstOffset", "int64", "0"), _f("LastOffset", "int64", "0"),
+                    _f("DeliveryState", "int8", "0"), _f("DeliveryCount", "int16", "0")]
+# KIP-1226 (4.2): "default": "-1", a string, which FieldSpec reads as the number
+_DELIVERY_COMPLETE_COUNT = _f("DeliveryCompleteCount", "int32", tagged="0+", tag=0, default=-1)
 
 
 def _share_key(name: str, version: int) -> dict[str, Any]:
@@ -544,20 +558,56 @@ SHARE_KEYS: dict[int, dict[str, Any]] = {
     1: _share_key("ShareUpdateKey", 1),
 }
 
+# Share{Snapshot,Update}Value.json as in 4.2.0-rc1 (4.1.1's plus the tagged
+# DeliveryCompleteCount); 4.0's in SHARE_VALUES_4_0
 SHARE_VALUES: dict[int, dict[str, Any]] = {
+    0: _m("ShareSnapshotValue", "0", "0+", [
+        _f("SnapshotEpoch", "int32"),
+        _f("StateEpoch", "int32"),
+        _f("LeaderEpoch", "int32"),
+        _f("StartOffset", "int64"),
+        _DELIVERY_COMPLETE_COUNT,
+        _f("CreateTimestamp", "int64"),
+        _f("WriteTimestamp", "int64"),
+        _f("StateBatches", "[]StateBatch", fields=_STATE_BATCH),
+    ]),
+    1: _m("ShareUpdateValue", "0", "0+", [
+        _f("SnapshotEpoch", "int32"),
+        _f("LeaderEpoch", "int32"),
+        _f("StartOffset", "int64"),
+        _DELIVERY_COMPLETE_COUNT,
+        _f("StateBatches", "[]StateBatch", fields=_STATE_BATCH),
+    ]),
+}
+
+# --------------------------------------------------------------------------------------------
+# Kafka 4.0's KIP-932 shapes (early access; the same version numbers as 4.1's, other bytes):
+# read where the newest shape does not read the bytes exactly (CoordinatorCodec), written only
+# when asked for (a 4.0 cluster's files).
+# --------------------------------------------------------------------------------------------
+
+SHARE_VALUES_4_0: dict[int, dict[str, Any]] = {
     0: _m("ShareSnapshotValue", "0", "0+", [
         _f("SnapshotEpoch", "uint16", "0"),
         _f("StateEpoch", "int32", "0+"),
         _f("LeaderEpoch", "int32", "0+"),
         _f("StartOffset", "int64", "0"),
-        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
+        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH_4_0),
     ]),
     1: _m("ShareUpdateValue", "0", "0+", [
         _f("SnapshotEpoch", "uint16", "0"),
         _f("LeaderEpoch", "int32", "0+"),
         _f("StartOffset", "int64", "0"),
-        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH),
+        _f("StateBatches", "[]StateBatch", "0", fields=_STATE_BATCH_4_0),
     ]),
+}
+
+GROUP_VALUES_4_0: dict[int, dict[str, Any]] = {
+    11: _m("ShareGroupMetadataValue", "0", "0+", [_f("Epoch", "int32")]),
+    15: _m("ShareGroupStatePartitionMetadataValue", "0", "0+", [
+        _f("InitializedTopics", "[]TopicPartitionsInfo"),
+        _f("DeletingTopics", "[]TopicInfo"),
+    ], common=_SHARE_STATE_PARTITION_STRUCTS),
 }
 
 # --------------------------------------------------------------------------------------------

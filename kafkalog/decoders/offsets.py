@@ -61,17 +61,21 @@ OFFSET_COMMIT_TYPES = (0, 1)
 GROUP_METADATA_TYPE = 2
 CONSUMER_PROTOCOL_TYPE = "consumer"       # ConsumerProtocol.PROTOCOL_TYPE
 
-CODEC = CoordinatorCodec("__consumer_offsets", _schemas.GROUP_KEYS, _schemas.GROUP_VALUES)
+CODEC = CoordinatorCodec("__consumer_offsets", _schemas.GROUP_KEYS, _schemas.GROUP_VALUES,
+                         _schemas.GROUP_VALUES_4_0)
 _SUBSCRIPTION = message.compile_schema(_schemas.CLIENT["ConsumerProtocolSubscription"])
 _ASSIGNMENT = message.compile_schema(_schemas.CLIENT["ConsumerProtocolAssignment"])
 
 
-def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
+def decode_record_obj(key: bytes | None, value: bytes | None, *, prefer_older: bool = False
+                      ) -> dict[str, Any]:
     """Decode a ``__consumer_offsets`` record into Python values.
 
     Returns ``{"type": int, "key_name": str, "key_version": int, "key": dict,
-    "value_name": str|None, "version": int|None, "value": dict|None}`` (``value`` None for a
-    tombstone). Field names are Kafka's camelCase JSON names; uuids are Kafka ``Uuid`` strings.
+    "value_name": str|None, "version": int|None, "value": dict|None, "layout": str|None}``
+    (``value`` None for a tombstone; ``layout`` ``"4.0"`` for a share-group record 11 or 15 in
+    Kafka 4.0's shape, which ``prefer_older`` tries first). Field names are Kafka's camelCase
+    JSON names; uuids are Kafka ``Uuid`` strings.
 
     Raises
     ------
@@ -82,7 +86,7 @@ def decode_record_obj(key: bytes | None, value: bytes | None) -> dict[str, Any]:
     kafkalog.errors.CorruptRecordError
         Truncated or malformed bytes, or an unsupported version (``MessageDecodeError``).
     """
-    return CODEC.decode(key, value)
+    return CODEC.decode(key, value, prefer_older=prefer_older)
 
 
 def _decode_embedded(schema: message.Struct, raw: bytes) -> dict[str, Any] | None:
@@ -101,7 +105,7 @@ def _value_json(rec: dict[str, Any]) -> Any:
     if rec["type"] != GROUP_METADATA_TYPE or \
             rec["value"].get("protocolType") != CONSUMER_PROTOCOL_TYPE:
         # (the generated text; only a consumer group's members are rewritten below)
-        return message.json_text(CODEC.values[rec["type"]], rec["value"], rec["version"])
+        return message.json_text(CODEC.value_schema(rec), rec["value"], rec["version"])
     data = CODEC.value_json(rec)  # a consumer group: its members' embedded protocol data
     for member in data.get("members") or []:
         for name, schema in (("subscription", _SUBSCRIPTION), ("assignment", _ASSIGNMENT)):
@@ -112,24 +116,26 @@ def _value_json(rec: dict[str, Any]) -> Any:
     return data
 
 
-def decode_record(key: bytes | None, value: bytes | None) -> tuple[str | None, str | None]:
+def decode_record(key: bytes | None, value: bytes | None, *, prefer_older: bool = False
+                  ) -> tuple[str | None, str | None]:
     """``(key text, payload text)`` exactly as DumpLogSegments' ``OffsetsMessageParser``.
 
     Raises the errors of :func:`decode_record_obj`; use :func:`format_for_dump` to get the
-    text Kafka prints for them instead.
+    text Kafka prints for them instead. ``prefer_older``: read the share-group records 11 and
+    15 in Kafka 4.0's shape first (see :mod:`kafkalog.decoders._coordinator`).
     """
-    return dump_text(CODEC, key, value, _value_json)
+    return dump_text(CODEC, key, value, _value_json, prefer_older=prefer_older)
 
 
-def format_for_dump(key: bytes | None, value: bytes | None, offset: int
-                    ) -> tuple[str | None, str | None]:
+def format_for_dump(key: bytes | None, value: bytes | None, offset: int, *,
+                    prefer_older: bool = False) -> tuple[str | None, str | None]:
     """What ``kafka-dump-log.sh --offsets-decoder`` prints for one record: as
     :func:`decode_record`, but a decode failure becomes the key text
     ``Error at offset <o>, skipping. <msg>`` (or ``Unknown record type <t> at offset <o>,
     skipping.``) with no payload. A missing key still raises :class:`MissingKeyError` (Kafka's
     tool stops on it)."""
     try:
-        return decode_record(key, value)
+        return decode_record(key, value, prefer_older=prefer_older)
     except MissingKeyError:
         raise
     except CorruptRecordError as e:
@@ -137,12 +143,14 @@ def format_for_dump(key: bytes | None, value: bytes | None, offset: int
 
 
 def encode_record(record_type: int, key: dict[str, Any], value: dict[str, Any] | None,
-                  version: int | None = None) -> tuple[bytes, bytes | None]:
+                  version: int | None = None, *, layout: str | None = None
+                  ) -> tuple[bytes, bytes | None]:
     """Encode a record as the group coordinator writes it (``value`` None = tombstone).
 
-    ``version`` defaults to the highest version of the value schema.
+    ``version`` defaults to the highest version of the value schema; ``layout="4.0"`` writes
+    record 11 or 15 in Kafka 4.0's shape.
     """
-    return CODEC.encode(record_type, key, value, version)
+    return CODEC.encode(record_type, key, value, version, layout=layout)
 
 
 # --------------------------------------------------------------------------------------------

@@ -1013,9 +1013,11 @@ def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, 
     state batches: what was in flight is forgotten), in the ``__share_group_state`` partition
     the key's state was found in (else Kafka's ``partitionFor``); one batch per partition."""
     from ..records.record import Record
-    from .share.state_topic import SHARE_STATE_TOPIC, snapshot_record
+    from .share.state_topic import SHARE_STATE_TOPIC, layout_for_new_keys, snapshot_record
 
     stored = {(r.topic_id, r.partition): r for r in info.partitions}
+    # a Kafka 4.0 cluster's keys are written in 4.0's shape (4.1 changed it, same version)
+    new_key_layout = layout_for_new_keys(r.layout for g in shares.values() for r in g.partitions)
     now = logs._clock.milliseconds()
     batches: dict[int, list[Any]] = {}
     for (t, p), offset in plan.items():
@@ -1025,13 +1027,14 @@ def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, 
                                 f"{args.log_dir}: its share state cannot be keyed")
         r = stored.get((str(tid), p))
         if r is not None and r.state_partition is not None:
-            target, epoch = r.state_partition, r.snapshot_epoch + 1
+            target, epoch, layout = r.state_partition, r.snapshot_epoch + 1, r.layout
         else:
-            target, epoch = _new_state_partition(args, logs, shares, (args.group, str(tid), p)), 0
+            target, epoch, layout = _new_state_partition(
+                args, logs, shares, (args.group, str(tid), p)), 0, new_key_layout
         entries = logs.log(t, p).leader_epoch_entries
         k, v = snapshot_record(args.group, str(tid), p, epoch=epoch,
                                leader_epoch=entries[-1][0] if entries else 0,
-                               start_offset=offset, batches=[])
+                               start_offset=offset, batches=[], timestamp_ms=now, layout=layout)
         batches.setdefault(target, []).append(Record(k, v, now))
     for target, records in sorted(batches.items()):
         logs.log(SHARE_STATE_TOPIC, target).append(records)

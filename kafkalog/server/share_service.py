@@ -134,6 +134,10 @@ class ShareService:
         #: is first used
         self._stored = state_topic.load(broker.log_dir)
         self._snapshot_epochs = {k: st.snapshot_epoch for k, st in self._stored.items()}
+        #: the shape each key's records are written in: its stored one (a Kafka 4.0 cluster's
+        #: keys stay readable by 4.0), for a new key :func:`state_topic.layout_for_new_keys`
+        self._layouts = {k: st.layout for k, st in self._stored.items()}
+        self._new_key_layout = state_topic.layout_for_new_keys(self._layouts.values())
         self.topics_changed()
 
     # -- durability ----------------------------------------------------------------------------
@@ -147,7 +151,8 @@ class ShareService:
         k, v = state_topic.snapshot_record(
             group_id, tid, partition, epoch=epoch,
             leader_epoch=broker.leader_epoch(topic, partition), start_offset=sp.start_offset,
-            batches=sp.state_batches())
+            batches=sp.state_batches(), timestamp_ms=broker.clock.milliseconds(),
+            layout=self._layouts.get(key, self._new_key_layout))
         self._write_state_record(key, (k, v))
 
     def _write_state_record(self, key: tuple[str, str, int],

@@ -355,9 +355,13 @@ class StructuredParser:
         )
         if style != "json":
             return self._text(mod, style, key, value)
-        kwargs = {}
+        kwargs: dict = {}
         if self.kind == "share_group_state" and shape.share_group_state_decoder_style == "4.0":
             kwargs["value_label"] = "type"
+        if not (shape.java_rewrite or shape.at_least(4, 1)):
+            # a 4.0 (or older) tool's files: KIP-932 values read in 4.0's shape first (4.1
+            # changed them without a new version; either shape is still recognised)
+            kwargs["prefer_older"] = True
         try:
             k, v = mod.format_for_dump(key, value, offset, **kwargs)
         except KafkaLogError:

@@ -550,3 +550,71 @@ def test_a_locked_tree_is_refused(tree: Path, tmp_path: Path,
     finally:
         s.stop()
     assert _state(copy, "grp") == _state(tree, "grp")
+
+
+# -- a Kafka 4.0 cluster's tree ----------------------------------------------------------------
+
+def _to_kafka_4_0(tree: Path) -> None:
+    """Rewrite ``__share_group_state`` in Kafka 4.0's value shape (uint16 snapshot epoch, no
+    timestamps, no delivery complete count), as a 4.0 cluster's share coordinator wrote it."""
+    from kafkalog.decoders import share_group_state
+
+    with LogDir.open(tree) as logs:
+        for topic, p in list(logs.partitions()):
+            if topic != "__share_group_state":
+                continue
+            log = logs.log(topic, p)
+            old = list(log.records())
+            records = []
+            for r in old:
+                rec = share_group_state.decode_record_obj(r.key, r.value)
+                value = rec["value"]
+                if value is not None:
+                    for name in ("deliveryCompleteCount", "createTimestamp", "writeTimestamp"):
+                        value.pop(name, None)
+                k, v = share_group_state.encode_record(rec["type"], rec["key"], value,
+                                                       layout="4.0" if value else None)
+                records.append(Record(k, v, r.timestamp))
+            log.truncate_to(0)
+            for rec in records:
+                log.append([rec])
+
+
+def _layouts(tree: Path) -> list[str | None]:
+    from kafkalog.decoders import share_group_state
+
+    with LogDir.open(tree, read_only=True) as logs:
+        return [share_group_state.decode_record_obj(r.key, r.value)["layout"]
+                for topic, p in logs.partitions() if topic == "__share_group_state"
+                for r in logs.log(topic, p).records() if r.value is not None]
+
+
+def test_a_kafka_4_0_tree_is_described_reset_and_served_in_4_0s_shape(
+        tree: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    copy = _copy(tree, tmp_path)
+    assert set(_layouts(copy)) == {None}                  # kafkalog writes 4.2's shape
+    _to_kafka_4_0(copy)
+    assert set(_layouts(copy)) == {"4.0"}
+    # the same lags: the count, absent from 4.0's records, is counted from the state batches
+    expected = (OFFSETS % ("GROUP", "TOPIC", "PARTITION", "START-OFFSET", "LAG")
+                + OFFSETS % ("grp", "jobs", 0, 3, 6) + OFFSETS % ("grp", "jobs", 1, 4, 0) + "\n")
+    assert run(capsys, "describe", str(copy), "--group", "grp") == (0, expected, "")
+    # a reset writes the key (and LONG's new key) in 4.0's shape: a 4.0 broker reads them
+    assert run(capsys, "reset-offsets", str(copy), "--group", "grp", "--topic", "jobs:0",
+               "--to-earliest", "--execute")[0] == 0
+    assert run(capsys, "reset-offsets", str(copy), "--group", LONG, "--topic", "jobs:0",
+               "--to-latest", "--execute")[0] == 0
+    assert set(_layouts(copy)) == {"4.0"}
+    assert _state(copy, "grp")[("jobs", 0)] == (0, 0, 4)
+    assert _state(copy, LONG)[("jobs", 0)] == (10, 0, 0)
+    # and so does a server started on the tree
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        shares = s.broker.shares
+        shares.acquire("grp", "m", "jobs", 0, max_records=2, max_bytes=1 << 20)
+        assert shares.acknowledge("grp", "m", "jobs", 0, [(0, 1, (ACCEPT,))])[0] == 0
+    finally:
+        s.stop()
+    layouts = _layouts(copy)
+    assert set(layouts) == {"4.0"} and len(layouts) > 4
+    assert _state(copy, "grp")[("jobs", 0)][:2] == (2, 0)

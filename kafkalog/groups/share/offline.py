@@ -29,8 +29,9 @@ LAG is Kafka's (KIP-1226, ``GroupCoordinatorService.computeShareGroupLagAndBuild
 ``partition end offset - start offset - delivery complete count``, the end offset being the
 partition's latest offset (its high watermark here) and the delivery complete count the number
 of ACKNOWLEDGED or ARCHIVED records at or above the start offset. Kafka 4.2 persists that count
-in ``ShareSnapshotValue`` v1; the v0 records (kafkalog's, Kafka 4.1's) lack it, so it is counted
-from the state batches, which is what ``SharePartition`` counts before writing it.
+in the share-state values (tagged field ``DeliveryCompleteCount``); where the records lack it
+(Kafka 4.0's and 4.1's) it is counted from the state batches, which is what ``SharePartition``
+counts before writing it (Kafka itself reports a lag of -1 until it has written the count).
 
 >>> delivery_complete_count([(3, 4, 0, 1), (5, 6, 2, 1), (7, 7, 4, 5), (8, 9, 0, 1)])
 3
@@ -39,7 +40,7 @@ from the state batches, which is what ``SharePartition`` counts before writing i
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -48,7 +49,6 @@ from ...decoders.offsets import CODEC
 from ...errors import KafkaLogError
 from ..config import OFFSETS_TOPIC
 from . import state_topic
-from .share_partition import RecordState
 
 __all__ = ["SharePartitionOffset", "ShareGroupInfo", "load", "delivery_complete_count",
            "share_record_keys", "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA",
@@ -66,8 +66,8 @@ _KEY_PREFIXES = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
 #: (14), target assignment members (13), the target assignment epoch (12), member metadata
 #: (10), partition metadata (9), state partition metadata (15), the group epoch (11) last
 SHARE_GROUP_RECORD_TYPES = (14, 13, 12, 10, 9, 15, 11)
-#: the delivery states that count as delivery complete (Kafka's ``SharePartition``)
-_COMPLETE = (int(RecordState.ACKNOWLEDGED), int(RecordState.ARCHIVED))
+#: (defined with the records it is counted from; kept here, where the lag uses it)
+delivery_complete_count = state_topic.delivery_complete_count
 
 
 @dataclass(frozen=True)
@@ -87,6 +87,8 @@ class SharePartitionOffset:
     """The stored state's snapshot epoch (the next snapshot of the key takes this + 1)."""
     state_partition: int | None = None
     """The ``__share_group_state`` partition the state was read from."""
+    layout: str | None = None
+    """The shape of the stored records (``"4.0"`` for a Kafka 4.0 cluster's; None: 4.1+)."""
 
     @property
     def lag(self) -> int | None:
@@ -108,13 +110,6 @@ class ShareGroupInfo:
     partitions: list[SharePartitionOffset] = field(default_factory=list)
     state: str = "Empty"
     """Always *Empty*: offline there are no live members."""
-
-
-def delivery_complete_count(batches: Iterable[tuple[int, int, int, int]]) -> int:
-    """The ACKNOWLEDGED and ARCHIVED offsets of a share partition's state batches
-    ``(first, last, delivery state, delivery count)`` (already at or above the start offset, as
-    :func:`~kafkalog.groups.share.state_topic.replay` leaves them)."""
-    return sum(last - first + 1 for first, last, st, _ in batches if st in _COMPLETE)
 
 
 def _states(logs: Any) -> tuple[dict[state_topic.ShareKey, state_topic.ShareState],
@@ -244,7 +239,9 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
         key = (group_id, tid, partition)
         info.partitions.append(SharePartitionOffset(
             topic, tid, partition, st.start_offset, epochs.get(key),
-            delivery_complete_count(st.batches), end, st.snapshot_epoch, where.get(key)))
+            st.delivery_complete_count if st.delivery_complete_count >= 0
+            else delivery_complete_count(st.batches), end, st.snapshot_epoch, where.get(key),
+            st.layout))
     for info in groups.values():
         info.partitions.sort(key=lambda r: (r.topic, r.partition))
     return groups

@@ -3,24 +3,33 @@ coordinator), read and written in Kafka's record format.
 
 One record per change of a (group, topic id, partition)'s state: key ``ShareSnapshotKey`` (type
 0) or ``ShareUpdateKey`` (type 1) = group id, topic id, partition; value ``ShareSnapshotValue`` /
-``ShareUpdateValue`` = snapshot epoch, (state epoch,) leader epoch, start offset, and the state
+``ShareUpdateValue`` = snapshot epoch, (state epoch,) leader epoch, start offset, the delivery
+complete count (4.2, tagged), (the snapshot's create and write timestamps,) and the state
 batches ``(first offset, last offset, delivery state, delivery count)`` of the in-flight
 records (:mod:`kafkalog.decoders.share_group_state` holds the schemas). A snapshot replaces the
 state; an update (Kafka writes them between snapshots) changes the start offset when it gives one
-(>= 0) and overwrites the offsets its batches cover. A tombstone deletes the key.
+(>= 0), replaces the delivery complete count and overwrites the offsets its batches cover. A
+tombstone deletes the key.
+
+Records are written in Kafka 4.2's shape (which 4.1 reads: the count is a tagged field), or in
+4.0's (``layout="4.0"``) for the keys of a 4.0 cluster's files: Kafka 4.1 changed the values
+without a new version, so a 4.0 broker cannot read the newer bytes. ``replay`` notes each key's
+shape in :attr:`ShareState.layout`, and kafkalog's writers keep it.
 
 The partition of a key is Kafka's ``ShareCoordinatorService.partitionFor``:
 ``abs("group:topicId:partition".hashCode()) % share.coordinator.state.topic.num.partitions``.
 
 >>> k, v = snapshot_record("g", "AAAAAAAAAAAAAAAAAAAAAQ", 0, epoch=1, leader_epoch=0,
-...                        start_offset=5, batches=[(5, 6, 0, 1)])
->>> replay([(k, v)])[("g", "AAAAAAAAAAAAAAAAAAAAAQ", 0)]
-ShareState(start_offset=5, batches=[(5, 6, 0, 1)], snapshot_epoch=1)
+...                        start_offset=5, batches=[(5, 6, 2, 1)], timestamp_ms=1_000)
+>>> st = replay([(k, v)])[("g", "AAAAAAAAAAAAAAAAAAAAAQ", 0)]
+>>> st.start_offset, st.batches, st.snapshot_epoch, st.delivery_complete_count, st.layout
+(5, [(5, 6, 2, 1)], 1, 2, None)
 """
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -30,7 +39,8 @@ from ...decoders.jvm_order import java_string_hash
 from ...errors import KafkaLogError
 
 __all__ = ["SHARE_STATE_TOPIC", "ShareState", "ShareKey", "partition_for", "snapshot_record",
-           "tombstone_key", "replay", "load"]
+           "tombstone_key", "replay", "load", "delivery_complete_count", "LAYOUT_4_0",
+           "layout_for_new_keys"]
 
 logger = logging.getLogger(__name__)
 
@@ -40,6 +50,13 @@ ShareKey = tuple[str, str, int]
 Batch = tuple[int, int, int, int]
 
 
+#: the ``layout`` of Kafka 4.0's share-state values (see the module docstring)
+LAYOUT_4_0 = "4.0"
+#: delivery states that count as delivery complete (Kafka's ``SharePartition``: ACKNOWLEDGED
+#: and ARCHIVED, :class:`~kafkalog.groups.share.share_partition.RecordState` 2 and 4)
+_COMPLETE = (2, 4)
+
+
 @dataclass
 class ShareState:
     """One share partition's stored state: its start offset and in-flight state batches."""
@@ -47,6 +64,20 @@ class ShareState:
     start_offset: int
     batches: list[Batch] = field(default_factory=list)
     snapshot_epoch: int = 0
+    delivery_complete_count: int = -1
+    """As stored (Kafka 4.2's KIP-1226 count); -1 when the records do not carry it."""
+    layout: str | None = None
+    """The shape of the key's last record: None (4.1+) or :data:`LAYOUT_4_0`."""
+
+
+def delivery_complete_count(batches: Iterable[Batch]) -> int:
+    """The ACKNOWLEDGED and ARCHIVED offsets of state batches ``(first, last, delivery state,
+    delivery count)`` that are at or above the start offset (as :func:`replay` leaves them).
+
+    >>> delivery_complete_count([(3, 4, 0, 1), (5, 6, 2, 1), (7, 7, 4, 5), (8, 9, 0, 1)])
+    3
+    """
+    return sum(last - first + 1 for first, last, st, _ in batches if st in _COMPLETE)
 
 
 def partition_for(group_id: str, topic_id: str, partition: int, num_partitions: int) -> int:
@@ -60,17 +91,45 @@ def partition_for(group_id: str, topic_id: str, partition: int, num_partitions: 
 
 
 def snapshot_record(group_id: str, topic_id: str, partition: int, *, epoch: int,
-                    leader_epoch: int, start_offset: int, batches: Iterable[Batch]
+                    leader_epoch: int, start_offset: int, batches: Iterable[Batch],
+                    timestamp_ms: int | None = None, layout: str | None = None
                     ) -> tuple[bytes, bytes]:
-    """Key and value of a ``ShareSnapshot`` record (v0), as Kafka's share coordinator writes."""
-    k, v = share_group_state.encode_record(0, {
-        "groupId": group_id, "topicId": topic_id, "partition": partition}, {
-        "snapshotEpoch": epoch & 0xFFFF, "stateEpoch": 0, "leaderEpoch": leader_epoch,
+    """Key and value of a ``ShareSnapshot`` record (v0), as Kafka's share coordinator writes.
+
+    In 4.2's shape (None) the delivery complete count is counted from ``batches`` (what
+    Kafka's ``SharePartition`` counts and writes) and the create and write timestamps are both
+    ``timestamp_ms`` (now when None), as Kafka stamps a new snapshot. ``layout="4.0"``: 4.0's
+    shape (uint16 snapshot epoch, no count, no timestamps)."""
+    batches = list(batches)
+    value: dict[str, Any] = {
+        "snapshotEpoch": epoch, "stateEpoch": 0, "leaderEpoch": leader_epoch,
         "startOffset": start_offset,
         "stateBatches": [{"firstOffset": f, "lastOffset": last, "deliveryState": st,
-                          "deliveryCount": dc} for f, last, st, dc in batches]})
+                          "deliveryCount": dc} for f, last, st, dc in batches]}
+    if layout == LAYOUT_4_0:
+        value["snapshotEpoch"] = epoch & 0xFFFF
+    else:
+        now = time.time_ns() // 1_000_000 if timestamp_ms is None else timestamp_ms
+        value["deliveryCompleteCount"] = delivery_complete_count(
+            (max(f, start_offset), last, st, dc) for f, last, st, dc in batches
+            if last >= start_offset)
+        value["createTimestamp"] = value["writeTimestamp"] = now
+    k, v = share_group_state.encode_record(0, {
+        "groupId": group_id, "topicId": topic_id, "partition": partition}, value,
+        layout=layout)
     assert v is not None
     return k, v
+
+
+def layout_for_new_keys(layouts: Iterable[str | None]) -> str | None:
+    """The shape to write a key that has no stored state in: 4.0's when every stored key
+    (their ``layouts``) is in 4.0's shape (a 4.0 cluster's topic), else the newest.
+
+    >>> layout_for_new_keys(["4.0", "4.0"]), layout_for_new_keys(["4.0", None])
+    ('4.0', None)
+    """
+    seen = set(layouts)
+    return LAYOUT_4_0 if seen == {LAYOUT_4_0} else None
 
 
 def tombstone_key(group_id: str, topic_id: str, partition: int) -> bytes:
@@ -100,11 +159,15 @@ def replay(records: Iterable[tuple[bytes | None, bytes | None]], *, where: str =
         batches = [(b["firstOffset"], b["lastOffset"], b["deliveryState"], b["deliveryCount"])
                    for b in v["stateBatches"]]
         old = out.get(sk)
+        # (an update replaces the count, -1 too: ShareCoordinatorShard.merge)
+        count = v.get("deliveryCompleteCount", -1)
         if rec["type"] == 0 or old is None:
-            out[sk] = ShareState(max(v["startOffset"], 0), batches, v["snapshotEpoch"])
+            out[sk] = ShareState(max(v["startOffset"], 0), batches, v["snapshotEpoch"], count,
+                                 rec["layout"])
         else:
             start = v["startOffset"] if v["startOffset"] >= 0 else old.start_offset
-            out[sk] = ShareState(start, overlay(old.batches, batches), v["snapshotEpoch"])
+            out[sk] = ShareState(start, overlay(old.batches, batches), v["snapshotEpoch"],
+                                 count, rec["layout"])
     for st in out.values():  # offsets below the start offset are done: forgotten
         st.batches = [(max(f, st.start_offset), last, s, d) for f, last, s, d in st.batches
                       if last >= st.start_offset]
