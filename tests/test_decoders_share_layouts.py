@@ -84,32 +84,110 @@ def _message(m: dict[str, Any]) -> dict[str, Any]:
             "flexibleVersions": m["flexibleVersions"],
             "fields": [_field(f) for f in m["fields"]],
             "commonStructs": sorted(
-                ((c["name"], c["versions"], [_field(f) for f in c["fields"]])
+                ([c["name"], c["versions"], [_field(f) for f in c["fields"]]]
                  for c in m.get("commonStructs", [])), key=lambda c: c[0])}
 
 
-CASES = [
-    ("4.0.0", "ShareSnapshotValue", _schemas.SHARE_VALUES_4_0[0]),
-    ("4.0.0", "ShareUpdateValue", _schemas.SHARE_VALUES_4_0[1]),
-    ("4.0.0", "ShareGroupMetadataValue", _schemas.GROUP_VALUES_4_0[11]),
-    ("4.0.0", "ShareGroupStatePartitionMetadataValue", _schemas.GROUP_VALUES_4_0[15]),
-    ("4.2.0-rc1", "ShareSnapshotValue", _schemas.SHARE_VALUES[0]),
-    ("4.2.0-rc1", "ShareUpdateValue", _schemas.SHARE_VALUES[1]),
-    ("4.2.0-rc1", "ShareGroupMetadataValue", _schemas.GROUP_VALUES[11]),
-    ("4.2.0-rc1", "ShareGroupStatePartitionMetadataValue", _schemas.GROUP_VALUES[15]),
-    ("4.2.0-rc1", "StreamsGroupMetadataValue", _schemas.GROUP_VALUES[17]),
+CASES_4_0 = [
+    ("ShareSnapshotValue", _schemas.SHARE_VALUES_4_0[0]),
+    ("ShareUpdateValue", _schemas.SHARE_VALUES_4_0[1]),
+    ("ShareGroupMetadataValue", _schemas.GROUP_VALUES_4_0[11]),
+    ("ShareGroupStatePartitionMetadataValue", _schemas.GROUP_VALUES_4_0[15]),
 ]
 
 
-@pytest.mark.parametrize("tag, name, ours", CASES, ids=[f"{t}:{n}" for t, n, _ in CASES])
-def test_transcription_matches_kafkas_file(tag: str, name: str, ours: dict[str, Any]) -> None:
-    assert _message(ours) == _message(_kafka_json(SCHEMAS / tag / f"{name}.json"))
+@pytest.mark.parametrize("name, ours", CASES_4_0, ids=[n for n, _ in CASES_4_0])
+def test_4_0_transcription_matches_kafkas_file(name: str, ours: dict[str, Any]) -> None:
+    assert _message(ours) == _message(_kafka_json(SCHEMAS / "4.0.0" / f"{name}.json"))
+
+
+def _release_4_2() -> dict[str, dict[str, Any]]:
+    """Kafka's 4.2.0-rc1 definitions by message name (a file's name is not always its
+    message's: ``ZkMigrationRecord.json`` holds ``ZkMigrationStateRecord``)."""
+    out = {}
+    for path in sorted((SCHEMAS / "4.2.0-rc1").glob("*.json")):
+        spec = _kafka_json(path)
+        out[spec["name"]] = spec
+    return out
+
+
+RELEASE_4_2 = _release_4_2()
+TABLES = {"GROUP_KEYS": _schemas.GROUP_KEYS, "GROUP_VALUES": _schemas.GROUP_VALUES,
+          "TXN_KEYS": _schemas.TXN_KEYS, "TXN_VALUES": _schemas.TXN_VALUES,
+          "METADATA": _schemas.METADATA, "CLIENT": _schemas.CLIENT,
+          "SHARE_KEYS": _schemas.SHARE_KEYS, "SHARE_VALUES": _schemas.SHARE_VALUES,
+          "REMOTE_LOG_METADATA": _schemas.REMOTE_LOG_METADATA}
+#: what the tables hold beyond 4.2.0-rc1, each with where it comes from: schemas no release up
+#: to 4.2 has (older or newer ones), and tagged fields added on trunk after 4.2 (read from
+#: Kafka's trunk files, commits named in kafkalog/decoders/_schemas.py)
+NOT_IN_4_2 = {
+    "ShareGroupPartitionMetadataKey": "4.0 only (record type 9, dropped in 4.1)",
+    "ShareGroupPartitionMetadataValue": "4.0 only",
+    "StreamsGroupTargetAssignmentResolvedTopicIdsKey": "trunk after 4.2 (record type 24)",
+    "StreamsGroupTargetAssignmentResolvedTopicIdsValue": "trunk after 4.2",
+    "RemoveFeatureLevelRecord": "KRaft before 3.3 (api key 16, removed by KAFKA-13830)",
+    "UnregisterControllerRecord": "trunk after 4.2 (api key 29)",
+}
+TRUNK_FIELDS = {
+    "ConsumerGroupMetadataValue": ["CreationTimeMs"],                      # KIP-1282
+    "ConsumerGroupTargetAssignmentMetadataValue": ["AssignmentTimestamp"],  # KIP-1263
+    "ConsumerGroupCurrentMemberAssignmentValue": ["TopicPartitions.AssignmentEpochs"],  # 1251
+}
+EVERY = [(t, k) for t, table in TABLES.items() for k in table]
+
+
+def _without(msg: dict[str, Any], paths: list[str]) -> dict[str, Any]:
+    msg = json.loads(json.dumps(msg))
+    for path in paths:
+        if "." in path:
+            struct, field = path.split(".")
+            for name, _, fields in msg["commonStructs"]:
+                if name == struct:
+                    fields[:] = [f for f in fields if f["name"] != field]
+        else:
+            msg["fields"] = [f for f in msg["fields"] if f["name"] != path]
+    return msg
+
+
+@pytest.mark.parametrize("table, key", EVERY, ids=[f"{t}:{k}" for t, k in EVERY])
+def test_every_transcription_matches_kafka_4_2(table: str, key: Any) -> None:
+    """Every table entry against Kafka 4.2.0-rc1's file of the same message, field by field
+    (names, types, versions, nullability, tags, defaults, order, common structs)."""
+    spec = TABLES[table][key]
+    name = spec["name"]
+    if name in NOT_IN_4_2:
+        assert name not in RELEASE_4_2
+        return
+    kafka = RELEASE_4_2[name]
+    if "apiKey" in kafka and table in ("METADATA", "REMOTE_LOG_METADATA"):
+        assert spec.get("apiKey", key) == kafka["apiKey"]
+    if "apiKey" in kafka and table.endswith(("KEYS", "VALUES")) and \
+            not name.startswith("OffsetCommit"):   # (types 0 and 1 share them, see below)
+        assert key == kafka["apiKey"]          # the record type is the coordinator apiKey
+    ours, theirs = _message(spec), _message(kafka)
+    if table.endswith("KEYS"):
+        # a key is read at its record type (<= 4.0 schemas) or at 0 (4.1+): the same bytes
+        for m in (ours, theirs):
+            m["validVersions"] = None
+            for f in m["fields"]:
+                f["versions"] = None
+    ours = _without(ours, TRUNK_FIELDS.get(name, []))
+    assert ours == theirs
+
+
+def test_every_4_2_file_is_transcribed() -> None:
+    ours = {s["name"] for t in TABLES.values() for s in t.values()}
+    assert sorted(set(RELEASE_4_2) - ours) == [
+        # 4.1 named record type 0's key and value apart; same fields as OffsetCommitKey and
+        # OffsetCommitValue v0, which read them
+        "LegacyOffsetCommitKey", "LegacyOffsetCommitValue",
+        # the producer-state .snapshot file (kafkalog.producer_snapshot), not a topic record
+        "ProducerSnapshot"]
 
 
 def test_the_two_releases_differ_where_the_tables_do() -> None:
     # (else the older tables would be dead weight)
-    for name in ("ShareSnapshotValue", "ShareUpdateValue", "ShareGroupMetadataValue",
-                 "ShareGroupStatePartitionMetadataValue"):
+    for name, _ in CASES_4_0:
         old, new = (_message(_kafka_json(SCHEMAS / t / f"{name}.json"))
                     for t in ("4.0.0", "4.2.0-rc1"))
         assert old["validVersions"] == new["validVersions"] == "0"
@@ -346,3 +424,73 @@ def test_streams_group_metadata_last_assignment_configs(tagged: bytes, configs: 
     assert offsets.decode_record_obj(KEY17, value)["value"]["lastAssignmentConfigs"] == configs
     assert offsets.encode_record(17, {"groupId": "app"}, {
         "epoch": 3, "metadataHash": 5, "lastAssignmentConfigs": configs})[1] == value
+
+
+# --------------------------------------------------------------------------------------------
+# The other 4.1/4.2 additions the release files showed (tagged fields: read, printed when not
+# their default, skipped by older readers)
+# --------------------------------------------------------------------------------------------
+
+def test_offset_commit_value_v4_topic_id() -> None:
+    """OffsetCommitValue v4's tagged topicId (Kafka 4.1+ writes v4 with it)."""
+    key = i16(1) + nstr("g") + nstr("t") + i32(0)
+    head = i16(4) + i64(42) + i32(3) + cstr("") + i64(T)
+    value = head + tags((0, uuid(U2)))
+    assert offsets.decode_record(key, value)[1] == payload(
+        f'{{"offset":42,"leaderEpoch":3,"metadata":"","commitTimestamp":{T},'
+        '"topicId":"Uj5wn_FqTXirEASvVZRY1w"}', 4)
+    assert offsets.decode_record(key, head + NO_TAGS)[1] == payload(
+        f'{{"offset":42,"leaderEpoch":3,"metadata":"","commitTimestamp":{T}}}', 4)
+    assert offsets.encode_record(1, {"group": "g", "topic": "t", "partition": 0}, {
+        "offset": 42, "leaderEpoch": 3, "metadata": "", "commitTimestamp": T,
+        "topicId": U2}, 4) == (key, value)
+    # the engine's reader of committed offsets takes a v4 record as Kafka 4.1+ writes it
+    from kafkalog.groups.records import decode
+
+    commit = decode(key, value)
+    assert (commit.group, commit.topic, commit.partition) == ("g", "t", 0)
+    assert (commit.value.offset, commit.value.leader_epoch) == (42, 3)
+
+
+def test_transaction_log_value_next_producer_epoch() -> None:
+    """TransactionLogValue v1's tagged NextProducerEpoch (tag 3, 4.1+), printed after
+    producerEpoch (schema order) when not -1."""
+    from kafkalog.decoders import transaction_log
+
+    key = i16(0) + nstr("tx-1")
+    value = (i16(1) + i64(7) + i16(1) + i32(60000) + i8(4) + carr([]) + i64(5) + i64(3)
+             + tags((1, i64(8)), (3, i16(0))))
+    assert transaction_log.decode_record(key, value)[1] == payload(
+        '{"producerId":7,"nextProducerId":8,"producerEpoch":1,"nextProducerEpoch":0,'
+        '"transactionTimeoutMs":60000,"transactionStatus":4,"transactionPartitions":[],'
+        '"transactionLastUpdateTimestampMs":5,"transactionStartTimestampMs":3}', 1)
+
+
+def test_streams_current_member_assignment_epochs() -> None:
+    """StreamsGroupCurrentMemberAssignmentValue's TaskIds AssignmentEpochs (4.2, tag 0)."""
+    key = i16(22) + nstr("app") + nstr("m-1")
+    task = cstr("0") + ints([0, 1]) + tags((0, ints([4, 5])))
+    value = i16(0) + i32(5) + i32(4) + i8(0) + carr([task]) + carr([]) * 5 + NO_TAGS
+    assert offsets.decode_record(key, value)[1] == payload(
+        '{"memberEpoch":5,"previousMemberEpoch":4,"state":0,"activeTasks":[{"subtopologyId":'
+        '"0","partitions":[0,1],"assignmentEpochs":[4,5]}],"standbyTasks":[],"warmupTasks":[],'
+        '"activeTasksPendingRevocation":[],"standbyTasksPendingRevocation":[],'
+        '"warmupTasksPendingRevocation":[]}')
+
+
+def test_leader_change_message_versions() -> None:
+    """LeaderChangeMessage 0-1 (KIP-853's VoterDirectoryId from 1); Kafka writes and reads
+    version 0 (ControlRecordUtils.LEADER_CHANGE_CURRENT_VERSION)."""
+    from kafkalog.decoders import message
+
+    schema = message.compile_schema(_schemas.CLIENT["LeaderChangeMessage"])
+    v0 = i16(0) + i32(1) + carr([i32(1) + NO_TAGS]) + carr([i32(1) + NO_TAGS]) + NO_TAGS
+    obj = message.read(schema, v0, 0)
+    assert (obj["leaderId"], [v["voterId"] for v in obj["voters"]]) == (1, [1])
+    # version 0's JSON has no directory ids (the field is 1+)
+    assert message.json_text(schema, obj, 0) == \
+        '{"version":0,"leaderId":1,"voters":[{"voterId":1}],"grantingVoters":[{"voterId":1}]}'
+    v1 = (i16(1) + i32(1) + carr([i32(1) + uuid(U1) + NO_TAGS])
+          + carr([i32(1) + uuid(U1) + NO_TAGS]) + NO_TAGS)
+    assert message.read(schema, v1, 1)["voters"] == [{"voterId": 1, "voterDirectoryId": U1}]
+    assert message.write(schema, message.read(schema, v1, 1), 1) == v1

@@ -30,8 +30,13 @@ brought up to date in November 2026 from ``ConsumerGroupMetadataValue.json`` @26
 file are transcribed: a newer tagged field whose JSON was not found is skipped as an unknown tag
 (as Kafka's own older readers do), never guessed.
 
-Release tags read (the 4.1.1 and 4.2.0-rc1 tags of Kafka's history, as mirrored in
-aiven/inkless): the KIP-932 share-group records and ``__share_group_state`` values. Kafka 4.1
+Release tags read (the 4.0.0, 4.1.1 and 4.2.0-rc1 tags of Kafka's history, as mirrored in
+aiven/inkless; ``tests/golden/kafka_schemas`` holds the files and
+``tests/test_decoders_share_layouts.py`` compares every table here with 4.2.0-rc1's field by
+field, listing what the tables hold beyond that release). That comparison added 4.1's tagged
+``OffsetCommitValue.topicId`` and ``TransactionLogValue.NextProducerEpoch``, 4.2's streams
+``AssignmentEpochs`` and ``LastAssignmentConfigs``, and ``LeaderChangeMessage`` version 1. The
+KIP-932 share-group records and ``__share_group_state`` values: Kafka 4.1
 changed records 11 (``MetadataHash`` added) and 15 (``InitializingTopics`` added first) and the
 ``Share{Snapshot,Update}Value``s (``SnapshotEpoch`` uint16 -> int32, ``CreateTimestamp`` and
 ``WriteTimestamp`` added) without new versions; 4.2 added the tagged ``DeliveryCompleteCount``
@@ -94,6 +99,8 @@ _OFFSET_COMMIT_VALUE = _m("OffsetCommitValue", "0-4", "4+", [
     _f("metadata", "string", "0+"),
     _f("commitTimestamp", "int64", "0+"),
     _f("expireTimestamp", "int64", "1", default=-1),
+    # 4.1+ (KIP-848 commits by topic id); Kafka 4.1+ writes version 4 with it
+    _f("topicId", "uuid", "4+", tagged="4+", tag=0),
 ])
 
 _GROUP_METADATA_KEY = _m("GroupMetadataKey", "2", "none", [_f("group", "string", "2")])
@@ -333,7 +340,7 @@ GROUP_VALUES: dict[int, dict[str, Any]] = {
         _f("ActiveTasksPendingRevocation", "[]TaskIds"),
         _f("StandbyTasksPendingRevocation", "[]TaskIds"),
         _f("WarmupTasksPendingRevocation", "[]TaskIds"),
-    ], common=[_task_ids()]),
+    ], common=[_task_ids(_ASSIGNMENT_EPOCHS)]),     # (AssignmentEpochs: 4.2, KIP-1251)
     # @59bf751f
     23: _m("StreamsGroupTopologyValue", "0", "0+", [
         _f("Epoch", "int32"),
@@ -387,12 +394,15 @@ CLIENT: dict[str, dict[str, Any]] = {
         _f("UserData", "bytes", "0+", nullable="0+", default="null"),
     ]),
     # KRaft LEADER_CHANGE control record value (after its int16 version).
-    "LeaderChangeMessage": _m("LeaderChangeMessage", "0", "0+", [
-        _f("Version", "int16", default=0),
+    # (version 1, KIP-853, adds VoterDirectoryId; Kafka up to 4.2 writes and reads version 0:
+    # ControlRecordUtils.LEADER_CHANGE_CURRENT_VERSION)
+    "LeaderChangeMessage": _m("LeaderChangeMessage", "0-1", "0+", [
+        _f("Version", "int16"),
         _f("LeaderId", "int32"),
         _f("Voters", "[]Voter"),
         _f("GrantingVoters", "[]Voter"),
-    ], common=[{"name": "Voter", "versions": "0+", "fields": [_f("VoterId", "int32")]}]),
+    ], common=[{"name": "Voter", "versions": "0+", "fields": [
+        _f("VoterId", "int32"), _f("VoterDirectoryId", "uuid", "1+")]}]),
 }
 
 # --------------------------------------------------------------------------------------------
@@ -409,6 +419,8 @@ TXN_VALUES: dict[int, dict[str, Any]] = {
         _f("PreviousProducerId", "int64", "1+", tagged="1+", tag=0, default=-1),
         _f("NextProducerId", "int64", "1+", tagged="1+", tag=1, default=-1),
         _f("ProducerEpoch", "int16", "0+"),
+        # 4.1+ (no "versions": FieldSpec takes its taggedVersions)
+        _f("NextProducerEpoch", "int16", "1+", tagged="1+", tag=3, default=-1),
         _f("TransactionTimeoutMs", "int32", "0+"),
         _f("TransactionStatus", "int8", "0+"),
         _f("TransactionPartitions", "[]PartitionsSchema", "0+", nullable="0+", fields=[
