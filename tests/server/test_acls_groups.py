@@ -308,3 +308,24 @@ def test_refused_cluster_operations_carry_kafkas_messages(acl_server):
             "validate_only": True})
         assert [(x.error_code, x.error_message) for x in r.responses] == [
             (CLUSTER_AUTHORIZATION_FAILED, "Cluster authorization failed.")]
+        # partition reassignments (ControllerApis: ALTER / DESCRIBE on the cluster), every
+        # partition named carrying the error and message; AlterReplicaLogDirs (KafkaApis: ALTER,
+        # the error without a message field)
+        r = c.request(45, 1, {"timeout": 1000, "allow_replication_factor_change": True,
+                              "topics": [{"name": "t", "partitions": [
+                                  {"partition_index": 0, "replicas": [1]}]}]})
+        (p,) = r.responses[0].partitions
+        assert (r.error_code, p.error_code) == (CLUSTER_AUTHORIZATION_FAILED,
+                                                CLUSTER_AUTHORIZATION_FAILED)
+        needs("ALTER", r.error_message)
+        assert p.error_message == r.error_message
+        r = c.request(46, 0, {"timeout": 1000, "topics": [{"name": "t",
+                                                           "partition_indexes": [0]}]})
+        assert r.error_code == CLUSTER_AUTHORIZATION_FAILED
+        needs("DESCRIBE", r.error_message)
+        assert [(t.name, [p.partition_index for p in t.partitions]) for t in r.topics] == [
+            ("t", [0])]
+        r = c.request(34, 2, {"dirs": [{"path": "/x", "topics": [{"name": "t",
+                                                                  "partitions": [0]}]}]})
+        assert [(t.topic_name, [(p.partition_index, p.error_code) for p in t.partitions])
+                for t in r.results] == [("t", [(0, CLUSTER_AUTHORIZATION_FAILED)])]

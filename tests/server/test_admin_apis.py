@@ -442,3 +442,103 @@ def test_broker_rack_is_in_the_metadata(log_dir) -> None:
         assert [n.rack for n in admin.describe_cluster().result(30).nodes] == [None]
     finally:
         server.stop()
+
+
+# -- Partition reassignments and replica log dirs (one node) ------------------------------------
+
+
+def test_partition_reassignments_through_kafka_python(server):
+    """kafka-python's alter/list_partition_reassignments: the one valid target (this node) is
+    accepted with nothing to move; every other answer is Kafka's controller's, per partition
+    (the messages checked on the wire)."""
+    from kafka import errors as Errors
+
+    _create(server, "ra", 2)
+    node = server.broker.config.node_id
+    targets = {KpTopicPartition("ra", 0): [node], KpTopicPartition("ra", 1): None,
+               KpTopicPartition("ra", 5): [node], KpTopicPartition("nope", 0): [node]}
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        assert admin.alter_partition_reassignments(targets) == {
+            KpTopicPartition("ra", 0): None,
+            KpTopicPartition("ra", 1): Errors.NoReassignmentInProgressError,
+            KpTopicPartition("ra", 5): Errors.UnknownTopicOrPartitionError,
+            KpTopicPartition("nope", 0): Errors.UnknownTopicOrPartitionError}
+        assert admin.list_partition_reassignments() == {}
+        assert admin.list_partition_reassignments({"ra": [0, 1]}) == {}
+    finally:
+        admin.close()
+    with WireClient(server.address) as w:
+        resp = w.request(45, 1, {"timeout": 1000, "allow_replication_factor_change": True,
+                                 "topics": [{"name": tp.topic, "partitions": [
+                                     {"partition_index": tp.partition, "replicas": r}]}
+                                            for tp, r in targets.items()]})
+        assert (resp.error_code, resp.error_message, resp.allow_replication_factor_change) \
+            == (0, None, True)
+        got = [(t.name, p.partition_index, p.error_code, p.error_message)
+               for t in resp.responses for p in t.partitions]
+        assert got == [
+            ("ra", 0, 0, None),
+            ("ra", 1, E.no_reassignment_in_progress, "No partition reassignment is in progress."),
+            ("ra", 5, E.unknown_topic_or_partition, "Unable to find partition ra:5."),
+            ("nope", 0, E.unknown_topic_or_partition, "Unable to find a topic named nope.")]
+        listed = w.request(46, 0, {"timeout": 1000, "topics": None})
+        assert (listed.error_code, listed.error_message, listed.topics) == (0, None, ())
+
+
+@pytest.mark.parametrize("replicas, code, message", [
+    ([], E.invalid_replica_assignment,
+     "The manual partition assignment includes an empty replica list."),
+    ([7, 1], E.invalid_replica_assignment,
+     "The manual partition assignment includes broker 7, but no such broker is registered."),
+    ([1, 1], E.invalid_replica_assignment,
+     "The manual partition assignment includes the broker 1 more than once."),
+])
+def test_partition_reassignment_targets_as_kafka_validates_them(server, replicas, code, message):
+    _create(server, "rt", 1)
+    assert server.broker.config.node_id == 1
+    with WireClient(server.address) as w:
+        for version in (0, 1):
+            body = {"timeout": 1000, "topics": [
+                {"name": "rt", "partitions": [{"partition_index": 0, "replicas": replicas}]}]}
+            if version:
+                body["allow_replication_factor_change"] = False
+            resp = w.request(45, version, body)
+            assert (resp.error_code, resp.error_message) == (0, None)
+            ((p,),) = [t.partitions for t in resp.responses]
+            assert (p.partition_index, p.error_code, p.error_message) == (0, code, message)
+
+
+def test_alter_replica_log_dirs(server, log_dir):
+    """kafka-python's alter_replica_log_dirs, then the raw answers Kafka's ReplicaManager gives
+    for a broker with one log dir."""
+    from kafka.structs import TopicPartitionReplica
+
+    _create(server, "mv", 2)
+    root = str(log_dir.resolve())
+    from kafka import errors as Errors
+
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        assert admin.alter_replica_log_dirs({
+            TopicPartitionReplica("mv", 0, 1): root,
+            TopicPartitionReplica("mv", 1, 1): "/elsewhere"}) == {
+            TopicPartitionReplica("mv", 0, 1): Errors.NoError,
+            TopicPartitionReplica("mv", 1, 1): Errors.LogDirNotFoundError}
+    finally:
+        admin.close()
+    long_topic = "x" * 249
+    with WireClient(server.address) as w:
+        resp = w.request(34, 2, {"dirs": [
+            {"path": "/elsewhere", "topics": [{"name": "mv", "partitions": [0, 1]}]},
+            {"path": root, "topics": [{"name": "mv", "partitions": [1, 9]},
+                                      {"name": "gone", "partitions": [0]},
+                                      {"name": long_topic, "partitions": [0]}]}]})
+    got = [(t.topic_name, [(p.partition_index, p.error_code) for p in t.partitions])
+           for t in resp.results]
+    # mv-1 is named twice: the last directory wins (Kafka's partitionDirs map)
+    assert got == [("mv", [(0, E.log_dir_not_found), (1, 0), (9, E.unknown_topic_or_partition)]),
+                   ("gone", [(0, E.unknown_topic_or_partition)]),
+                   (long_topic, [(0, E.invalid_topic_exception)])]
+    # nothing moved: the partitions are where they were
+    assert sorted(p.name for p in log_dir.glob("mv-*")) == ["mv-0", "mv-1"]

@@ -17,6 +17,7 @@ from . import (  # noqa: F401 - imported for their registrations
     metadata,
     offsets_for_leader_epoch,
     produce,
+    reassignments,
     security,
     share_groups,
     topics,

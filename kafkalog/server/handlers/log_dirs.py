@@ -1,5 +1,7 @@
 """DescribeLogDirs (key 35): the log directory served, its partitions' sizes and its volume
-(``kafka-log-dirs.sh --describe``, ``Admin.describeLogDirs``).
+(``kafka-log-dirs.sh --describe``, ``Admin.describeLogDirs``); AlterReplicaLogDirs (key 34),
+moving partitions between log directories (``kafka-reassign-partitions.sh`` with log dirs,
+``Admin.alterReplicaLogDirs``): with one directory there is nowhere to move to.
 
 As Kafka's ``ReplicaManager.describeLogDirs`` (3.9) for a broker with one log dir: one result
 naming the directory's absolute path; per partition held (all when the request's topics are
@@ -26,7 +28,10 @@ from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..protocol import ErrorCode
 
-__all__ = ["handle", "volume_bytes"]
+__all__ = ["handle", "alter_replica_log_dirs", "volume_bytes"]
+
+#: ``UnifiedLog.logFutureDirName``'s parts around the partition's name: ``.<32 hex>-future``
+_FUTURE_DIR_SUFFIX_LEN = 1 + 32 + len("-future")
 
 
 def volume_bytes(path: os.PathLike[str] | str) -> tuple[int, int]:
@@ -73,3 +78,47 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
               "usable_bytes": usable, "is_cordoned": False,
               "topics": [{"name": t, "partitions": ps} for t, ps in sorted(topics.items())]}
     return {"throttle_time": 0, "error_code": ErrorCode.none, "results": [result]}
+
+
+@register(34, "AlterReplicaLogDirs", 1, 2)
+async def alter_replica_log_dirs(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """AlterReplicaLogDirs (key 34), as Kafka's ``KafkaApis.handleAlterReplicaLogDirsRequest``
+    and ``ReplicaManager.alterReplicaLogDirs`` (4.2) answer for a broker with one log dir.
+
+    Without ALTER on the cluster every partition named is ``CLUSTER_AUTHORIZATION_FAILED``.
+    Each (topic, partition) is taken once, with the last directory naming it
+    (``AlterReplicaLogDirsRequest.partitionDirs``), and checked in Kafka's order: a name whose
+    future-log directory (``<topic>-<p>.<32 hex>-future``) would pass 255 characters,
+    ``INVALID_TOPIC_EXCEPTION`` (KAFKA-4893); a path that is not the served directory's absolute
+    path, ``LOG_DIR_NOT_FOUND``; a partition not held, ``UNKNOWN_TOPIC_OR_PARTITION``; else
+    ``NONE``: the replica already lives in the destination (``maybeCreateFutureReplica`` makes
+    no future log). Results are grouped by topic in the order the request first names them.
+    Versions 1-2 (Kafka 4: v0 removed)."""
+    pairs: dict[tuple[str, int], str] = {}
+    for d in request.dirs:
+        for t in d.topics:
+            for p in t.partitions:
+                pairs[(t.name, p)] = d.path      # (the last directory wins, the first place)
+    if not ctx.authorize(AclOperation.ALTER, ResourceType.CLUSTER, CLUSTER_NAME):
+        # getErrorResponse: the request's own (topic, partitions) lists, every one refused
+        code = ErrorCode.cluster_authorization_failed
+        return {"throttle_time": 0, "results": [
+            {"topic_name": t.name, "partitions": [
+                {"partition_index": p, "error_code": code} for p in t.partitions]}
+            for d in request.dirs for t in d.topics]}
+    broker = ctx.broker
+    root = os.path.abspath(broker.log_dir.root)
+    results: dict[str, list[dict[str, Any]]] = {}
+    for (topic, partition), path in pairs.items():
+        if len(f"{topic}-{partition}") + _FUTURE_DIR_SUFFIX_LEN > 255:
+            code = ErrorCode.invalid_topic_exception
+        elif path != root:
+            code = ErrorCode.log_dir_not_found
+        elif partition not in broker.partitions_of(topic):
+            code = ErrorCode.unknown_topic_or_partition
+        else:
+            code = ErrorCode.none
+        results.setdefault(topic, []).append({"partition_index": partition,
+                                              "error_code": code})
+    return {"throttle_time": 0, "results": [{"topic_name": t, "partitions": ps}
+                                            for t, ps in results.items()]}
