@@ -11,6 +11,7 @@ ZooKeeper, and what it would do next.
 ``election``                Kafka's leader election algorithms; :func:`elect_leader`
 ``partition_change``        KRaft's ``PartitionChangeBuilder`` (ISR, ELR, epochs, reassignment)
 ``metadata_version``        KRaft ``metadata.version`` levels and what each switches on
+``features``                cluster features (KIP-584/1022): levels, defaults, update rules
 ``replication_control``     the KRaft controller's reactions (fence, controlled shutdown, ...)
 ``zk_controller``           the ZooKeeper-mode controller's reactions
 ``what_if``                 scenarios ("broker 2 down") over a copy of the model

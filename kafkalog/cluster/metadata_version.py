@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["MetadataVersion", "LEVELS", "LATEST_LEVEL"]
+__all__ = ["MetadataVersion", "LEVELS", "LATEST_LEVEL", "MINIMUM_LEVEL", "LATEST_PRODUCTION_LEVEL",
+           "DID_METADATA_CHANGE", "metadata_changed_between"]
 
 # feature level -> release name (MetadataVersion enum; level 0 and below are pre-KRaft IBPs)
 LEVELS: dict[int, str] = {
@@ -32,6 +33,13 @@ LEVELS: dict[int, str] = {
 }
 LATEST_LEVEL = max(LEVELS)
 _BY_NAME = {v: k for k, v in LEVELS.items()}
+#: the lowest level a KRaft cluster may run (``MetadataVersion.MINIMUM_VERSION``, 3.3-IV3)
+MINIMUM_LEVEL = 7
+#: Kafka 4.2's ``LATEST_PRODUCTION`` (4.2-IV1); levels above are unstable (testing) ones
+LATEST_PRODUCTION_LEVEL = 29
+#: levels whose ``didMetadataChange`` is true (4.2.0-rc1's enum, levels 7..30): a downgrade
+#: across one of them could lose metadata and is refused (``checkIfMetadataChanged``)
+DID_METADATA_CHANGE = frozenset({7, 8, 11, 13, 14, 15, 17, 23})
 
 
 @dataclass(frozen=True, order=True)
@@ -86,3 +94,19 @@ class MetadataVersion:
     def is_in_controlled_shutdown_state_supported(self) -> bool:
         """Brokers carry an in-controlled-shutdown flag (3.3-IV3)."""
         return self.is_at_least("3.3-IV3")
+
+
+def metadata_changed_between(source: int, target: int) -> bool:
+    """``MetadataVersion.checkIfMetadataChanged``: whether a level from ``target`` (exclusive)
+    up to ``source`` (inclusive) changed the metadata, walking down from the higher one.
+
+    >>> metadata_changed_between(29, 24), metadata_changed_between(29, 22)
+    (False, True)
+    """
+    if source == target:
+        return False
+    high, low = max(source, target), min(source, target)
+    level = high
+    while level not in DID_METADATA_CHANGE and level != low and level - 1 in LEVELS:
+        level -= 1
+    return level != low

@@ -393,6 +393,8 @@ class Broker:
         self.shares: Any = None
         #: set by the server: the dynamic group configs (kafkalog.server.group_configs)
         self.group_configs: Any = None
+        #: set by the server: the finalized features (kafkalog.server.feature_store)
+        self.features: Any = None
         #: the tree's SCRAM credentials (kafkalog.security.ScramCredentialStore)
         self.scram_credentials: Any = None
         #: the tree's ACLs (kafkalog.security.acls.AclStore)

@@ -50,6 +50,7 @@ from ..security.acls import AclStore
 from ..security.scram_credentials import ScramCredentialStore
 from .broker import Broker, ServerConfig
 from .connection import Connection
+from .feature_store import FeatureStore
 from .group_configs import GroupConfigStore
 from .group_service import GroupService
 from .listener import Listener, ssl_context
@@ -211,6 +212,7 @@ class KafkaServer:
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
             broker.group_configs = GroupConfigStore(log_dir.root, self.config)
+            broker.features = FeatureStore(log_dir.root, self.config.node_id)
             broker.scram_credentials = ScramCredentialStore(log_dir.root)
             broker.acls = AclStore(log_dir.root)
             broker.acls_changed()

@@ -329,3 +329,9 @@ def test_refused_cluster_operations_carry_kafkas_messages(acl_server):
                                                                   "partitions": [0]}]}]})
         assert [(t.topic_name, [(p.partition_index, p.error_code) for p in t.partitions])
                 for t in r.results] == [("t", [(0, CLUSTER_AUTHORIZATION_FAILED)])]
+        # UpdateFeatures (ControllerApis: ALTER on the cluster; createWithErrors, no results)
+        r = c.request(57, 1, {"timeout": 1000, "feature_updates": [
+            {"feature": "metadata.version", "max_version_level": 29, "upgrade_type": 1}],
+            "validate_only": True})
+        assert (r.error_code, tuple(r.results)) == (CLUSTER_AUTHORIZATION_FAILED, ())
+        needs("ALTER", r.error_message)

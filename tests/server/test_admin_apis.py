@@ -542,3 +542,88 @@ def test_alter_replica_log_dirs(server, log_dir):
                    (long_topic, [(0, E.invalid_topic_exception)])]
     # nothing moved: the partitions are where they were
     assert sorted(p.name for p in log_dir.glob("mv-*")) == ["mv-0", "mv-1"]
+
+
+# -- Features (ApiVersions v3+, UpdateFeatures) ---------------------------------------------------
+
+
+def test_features_through_kafka_python(server, log_dir):
+    """kafka-python's describe_features / update_features: what kafkalog supports and has
+    finalized, Kafka's refusals (the whole request fails on the first), a validate-only
+    request, and the levels kept across a restart (.kafkalog-features.json)."""
+    from kafka import errors as Errors
+
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        assert admin.describe_features() == {
+            "metadata.version": {"supported": (7, 29), "finalized": (29, 29),
+                                 "finalized_epoch": 0},
+            "group.version": {"supported": (1, 1), "finalized": (1, 1), "finalized_epoch": 0},
+            "share.version": {"supported": (1, 1), "finalized": (1, 1), "finalized_epoch": 0},
+            "eligible.leader.replicas.version": {"supported": (0, 1), "finalized": (1, 1),
+                                                 "finalized_epoch": 0}}
+        with pytest.raises(Errors.InvalidUpdateVersionError) as e:
+            admin.update_features({"metadata.version": 28})
+        assert ("The update failed for all features since the following feature had an "
+                "error: Invalid update version 28 for feature metadata.version. Can't "
+                "downgrade the version of this feature without setting the upgrade type to "
+                "either safe or unsafe downgrade.") in str(e.value)
+        with pytest.raises(Errors.InvalidUpdateVersionError) as e:
+            admin.update_features({"share.version": ("SAFE_DOWNGRADE", 0),
+                                   "eligible.leader.replicas.version": ("SAFE_DOWNGRADE", 0)})
+        assert ("Invalid update version 0 for feature share.version. Local controller 1 only "
+                "supports versions 1") in str(e.value)
+        assert admin.update_features({"metadata.version": ("SAFE_DOWNGRADE", 28)},
+                                     validate_only=True) == {"metadata.version": "OK"}
+        assert admin.describe_features()["metadata.version"]["finalized"] == (29, 29)
+        assert admin.update_features({"metadata.version": ("SAFE_DOWNGRADE", 28),
+                                      "eligible.leader.replicas.version":
+                                          ("SAFE_DOWNGRADE", 0)}) == {
+            "metadata.version": "OK", "eligible.leader.replicas.version": "OK"}
+    finally:
+        admin.close()
+    server.stop()
+    s = start_server(log_dir)
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=s.address)
+        try:
+            got = admin.describe_features()
+        finally:
+            admin.close()
+    finally:
+        s.stop()
+    assert got["metadata.version"]["finalized"] == (28, 28)
+    assert got["metadata.version"]["finalized_epoch"] == 1
+    assert "finalized" not in got["eligible.leader.replicas.version"]     # level 0: unlisted
+
+
+def test_api_versions_features_by_version(server):
+    """ApiVersions v3 leaves out supported features whose minimum is 0 (KAFKA-17492), v4 lists
+    them; below v3 there are none; UpdateFeatures v0-1 answer per feature, v2 does not."""
+    with WireClient(server.address) as w:
+        v4 = w.request(18, 4, {"client_software_name": "t", "client_software_version": "1"})
+        v3 = w.request(18, 3, {"client_software_name": "t", "client_software_version": "1"})
+        v2 = w.request(18, 2, {})
+        assert {f.name: (f.min_version, f.max_version) for f in v4.supported_features} == {
+            "metadata.version": (7, 29), "group.version": (1, 1), "share.version": (1, 1),
+            "eligible.leader.replicas.version": (0, 1)}
+        assert "eligible.leader.replicas.version" not in {f.name for f in v3.supported_features}
+        assert {f.name: (f.min_version_level, f.max_version_level)
+                for f in v4.finalized_features} == {
+            "metadata.version": (29, 29), "group.version": (1, 1), "share.version": (1, 1),
+            "eligible.leader.replicas.version": (1, 1)}
+        assert not hasattr(v2, "supported_features")
+        for version, results in ((0, [("group.version", 0, None)]), (1, [("group.version", 0,
+                                                                          None)]), (2, [])):
+            body = {"timeout": 1000, "feature_updates": [
+                {"feature": "group.version", "max_version_level": 1, "allow_downgrade": False,
+                 "upgrade_type": 1}], "validate_only": False}
+            r = w.request(57, version, body)
+            assert (r.error_code, r.error_message) == (0, None)
+            assert [(x.feature, x.error_code, x.error_message)
+                    for x in getattr(r, "results", ())] == results
+        # v0's AllowDowngrade is not read by Kafka's controller: a downgrade fails as an upgrade
+        r = w.request(57, 0, {"timeout": 1000, "feature_updates": [
+            {"feature": "metadata.version", "max_version_level": 28, "allow_downgrade": True}]})
+        assert r.error_code == E.invalid_update_version and "without setting the upgrade type" \
+            in r.error_message and tuple(r.results) == ()

@@ -9,6 +9,7 @@ from . import (  # noqa: F401 - imported for their registrations
     configs,
     consumer_groups,
     delete_records,
+    features,
     fetch,
     find_coordinator,
     groups,
