@@ -163,7 +163,16 @@ class ServerConfig:
     sasl_oauthbearer_options:
         The options of the JAAS ``OAuthBearerLoginModule`` entry (``unsecuredValidator*``:
         the principal and scope claim names, a required scope, the allowed clock skew) for the
-        OAUTHBEARER mechanism, whose tokens are checked by Kafka's unsecured validator.
+        OAUTHBEARER mechanism, whose tokens are checked by Kafka's unsecured validator unless
+        ``sasl_server_callback_handler_class`` names Kafka's secured one.
+    sasl_server_callback_handler_class:
+        ``listener.name.<l>.oauthbearer.sasl.server.callback.handler.class``:
+        ``org.apache.kafka.common.security.oauthbearer.OAuthBearerValidatorCallbackHandler``
+        checks signed JWTs against a JWKS (KIP-768, :mod:`kafkalog.security.oauthbearer_jwt`),
+        with the ``sasl.oauthbearer.*`` settings below (Kafka's names and defaults).
+    sasl_oauthbearer_allowed_urls:
+        ``org.apache.kafka.sasl.oauthbearer.allowed.urls`` (a JVM system property in Kafka):
+        the JWKS URLs that may be used; None: those of ``-D...`` in ``KAFKA_OPTS``.
     """
 
     node_id: int = 1
@@ -213,6 +222,16 @@ class ServerConfig:
     super_users: tuple[str, ...] = ()
     allow_everyone_if_no_acl_found: bool = False
     sasl_oauthbearer_options: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    sasl_server_callback_handler_class: str | None = None
+    sasl_oauthbearer_jwks_endpoint_url: str | None = None
+    sasl_oauthbearer_expected_audience: tuple[str, ...] = ()
+    sasl_oauthbearer_expected_issuer: str | None = None
+    sasl_oauthbearer_sub_claim_name: str = "sub"
+    sasl_oauthbearer_scope_claim_name: str = "scope"
+    sasl_oauthbearer_clock_skew_seconds: int = 30
+    sasl_oauthbearer_jwks_endpoint_refresh_ms: int = 3_600_000
+    sasl_oauthbearer_jwks_endpoint_retry_backoff_ms: int = 100
+    sasl_oauthbearer_allowed_urls: tuple[str, ...] | None = None
 
     @classmethod
     def from_properties(cls, props: Mapping[str, str], **fields: Any) -> ServerConfig:
@@ -290,6 +309,21 @@ class ServerConfig:
                                       "-srckeystore s.jks -destkeystore s.p12 -deststoretype "
                                       "PKCS12)")
                 values[name] = text.upper()
+            elif name in _OAUTH_STRINGS:
+                values[name] = text or None
+            elif name in ("sasl_oauthbearer_sub_claim_name", "sasl_oauthbearer_scope_claim_name"):
+                if not text:
+                    raise ConfigError(f"{key}: the claim name must not be empty")
+                values[name] = text
+            elif name in ("sasl_oauthbearer_expected_audience", "sasl_oauthbearer_allowed_urls"):
+                values[name] = tuple(u.strip() for u in text.split(",") if u.strip())
+            elif name == "sasl_oauthbearer_clock_skew_seconds":
+                try:
+                    values[name] = int(text)
+                except ValueError:
+                    raise ConfigError(f"{key}: expected an integer, found {raw!r}") from None
+                if values[name] < 0:
+                    raise ConfigError(f"{key}: value {values[name]} out of range")
             elif name == "group_consumer_migration_policy":
                 if text.lower() not in MIGRATION_POLICIES:
                     raise ConfigError(f"{key}: expected one of {', '.join(MIGRATION_POLICIES)}"
@@ -351,7 +385,22 @@ _PROPERTIES = {
     "authorizer.class.name": "authorizer_class_name",
     "super.users": "super_users",
     "allow.everyone.if.no.acl.found": "allow_everyone_if_no_acl_found",
+    "sasl.server.callback.handler.class": "sasl_server_callback_handler_class",
+    "sasl.oauthbearer.jwks.endpoint.url": "sasl_oauthbearer_jwks_endpoint_url",
+    "sasl.oauthbearer.expected.audience": "sasl_oauthbearer_expected_audience",
+    "sasl.oauthbearer.expected.issuer": "sasl_oauthbearer_expected_issuer",
+    "sasl.oauthbearer.sub.claim.name": "sasl_oauthbearer_sub_claim_name",
+    "sasl.oauthbearer.scope.claim.name": "sasl_oauthbearer_scope_claim_name",
+    "sasl.oauthbearer.clock.skew.seconds": "sasl_oauthbearer_clock_skew_seconds",
+    "sasl.oauthbearer.jwks.endpoint.refresh.ms": "sasl_oauthbearer_jwks_endpoint_refresh_ms",
+    "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms":
+        "sasl_oauthbearer_jwks_endpoint_retry_backoff_ms",
+    "org.apache.kafka.sasl.oauthbearer.allowed.urls": "sasl_oauthbearer_allowed_urls",
 }
+#: the OAUTHBEARER settings read as strings (empty: unset)
+_OAUTH_STRINGS = frozenset({
+    "sasl_server_callback_handler_class", "sasl_oauthbearer_jwks_endpoint_url",
+    "sasl_oauthbearer_expected_issuer"})
 #: authorizer.class.name values served: Kafka's ACL authorizers (KRaft's, then ZooKeeper's)
 AUTHORIZER_CLASSES = ("org.apache.kafka.metadata.authorizer.StandardAuthorizer",
                       "kafka.security.authorizer.AclAuthorizer",
@@ -395,6 +444,8 @@ class Broker:
         self.group_configs: Any = None
         #: set by the server: the finalized features (kafkalog.server.feature_store)
         self.features: Any = None
+        #: set by the server: id(listener config) -> its secured OAUTHBEARER validator
+        self.oauthbearer_validators: dict[int, Any] = {}
         #: the tree's SCRAM credentials (kafkalog.security.ScramCredentialStore)
         self.scram_credentials: Any = None
         #: the tree's ACLs (kafkalog.security.acls.AclStore)

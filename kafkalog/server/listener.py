@@ -24,7 +24,11 @@ from typing import Any
 
 from ..errors import ConfigError
 from .broker import ServerConfig
-from .sasl import PLAIN, SaslAuthenticator
+from .sasl import OAUTHBEARER, PLAIN, SaslAuthenticator
+
+#: Kafka's default OAUTHBEARER validator (``sasl.server.callback.handler.class`` unset)
+UNSECURED_VALIDATOR_HANDLER = ("org.apache.kafka.common.security.oauthbearer.internals."
+                               "unsecured.OAuthBearerUnsecuredValidatorCallbackHandler")
 
 __all__ = ["ssl_context", "check", "uses_tls", "uses_sasl", "authenticator", "Listener"]
 
@@ -203,6 +207,49 @@ def _trusted_certificates(config: ServerConfig) -> str | None:
     return "".join(c.public_bytes(serialization.Encoding.PEM).decode() for c in certs)
 
 
+def oauthbearer_validator(config: ServerConfig) -> Any:
+    """The secured OAUTHBEARER validator a listener's config asks for (KIP-768:
+    :class:`~kafkalog.security.oauthbearer_jwt.JwtValidator`, its JWKS loaded now), or None for
+    Kafka's default unsecured one.
+
+    Raises
+    ------
+    ConfigError
+        Another callback handler class, a missing or refused JWKS URL, an unreadable JWKS.
+    """
+    handler = config.sasl_server_callback_handler_class
+    if not uses_sasl(config) or OAUTHBEARER not in config.sasl_enabled_mechanisms \
+            or handler in (None, UNSECURED_VALIDATOR_HANDLER):
+        return None
+    from ..security.oauthbearer_jwt import (
+        VALIDATOR_CALLBACK_HANDLERS,
+        JwtValidator,
+        JwtValidatorConfig,
+        allowed_urls_from_kafka_opts,
+    )
+
+    if handler not in VALIDATOR_CALLBACK_HANDLERS:
+        raise ConfigError(f"sasl.server.callback.handler.class: kafkalog serves Kafka's "
+                          f"OAUTHBEARER validators ({VALIDATOR_CALLBACK_HANDLERS[0]} and "
+                          f"{UNSECURED_VALIDATOR_HANDLER}), not {handler!r}")
+    allowed = config.sasl_oauthbearer_allowed_urls
+    try:
+        return JwtValidator(JwtValidatorConfig(
+            jwks_endpoint_url=config.sasl_oauthbearer_jwks_endpoint_url or "",
+            expected_audience=tuple(config.sasl_oauthbearer_expected_audience),
+            expected_issuer=config.sasl_oauthbearer_expected_issuer,
+            sub_claim_name=config.sasl_oauthbearer_sub_claim_name,
+            scope_claim_name=config.sasl_oauthbearer_scope_claim_name,
+            clock_skew_seconds=config.sasl_oauthbearer_clock_skew_seconds,
+            jwks_endpoint_refresh_ms=config.sasl_oauthbearer_jwks_endpoint_refresh_ms,
+            jwks_endpoint_retry_backoff_ms=config.sasl_oauthbearer_jwks_endpoint_retry_backoff_ms,
+            allowed_urls=allowed_urls_from_kafka_opts() if allowed is None else allowed))
+    except OSError as e:
+        raise ConfigError(f"sasl.oauthbearer.jwks.endpoint.url "
+                          f"{config.sasl_oauthbearer_jwks_endpoint_url}: the JWKS could not be "
+                          f"read: {e}") from None
+
+
 def authenticator(broker: Any, peer: str, api_versions: Any,
                   config: ServerConfig | None = None) -> SaslAuthenticator | None:
     """A new connection's SASL state on a SASL listener (None: nothing to authenticate);
@@ -214,4 +261,6 @@ def authenticator(broker: Any, peer: str, api_versions: Any,
                              plain_users=config.sasl_plain_users,
                              scram_store=broker.scram_credentials, api_versions=api_versions,
                              max_reauth_ms=config.connections_max_reauth_ms,
-                             oauthbearer_options=config.sasl_oauthbearer_options)
+                             oauthbearer_options=config.sasl_oauthbearer_options,
+                             oauthbearer_validator=broker.oauthbearer_validators.get(
+                                 id(config)))

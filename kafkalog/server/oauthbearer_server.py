@@ -14,13 +14,16 @@ with that JSON as the error message. The parsing and checks are
 Options (the JAAS ``OAuthBearerLoginModule`` entry, Kafka's names):
 ``unsecuredValidatorPrincipalClaimName`` (``sub``), ``unsecuredValidatorScopeClaimName``
 (``scope``), ``unsecuredValidatorRequiredScope`` (space separated), and
-``unsecuredValidatorAllowableClockSkewMs`` (0). Signed tokens (KIP-768's JWKS validation) are
-not served.
+``unsecuredValidatorAllowableClockSkewMs`` (0). With Kafka's secured handler configured
+(``sasl.server.callback.handler.class``), signed tokens are checked against a JWKS instead
+(KIP-768, :mod:`kafkalog.security.oauthbearer_jwt`).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from ..security.oauthbearer import (
     ClientInitialResponse,
@@ -34,6 +37,8 @@ from .sasl import SaslFailure
 
 __all__ = ["OAuthBearerServer"]
 
+logger = logging.getLogger(__name__)
+
 _CONTROL_A = b"\x01"
 
 
@@ -41,8 +46,11 @@ class OAuthBearerServer:
     """One OAUTHBEARER exchange (see the module docstring)."""
 
     def __init__(self, options: Mapping[str, str] | None, wall_clock_ms: Callable[[], int],
-                 what: str = "authentication") -> None:
+                 what: str = "authentication", validator: Any = None) -> None:
         self.options = ValidatorOptions.from_jaas_options(options or {})
+        #: the secured validator (:class:`~kafkalog.security.oauthbearer_jwt.JwtValidator`);
+        #: None: Kafka's unsecured one, with the JAAS options
+        self.validator = validator
         self._now_ms = wall_clock_ms
         self.what = what
         self.complete = False
@@ -66,8 +74,14 @@ class OAuthBearerServer:
         except OAuthBearerError as e:
             raise self._generic(str(e)) from None
         try:
-            token = validate_unsecured_token(message.token, self.options, self._now_ms())
+            if self.validator is not None:
+                token = self.validator.validate(message.token, self._now_ms())
+            else:
+                token = validate_unsecured_token(message.token, self.options, self._now_ms())
         except TokenValidationError as e:
+            if self.validator is not None:
+                # OAuthBearerValidatorCallbackHandler: the client only learns invalid_token
+                logger.info("OAUTHBEARER token refused: %s", e.description)
             self._error = e.json_error()
             return self._error.encode()
         mismatch = authorization_id_mismatch(message.authorization_id, token.principal_name)

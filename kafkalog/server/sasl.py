@@ -217,7 +217,7 @@ class SaslAuthenticator:
                  api_versions: Callable[[bytes], Any], max_reauth_ms: int = 0,
                  clock: Callable[[], float] = time.monotonic,
                  wall_clock_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-                 oauthbearer_options: Any = None) -> None:
+                 oauthbearer_options: Any = None, oauthbearer_validator: Any = None) -> None:
         self.peer = peer
         self.mechanisms = list(mechanisms)
         self.plain_users = plain_users
@@ -227,6 +227,8 @@ class SaslAuthenticator:
         self._clock = clock
         self._wall_clock_ms = wall_clock_ms
         self.oauthbearer_options = oauthbearer_options
+        #: the secured validator (KIP-768) when configured, else None: the unsecured one
+        self.oauthbearer_validator = oauthbearer_validator
         self.state = "handshake_or_versions"
         self.raw_tokens = False  # a v0 handshake: tokens without SaslAuthenticate headers
         self.mechanism: str | None = None
@@ -339,7 +341,7 @@ class SaslAuthenticator:
             from .oauthbearer_server import OAuthBearerServer
 
             return OAuthBearerServer(self.oauthbearer_options, self._wall_clock_ms,
-                                     self._what)
+                                     self._what, validator=self.oauthbearer_validator)
         return _ScramServer(mechanism, self._store(), what=self._what)
 
     def _store(self) -> ScramCredentialStore:

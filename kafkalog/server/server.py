@@ -53,7 +53,7 @@ from .connection import Connection
 from .feature_store import FeatureStore
 from .group_configs import GroupConfigStore
 from .group_service import GroupService
-from .listener import Listener, ssl_context
+from .listener import Listener, oauthbearer_validator, ssl_context
 from .listener import check as check_listener
 from .share_service import ShareService
 from .txn_coordinator import TransactionCoordinator
@@ -239,7 +239,13 @@ class KafkaServer:
         for extra in self.listeners:
             check_listener(extra.config)
             extra_tls.append(ssl_context(extra.config))
+        validators = {}
+        for cfg in (self.config, *(extra.config for extra in self.listeners)):
+            validator = oauthbearer_validator(cfg)   # (the JWKS read before anything opens)
+            if validator is not None:
+                validators[id(cfg)] = validator
         broker = self._open_broker()
+        broker.oauthbearer_validators = validators
         self.broker = broker
         servers: list[asyncio.AbstractServer] = []
         try:

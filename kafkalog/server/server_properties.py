@@ -54,6 +54,13 @@ _DEFAULT_PROTOCOL_MAP = {p: p for p in SECURITY_PROTOCOLS}
 _READ_HERE = {"log.dirs", "log.dir", "listeners", "advertised.listeners",
               "listener.security.protocol.map", "controller.listener.names", "node.id",
               "broker.id"}
+#: names a listener may set for its OAUTHBEARER mechanism (listener.name.<l>.oauthbearer.<name>)
+_PER_MECHANISM = {"sasl.server.callback.handler.class", "sasl.oauthbearer.jwks.endpoint.url",
+                  "sasl.oauthbearer.expected.audience", "sasl.oauthbearer.expected.issuer",
+                  "sasl.oauthbearer.sub.claim.name", "sasl.oauthbearer.scope.claim.name",
+                  "sasl.oauthbearer.clock.skew.seconds",
+                  "sasl.oauthbearer.jwks.endpoint.refresh.ms",
+                  "sasl.oauthbearer.jwks.endpoint.retry.backoff.ms"}
 #: names that may carry the listener prefix (listener.name.<l>.<name>)
 _PER_LISTENER = {"sasl.enabled.mechanisms", "connections.max.reauth.ms",
                  "connections.failed.authentication.delay.ms"}
@@ -175,6 +182,11 @@ def parse(f: IO[str], where: str, *, listener: str | None = None, log_dir: str |
             base = key[len(prefix):] if key.startswith(prefix) else None
             if base is not None and (base in _PER_LISTENER or base.startswith("ssl.")):
                 config_props[base] = value
+                used.add(key)
+            elif base is not None and base.startswith("oauthbearer.") and \
+                    base[len("oauthbearer."):] in _PER_MECHANISM:
+                # listener.name.<l>.oauthbearer.<name>: the mechanism's own settings
+                config_props[base[len("oauthbearer."):]] = value
                 used.add(key)
         config_props["security.protocol"] = proto_map[name]
         for key in [k for k in config_props if k.startswith("ssl.") and k not in _PROPERTIES]:
