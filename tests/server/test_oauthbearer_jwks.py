@@ -260,11 +260,10 @@ def test_librdkafka_and_kafka_python_log_in_with_signed_tokens(tmp_path, jwks_se
         # a token signed by another key, and one for another audience: invalid_token
         for bad in (_token(OTHER_KEY, sub="mallory", aud="kafka"), _token(aud="elsewhere")):
             with WireClient(server.address) as c:
-                assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
-                r = c.request(36, 2, {"auth_bytes": f"n,,\x01auth=Bearer {bad}\x01\x01".encode()})
-                assert r.error_code == 0 and r.auth_bytes == b'{"status":"invalid_token"}'
-                r = c.request(36, 2, {"auth_bytes": b"\x01"})
-                assert (r.error_code, r.error_message) == (58, '{"status":"invalid_token"}')
+                challenge, r = c.oauthbearer_refused(bad)
+            assert (challenge.error_code, challenge.auth_bytes) == (
+                0, b'{"status":"invalid_token"}')
+            assert (r.error_code, r.error_message) == (58, '{"status":"invalid_token"}')
         # librdkafka with a bad token: its authentication fails
         errors: list = []
         bad_conf = {**conf, "oauth_cb": lambda _c: (_token(OTHER_KEY), time.time() + 300),

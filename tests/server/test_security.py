@@ -672,10 +672,9 @@ def test_oauthbearer_error_challenge_over_the_wire(tmp_path):
     good = _unsecured_jwt({"sub": "alice", "exp": time.time() + 60})
     try:
         with WireClient(server.address) as c:
-            assert c.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
-            r = c.request(36, 2, {"auth_bytes": f"n,,\x01auth=Bearer {expired}\x01\x01".encode()})
-            assert r.error_code == 0 and r.auth_bytes == b'{"status":"invalid_token"}'
-            r = c.request(36, 2, {"auth_bytes": b"\x01"})
+            challenge, r = c.oauthbearer_refused(expired)
+            assert (challenge.error_code, challenge.auth_bytes) == (
+                0, b'{"status":"invalid_token"}')
             assert (r.error_code, r.error_message) == (58, '{"status":"invalid_token"}')
             assert _closed(c)
         with WireClient(server.address) as c:  # an authorization id other than the principal

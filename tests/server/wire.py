@@ -79,3 +79,11 @@ class WireClient:
         cid, resp = self.read_response(api_key, version)
         assert cid == self.correlation_id
         return resp
+
+    def oauthbearer_refused(self, token: str) -> tuple[Any, Any]:
+        """An OAUTHBEARER login with ``token`` that the server refuses (RFC 7628): its JSON
+        error challenge, then the failure after the client's ``%x01``; both responses."""
+        assert self.request(17, 1, {"mechanism": "OAUTHBEARER"}).error_code == 0
+        challenge = self.request(36, 2, {"auth_bytes":
+                                         f"n,,\x01auth=Bearer {token}\x01\x01".encode()})
+        return challenge, self.request(36, 2, {"auth_bytes": b"\x01"})
