@@ -286,8 +286,8 @@ def _decode_at(token: str, key: Any, algorithms: list[str], c: JwtValidatorConfi
                                  "verify_iat": False})
     now = now_ms / 1000
     for name in ("exp", "iat", "nbf"):
-        if name in claims and not isinstance(claims[name], (int, float)) or \
-                isinstance(claims.get(name), bool):
+        value = claims.get(name)
+        if name in claims and (isinstance(value, bool) or not isinstance(value, (int, float))):
             raise jwt.InvalidTokenError(f"The '{name}' claim must be a number")
     if now >= claims["exp"] + c.clock_skew_seconds:
         raise jwt.ExpiredSignatureError("Signature has expired")

@@ -90,6 +90,8 @@ def test_a_signed_token_and_what_is_refused(tmp_path):
     _refused(v, unsigned + "c2ln", "unsigned token")
     _refused(v, _token(exp=None), "exp")
     _refused(v, _token(iat=None), "iat")
+    _refused(v, _token(exp="soon"), "'exp' claim must be a number")
+    _refused(v, _token(iat=True), "'iat' claim must be a number")
     _refused(v, _token(sub=None), "sub value must be non-null and non-empty")
     _refused(v, _token(sub="  "), "sub value must be non-null and non-empty")
     _refused(v, _token(sub=7), "Subject must be a string")
