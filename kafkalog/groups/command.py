@@ -148,6 +148,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import logging
 import re
 import sys
 from collections.abc import Sequence
@@ -158,6 +159,8 @@ from ..errors import KafkaLogError
 from ..usage import ArgumentParser, UsageError, parse_args
 from .assignors import STRATEGIES, assign
 from .errors import AssignmentError, GroupIdNotFoundError
+
+logger = logging.getLogger(__name__)
 
 __all__ = ["main", "build_parser", "parse_duration"]
 
@@ -1011,7 +1014,9 @@ def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, 
     ShareSnapshot record (snapshot epoch: the stored one + 1, or 0 for a new key; leader
     epoch: the partition's latest in its leader-epoch cache, else 0; the new start offset; no
     state batches: what was in flight is forgotten), in the ``__share_group_state`` partition
-    the key's state was found in (else Kafka's ``partitionFor``); one batch per partition."""
+    the key's state was found in (else Kafka's ``partitionFor``); one batch per partition. Then
+    the group's record 15 lists the partitions as initialized (and a group without record 11
+    gets one, epoch 1), as Kafka's group coordinator leaves them."""
     from ..records.record import Record
     from .share.state_topic import SHARE_STATE_TOPIC, layout_for_new_keys, snapshot_record
 
@@ -1038,6 +1043,24 @@ def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, 
         batches.setdefault(target, []).append(Record(k, v, now))
     for target, records in sorted(batches.items()):
         logs.log(SHARE_STATE_TOPIC, target).append(records)
+    # Kafka's alterShareGroupOffsets makes the partitions initialized in the group's
+    # ShareGroupStatePartitionMetadata (record 15; the group's record 11 too for a new group)
+    from .metadata_manager import GroupMetadataManager
+    from .share import offline
+
+    before = offline.coordinator_state(logs).get(args.group)
+    initialized = {tid: set(ps) for tid, ps in (before[1] if before else {}).items()}
+    for t, p in plan:
+        initialized.setdefault(str(logs.topic_id(t)), set()).add(p)
+    names = {str(logs.topic_id(t)): t for t in logs.topics() if logs.topic_id(t) is not None}
+    epoch = before[0] if before is not None and before[0] else 1
+    group_records = offline.coordinator_records(args.group, before, epoch, initialized, names)
+    manager = GroupMetadataManager(logs)
+    if group_records and manager.owns(args.group):
+        manager.write_records(args.group, group_records)
+    elif group_records:
+        logger.warning("__consumer_offsets-%d is not in %s: share group %s's records 11/15 not "
+                       "updated", manager.partition_for(args.group), args.log_dir, args.group)
 
 
 def _delete_share(args: argparse.Namespace, logs: Any, manager: Any, info: Any,

@@ -39,7 +39,19 @@ as Kafka's ``SharePartitionManager`` + ``ShareSessionCache`` (core, 4.1) are:
   and the records of aborted transactions it acquires are archived at once, never delivered
   (Kafka's ``filterAbortedTransactionalAcquiredRecords``).
 
-Deviation: membership is not stored (members rejoin after a restart).
+* **Group records** (Kafka's group coordinator, ``__consumer_offsets``): the group's epoch
+  (``ShareGroupMetadata``, record 11: written when the group epoch changes, metadata hash 0) and
+  the share partitions whose state is initialized (``ShareGroupStatePartitionMetadata``, record
+  15: topic id, name and partitions of every key with state in ``__share_group_state``,
+  rewritten when that set changes; 4.2's shapes, 4.0's kept for a 4.0 cluster's group). A Kafka
+  4.1+ broker taking the directory over finds the group and its partitions initialized, so it
+  goes on from the stored start offsets instead of initializing them again (Kafka's
+  ``InitializeShareGroupState`` would overwrite the state with ``share.auto.offset.reset``'s
+  offset). Deleting the group tombstones its share records.
+
+Deviation: membership is not stored (after a restart a group is back Empty at its stored
+epoch and its members rejoin; Kafka's member and assignment records, types 10, 12-14, are not
+written).
 
 Threads: everything runs on the server's loop thread.
 """
@@ -55,7 +67,8 @@ from typing import Any
 
 from ..errors import KafkaLogError
 from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
-from ..groups.share.share_group import ShareGroupCoordinator
+from ..groups.share.offline import coordinator_records, coordinator_state, share_record_keys
+from ..groups.share.share_group import ShareGroup, ShareGroupCoordinator
 from ..producer_state import scan_producer_batches
 from ..records.record import Record
 from ..transactions import READ_COMMITTED, read_committed_filter
@@ -134,6 +147,15 @@ class ShareService:
         #: is first used
         self._stored = state_topic.load(broker.log_dir)
         self._snapshot_epochs = {k: st.snapshot_epoch for k, st in self._stored.items()}
+        #: group -> (the last record 11 epoch, record 15's initialized {topic id: partitions},
+        #: the layout its records are in), from __consumer_offsets at start
+        self._group_records = coordinator_state(broker.log_dir)
+        # the groups those records name come back Empty at their stored epoch (Kafka's
+        # coordinator replays record 11 the same way); members rejoin
+        for gid, (epoch, _initialized, _layout) in self._group_records.items():
+            if epoch and self.coordinator.group(gid) is None:
+                self.coordinator.groups[gid] = ShareGroup(gid, group_epoch=epoch,
+                                                          assignment_epoch=epoch)
         #: the shape each key's records are written in: its stored one (a Kafka 4.0 cluster's
         #: keys stay readable by 4.0), for a new key :func:`state_topic.layout_for_new_keys`
         self._layouts = {k: st.layout for k, st in self._stored.items()}
@@ -154,6 +176,9 @@ class ShareService:
             batches=sp.state_batches(), timestamp_ms=broker.clock.milliseconds(),
             layout=self._layouts.get(key, self._new_key_layout))
         self._write_state_record(key, (k, v))
+        recorded = self._group_records.get(group_id)
+        self._write_group_records(group_id, partitions_changed=recorded is None or partition
+                                  not in recorded[1].get(tid, ()))
 
     def _write_state_record(self, key: tuple[str, str, int],
                             record: tuple[bytes, bytes] | None) -> None:
@@ -189,7 +214,45 @@ class ShareService:
         out = self.coordinator.heartbeat(*args, **kwargs)
         if self._rearm is not None:
             self._rearm.set()
+        group_id = kwargs.get("group_id", args[0] if args else None)
+        if isinstance(group_id, str) and self.coordinator.group(group_id) is not None:
+            self._write_group_records(group_id, partitions_changed=False)
         return out
+
+    # -- the group's records in __consumer_offsets -------------------------------------------
+
+    def _initialized_now(self, group_id: str) -> dict[str, set[int]]:
+        """Topic id -> partitions of the group's keys with state (stored or written since)."""
+        out: dict[str, set[int]] = {}
+        for g, tid, p in self._snapshot_epochs:
+            if g == group_id:
+                out.setdefault(tid, set()).add(p)
+        return out
+
+    def _write_group_records(self, group_id: str, *, partitions_changed: bool) -> None:
+        """Records 11 and 15 of the group where they changed (see the module docstring);
+        ``partitions_changed``: whether the keys with state may have (else record 15 is not
+        looked at: a heartbeat costs no walk over every key)."""
+        known = self._group_records.get(group_id)
+        epoch, initialized, layout = known if known is not None else (None, {}, None)
+        group = self.coordinator.group(group_id)
+        target_epoch = group.group_epoch if group is not None and group.group_epoch > 0 \
+            else (epoch or 1)
+        now = self._initialized_now(group_id) if partitions_changed else initialized
+        records = coordinator_records(group_id, known, target_epoch, now,
+                                      self._topic_names() if now != initialized else {})
+        if not records:
+            return
+        try:
+            self.broker.groups.coordinator.manager.write_records(group_id, records)
+        except (KafkaLogError, OSError) as e:
+            logger.error("share group %s: group records not written: %s", group_id, e)
+            return
+        self._group_records[group_id] = (target_epoch, now, layout)
+
+    def _topic_names(self) -> dict[str, str]:
+        broker = self.broker
+        return {str(broker.topic_id(t)): t for t in broker.topics()}
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
         # As in Kafka, leaving the group (or timing out) does not touch the member's records
@@ -440,7 +503,8 @@ class ShareService:
 
     def delete_offsets(self, group_id: str, topic: str) -> None:
         """DeleteShareGroupOffsets of one topic: the group's state of its partitions goes
-        (tombstones); the caller refuses a group with members first."""
+        (tombstones), and the topic leaves the group's record 15; the caller refuses a group
+        with members first."""
         tid = str(self.broker.topic_id(topic))
         keys = {(g, tid, p) for (g, t, p) in self.partitions if g == group_id and t == topic}
         keys |= {k for k in self._stored if k[0] == group_id and k[1] == tid}
@@ -449,6 +513,7 @@ class ShareService:
             self._stored.pop((g, tid, p), None)
             self._snapshot_epochs.pop((g, tid, p), None)
             self._write_state_record((g, tid, p), None)
+        self._write_group_records(group_id, partitions_changed=True)
 
     def delete_group(self, group_id: str) -> int:
         """DeleteGroups of a share group (Kafka's ``deleteShareGroups`` and the persister's
@@ -472,6 +537,16 @@ class ShareService:
             self._snapshot_epochs.pop(key, None)
             self._write_state_record(key, None)
         self.coordinator.groups.pop(group_id, None)
+        # the group's share records in __consumer_offsets (ShareGroup.createGroupTombstone-
+        # Records: every live one, ours and any a Kafka broker wrote before)
+        live = share_record_keys(self.broker.log_dir, group_id)
+        if live:
+            try:
+                self.broker.groups.coordinator.manager.write_records(
+                    group_id, [(key, None) for _p, _t, key in live])
+            except (KafkaLogError, OSError) as e:
+                logger.error("share group %s: group records not deleted: %s", group_id, e)
+        self._group_records.pop(group_id, None)
         return ErrorCode.none
 
     def describe_partition_state(self) -> list[tuple[str, str, int, int, int]]:

@@ -211,7 +211,7 @@ def test_describe_state(tree: Path, capsys: pytest.CaptureFixture[str]) -> None:
                        "--offsets-topic-partitions", "4")
     assert out == (verbose % ("GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH",
                               "ASSIGNMENT-EPOCH", "#MEMBERS")
-                   + verbose % ("grp", coord, "Empty", "-", "-", 0) + "\n")
+                   + verbose % ("grp", coord, "Empty", 1, "-", 0) + "\n")
     # the epochs of the group's ShareGroupMetadata / ShareGroupTargetAssignmentMetadata records
     coord = f"__consumer_offsets-{_offsets_partition(tree, 'meta-only')}"
     code, out, _ = run(capsys, "describe", str(tree), "--group", "meta-only", "--state",
@@ -291,7 +291,10 @@ def test_offline_load(tree: Path) -> None:
     assert [(r.topic, r.partition, r.start_offset, r.delivery_complete_count, r.lag)
             for r in groups["grp"].partitions] == [("jobs", 0, 3, 1, 6), ("jobs", 1, 4, 0, 0)]
     assert (groups["meta-only"].group_epoch, groups["meta-only"].assignment_epoch) == (3, 2)
-    assert groups["grp"].group_epoch is None and groups["grp"].state == "Empty"
+    # the server wrote the group's ShareGroupMetadata (epoch 1: no member ever heartbeated;
+    # the test acquired directly) and no target assignment
+    assert (groups["grp"].group_epoch, groups["grp"].assignment_epoch) == (1, None)
+    assert groups["grp"].state == "Empty"
 
 
 def test_offline_doctests() -> None:
@@ -508,12 +511,14 @@ def test_delete_then_describe_and_a_restarted_server(
         1, "", "Error: Consumer group 'grp' does not exist.\n")
     code, out, _ = run(capsys, "delete", str(copy), "--group", LONG, "--json")
     assert json.loads(out) == {"deleted": [LONG], "type": "share", "state_tombstones": 1,
-                               "group_record_tombstones": 2}
-    # the group's records: the assignment epoch's tombstone, then the group epoch's
+                               "group_record_tombstones": 3}
+    # the group's records in Kafka's order: the assignment epoch's tombstone, the state
+    # partition metadata's (the server wrote it), then the group epoch's
     from kafkalog.decoders.offsets import encode_record
 
-    assert _last_records(copy, "__consumer_offsets", _offsets_partition(copy, LONG), 2) == [
+    assert _last_records(copy, "__consumer_offsets", _offsets_partition(copy, LONG), 3) == [
         (encode_record(12, {"groupId": LONG}, None)[0], None),
+        (encode_record(15, {"groupId": LONG}, None)[0], None),
         (encode_record(11, {"groupId": LONG}, None)[0], None)]
     code, out, _ = run(capsys, "delete", str(copy), "--group", "meta-only", "--json")
     assert json.loads(out)["group_record_tombstones"] == 2
@@ -618,3 +623,76 @@ def test_a_kafka_4_0_tree_is_described_reset_and_served_in_4_0s_shape(
     layouts = _layouts(copy)
     assert set(layouts) == {"4.0"} and len(layouts) > 4
     assert _state(copy, "grp")[("jobs", 0)][:2] == (2, 0)
+
+
+# -- the group records the server writes (records 11 and 15) ----------------------------------
+
+def _group_records(tree: Path) -> dict:
+    with LogDir.open(tree, read_only=True) as logs:
+        return offline.coordinator_state(logs)
+
+
+def test_the_server_writes_kafkas_share_group_records(tree: Path, tmp_path: Path) -> None:
+    """ShareGroupMetadata (11: the group epoch) and ShareGroupStatePartitionMetadata (15: the
+    partitions with initialized state) in Kafka 4.2's shape, so that a Kafka broker taking the
+    directory over does not initialize those partitions again; rewritten as they change."""
+    with LogDir.open(tree, read_only=True) as logs:
+        tid = str(logs.topic_id("jobs"))
+    state = _group_records(tree)
+    assert state["grp"] == (1, {tid: {0, 1}}, None)
+    assert state[LONG] == (1, {tid: {1}}, None)
+    # 'deleted': the test tombstoned its record 11 (Kafka's deleted group); 15 was the server's
+    assert state["deleted"] == (None, {tid: {0}}, None)
+    # the bytes are Kafka 4.2's record 15 (InitializingTopics first, empty)
+    key = CODEC.encode(15, {"groupId": "grp"}, None)[0]
+    with LogDir.open(tree, read_only=True) as logs:
+        recs = [r for r in logs.log("__consumer_offsets",
+                                    _offsets_partition(tree, "grp")).records() if r.key == key]
+    rec = CODEC.decode(recs[-1].key, recs[-1].value)
+    assert rec["layout"] is None and rec["value"]["initializingTopics"] == []
+    assert rec["value"]["initializedTopics"] == [
+        {"topicId": tid, "topicName": "jobs", "partitions": [0, 1]}]
+
+    copy = _copy(tree, tmp_path)
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        shares = s.broker.shares
+        # a member joins: the group epoch goes up and record 11 follows it
+        r = shares.heartbeat("grp", "m-1", 0, ["jobs"])
+        assert r.error_code == 0
+        epoch = shares.coordinator.group("grp").group_epoch
+        assert epoch >= 2
+        shares.heartbeat("grp", r.member_id, -1, None)           # leaves: the epoch moves on
+        epoch = shares.coordinator.group("grp").group_epoch
+        # DeleteShareGroupOffsets of the topic: 15 no longer lists it
+        shares.delete_offsets(LONG, "jobs")
+        # a new group's first state: 11 and 15 appear
+        shares.share_partition("fresh", "jobs", 0)
+        shares.acquire("fresh", "m", "jobs", 0, max_records=1, max_bytes=1 << 20)
+        assert shares.acknowledge("fresh", "m", "jobs", 0, [(0, 0, (ACCEPT,))])[0] == 0
+        assert shares.delete_group("deleted") == 0
+    finally:
+        s.stop()
+    state = _group_records(copy)
+    assert state["grp"] == (epoch, {tid: {0, 1}}, None)
+    assert state[LONG] == (1, {}, None)
+    assert state["fresh"] == (1, {tid: {0}}, None)
+    assert "deleted" not in state                       # its live record 15: tombstoned
+
+
+def test_an_offline_reset_records_the_partitions_as_initialized(tree: Path, tmp_path: Path,
+                                                                  capsys) -> None:
+    """``reset-offsets --execute`` leaves what Kafka's alterShareGroupOffsets leaves: the
+    partitions in record 15's initialized topics (the group's epoch kept)."""
+    copy = _copy(tree, tmp_path)
+    with LogDir.open(copy, read_only=True) as logs:
+        tid = str(logs.topic_id("jobs"))
+    # 'meta-only': Kafka's records 11/12 (epoch 3) and no state yet
+    assert _group_records(copy)["meta-only"] == (3, {}, None)
+    assert run(capsys, "reset-offsets", str(copy), "--group", "meta-only", "--topic", "jobs",
+               "--to-earliest", "--execute")[0] == 0
+    assert _group_records(copy)["meta-only"] == (3, {tid: {0, 1}}, None)
+    # LONG had jobs-1 only: jobs-0 joins it
+    assert run(capsys, "reset-offsets", str(copy), "--group", LONG, "--topic", "jobs:0",
+               "--to-latest", "--execute")[0] == 0
+    assert _group_records(copy)[LONG] == (1, {tid: {0, 1}}, None)

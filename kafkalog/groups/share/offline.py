@@ -59,6 +59,7 @@ logger = logging.getLogger(__name__)
 #: ``__consumer_offsets`` record types read here (``CoordinatorRecordType``)
 SHARE_GROUP_METADATA = 11
 SHARE_GROUP_TARGET_ASSIGNMENT_METADATA = 12
+SHARE_GROUP_STATE_PARTITION_METADATA = 15
 _KEY_PREFIXES = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
                                                 SHARE_GROUP_TARGET_ASSIGNMENT_METADATA)]
 #: every share-group record type of ``__consumer_offsets``, in the order Kafka's
@@ -191,6 +192,70 @@ def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | Non
             "epoch" if rec["type"] == SHARE_GROUP_METADATA else "assignmentEpoch")
         out.setdefault(rec["key"]["groupId"], {})[rec["type"]] = (v is not None, epoch)
     return out
+
+
+def coordinator_state(logs: Any) -> dict[str, tuple[int | None, dict[str, set[int]],
+                                                    str | None]]:
+    """group id -> ``(epoch, initialized, layout)`` from the last live ``ShareGroupMetadata``
+    (record 11: its epoch, None without one) and ``ShareGroupStatePartitionMetadata`` (record
+    15: topic id -> initialized partitions) of each share group in ``__consumer_offsets``;
+    ``layout`` "4.0" when those records are in Kafka 4.0's shape. A tombstone drops what it
+    deletes."""
+    prefixes = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
+                                               SHARE_GROUP_STATE_PARTITION_METADATA)]
+    epochs: dict[str, int | None] = {}
+    initialized: dict[str, dict[str, set[int]]] = {}
+    layouts: dict[str, str | None] = {}
+    for _p, _key, _value, rec in _scan_share_records(logs, prefixes):
+        group = rec["key"]["groupId"]
+        v = rec["value"]
+        if rec["layout"] is not None:
+            layouts[group] = rec["layout"]
+        if rec["type"] == SHARE_GROUP_METADATA:
+            if v is None:
+                epochs.pop(group, None)
+            else:
+                epochs[group] = v.get("epoch")
+        elif v is None:
+            initialized.pop(group, None)
+        else:
+            initialized[group] = {t["topicId"]: set(t["partitions"])
+                                  for t in v.get("initializedTopics", ())}
+    return {g: (epochs.get(g), initialized.get(g, {}), layouts.get(g))
+            for g in set(epochs) | set(initialized)}
+
+
+def coordinator_records(group_id: str, previous: tuple[int | None, dict[str, set[int]],
+                                                       str | None] | None,
+                        epoch: int, initialized: dict[str, set[int]],
+                        topic_names: dict[str, str]) -> list[tuple[bytes, bytes | None]]:
+    """The ``__consumer_offsets`` records that bring a share group's ``previous``
+    :func:`coordinator_state` to ``epoch`` (record 11) and ``initialized`` (record 15): each
+    one only when it changes, in the shape the group's records are in (4.2's unless they are
+    Kafka 4.0's). Record 11's metadata hash is written as 0: Kafka recomputes the hash of the
+    subscribed topics and starts a new assignment when it differs.
+
+    >>> recs = coordinator_records("g", None, 1, {"AAAAAAAAAAAAAAAAAAAAAQ": {0}}, {})
+    >>> [CODEC.decode(k, v)["value_name"] for k, v in recs]
+    ['ShareGroupMetadataValue', 'ShareGroupStatePartitionMetadataValue']
+    """
+    old_epoch, old_initialized, layout = previous if previous is not None else (None, {}, None)
+    records: list[tuple[bytes, bytes | None]] = []
+    if epoch != old_epoch:
+        value: dict[str, Any] = {"epoch": epoch}
+        if layout is None:
+            value["metadataHash"] = 0
+        records.append(CODEC.encode(SHARE_GROUP_METADATA, {"groupId": group_id}, value,
+                                    layout=layout))
+    if initialized != old_initialized and (initialized or old_initialized):
+        topics = [{"topicId": tid, "topicName": topic_names.get(tid, ""),
+                   "partitions": sorted(ps)} for tid, ps in sorted(initialized.items())]
+        value = {"initializedTopics": topics, "deletingTopics": []}
+        if layout is None:
+            value["initializingTopics"] = []
+        records.append(CODEC.encode(SHARE_GROUP_STATE_PARTITION_METADATA,
+                                    {"groupId": group_id}, value, layout=layout))
+    return records
 
 
 def share_record_keys(logs: Any, group_id: str) -> list[tuple[int, int, bytes]]:
