@@ -162,6 +162,9 @@ class _Jwks:
         self._lock = threading.Lock()
         self._keys: dict[str | None, Any] = {}
         self._loaded_at = 0.0
+        #: when a background fetch last started: the next waits retry.backoff.ms after it,
+        #: failed or not (a JWKS endpoint that is down is not asked at every token)
+        self._attempted_at = float("-inf")
         self._mtime: float | None = None
         self._refreshing = False
         self._load()                    # at start: an unreadable JWKS fails the server's start
@@ -212,9 +215,12 @@ class _Jwks:
                 self._refreshing = False
 
         with self._lock:
-            if self._refreshing or time.monotonic() - self._loaded_at < self.backoff_s:
+            now = time.monotonic()
+            if self._refreshing or now - max(self._loaded_at, self._attempted_at) < \
+                    self.backoff_s:
                 return
             self._refreshing = True
+            self._attempted_at = now
         threading.Thread(target=run, name="kafkalog-jwks-refresh", daemon=True).start()
 
     def key_for(self, kid: str | None) -> _Key:

@@ -314,3 +314,20 @@ def test_server_properties_select_the_validator(tmp_path, jwks_server):
     refused = dataclasses.replace(c, sasl_oauthbearer_allowed_urls=None)
     with pytest.raises(ConfigError, match="cannot be accessed due to restrictions"):
         oauthbearer_validator(refused)
+
+
+def test_unknown_keys_do_not_fetch_the_jwks_at_every_token(jwks_server):
+    """Within sasl.oauthbearer.jwks.endpoint.retry.backoff.ms of a fetch, tokens naming an
+    unknown key are refused without asking the endpoint again."""
+    v = _validator(jwks_server.url, jwks_endpoint_retry_backoff_ms=60_000)
+    assert jwks_server.requests == 1
+    for _ in range(5):
+        _refused(v, _token(OTHER_KEY, "k9"), "no key")
+    time.sleep(0.2)
+    assert jwks_server.requests == 1        # the start's fetch is within the backoff too
+    v = _validator(jwks_server.url, jwks_endpoint_retry_backoff_ms=0)
+    _refused(v, _token(OTHER_KEY, "k9"), "no key")
+    deadline = time.monotonic() + 10
+    while jwks_server.requests < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert jwks_server.requests == 3        # this one's start, then one refresh
