@@ -37,6 +37,7 @@ from .metadata_version import (
     LATEST_PRODUCTION_LEVEL,
     LEVELS,
     MINIMUM_LEVEL,
+    MetadataVersion,
     metadata_changed_between,
 )
 
@@ -48,7 +49,10 @@ METADATA_VERSION = "metadata.version"
 UNKNOWN, UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE = 0, 1, 2, 3
 #: the error of every refused update (``Errors.INVALID_UPDATE_VERSION``)
 INVALID_UPDATE_VERSION = 95
-_MV = {name: level for level, name in LEVELS.items()}
+
+
+def _mv(name: str) -> int:
+    return MetadataVersion.from_name(name).level
 
 
 @dataclass(frozen=True)
@@ -62,15 +66,15 @@ class FeatureLevel:
 
 #: Kafka 4.2's production features (``Feature.PRODUCTION_FEATURES``), levels in order
 FEATURES: dict[str, list[FeatureLevel]] = {
-    "kraft.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _MV["3.9-IV0"])],
-    "transaction.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _MV["4.0-IV2"]),
-                            FeatureLevel(2, _MV["4.0-IV2"])],
-    "group.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _MV["4.0-IV0"])],
+    "kraft.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _mv("3.9-IV0"))],
+    "transaction.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _mv("4.0-IV2")),
+                            FeatureLevel(2, _mv("4.0-IV2"))],
+    "group.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _mv("4.0-IV0"))],
     "eligible.leader.replicas.version": [
         FeatureLevel(0, MINIMUM_LEVEL),
-        FeatureLevel(1, _MV["4.1-IV0"], {METADATA_VERSION: _MV["4.0-IV1"]})],
-    "share.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _MV["4.2-IV0"])],
-    "streams.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _MV["4.2-IV1"])],
+        FeatureLevel(1, _mv("4.1-IV0"), {METADATA_VERSION: _mv("4.0-IV1")})],
+    "share.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _mv("4.2-IV0"))],
+    "streams.version": [FeatureLevel(0, MINIMUM_LEVEL), FeatureLevel(1, _mv("4.2-IV1"))],
 }
 
 
@@ -182,8 +186,8 @@ class FeatureControl:
         def invalid(message: str) -> str:
             return f"Invalid update version {level} for feature {name}. {message}"
 
-        if upgrade_type == UNKNOWN or upgrade_type not in (UPGRADE, SAFE_DOWNGRADE,
-                                                           UNSAFE_DOWNGRADE):
+        if upgrade_type not in (UPGRADE, SAFE_DOWNGRADE, UNSAFE_DOWNGRADE):  # UNKNOWN, or not
+            # a code at all (FeatureUpdate.UpgradeType.fromCode gives UNKNOWN for both)
             return invalid("The controller does not support the given upgrade type.")
         current = self._finalized.get(name, 0)
         if level < 0:

@@ -389,7 +389,7 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
         share = shares.get(args.group)
         if args.command == "reset-offsets":
             if share is not None:
-                return _reset_share(args, logs, shares, share, out, err)
+                return _reset_share(args, logs, manager, shares, share, out, err)
             return _reset(args, logs, manager, out, err)
         if share is not None:
             return _delete_share(args, logs, manager, share, out)
@@ -919,8 +919,8 @@ def _share_topic_partitions(args: argparse.Namespace, logs: Any, err: IO[str]
     return tps
 
 
-def _reset_share(args: argparse.Namespace, logs: Any, shares: dict[str, Any], info: Any,
-                 out: IO[str], err: IO[str]) -> int:
+def _reset_share(args: argparse.Namespace, logs: Any, manager: Any, shares: dict[str, Any],
+                 info: Any, out: IO[str], err: IO[str]) -> int:
     """``ShareGroupService.resetOffsets`` (Kafka 4.1) of a share group: the share-partition
     start offsets of the scope set to the log start offset (``--to-earliest``), the high
     watermark (``--to-latest``) or the first offset at or after a time (``--to-datetime``;
@@ -968,7 +968,7 @@ def _reset_share(args: argparse.Namespace, logs: Any, shares: dict[str, Any], in
                 offset = logs.high_watermark(t, p)
             plan[(t, p)] = offset
     if args.execute:
-        _write_share_offsets(args, logs, shares, info, plan)
+        _write_share_offsets(args, logs, manager, shares, info, plan)
     if args.json:
         out.write(json.dumps({"group": group, "type": "share", "executed": bool(args.execute),
                               "offsets": [{"topic": t, "partition": p, "new_offset": o}
@@ -1008,8 +1008,9 @@ def _new_state_partition(args: argparse.Namespace, logs: Any, shares: dict[str, 
     return target
 
 
-def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, Any],
-                         info: Any, plan: dict[tuple[str, int], int]) -> None:
+def _write_share_offsets(args: argparse.Namespace, logs: Any, manager: Any,
+                         shares: dict[str, Any], info: Any,
+                         plan: dict[tuple[str, int], int]) -> None:
     """``alterShareGroupOffsets`` as Kafka's share coordinator stores it: per partition one
     ShareSnapshot record (snapshot epoch: the stored one + 1, or 0 for a new key; leader
     epoch: the partition's latest in its leader-epoch cache, else 0; the new start offset; no
@@ -1045,17 +1046,15 @@ def _write_share_offsets(args: argparse.Namespace, logs: Any, shares: dict[str, 
         logs.log(SHARE_STATE_TOPIC, target).append(records)
     # Kafka's alterShareGroupOffsets makes the partitions initialized in the group's
     # ShareGroupStatePartitionMetadata (record 15; the group's record 11 too for a new group)
-    from .metadata_manager import GroupMetadataManager
     from .share import offline
 
     before = offline.coordinator_state(logs).get(args.group)
     initialized = {tid: set(ps) for tid, ps in (before[1] if before else {}).items()}
     for t, p in plan:
         initialized.setdefault(str(logs.topic_id(t)), set()).add(p)
-    names = {str(logs.topic_id(t)): t for t in logs.topics() if logs.topic_id(t) is not None}
     epoch = before[0] if before is not None and before[0] else 1
-    group_records = offline.coordinator_records(args.group, before, epoch, initialized, names)
-    manager = GroupMetadataManager(logs)
+    group_records = offline.coordinator_records(args.group, before, epoch, initialized,
+                                                offline.topic_names(logs))
     if group_records and manager.owns(args.group):
         manager.write_records(args.group, group_records)
     elif group_records:

@@ -160,7 +160,7 @@ class _Jwks:
         parsed = urlparse(self.url)
         self.path = unquote(parsed.path) if parsed.scheme.lower() == "file" else None
         self._lock = threading.Lock()
-        self._keys: dict[str | None, Any] = {}
+        self._keys: dict[str | None, _Key] = {}
         self._loaded_at = 0.0
         #: when a background fetch last started: the next waits retry.backoff.ms after it,
         #: failed or not (a JWKS endpoint that is down is not asked at every token)

@@ -65,6 +65,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..checkpoint import Uuid
 from ..errors import KafkaLogError
 from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
 from ..groups.share.offline import coordinator_records, coordinator_state, share_record_keys
@@ -239,8 +240,9 @@ class ShareService:
         target_epoch = group.group_epoch if group is not None and group.group_epoch > 0 \
             else (epoch or 1)
         now = self._initialized_now(group_id) if partitions_changed else initialized
-        records = coordinator_records(group_id, known, target_epoch, now,
-                                      self._topic_names() if now != initialized else {})
+        names = {tid: self.broker.topic_by_id(Uuid.from_string(tid)) or ""
+                 for tid in now} if now != initialized else {}
+        records = coordinator_records(group_id, known, target_epoch, now, names)
         if not records:
             return
         try:
@@ -249,10 +251,6 @@ class ShareService:
             logger.error("share group %s: group records not written: %s", group_id, e)
             return
         self._group_records[group_id] = (target_epoch, now, layout)
-
-    def _topic_names(self) -> dict[str, str]:
-        broker = self.broker
-        return {str(broker.topic_id(t)): t for t in broker.topics()}
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
         # As in Kafka, leaving the group (or timing out) does not touch the member's records

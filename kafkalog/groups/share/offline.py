@@ -225,6 +225,17 @@ def coordinator_state(logs: Any) -> dict[str, tuple[int | None, dict[str, set[in
             for g in set(epochs) | set(initialized)}
 
 
+def topic_names(logs: Any) -> dict[str, str]:
+    """Topic id (Kafka's base64) -> name, for the tree's topics with a ``partition.metadata``
+    id."""
+    names: dict[str, str] = {}
+    for topic in logs.topics():
+        tid = logs.topic_id(topic)
+        if tid is not None:
+            names[str(tid)] = topic
+    return names
+
+
 def coordinator_records(group_id: str, previous: tuple[int | None, dict[str, set[int]],
                                                        str | None] | None,
                         epoch: int, initialized: dict[str, set[int]],
@@ -280,12 +291,8 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
     (:meth:`~kafkalog.log_dir.LogDir.topic_id`)."""
     states, epochs, where = _states(logs)
     meta = _share_group_records(logs)
-    names: dict[str, str] = {}
+    names = topic_names(logs)
     present = set(logs.partitions())
-    for topic in logs.topics():
-        tid = logs.topic_id(topic)
-        if tid is not None:
-            names[str(tid)] = topic
     groups: dict[str, ShareGroupInfo] = {}
     for group_id, kinds in meta.items():
         live, epoch = kinds.get(SHARE_GROUP_METADATA, (False, None))

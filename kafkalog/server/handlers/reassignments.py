@@ -12,10 +12,10 @@ error). Each partition of an alteration is checked on its own:
 * a cancellation (null replicas): ``NO_REASSIGNMENT_IN_PROGRESS``, since nothing is ever
   reassigning here;
 * a target replica list (``validateManualPartitionAssignment``): empty, naming a broker that is
-  not registered (only this node is), or naming one twice: ``INVALID_REPLICA_ASSIGNMENT``; then,
-  unless the request allows it (v1, KIP-860), a changed replication factor:
-  ``INVALID_REPLICATION_FACTOR``. What is left is the partition's own replica list, which needs
-  no change (no ``PartitionChangeRecord``): ``NONE``.
+  not registered (only this node is), or naming one twice: ``INVALID_REPLICA_ASSIGNMENT``. What
+  is left is the partition's own replica list, which needs no change (no
+  ``PartitionChangeRecord``) and keeps its replication factor (KIP-860's check cannot fail
+  here): ``NONE``.
 
 So no reassignment is ever in progress: a list answers no topics (Kafka leaves out topics with
 no reassigning partition). Versions: Alter 0-1, List 0 (Kafka 4.2's).
@@ -40,8 +40,7 @@ class _PartitionError(Exception):
         self.message = message
 
 
-def _check_target(broker: Any, topic: str, partition: int, replicas: Any,
-                  allow_rf_change: bool) -> None:
+def _check_target(broker: Any, topic: str, partition: int, replicas: Any) -> None:
     """``ReplicationControlManager.alterPartitionReassignment`` for one partition; raises
     :class:`_PartitionError` with Kafka's code and message."""
     held = broker.partitions_of(topic)
@@ -72,11 +71,9 @@ def _check_target(broker: Any, topic: str, partition: int, replicas: Any,
                 f"The manual partition assignment includes the broker {previous} more than "
                 "once.")
         previous = broker_id
-    if not allow_rf_change and len(replicas) != 1:
-        # validatePartitionReplicationFactorUnchanged (every partition here has one replica;
-        # unreachable past the checks above, kept for the order of Kafka's checks)
-        raise _PartitionError(ErrorCode.invalid_replication_factor,
-                              f"The replication factor is changed from 1 to {len(replicas)}")
+    # (validatePartitionReplicationFactorUnchanged, without allow_replication_factor_change,
+    # comes next in Kafka; past the checks above the target is [this node], the replica list
+    # of every partition here: the factor cannot change)
 
 
 @register(45, "AlterPartitionReassignments", 0, 1)
@@ -98,7 +95,7 @@ async def alter_partition_reassignments(ctx: RequestContext, request: Any
         partitions = []
         for p in t.partitions:
             try:
-                _check_target(ctx.broker, t.name, p.partition_index, p.replicas, allow)
+                _check_target(ctx.broker, t.name, p.partition_index, p.replicas)
             except _PartitionError as e:
                 partitions.append({"partition_index": p.partition_index, "error_code": e.code,
                                    "error_message": e.message})
