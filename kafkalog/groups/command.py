@@ -81,10 +81,11 @@ types and share groups (Kafka's tool lists only ``consumer`` and empty protocol 
 groups with ``kafka-share-groups.sh --list``).
 
 Share groups (KIP-932): a group id whose last ``ShareGroupMetadata`` record (``__consumer_offsets``
-type 11) is live, or that has live ``__share_group_state`` records and no such record (kafkalog's
-server writes no share-group membership records). A group the ``__consumer_offsets`` replay
-knows as classic or consumer stays that (Kafka gives a group id one type). Offline a share
-group has no members: its state is *Empty* (``list``, ``--state``), #MEMBERS 0, and
+type 11) is live, or that has live ``__share_group_state`` records and no such record. A group
+the ``__consumer_offsets`` replay knows as classic or consumer stays that (Kafka gives a group id
+one type). Offline a share group has no members (the members its records 10/14 still name, as
+Kafka's and kafkalog's servers write them, would time out before a coordinator loading the tree
+heard from them): its state is *Empty* (``list``, ``--state``), #MEMBERS 0, and
 ``--members`` prints only Kafka's empty-group note. ``describe``'s offsets table is
 ``ShareGroupCommand.printOffsets`` of Kafka 4.2 (KIP-1226; 4.1 prints no LAG column): one row
 per share partition with state, sorted by topic and partition, START-OFFSET the stored
@@ -123,7 +124,7 @@ out as Kafka's share coordinator stores them:
   topic-partition.".
 * ``delete``: a tombstone for every state key of the group (``__share_group_state``) and for
   every live ``ShareGroup*`` key of it in ``__consumer_offsets`` (types 9-15, which Kafka's
-  group coordinator writes; kafkalog's server writes none); "Deletion of requested share groups
+  group coordinator and kafkalog's server write); "Deletion of requested share groups
   ('G') was successful.". The group is gone from ``list`` and ``describe`` after, and a server
   started on the tree has no state for it.
 
@@ -1068,7 +1069,7 @@ def _delete_share(args: argparse.Namespace, logs: Any, manager: Any, info: Any,
     carry it out: a ShareSnapshot tombstone for every state key of the group in
     ``__share_group_state`` (the persister's ``deleteState``; one batch per partition) and,
     when ``__consumer_offsets`` holds ``ShareGroup*`` records of the group (types 9-15, Kafka's
-    group coordinator writes them; kafkalog's server does not), a tombstone for each live key,
+    group coordinator and kafkalog's server write them), a tombstone for each live key,
     in one batch. Offline the group has no members: never refused for its state (Kafka:
     "Share group 'G' is not EMPTY.")."""
     from ..records.record import Record

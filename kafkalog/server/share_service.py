@@ -39,19 +39,20 @@ as Kafka's ``SharePartitionManager`` + ``ShareSessionCache`` (core, 4.1) are:
   and the records of aborted transactions it acquires are archived at once, never delivered
   (Kafka's ``filterAbortedTransactionalAcquiredRecords``).
 
-* **Group records** (Kafka's group coordinator, ``__consumer_offsets``): the group's epoch
-  (``ShareGroupMetadata``, record 11: written when the group epoch changes, metadata hash 0) and
-  the share partitions whose state is initialized (``ShareGroupStatePartitionMetadata``, record
-  15: topic id, name and partitions of every key with state in ``__share_group_state``,
-  rewritten when that set changes; 4.2's shapes, 4.0's kept for a 4.0 cluster's group). A Kafka
-  4.1+ broker taking the directory over finds the group and its partitions initialized, so it
-  goes on from the stored start offsets instead of initializing them again (Kafka's
-  ``InitializeShareGroupState`` would overwrite the state with ``share.auto.offset.reset``'s
-  offset). Deleting the group tombstones its share records.
-
-Deviation: membership is not stored (after a restart a group is back Empty at its stored
-epoch and its members rejoin; Kafka's member and assignment records, types 10, 12-14, are not
-written).
+* **Group records** (Kafka's group coordinator, ``__consumer_offsets``), as Kafka 4.2 writes
+  them: the group's epoch and KIP-1101 metadata hash (``ShareGroupMetadata``, record 11), the
+  members (``ShareGroupMemberMetadata``, 10), each target assignment (13 per changed member,
+  then 12) and each member's current assignment (14), written where they changed after every
+  heartbeat, a member's tombstones (14, 13, 10) and a new epoch when it leaves or times out
+  (:mod:`kafkalog.groups.share.records`); and the share partitions whose state is initialized
+  (``ShareGroupStatePartitionMetadata``, record 15: topic id, name and partitions of every key
+  with state in ``__share_group_state``, rewritten when that set changes; 4.2's shapes, 4.0's
+  kept for a 4.0 cluster's group). A restart replays them: the group is back with its members,
+  whose session timeouts start again (Kafka's ``onLoaded``), and a member that carries on at
+  its epoch keeps its assignment. A Kafka 4.1+ broker taking the directory over finds the same
+  group with its partitions initialized, so it goes on from the stored start offsets instead of
+  initializing them again (Kafka's ``InitializeShareGroupState`` would overwrite the state with
+  ``share.auto.offset.reset``'s offset). Deleting the group tombstones its share records.
 
 Threads: everything runs on the server's loop thread.
 """
@@ -66,10 +67,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..checkpoint import Uuid
+from ..decoders.offsets import CODEC
 from ..errors import KafkaLogError
 from ..groups.share import InvalidRecordStateError, SharePartition, state_topic
-from ..groups.share.offline import coordinator_records, coordinator_state, share_record_keys
-from ..groups.share.share_group import ShareGroup, ShareGroupCoordinator
+from ..groups.share import records as share_records
+from ..groups.share.offline import (
+    CoordinatorState,
+    coordinator_records,
+    load_coordinator,
+    share_record_keys,
+)
+from ..groups.share.share_group import ShareGroupCoordinator
 from ..producer_state import scan_producer_batches
 from ..records.record import Record
 from ..transactions import READ_COMMITTED, read_committed_filter
@@ -148,15 +156,22 @@ class ShareService:
         #: is first used
         self._stored = state_topic.load(broker.log_dir)
         self._snapshot_epochs = {k: st.snapshot_epoch for k, st in self._stored.items()}
-        #: group -> (the last record 11 epoch, record 15's initialized {topic id: partitions},
-        #: the layout its records are in), from __consumer_offsets at start
-        self._group_records = coordinator_state(broker.log_dir)
-        # the groups those records name come back Empty at their stored epoch (Kafka's
-        # coordinator replays record 11 the same way); members rejoin
-        for gid, (epoch, _initialized, _layout) in self._group_records.items():
-            if epoch and self.coordinator.group(gid) is None:
-                self.coordinator.groups[gid] = ShareGroup(gid, group_epoch=epoch,
-                                                          assignment_epoch=epoch)
+        #: group -> its records 11 and 15 as last written (epoch, initialized partitions,
+        #: layout, metadata hash), and its membership records (10, 12-14) replayed, from
+        #: __consumer_offsets at start
+        self._group_records, self._stored_groups = load_coordinator(broker.log_dir)
+        # the groups come back with their stored members (Kafka's coordinator replays their
+        # records the same way); each member's session timeout starts again now, and the
+        # subscribed topics are hashed again at the next heartbeat
+        now = broker.clock.milliseconds()
+        names = {tid: name for name, tid in self._topic_ids().items()}
+        for gid, state in self._group_records.items():
+            if state.epoch and self.coordinator.group(gid) is None:
+                stored = self._stored_groups.get(gid, share_records.StoredShareGroup(gid))
+                group = stored.to_live(state.epoch, names, now)
+                group.metadata_hash = state.metadata_hash
+                group.metadata_refresh_needed = True
+                self.coordinator.groups[gid] = group
         #: the shape each key's records are written in: its stored one (a Kafka 4.0 cluster's
         #: keys stay readable by 4.0), for a new key :func:`state_topic.layout_for_new_keys`
         self._layouts = {k: st.layout for k, st in self._stored.items()}
@@ -200,12 +215,21 @@ class ShareService:
 
     # -- membership --------------------------------------------------------------------------
 
+    def _topic_ids(self) -> dict[str, str]:
+        """Topic name -> id (Kafka's base64 form) of every topic."""
+        broker = self.broker
+        return {t: str(broker.topic_id(t)) for t in broker.partition_counts()}
+
     def topics_changed(self) -> None:
         """Topic created, grown or deleted: new partition counts for the assignments; share
         partitions of deleted partitions are dropped."""
         broker = self.broker
         counts = broker.partition_counts()
-        self.coordinator.update_metadata(counts, {t: str(broker.topic_id(t)) for t in counts})
+        rack = broker.config.broker_rack
+        self.coordinator.update_metadata(
+            counts, self._topic_ids(),
+            # KIP-1101 hashes each partition's replica racks: this broker's, where it has one
+            {t: [(rack,)] * n for t, n in counts.items()} if rack else None)
         held = set(broker.log_dir.partitions())
         for key in [k for k in self.partitions if (k[1], k[2]) not in held]:
             del self.partitions[key]
@@ -231,18 +255,28 @@ class ShareService:
         return out
 
     def _write_group_records(self, group_id: str, *, partitions_changed: bool) -> None:
-        """Records 11 and 15 of the group where they changed (see the module docstring);
-        ``partitions_changed``: whether the keys with state may have (else record 15 is not
-        looked at: a heartbeat costs no walk over every key)."""
+        """The group's records where they changed since last written, in one batch: its
+        membership (10, 12-14: :func:`kafkalog.groups.share.records.delta`) around records
+        11 and 15 (see the module docstring); ``partitions_changed``: whether the keys with
+        state may have (else record 15 is not looked at: a heartbeat costs no walk over
+        every key)."""
         known = self._group_records.get(group_id)
-        epoch, initialized, layout = known if known is not None else (None, {}, None)
+        epoch, initialized, layout, _hash = known if known is not None \
+            else CoordinatorState(None, {}, None)
         group = self.coordinator.group(group_id)
         target_epoch = group.group_epoch if group is not None and group.group_epoch > 0 \
             else (epoch or 1)
+        metadata_hash = group.metadata_hash if group is not None else (
+            known.metadata_hash if known is not None else 0)
         now = self._initialized_now(group_id) if partitions_changed else initialized
         names = {tid: self.broker.topic_by_id(Uuid.from_string(tid)) or ""
                  for tid in now} if now != initialized else {}
-        records = coordinator_records(group_id, known, target_epoch, now, names)
+        records = coordinator_records(group_id, known, target_epoch, now, names,
+                                      metadata_hash)
+        stored = self._stored_groups.get(group_id) or share_records.StoredShareGroup(group_id)
+        if group is not None:
+            records = share_records.delta(stored, group, self._topic_ids(),
+                                          group_records=records)
         if not records:
             return
         try:
@@ -250,7 +284,15 @@ class ShareService:
         except (KafkaLogError, OSError) as e:
             logger.error("share group %s: group records not written: %s", group_id, e)
             return
-        self._group_records[group_id] = (target_epoch, now, layout)
+        self._group_records[group_id] = CoordinatorState(target_epoch, now, layout,
+                                                         metadata_hash)
+        groups = {group_id: stored}
+        for k, v in records:
+            rec = CODEC.decode(k, v)
+            if rec["type"] in share_records.MEMBER_RECORD_TYPES:
+                share_records.replay(groups, rec)
+        if group_id in groups:
+            self._stored_groups[group_id] = groups[group_id]
 
     def _member_removed(self, group_id: str, member_id: str) -> None:
         # As in Kafka, leaving the group (or timing out) does not touch the member's records
@@ -258,6 +300,8 @@ class ShareService:
         # epoch -1) after, or at the same time as, its leave heartbeat. The records it still
         # holds come back when its session closes, its connection drops or their locks expire.
         logger.info("share group %s: member %s left", group_id, member_id)
+        # its records' tombstones and the group's new epoch (shareGroupFenceMember)
+        self._write_group_records(group_id, partitions_changed=False)
 
     def connection_closed(self, peer: str) -> None:
         """A client connection closed: the share sessions opened on it end, releasing their
@@ -545,6 +589,7 @@ class ShareService:
             except (KafkaLogError, OSError) as e:
                 logger.error("share group %s: group records not deleted: %s", group_id, e)
         self._group_records.pop(group_id, None)
+        self._stored_groups.pop(group_id, None)
         return ErrorCode.none
 
     def describe_partition_state(self) -> list[tuple[str, str, int, int, int]]:

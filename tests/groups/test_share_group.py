@@ -101,12 +101,17 @@ def test_session_timeout_and_metadata_changes():
     assert c.expire_sessions(1001) == [("g", "b")]
     assert removed == [("g", "b")] and list(c.group("g").members) == ["a"]
     epoch = c.group("g").group_epoch
-    c.update_metadata({"t": 6, "u": 1})  # t grew: a's group gets a new epoch
-    assert c.group("g").group_epoch == epoch + 1
+    hash_before = c.group("g").metadata_hash
+    c.update_metadata({"t": 6, "u": 1})  # t grew: a's group hashes its topics again...
+    assert c.group("g").group_epoch == epoch and c.group("g").metadata_refresh_needed
     r = c.heartbeat("g", "a", c.group("g").members["a"].member_epoch, None, now=1100)
+    # ... at its next heartbeat: a new hash, a new epoch, a new target
+    assert c.group("g").group_epoch == epoch + 1 == r.member_epoch
+    assert c.group("g").metadata_hash != hash_before
     assert r.assignment == {"t": [0, 1, 2, 3, 4, 5]}
     c.update_metadata({"t": 6, "u": 2})  # nobody subscribes to u any more: no new epoch
-    assert c.group("g").group_epoch == epoch + 1
+    r = c.heartbeat("g", "a", r.member_epoch, None, now=1150)
+    assert c.group("g").group_epoch == epoch + 1 and r.assignment is None
     # a subscription to a topic that does not exist yet: nothing assigned, then it appears
     r = c.heartbeat("g", "a", r.member_epoch, ["t", "v"], now=1200)
     assert r.assignment is None or r.assignment == {"t": [0, 1, 2, 3, 4, 5]}

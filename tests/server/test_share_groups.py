@@ -5,6 +5,7 @@ killed, and the protocol's odd inputs as raw requests."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -437,3 +438,126 @@ def test_share_group_offsets_altered_and_deleted_on_the_wire(server):
         cg = w.request(91, 0, {"group_id": "classic-g", "topics": []})
         assert (cg.error_code, cg.error_message) == (E.group_id_not_found,
                                                      "Group classic-g is not a share group.")
+
+
+# -- membership in __consumer_offsets (records 10-14), restored at restart ---------------------
+
+def _share_records(log_dir, group: str) -> list:
+    """The group's decoded share records in ``__consumer_offsets``, in log order."""
+    from kafkalog.decoders.offsets import CODEC
+    from kafkalog.log_dir import LogDir
+
+    out = []
+    with LogDir.open(log_dir, read_only=True) as d:
+        for topic, p in d.partitions():
+            if topic != "__consumer_offsets":
+                continue
+            for r in d.log(topic, p).records():
+                if r.key and int.from_bytes(r.key[:2], "big") in range(9, 16):
+                    rec = CODEC.decode(r.key, r.value)
+                    if rec["key"]["groupId"] == group:
+                        out.append(rec)
+    return out
+
+
+def _describe(s, group: str):
+    with WireClient(s.address) as w:
+        (g,) = w.request(77, 1, {"group_ids": [group],
+                                 "include_authorized_operations": False}).groups
+    return g
+
+
+def test_share_group_members_are_stored_as_kafka_stores_them_and_restored(log_dir):
+    """librdkafka share consumers join; the server writes Kafka 4.2's member (10), epoch (11,
+    with the KIP-1101 hash), target (13, 12) and current assignment (14) records; after a
+    restart the group is back with both members (ShareGroupDescribe), a member carries on at
+    its epoch with no rebalance (same hash), and the silent one times out: its tombstones."""
+    from kafkalog.groups.metadata_hash import metadata_hash
+
+    cfg = dataclasses.replace(CONFIG, group_share_session_timeout_ms=6000,
+                              group_share_heartbeat_interval_ms=500)
+    s = start_server(log_dir, config=cfg)
+    try:
+        _topic(s, "members", 2, 20)
+        tid = str(s.broker.topic_id("members"))
+        consumers = {n: _consumer(s, "team", **{"client.id": n}) for n in ("c1", "c2")}
+        try:
+            for c in consumers.values():
+                c.subscribe(["members"])
+            end = time.monotonic() + 30
+            while time.monotonic() < end:
+                for c in consumers.values():
+                    c.poll(0.2)
+                g = _describe(s, "team")
+                if len(g.members) == 2 and all(
+                        m.member_epoch == g.assignment_epoch for m in g.members):
+                    break
+            assert len(g.members) == 2 and g.group_state == "Stable"
+            before = {m.member_id: (m.member_epoch, m.client_id, sorted(
+                p for tp in m.assignment.topic_partitions for p in tp.partitions))
+                for m in g.members}
+            epoch = g.group_epoch
+        finally:
+            s.stop()       # the members are still in the group when the broker goes
+            for c in consumers.values():
+                c.close()
+    finally:
+        s.stop()
+    # each member has two partitions of one (simple assignor: both members share both)
+    assert {v[1] for v in before.values()} == {"c1", "c2"}
+    recs = _share_records(log_dir, "team")
+    types = [r["type"] for r in recs]
+    assert {10, 11, 12, 13, 14} <= set(types)
+    last = {}
+    for r in recs:
+        last[(r["type"], r["key"].get("memberId"))] = r["value"]
+    for mid, (m_epoch, client_id, parts) in before.items():
+        sub = last[(10, mid)]
+        assert (sub["clientId"], sub["subscribedTopicNames"], sub["rackId"]) == (
+            client_id, ["members"], None)
+        cur = last[(14, mid)]
+        assert (cur["memberEpoch"], cur["state"]) == (m_epoch, 0)
+        assert [(p["topicId"], sorted(p["partitions"])) for p in cur["assignedPartitions"]] \
+            == [(tid, parts)]
+        assert [(p["topicId"], sorted(p["partitions"])) for p in
+                last[(13, mid)]["topicPartitions"]] == [(tid, parts)]
+    assert last[(12, None)]["assignmentEpoch"] == epoch
+    # record 11: the epoch and Kafka's hash of the subscribed topic (id, name, 2 partitions)
+    assert last[(11, None)]["epoch"] == epoch
+    assert last[(11, None)]["metadataHash"] == metadata_hash(
+        ["members"], {"members": (tid, [[], []])}) != 0
+    # one heartbeat's records come in Kafka's order: 10 (the member), 11, 13s, 12, 14s
+    first_join = types[:types.index(14) + 1]
+    assert first_join[:2] == [10, 11] and first_join[-2:] == [12, 14]
+
+    s = start_server(log_dir, config=cfg)
+    try:
+        g = _describe(s, "team")
+        assert g.group_epoch == epoch and g.group_state == "Stable"
+        assert {m.member_id: (m.member_epoch, m.client_id, sorted(
+            p for tp in m.assignment.topic_partitions for p in tp.partitions))
+            for m in g.members} == before
+        # a member heartbeating at its epoch after the restart: same hash, no new epoch
+        mid = next(iter(before))
+        r = s.broker.shares.heartbeat("team", mid, before[mid][0], None)
+        assert (r.error_code, r.member_epoch) == (0, before[mid][0])
+        assert s.broker.shares.coordinator.group("team").group_epoch == epoch
+        # the other, silent since the restart, times out (6 s); then the first one too
+        end = time.monotonic() + 30
+        while time.monotonic() < end and _describe(s, "team").members:
+            time.sleep(0.5)
+        g = _describe(s, "team")
+        assert g.members == () and g.group_state == "Empty" and g.group_epoch == epoch + 2
+    finally:
+        s.stop()
+    recs = _share_records(log_dir, "team")
+    tail = [(r["type"], r["value"] is None) for r in recs[-8:]]
+    # per member: tombstones of 14, 13, 10, then the group's new epoch (shareGroupFenceMember)
+    assert tail == [(14, True), (13, True), (10, True), (11, False)] * 2
+    assert recs[-1]["value"]["epoch"] == epoch + 2 and recs[-1]["value"]["metadataHash"] == 0
+    s = start_server(log_dir, config=cfg)
+    try:     # nothing left to restore but the empty group at its epoch
+        g = _describe(s, "team")
+        assert (g.group_state, g.group_epoch, g.members) == ("Empty", epoch + 2, ())
+    finally:
+        s.stop()

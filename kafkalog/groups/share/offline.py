@@ -11,8 +11,8 @@ Two sources, both as Kafka writes them:
   (``ShareGroupTargetAssignmentMetadata``: the assignment epoch), which Kafka's group
   coordinator writes for a share group. :class:`~kafkalog.groups.GroupMetadataManager` skips
   them, so they are read here with a key-prefix filter over the columnar decode (only those
-  records are decoded one by one). kafkalog's own server keeps no share-group membership in
-  ``__consumer_offsets``; its share groups are known from their state records only.
+  records are decoded one by one). kafkalog's server writes the same records (and the
+  membership ones, 10 and 12-14, which :func:`load_coordinator` replays for it).
 
 A share group exists when its last ``ShareGroupMetadata`` record is not a tombstone, or, with no
 such record at all, when it has live state records. Offline there is no live membership: every
@@ -42,13 +42,15 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...decoders import share_group_state
 from ...decoders.offsets import CODEC
 from ...errors import KafkaLogError
 from ..config import OFFSETS_TOPIC
+from . import records as share_records
 from . import state_topic
+from .records import StoredShareGroup
 
 __all__ = ["SharePartitionOffset", "ShareGroupInfo", "load", "delivery_complete_count",
            "share_record_keys", "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA",
@@ -194,35 +196,65 @@ def _share_group_records(logs: Any) -> dict[str, dict[int, tuple[bool, int | Non
     return out
 
 
-def coordinator_state(logs: Any) -> dict[str, tuple[int | None, dict[str, set[int]],
-                                                    str | None]]:
-    """group id -> ``(epoch, initialized, layout)`` from the last live ``ShareGroupMetadata``
-    (record 11: its epoch, None without one) and ``ShareGroupStatePartitionMetadata`` (record
-    15: topic id -> initialized partitions) of each share group in ``__consumer_offsets``;
-    ``layout`` "4.0" when those records are in Kafka 4.0's shape. A tombstone drops what it
-    deletes."""
+class CoordinatorState(NamedTuple):
+    """A share group's records 11 and 15 as last written (see :func:`coordinator_state`)."""
+
+    #: record 11's group epoch (None: no live record 11)
+    epoch: int | None
+    #: record 15's initialized partitions: topic id -> partitions
+    initialized: dict[str, set[int]]
+    #: "4.0" when the records are in Kafka 4.0's shape, else None
+    layout: str | None
+    #: record 11's KIP-1101 metadata hash (0 in 4.0's shape)
+    metadata_hash: int = 0
+
+
+def coordinator_state(logs: Any) -> dict[str, CoordinatorState]:
+    """group id -> :class:`CoordinatorState`: the last live ``ShareGroupMetadata`` (record
+    11: its epoch and metadata hash) and ``ShareGroupStatePartitionMetadata`` (record 15:
+    topic id -> initialized partitions) of each share group in ``__consumer_offsets``. A
+    tombstone drops what it deletes."""
+    return load_coordinator(logs)[0]
+
+
+def load_coordinator(logs: Any) -> tuple[dict[str, CoordinatorState],
+                                         dict[str, StoredShareGroup]]:
+    """What a share coordinator loads from ``__consumer_offsets``, in one pass over its share
+    records: :func:`coordinator_state`, and each group's membership (records 10, 12-14,
+    replayed by :func:`kafkalog.groups.share.records.replay`)."""
     prefixes = [t.to_bytes(2, "big") for t in (SHARE_GROUP_METADATA,
-                                               SHARE_GROUP_STATE_PARTITION_METADATA)]
-    epochs: dict[str, int | None] = {}
+                                               SHARE_GROUP_STATE_PARTITION_METADATA,
+                                               *share_records.MEMBER_RECORD_TYPES)]
+    epochs: dict[str, tuple[int, int]] = {}
     initialized: dict[str, dict[str, set[int]]] = {}
     layouts: dict[str, str | None] = {}
+    members: dict[str, StoredShareGroup] = {}
     for _p, _key, _value, rec in _scan_share_records(logs, prefixes):
         group = rec["key"]["groupId"]
         v = rec["value"]
-        if rec["layout"] is not None:
+        if rec["type"] in share_records.MEMBER_RECORD_TYPES:
+            if v == {}:
+                continue            # a value our schemas cannot read (logged by the scan)
+            share_records.replay(members, rec)
+            continue
+        if rec.get("layout") is not None:
             layouts[group] = rec["layout"]
         if rec["type"] == SHARE_GROUP_METADATA:
             if v is None:
                 epochs.pop(group, None)
+                members.pop(group, None)
             else:
-                epochs[group] = v.get("epoch")
+                epochs[group] = (v.get("epoch"), v.get("metadataHash") or 0)
         elif v is None:
             initialized.pop(group, None)
         else:
             initialized[group] = {t["topicId"]: set(t["partitions"])
                                   for t in v.get("initializedTopics", ())}
-    return {g: (epochs.get(g), initialized.get(g, {}), layouts.get(g))
-            for g in set(epochs) | set(initialized)}
+    states = {g: CoordinatorState(epochs[g][0] if g in epochs else None,
+                                  initialized.get(g, {}), layouts.get(g),
+                                  epochs[g][1] if g in epochs else 0)
+              for g in set(epochs) | set(initialized)}
+    return states, members
 
 
 def topic_names(logs: Any) -> dict[str, str]:
@@ -236,26 +268,26 @@ def topic_names(logs: Any) -> dict[str, str]:
     return names
 
 
-def coordinator_records(group_id: str, previous: tuple[int | None, dict[str, set[int]],
-                                                       str | None] | None,
+def coordinator_records(group_id: str, previous: CoordinatorState | None,
                         epoch: int, initialized: dict[str, set[int]],
-                        topic_names: dict[str, str]) -> list[tuple[bytes, bytes | None]]:
+                        topic_names: dict[str, str], metadata_hash: int = 0
+                        ) -> list[tuple[bytes, bytes | None]]:
     """The ``__consumer_offsets`` records that bring a share group's ``previous``
     :func:`coordinator_state` to ``epoch`` (record 11) and ``initialized`` (record 15): each
     one only when it changes, in the shape the group's records are in (4.2's unless they are
-    Kafka 4.0's). Record 11's metadata hash is written as 0: Kafka recomputes the hash of the
-    subscribed topics and starts a new assignment when it differs.
+    Kafka 4.0's). Record 11 carries ``metadata_hash`` (KIP-1101; 4.0's shape has none).
 
     >>> recs = coordinator_records("g", None, 1, {"AAAAAAAAAAAAAAAAAAAAAQ": {0}}, {})
     >>> [CODEC.decode(k, v)["value_name"] for k, v in recs]
     ['ShareGroupMetadataValue', 'ShareGroupStatePartitionMetadataValue']
     """
-    old_epoch, old_initialized, layout = previous if previous is not None else (None, {}, None)
+    old_epoch, old_initialized, layout, old_hash = (
+        previous if previous is not None else CoordinatorState(None, {}, None))
     records: list[tuple[bytes, bytes | None]] = []
-    if epoch != old_epoch:
+    if epoch != old_epoch or (layout is None and metadata_hash != old_hash):
         value: dict[str, Any] = {"epoch": epoch}
         if layout is None:
-            value["metadataHash"] = 0
+            value["metadataHash"] = metadata_hash
         records.append(CODEC.encode(SHARE_GROUP_METADATA, {"groupId": group_id}, value,
                                     layout=layout))
     if initialized != old_initialized and (initialized or old_initialized):

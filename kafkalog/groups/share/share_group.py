@@ -15,11 +15,14 @@ of ``ShareGroup``/``ShareGroupMember``, sans I/O:
   ``GROUP_ID_NOT_FOUND`` ("Group G is not a share group."); a group at
   ``group.share.max.size``: ``GROUP_MAX_SIZE_REACHED``.
 * A member silent for ``group.share.session.timeout.ms`` is removed (:meth:`expire_sessions`).
-* Partition counts come from :meth:`ShareGroupCoordinator.update_metadata`; a change to a
-  subscribed topic bumps the group epoch.
+* Topic metadata comes from :meth:`ShareGroupCoordinator.update_metadata`. The group keeps
+  KIP-1101's hash of its subscribed topics (:mod:`kafkalog.groups.metadata_hash`, Kafka 4.1+):
+  after a topic changes (or the group is loaded) the next heartbeat hashes them again, and a
+  different hash bumps the group epoch.
 
-Deviation: groups live in memory only (Kafka also writes them to ``__consumer_offsets``,
-record types 10-15); members re-join after a restart, as they do after a coordinator failover.
+The coordinator holds no storage: the server writes what changed as Kafka's records
+(:mod:`.records`, types 10-14; :mod:`.offline` for 11 and 15) and a restart rebuilds the groups
+from them (:meth:`.records.StoredShareGroup.to_live`).
 
 Example
 -------
@@ -32,12 +35,14 @@ Example
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...checkpoint import Uuid
 from ..assignors import assign
 from ..error_codes import ErrorCode
+from ..metadata_hash import group_hash, topic_hash
 
 __all__ = ["ShareGroupCoordinator", "ShareGroup", "ShareMember", "HeartbeatResult",
            "DEFAULT_SESSION_TIMEOUT_MS", "DEFAULT_HEARTBEAT_INTERVAL_MS", "DEFAULT_MAX_SIZE"]
@@ -63,6 +68,8 @@ class ShareMember:
     #: topic -> partitions, as last given to the member
     assignment: dict[str, list[int]] = field(default_factory=dict)
     last_heartbeat_ms: int = 0
+    #: the epoch before the last change (``previousMemberEpoch``; -1 for a new member)
+    previous_member_epoch: int = -1
 
 
 @dataclass
@@ -74,6 +81,12 @@ class ShareGroup:
     assignment_epoch: int = 0
     members: dict[str, ShareMember] = field(default_factory=dict)
     target: dict[str, dict[str, list[int]]] = field(default_factory=dict)
+    #: KIP-1101's hash of the subscribed topics at the last group epoch
+    #: (:mod:`kafkalog.groups.metadata_hash`)
+    metadata_hash: int = 0
+    #: the subscribed topics' metadata must be hashed again at the next heartbeat (a topic
+    #: changed, or the group was just loaded: Kafka's expired metadata refresh deadline)
+    metadata_refresh_needed: bool = False
 
     @property
     def state(self) -> str:
@@ -131,21 +144,50 @@ class ShareGroupCoordinator:
         self.groups: dict[str, ShareGroup] = {}
         self._partitions: dict[str, int] = {}
         self._topic_ids: dict[str, Any] = {}
+        self._racks: dict[str, Sequence[Sequence[str]]] = {}
+        #: topic -> its KIP-1101 hash, dropped at every metadata update
+        self._topic_hashes: dict[str, int] = {}
 
     # -- metadata ----------------------------------------------------------------------------
 
     def update_metadata(self, partitions: Mapping[str, int],
-                        topic_ids: Mapping[str, Any] | None = None) -> None:
-        """New partition counts (and topic ids); groups subscribed to a changed topic get a
-        new group epoch (their target is recomputed at the next heartbeat)."""
+                        topic_ids: Mapping[str, Any] | None = None,
+                        racks: Mapping[str, Sequence[Sequence[str]]] | None = None) -> None:
+        """New partition counts (and topic ids; ``racks``: topic -> its replicas' racks per
+        partition, none by default). Groups subscribed to a changed topic hash their
+        subscribed topics again at their next heartbeat, and take a new group epoch (a new
+        target assignment) when the hash changed, as Kafka's ``onNewMetadataImage`` asks."""
         old = self._partitions
         self._partitions = dict(partitions)
         if topic_ids is not None:
             self._topic_ids = dict(topic_ids)
-        changed = {t for t in set(old) | set(partitions) if old.get(t) != partitions.get(t)}
+        old_racks, self._racks = self._racks, dict(racks or {})
+        changed = {t for t in set(old) | set(partitions) if old.get(t) != partitions.get(t)
+                   or old_racks.get(t) != self._racks.get(t)}
+        self._topic_hashes = {}
         for g in self.groups.values():
             if any(set(m.subscribed_topics) & changed for m in g.members.values()):
-                g.group_epoch += 1
+                g.metadata_refresh_needed = True
+
+    def metadata_hash(self, subscribed: Iterable[str]) -> int:
+        """KIP-1101's hash of the ``subscribed`` topics that exist (topics without an id are
+        hashed under their derived id, as the server names them)."""
+        hashes = {}
+        for name in set(subscribed):
+            n = self._partitions.get(name)
+            if not n:
+                continue
+            h = self._topic_hashes.get(name)
+            if h is None:
+                tid = self._topic_ids.get(name)
+                racks = self._racks.get(name) or [()] * n
+                h = self._topic_hashes[name] = topic_hash(
+                    tid if tid is not None else Uuid.derived(name), name, racks)
+            hashes[name] = h
+        return group_hash(hashes)
+
+    def _subscribed(self, group: ShareGroup) -> set[str]:
+        return {t for m in group.members.values() for t in m.subscribed_topics}
 
     # -- heartbeat -----------------------------------------------------------------------------
 
@@ -161,6 +203,7 @@ class ShareGroupCoordinator:
             return self._leave(group_id, member_id)
         other = self._other_group_type(group_id)
         group = self.groups.get(group_id)
+        bump = False
         if other is not None:
             return HeartbeatResult(ErrorCode.GROUP_ID_NOT_FOUND,
                                    f"Group {group_id} is not a share group.")
@@ -181,7 +224,7 @@ class ShareGroupCoordinator:
                                        f"{self.max_size} members.")
             member = ShareMember(member_id, 0, tuple(subscribed_topics or ()))
             group.members[member_id] = member
-            group.group_epoch += 1
+            bump = True
         elif member_epoch not in (0, member.member_epoch):
             which = "greater" if member_epoch > member.member_epoch else "smaller"
             return HeartbeatResult(ErrorCode.FENCED_MEMBER_EPOCH,
@@ -189,9 +232,11 @@ class ShareGroupCoordinator:
                                    f" member epoch ({member_epoch}) than the one known by the "
                                    f"group coordinator ({member.member_epoch}). The member must "
                                    f"abandon all its partitions and rejoin.")
-        if subscribed_topics is not None and tuple(subscribed_topics) != member.subscribed_topics:
+        if subscribed_topics is not None and set(subscribed_topics) != set(
+                member.subscribed_topics):
+            bump = True
+        if subscribed_topics is not None:
             member.subscribed_topics = tuple(subscribed_topics)
-            group.group_epoch += 1
         if rack_id is not None:
             member.rack_id = rack_id
         if client_id:
@@ -199,12 +244,23 @@ class ShareGroupCoordinator:
         if client_host:
             member.client_host = client_host
         member.last_heartbeat_ms = now
+        if bump or group.metadata_refresh_needed:
+            # step 1 of shareGroupHeartbeat: a changed subscription always bumps; a changed
+            # hash of the subscribed topics (partitions, racks, ids) does too
+            new_hash = self.metadata_hash(self._subscribed(group))
+            if bump or new_hash != group.metadata_hash:
+                group.group_epoch += 1
+            group.metadata_hash = new_hash
+            group.metadata_refresh_needed = False
         if group.assignment_epoch < group.group_epoch:
             self._compute_target(group)
         target = group.target.get(member_id, {})
         changed = member_epoch == 0 or member.member_epoch != group.assignment_epoch \
             or target != member.assignment
-        member.member_epoch = group.assignment_epoch
+        if member.member_epoch != group.assignment_epoch:
+            # ShareGroupMember.Builder.updateMemberEpoch
+            member.previous_member_epoch = member.member_epoch
+            member.member_epoch = group.assignment_epoch
         member.assignment = target
         return HeartbeatResult(ErrorCode.NONE, None, member_id, member.member_epoch,
                                self._group_timeouts(group_id)[1],
@@ -238,6 +294,8 @@ class ShareGroupCoordinator:
     def _remove(self, group: ShareGroup, member_id: str) -> None:
         del group.members[member_id]
         group.target.pop(member_id, None)
+        # shareGroupFenceMember: the hash without the member, a new group epoch
+        group.metadata_hash = self.metadata_hash(self._subscribed(group))
         group.group_epoch += 1
         if self._on_member_removed is not None:
             self._on_member_removed(group.group_id, member_id)
