@@ -234,16 +234,20 @@ class GroupCoordinator:
         return self._timer_impl.next_deadline()
 
     def update_metadata(self, partitions: Mapping[str, int],
-                        topic_ids: Mapping[str, str] | None = None) -> list[str]:
+                        topic_ids: Mapping[str, str] | None = None,
+                        racks: Mapping[str, Sequence[Sequence[str]]] | None = None
+                        ) -> list[str]:
         """Feed the cluster's topics and partition counts (and topic ids, Kafka's string form;
-        a topic without one gets a stable made-up id). Returns the classic groups that started
-        a rebalance because a topic they subscribe to changed its partition count (the first
-        call only records the counts); consumer groups subscribed to a changed topic bump
-        their group epoch on their next heartbeat."""
+        a topic without one gets a stable made-up id; ``racks``: topic -> its replicas' racks
+        per partition, which consumer groups' KIP-1101 metadata hash covers). Returns the
+        classic groups that started a rebalance because a topic they subscribe to changed its
+        partition count (the first call only records the counts); consumer groups subscribed
+        to a changed topic bump their group epoch on their next heartbeat."""
         new = {str(t): int(n) for t, n in partitions.items()}
         ids = dict(topic_ids or {})
         self.consumer_groups.set_topics(
-            {t: (str(ids[t]) if t in ids else topic_id_for(t), n) for t, n in new.items()})
+            {t: (str(ids[t]) if t in ids else topic_id_for(t), n) for t, n in new.items()},
+            racks)
         old, self._partition_counts = self._partition_counts, new
         if old is None:
             return []

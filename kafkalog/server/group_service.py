@@ -87,12 +87,16 @@ class GroupService:
 
         return int(offsets_partition(group_id, self.broker.config.offsets_topic_num_partitions))
 
-    def _topics(self) -> tuple[dict[str, int], dict[str, str]]:
-        """Partition counts and topic ids (Kafka's string form) of every topic."""
+    def _topics(self) -> tuple[dict[str, int], dict[str, str],
+                               dict[str, list[tuple[str, ...]]] | None]:
+        """Partition counts, topic ids (Kafka's string form) and replica racks per partition
+        (this broker's ``broker.rack``, else none) of every topic."""
         from ..decoders.message import uuid_to_str
 
         counts = self.broker.partition_counts()
-        return counts, {t: uuid_to_str(self.broker.topic_id(t).to_bytes()) for t in counts}
+        rack = self.broker.config.broker_rack
+        return (counts, {t: uuid_to_str(self.broker.topic_id(t).to_bytes()) for t in counts},
+                {t: [(rack,)] * n for t, n in counts.items()} if rack else None)
 
     def group_type(self, group_id: str) -> str | None:
         """``"consumer"`` or ``"classic"`` when a group of that type uses ``group_id`` (a share

@@ -675,8 +675,13 @@ def test_dump_shows_the_records_as_kafka_4_does(env):
     assert ('payload: {"version":"0","data":{"topicPartitions":[{"topicId":"' + ORDERS
             + '","partitions":[0,1,2,3,4,5]}]}}') in text
     assert '"data":{"memberEpoch":1,"previousMemberEpoch":0,"state":0,' in text
-    assert 'key: {"type":"3","data":{"groupId":"app"}} payload: {"version":"0","data":' \
-        '{"epoch":1}}' in text
+    # the epoch with KIP-1101's hash of the subscribed topic (Kafka 4.1+; a tagged field)
+    from kafkalog.groups.metadata_hash import metadata_hash
+
+    h = metadata_hash(["orders"], {"orders": (ORDERS, [()] * env.topics["orders"])})
+    assert h != 0
+    assert ('key: {"type":"3","data":{"groupId":"app"}} payload: {"version":"0","data":'
+            f'{{"epoch":1,"metadataHash":{h}}}}}') in text
     env.open()
 
 
@@ -961,3 +966,32 @@ def test_migration_policy_is_validated():
 
     with pytest.raises(ConfigError, match="group.consumer.migration.policy"):
         GroupConfig.from_properties({"group.consumer.migration.policy": "sideways"})
+
+
+def test_the_metadata_hash_survives_a_restart_and_racks_change_it(env):
+    """KIP-1101 (Kafka 4.1+): record 3 carries the hash of the subscribed topics; a restarted
+    coordinator that hashes the same topics again keeps the epoch, a rack change (or a stored
+    hash of 0, as Kafka 4.0 and older kafkalog wrote) bumps it once."""
+    a = Member(env, "a")
+    settle([a])
+    group = env.c.manager.consumer_group("app")
+    epoch, h = group.group_epoch, group.metadata_hash
+    assert h != 0
+    env.reopen()
+    assert env.c.manager.consumer_group("app").metadata_hash == h
+    a.step()
+    assert env.c.manager.consumer_group("app").group_epoch == epoch == a.epoch
+    # the broker gets a rack: every partition's replica racks change, so does the hash
+    env.c.update_metadata(env.topics, None, {t: [("r1",)] * n for t, n in env.topics.items()})
+    a.step()
+    group = env.c.manager.consumer_group("app")
+    assert group.group_epoch == epoch + 1 and group.metadata_hash not in (0, h)
+    # a group stored without a hash (Kafka 4.0's record 3): one new epoch, then steady
+    from kafkalog.groups.modern import records as cgr
+
+    env.c.manager.write_records("app", [cgr.group_epoch_record("app", epoch + 1, 0)])
+    env.reopen()
+    env.c.update_metadata(env.topics, None, {t: [("r1",)] * n for t, n in env.topics.items()})
+    settle([a])
+    group = env.c.manager.consumer_group("app")
+    assert group.group_epoch == epoch + 2 and group.metadata_hash not in (0, h)

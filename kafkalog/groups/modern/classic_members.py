@@ -97,7 +97,8 @@ def sync_key(group_id: str, member_id: str) -> str:
 class ClassicMembersMixin:
     """The classic-protocol half of :class:`ConsumerGroupCoordinator` (see the module
     docstring). Relies on the coordinator's ``_owner``, ``_topics``, ``_write``,
-    ``_member_for``, ``_update_member``, ``_subscription_metadata`` and timers."""
+    ``_member_for``, ``_update_member``, ``_subscription_metadata``, ``_metadata_hash``
+    and timers."""
 
     _owner: Any
     _topics: dict[str, tuple[str, int]]
@@ -148,7 +149,8 @@ class ClassicMembersMixin:
         converted.append(group_metadata_tombstone(group_id))
         # ConsumerGroup.createConsumerGroupRecords
         converted += [cgr.member_subscription_record(group_id, m) for m in members]
-        converted.append(cgr.group_epoch_record(group_id, generation))
+        converted.append(cgr.group_epoch_record(group_id, generation, self._metadata_hash(
+            [t for m in members for t in m.subscribed_topic_names])))
         converted += [cgr.target_assignment_record(group_id, m.member_id,
                                                    m.assigned_partitions) for m in members]
         converted.append(cgr.target_assignment_epoch_record(group_id, generation))
@@ -344,7 +346,8 @@ class ClassicMembersMixin:
             metadata = self._subscription_metadata(counts)
             if metadata != group.subscription_metadata:
                 records.append(cgr.subscription_metadata_record(group_id, metadata))
-            records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
+            records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1,
+                                                  self._metadata_hash(counts)))
             try:
                 self._write(group_id, records)
             except Refusal as e:

@@ -201,6 +201,8 @@ class ConsumerGroup:
         self.resolved_regexes: dict[str, ResolvedRegex] = {}
         #: a metadata refresh was asked for (topics changed): the next heartbeat recomputes
         self.metadata_refresh_needed = False
+        #: KIP-1101's hash of the subscribed topics at the last group epoch (record 3)
+        self.metadata_hash = 0
 
     # -- derived --------------------------------------------------------------------------------
 
@@ -314,9 +316,10 @@ class ConsumerGroup:
 
     # -- replay (one method per record type) ----------------------------------------------------
 
-    def replay_group_epoch(self, epoch: int) -> None:
-        """``ConsumerGroupMetadataValue`` (type 3)."""
+    def replay_group_epoch(self, epoch: int, metadata_hash: int = 0) -> None:
+        """``ConsumerGroupMetadataValue`` (type 3): the epoch and KIP-1101 metadata hash."""
         self.group_epoch = epoch
+        self.metadata_hash = metadata_hash
 
     def replay_subscription_metadata(self, metadata: Mapping[str, TopicMetadata]) -> None:
         """``ConsumerGroupPartitionMetadataValue`` (type 4)."""

@@ -48,7 +48,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -56,6 +56,7 @@ from ...checkpoint import Uuid
 from ...errors import KafkaLogError
 from ..assignors import assign
 from ..error_codes import ErrorCode
+from ..metadata_hash import group_hash, topic_hash
 from ..records import group_metadata_tombstone
 from ..responses import (
     ConsumerGroupDescribedGroup,
@@ -125,6 +126,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         self._owner = owner
         #: topic name -> (topic id, partition count)
         self._topics: dict[str, tuple[str, int]] = {}
+        #: topic name -> its replicas' racks per partition; its KIP-1101 hash, cached
+        self._racks: dict[str, Sequence[Sequence[str]]] = {}
+        self._topic_hashes: dict[str, int] = {}
         #: bumped at every change of the topics; the version at which topics last appeared
         self._topics_version = 0
         self._new_topics_version = 0
@@ -142,12 +146,18 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         """The consumer group, or None (unknown or classic)."""
         return self._owner.manager.consumer_group(group_id)
 
-    def set_topics(self, topics: Mapping[str, tuple[str, int]]) -> None:
-        """The cluster's topics: name -> (topic id, partition count). Groups subscribed to a
-        topic whose id or count changed recompute their subscription metadata on their next
-        heartbeat (``onNewMetadataImage`` -> ``requestMetadataRefresh``)."""
+    def set_topics(self, topics: Mapping[str, tuple[str, int]],
+                   racks: Mapping[str, Sequence[Sequence[str]]] | None = None) -> None:
+        """The cluster's topics: name -> (topic id, partition count); ``racks``: topic -> its
+        replicas' racks per partition (KIP-1101 hashes them; none by default). Groups
+        subscribed to a topic whose id, count or racks changed recompute their subscription
+        metadata and hash on their next heartbeat (``onNewMetadataImage`` ->
+        ``requestMetadataRefresh``)."""
         old, self._topics = self._topics, dict(topics)
-        changed = {t for t in set(old) | set(self._topics) if old.get(t) != self._topics.get(t)}
+        old_racks, self._racks = self._racks, dict(racks or {})
+        self._topic_hashes = {}
+        changed = {t for t in set(old) | set(self._topics) if old.get(t) != self._topics.get(t)
+                   or old_racks.get(t) != self._racks.get(t)}
         if changed:
             # (Kafka's metadata image offset: the version a regular expression is resolved at)
             self._topics_version += 1
@@ -397,12 +407,16 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         if bump or group.metadata_refresh_needed:
             subscribed = group.subscribed_topics_with(None if is_new else member, updated)
             metadata = self._subscription_metadata(subscribed)
+            # Kafka 4.1+ bumps on a new KIP-1101 hash; 4.0 on new subscription metadata
+            # (record 4, still written so that a 4.0 coordinator reads the group too)
+            new_hash = self._metadata_hash(subscribed)
             if metadata != group.subscription_metadata:
                 bump = True
                 records.append(cgr.subscription_metadata_record(group_id, metadata))
-            if bump:
+            if bump or new_hash != group.metadata_hash:
+                bump = True
                 group_epoch += 1
-                records.append(cgr.group_epoch_record(group_id, group_epoch))
+                records.append(cgr.group_epoch_record(group_id, group_epoch, new_hash))
                 logger.info("[GroupId %s] Bumped group epoch to %d.", group_id, group_epoch)
             group.metadata_refresh_needed = False
 
@@ -513,11 +527,13 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
                 for t in r.topics:
                     counts[t] = counts.get(t, 0) + 1
         metadata = self._subscription_metadata(counts)
+        new_hash = self._metadata_hash(counts)
         if metadata != group.subscription_metadata:
             bump = True
             records.append(cgr.subscription_metadata_record(group_id, metadata))
-        if bump:
-            records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
+        if bump or new_hash != group.metadata_hash:
+            bump = True
+            records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1, new_hash))
             logger.info("[GroupId %s] Bumped group epoch to %d.", group_id, group.group_epoch + 1)
         try:
             self._write(group_id, records)
@@ -608,6 +624,23 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
             if known is not None:
                 out[name] = TopicMetadata(known[0], name, known[1])
         return out
+
+    def _metadata_hash(self, subscribed: Iterable[str] | Mapping[str, int]) -> int:
+        """KIP-1101's hash of the subscribed topics that exist (``computeMetadataHash``; a
+        mapping's topics with a count of 0 are not subscribed)."""
+        names = [t for t, n in subscribed.items() if n > 0] if isinstance(subscribed, Mapping) \
+            else list(subscribed)
+        hashes = {}
+        for name in names:
+            known = self._topics.get(name)
+            if known is None:
+                continue
+            h = self._topic_hashes.get(name)
+            if h is None:
+                h = self._topic_hashes[name] = topic_hash(
+                    known[0], name, self._racks.get(name) or [()] * known[1])
+            hashes[name] = h
+        return group_hash(hashes)
 
     def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int,
                                   member: ConsumerGroupMember | None,
@@ -700,10 +733,12 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         records = [cgr.current_assignment_tombstone(group_id, member_id),
                    cgr.target_assignment_tombstone(group_id, member_id),
                    cgr.member_subscription_tombstone(group_id, member_id)]
-        metadata = self._subscription_metadata(group.subscribed_topics_with(member, None))
+        subscribed = group.subscribed_topics_with(member, None)
+        metadata = self._subscription_metadata(subscribed)
         if metadata != group.subscription_metadata:
             records.append(cgr.subscription_metadata_record(group_id, metadata))
-        records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1))
+        records.append(cgr.group_epoch_record(group_id, group.group_epoch + 1,
+                                              self._metadata_hash(subscribed)))
         self._write(group_id, records)
         self._cancel_member_timers(group_id, member_id)
 

@@ -76,8 +76,11 @@ def _member_key(group_id: str, member_id: str) -> dict[str, Any]:
     return {"groupId": group_id, "memberId": member_id}
 
 
-def group_epoch_record(group_id: str, epoch: int) -> Record:
-    return CODEC.encode(GROUP_EPOCH, _group_key(group_id), {"epoch": epoch}, 0)
+def group_epoch_record(group_id: str, epoch: int, metadata_hash: int = 0) -> Record:
+    """``newConsumerGroupEpochRecord`` (Kafka 4.1+: with the KIP-1101 metadata hash, a tagged
+    field a 4.0 coordinator skips)."""
+    return CODEC.encode(GROUP_EPOCH, _group_key(group_id),
+                        {"epoch": epoch, "metadataHash": metadata_hash}, 0)
 
 
 def group_epoch_tombstone(group_id: str) -> Record:
@@ -203,7 +206,7 @@ def replay(groups: dict[str, ConsumerGroup], rec: Mapping[str, Any]) -> None:
         if value is None:
             del groups[group_id]
         else:
-            group.replay_group_epoch(value["epoch"])
+            group.replay_group_epoch(value["epoch"], value.get("metadataHash") or 0)
     elif t == SUBSCRIPTION_METADATA:
         group.replay_subscription_metadata({} if value is None else {
             tm["topicName"]: TopicMetadata(tm["topicId"], tm["topicName"], tm["numPartitions"])
