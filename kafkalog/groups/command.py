@@ -30,8 +30,11 @@ offsets come from the partitions present in the tree. KIP-932 share groups come 
 ``... describe LOGDIR --group SHARE --state [--verbose]``  GROUP COORDINATOR (ID) STATE
                                                            [GROUP-EPOCH ASSIGNMENT-EPOCH]
                                                            #MEMBERS
-``... describe LOGDIR --group SHARE --members``            "Share group 'G' has no active
-                                                           members." (stderr; no table)
+``... describe LOGDIR --group SHARE --members``            GROUP CONSUMER-ID HOST CLIENT-ID
+``[--verbose]``                                            #PARTITIONS [MEMBER-EPOCH]
+                                                           ASSIGNMENT; an Empty group: "Share
+                                                           group 'G' has no active members."
+                                                           (stderr; no table)
 ``kafkalog groups reset-offsets LOGDIR --group G``         ``--topic T[:P,P]`` or
                                                            ``--all-topics`` and one of
                                                            ``--to-earliest``, ``--to-latest``,
@@ -83,10 +86,13 @@ groups with ``kafka-share-groups.sh --list``).
 Share groups (KIP-932): a group id whose last ``ShareGroupMetadata`` record (``__consumer_offsets``
 type 11) is live, or that has live ``__share_group_state`` records and no such record. A group
 the ``__consumer_offsets`` replay knows as classic or consumer stays that (Kafka gives a group id
-one type). Offline a share group has no members (the members its records 10/14 still name, as
-Kafka's and kafkalog's servers write them, would time out before a coordinator loading the tree
-heard from them): its state is *Empty* (``list``, ``--state``), #MEMBERS 0, and
-``--members`` prints only Kafka's empty-group note. ``describe``'s offsets table is
+one type). Its members are those its records 10 and 14 still name (Kafka 4.x's coordinator and
+kafkalog's server write them; a coordinator loading the tree has them until their sessions
+expire), as a KIP-848 consumer group's are: with members it is *Stable*, else *Empty*
+(``list``, ``--state``, #MEMBERS). ``--members`` is ``ShareGroupCommand.printMembers``: rows by
+member id, #PARTITIONS its topic-partitions, ASSIGNMENT ``topic:p,p;topic:p`` (topic ids named
+through the tree), ``--verbose`` adding MEMBER-EPOCH; an Empty group prints only Kafka's note.
+``describe``'s offsets table is
 ``ShareGroupCommand.printOffsets`` of Kafka 4.2 (KIP-1226; 4.1 prints no LAG column): one row
 per share partition with state, sorted by topic and partition, START-OFFSET the stored
 share-partition start offset, LAG ``high watermark - start offset - delivery complete count``
@@ -128,11 +134,12 @@ out as Kafka's share coordinator stores them:
   ('G') was successful.". The group is gone from ``list`` and ``describe`` after, and a server
   started on the tree has no state for it.
 
-Kafka refuses both for a share group with active members ("Share group 'G' is not empty." /
-"... is not EMPTY."); offline a share group has no members (it is always *Empty*), so both are
-always allowed and ``--force`` changes nothing for them. The tree is opened for writing only by
-``--execute`` and ``delete``, and a tree locked by a running process (a kafkalog server, a Kafka
-broker) is refused then, as for other groups.
+Kafka refuses both for a share group with members: ``reset-offsets`` with "Share group 'G' is
+not empty.", ``delete`` with "Error: Deletion of some share groups failed:" and "* Group 'G' could
+not be deleted due to: ...GroupNotEmptyException: Share group 'G' is not EMPTY."; ``--force``
+does it anyway (for a tree whose consumers are known to be gone). The tree is opened for
+writing only by ``--execute`` and ``delete``, and a tree locked by a running process (a kafkalog
+server, a Kafka broker) is refused then, as for other groups.
 
 Exit status: 0 success, 1 an error (no such group, refused operation, unreadable tree), 2 usage.
 
@@ -393,6 +400,13 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
                 return _reset_share(args, logs, manager, shares, share, out, err)
             return _reset(args, logs, manager, out, err)
         if share is not None:
+            if share.members and not args.force:
+                # ShareGroupService.deleteShareGroups' pre-check
+                err.write(f"Error: Deletion of some share groups failed:\n* Group "
+                          f"'{args.group}' could not be deleted due to: org.apache.kafka."
+                          f"common.errors.GroupNotEmptyException: Share group "
+                          f"'{args.group}' is not EMPTY.\n")
+                return EXIT_ERROR
             return _delete_share(args, logs, manager, share, out)
         return _delete(args, manager, out, err)
     finally:
@@ -661,6 +675,56 @@ def _share_no_members(group: str, err: IO[str]) -> None:
     err.write(f"\nShare group '{group}' has no active members.\n")
 
 
+def _share_assignment(assignment: Any) -> str:
+    """``ShareGroupService.getAssignmentString``: ``topic:p,p;topic:p``, topics sorted."""
+    by_topic: dict[str, list[int]] = {}
+    for t, p in assignment:
+        by_topic.setdefault(t, []).append(p)
+    return ";".join(sorted(f"{t}:" + ",".join(str(p) for p in sorted(ps))
+                           for t, ps in by_topic.items()))
+
+
+def _describe_share_members(args: argparse.Namespace, info: Any, out: IO[str],
+                            err: IO[str]) -> int:
+    """``ShareGroupService.printMembers``: the members the group's records name, by member
+    id; ``#PARTITIONS`` counts the member's topic-partitions; ``--verbose`` adds
+    MEMBER-EPOCH. An Empty group: Kafka's note and no table."""
+    group = args.group
+    members = info.members
+    if args.json:
+        out.write(json.dumps({"group": group, "type": "share", "state": info.state,
+                              "members": [{
+                                  "member_id": m.member_id, "client_id": m.client_id,
+                                  "host": m.client_host, "rack_id": m.rack_id,
+                                  "member_epoch": m.member_epoch,
+                                  "subscribed_topics": list(m.subscribed_topics),
+                                  "assignment": [{"topic": t, "partition": p}
+                                                 for t, p in m.assignment]}
+                                  for m in members]}) + "\n")
+        return EXIT_OK
+    if not members:
+        _share_no_members(group, err)
+        return EXIT_OK
+    g = max(15, len(group))
+    c = max([15] + [len(m.member_id) for m in members])
+    h = max([15] + [len(m.client_host) for m in members])
+    i = max([15] + [len(m.client_id) for m in members])
+    if args.verbose:
+        fmt = f"\n%-{g}s %-{c}s %-{h}s %-{i}s %-12s %-13s %s"
+        text = fmt % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                      "MEMBER-EPOCH", "ASSIGNMENT") + "".join(
+            fmt % (group, m.member_id, m.client_host, m.client_id, len(m.assignment),
+                   m.member_epoch, _share_assignment(m.assignment)) for m in members)
+    else:
+        fmt = f"\n%-{g}s %-{c}s %-{h}s %-{i}s %-12s %s"
+        text = fmt % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                      "ASSIGNMENT") + "".join(
+            fmt % (group, m.member_id, m.client_host, m.client_id, len(m.assignment),
+                   _share_assignment(m.assignment)) for m in members)
+    out.write(text + "\n")
+    return EXIT_OK
+
+
 def _describe_share(args: argparse.Namespace, manager: Any, info: Any, out: IO[str],
                     err: IO[str]) -> int:
     """``describe`` of a share group: ``ShareGroupCommand``'s ``printOffsets`` (the default),
@@ -668,13 +732,7 @@ def _describe_share(args: argparse.Namespace, manager: Any, info: Any, out: IO[s
     with each as Kafka takes it."""
     group = args.group
     if args.members:
-        if args.json:
-            out.write(json.dumps({"group": group, "type": "share", "state": info.state,
-                                  "members": []}) + "\n")
-        else:
-            # no members: Kafka prints the note and no table
-            _share_no_members(group, err)
-        return EXIT_OK
+        return _describe_share_members(args, info, out, err)
     if args.state:
         partition = manager.partition_for(group)
         coordinator = f"__consumer_offsets-{partition}"
@@ -683,20 +741,21 @@ def _describe_share(args: argparse.Namespace, manager: Any, info: Any, out: IO[s
                                   "offsets_partition": partition, "state": info.state,
                                   "group_epoch": info.group_epoch,
                                   "assignment_epoch": info.assignment_epoch,
-                                  "num_members": 0}) + "\n")
+                                  "num_members": len(info.members)}) + "\n")
             return EXIT_OK
-        _share_no_members(group, err)
+        if not info.members:
+            _share_no_members(group, err)
         g, c = max(15, len(group)), max(25, len(coordinator))
         if args.verbose:
             fmt = f"\n%-{g}s %-{c}s %-15s %-12s %-17s %s"
             text = fmt % ("GROUP", "COORDINATOR (ID)", "STATE", "GROUP-EPOCH",
                           "ASSIGNMENT-EPOCH", "#MEMBERS") + fmt % (
                 group, coordinator, info.state, _cell(info.group_epoch),
-                _cell(info.assignment_epoch), 0)
+                _cell(info.assignment_epoch), len(info.members))
         else:
             fmt = f"\n%-{g}s %-{c}s %-15s %s"
             text = fmt % ("GROUP", "COORDINATOR (ID)", "STATE", "#MEMBERS") + fmt % (
-                group, coordinator, info.state, 0)
+                group, coordinator, info.state, len(info.members))
         out.write(text + "\n")
         return EXIT_OK
     rows = info.partitions
@@ -927,8 +986,8 @@ def _reset_share(args: argparse.Namespace, logs: Any, manager: Any, shares: dict
     watermark (``--to-latest``) or the first offset at or after a time (``--to-datetime``;
     the high watermark, with Kafka's warning, when there is none); printed as
     ``OffsetsUtils.printOffsetsToReset``; with ``--execute``, written as ShareSnapshot records
-    (see :func:`_write_share_offsets`). Offline the group has no members: never refused for
-    its state (Kafka: "Share group 'G' is not empty.")."""
+    (see :func:`_write_share_offsets`). Refused for a group with members unless ``--force``
+    (Kafka: "Share group 'G' is not empty.")."""
     group = args.group
     for attr, name in _SHARE_REFUSED:
         if getattr(args, attr) not in (None, False):
@@ -936,6 +995,10 @@ def _reset_share(args: argparse.Namespace, logs: Any, manager: Any, shares: dict
             raise UsageError(f"{name} is not a recognized option (share group '{group}': "
                              f"Option [reset-offsets] takes one of these options: "
                              f"{_SHARE_SCENARIOS})")
+    if info.members and not args.force:
+        # ShareGroupService.resetOffsets: printErrorAndExit
+        err.write(f"Share group '{group}' is not empty.\n")
+        return EXIT_ERROR
     ts = _parse_datetime(args.to_datetime) if args.to_datetime is not None else None
     if args.all_topics:
         # listShareGroupOffsets: the partitions the group has state for (of topics that exist:
@@ -1070,8 +1133,8 @@ def _delete_share(args: argparse.Namespace, logs: Any, manager: Any, info: Any,
     ``__share_group_state`` (the persister's ``deleteState``; one batch per partition) and,
     when ``__consumer_offsets`` holds ``ShareGroup*`` records of the group (types 9-15, Kafka's
     group coordinator and kafkalog's server write them), a tombstone for each live key,
-    in one batch. Offline the group has no members: never refused for its state (Kafka:
-    "Share group 'G' is not EMPTY.")."""
+    in one batch. The caller refuses a group with members unless ``--force`` (Kafka: "Share
+    group 'G' is not EMPTY.")."""
     from ..records.record import Record
     from .share import offline
     from .share.state_topic import SHARE_STATE_TOPIC, tombstone_key

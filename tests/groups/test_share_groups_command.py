@@ -698,3 +698,81 @@ def test_an_offline_reset_records_the_partitions_as_initialized(tree: Path, tmp_
     assert run(capsys, "reset-offsets", str(copy), "--group", LONG, "--topic", "jobs:0",
                "--to-latest", "--execute")[0] == 0
     assert _group_records(copy)[LONG] == (1, {tid: {0, 1}}, None)
+
+
+# -- members stored in __consumer_offsets (records 10 and 14) ---------------------------------
+
+def test_stored_members_are_described_and_guard_reset_and_delete(tree: Path, tmp_path: Path,
+                                                                 capsys) -> None:
+    """Members a server stored (records 10/14, as Kafka 4.x stores them) are the group's
+    members offline, as a KIP-848 group's are: Stable, printMembers' table, and reset-offsets
+    and delete refused as Kafka refuses them unless --force."""
+    copy = _copy(tree, tmp_path)
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        shares = s.broker.shares
+        assert shares.heartbeat("grp", "member-b", 0, ["jobs"], client_id="cli-b",
+                                client_host="/10.0.0.2").error_code == 0
+        assert shares.heartbeat("grp", "member-a", 0, ["jobs"], client_id="cli-a",
+                                client_host="/10.0.0.1").error_code == 0
+        live = {m.member_id: (m.member_epoch, sorted(m.assignment["jobs"]))
+                for m in shares.coordinator.group("grp").members.values()}
+    finally:
+        s.stop()
+    g = str(copy)
+    # member-b joined first and took both partitions; member-a's join split them (the simple
+    # assignor), and member-b's record 14 still says what it was last given: both, at its
+    # epoch (its next heartbeat would take the new target)
+    assert live["member-b"] == (2, [0, 1]) and live["member-a"][0] == 3
+    assert len(live["member-a"][1]) == 1
+
+    def cell(member: str) -> tuple[int, str]:
+        ps = live[member][1]
+        return len(ps), "jobs:" + ",".join(map(str, ps))
+
+    fmt = "\n%-15s %-15s %-15s %-15s %-12s %s"
+    assert run(capsys, "describe", g, "--group", "grp", "--members") == (0, (
+        fmt % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS", "ASSIGNMENT")
+        + fmt % ("grp", "member-a", "/10.0.0.1", "cli-a", *cell("member-a"))
+        + fmt % ("grp", "member-b", "/10.0.0.2", "cli-b", *cell("member-b")) + "\n"), "")
+    fmt = "\n%-15s %-15s %-15s %-15s %-12s %-13s %s"
+    code, out, _ = run(capsys, "describe", g, "--group", "grp", "--members", "--verbose")
+    assert out == (fmt % ("GROUP", "CONSUMER-ID", "HOST", "CLIENT-ID", "#PARTITIONS",
+                          "MEMBER-EPOCH", "ASSIGNMENT")
+                   + fmt % ("grp", "member-a", "/10.0.0.1", "cli-a", cell("member-a")[0],
+                            3, cell("member-a")[1])
+                   + fmt % ("grp", "member-b", "/10.0.0.2", "cli-b", 2, 2, "jobs:0,1")
+                   + "\n")
+    code, out, _ = run(capsys, "describe", g, "--group", "grp", "--members", "--json")
+    members = json.loads(out)["members"]
+    assert [(m["member_id"], m["client_id"], m["subscribed_topics"]) for m in members] == [
+        ("member-a", "cli-a", ["jobs"]), ("member-b", "cli-b", ["jobs"])]
+    code, out, err = run(capsys, "describe", g, "--group", "grp", "--state")
+    assert "Stable" in out and out.rstrip().endswith("2") and err == ""
+    assert "grp" in run(capsys, "list", g, "--state", "Stable")[1]
+    # Kafka's refusals: nothing written (opening the tree for writing may tidy producer
+    # snapshots, as a broker's log loading does; the records stay as they were)
+    def logs_of(root: Path) -> dict[str, bytes]:
+        return {k: v for k, v in _files(root).items() if k.endswith(".log")}
+
+    before = logs_of(copy)
+    assert run(capsys, "reset-offsets", g, "--group", "grp", "--all-topics", "--to-earliest",
+               "--execute") == (1, "", "Share group 'grp' is not empty.\n")
+    code, out, err = run(capsys, "delete", g, "--group", "grp")
+    assert (code, out) == (1, "") and err == (
+        "Error: Deletion of some share groups failed:\n* Group 'grp' could not be deleted due "
+        "to: org.apache.kafka.common.errors.GroupNotEmptyException: Share group 'grp' is not "
+        "EMPTY.\n")
+    assert logs_of(copy) == before
+    # --force: the consumers are known to be gone
+    assert run(capsys, "reset-offsets", g, "--group", "grp", "--all-topics", "--to-earliest",
+               "--execute", "--force")[0] == 0
+    assert run(capsys, "delete", g, "--group", "grp", "--force")[0] == 0
+    with LogDir.open(copy, read_only=True) as logs:
+        assert offline.share_record_keys(logs, "grp") == []     # members' records too
+        assert "grp" not in offline.load(logs)
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        assert s.broker.shares.coordinator.group("grp") is None
+    finally:
+        s.stop()

@@ -15,9 +15,10 @@ Two sources, both as Kafka writes them:
   membership ones, 10 and 12-14, which :func:`load_coordinator` replays for it).
 
 A share group exists when its last ``ShareGroupMetadata`` record is not a tombstone, or, with no
-such record at all, when it has live state records. Offline there is no live membership: every
-share group is *Empty* with no members, as Kafka's coordinator would report it once the members'
-sessions have expired.
+such record at all, when it has live state records. Its members are those its membership
+records (10 and 14, which Kafka 4.x's coordinator and kafkalog's server write) still name, as a
+coordinator loading the tree has them until their sessions expire: a group with members is
+*Stable*, one without *Empty*.
 
 Writes (``kafkalog groups reset-offsets`` / ``delete`` of a share group) need to know where each
 key lives: :class:`SharePartitionOffset` carries the ``__share_group_state`` partition its state
@@ -52,7 +53,8 @@ from . import records as share_records
 from . import state_topic
 from .records import StoredShareGroup
 
-__all__ = ["SharePartitionOffset", "ShareGroupInfo", "load", "delivery_complete_count",
+__all__ = ["SharePartitionOffset", "ShareGroupInfo", "ShareMemberInfo", "CoordinatorState",
+           "load_coordinator", "load", "delivery_complete_count",
            "share_record_keys", "SHARE_GROUP_METADATA", "SHARE_GROUP_TARGET_ASSIGNMENT_METADATA",
            "SHARE_GROUP_RECORD_TYPES"]
 
@@ -102,17 +104,39 @@ class SharePartitionOffset:
         return self.log_end_offset - self.start_offset - self.delivery_complete_count
 
 
+@dataclass(frozen=True)
+class ShareMemberInfo:
+    """One row of ``kafka-share-groups.sh --describe --members``: a member as its records 10
+    and 14 left it."""
+
+    member_id: str
+    client_id: str
+    client_host: str
+    member_epoch: int
+    #: (topic, partition), sorted; a topic id no partition of the tree names stays an id
+    assignment: tuple[tuple[str, int], ...]
+    rack_id: str | None = None
+    subscribed_topics: tuple[str, ...] = ()
+
+
 @dataclass
 class ShareGroupInfo:
     """A share group as the tree leaves it."""
 
     group_id: str
     group_epoch: int | None = None
-    """``ShareGroupMetadata``'s epoch; None without that record (kafkalog's server)."""
+    """``ShareGroupMetadata``'s epoch; None without that record (state records alone)."""
     assignment_epoch: int | None = None
     partitions: list[SharePartitionOffset] = field(default_factory=list)
-    state: str = "Empty"
-    """Always *Empty*: offline there are no live members."""
+    members: list[ShareMemberInfo] = field(default_factory=list)
+    """The members the group's records still name (sorted by member id), as a coordinator
+    loading the tree has them until their sessions time out."""
+
+    @property
+    def state(self) -> str:
+        """*Stable* while its records name members (Kafka's ``ShareGroup.state``), else
+        *Empty*."""
+        return "Stable" if self.members else "Empty"
 
 
 def _states(logs: Any) -> tuple[dict[state_topic.ShareKey, state_topic.ShareState],
@@ -324,6 +348,7 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
     states, epochs, where = _states(logs)
     meta = _share_group_records(logs)
     names = topic_names(logs)
+    stored = load_coordinator(logs)[1]
     present = set(logs.partitions())
     groups: dict[str, ShareGroupInfo] = {}
     for group_id, kinds in meta.items():
@@ -348,4 +373,15 @@ def load(logs: Any) -> dict[str, ShareGroupInfo]:
             st.layout))
     for info in groups.values():
         info.partitions.sort(key=lambda r: (r.topic, r.partition))
+        sg = stored.get(info.group_id)
+        if sg is None:
+            continue
+        for m in sorted(sg.members.values(), key=lambda m: m.member_id):
+            if m.subscription is None:
+                continue
+            rack, client_id, host, topics = m.subscription
+            info.members.append(ShareMemberInfo(
+                m.member_id, client_id, host, m.member_epoch,
+                tuple(sorted((names.get(tid, tid), p) for tid, ps in m.assigned.items()
+                             for p in ps)), rack, topics))
     return groups
