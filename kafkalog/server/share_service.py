@@ -275,7 +275,7 @@ class ShareService:
                                       metadata_hash)
         stored = self._stored_groups.get(group_id) or share_records.StoredShareGroup(group_id)
         if group is not None:
-            records = share_records.delta(stored, group, self._topic_ids(),
+            records = share_records.delta(stored, group, self.coordinator.topic_ids,
                                           group_records=records)
         if not records:
             return

@@ -169,6 +169,11 @@ class ShareGroupCoordinator:
             if any(set(m.subscribed_topics) & changed for m in g.members.values()):
                 g.metadata_refresh_needed = True
 
+    @property
+    def topic_ids(self) -> Mapping[str, Any]:
+        """Topic name -> id, as last given to :meth:`update_metadata` (read only)."""
+        return self._topic_ids
+
     def metadata_hash(self, subscribed: Iterable[str]) -> int:
         """KIP-1101's hash of the ``subscribed`` topics that exist (topics without an id are
         hashed under their derived id, as the server names them)."""
