@@ -18,6 +18,10 @@ Subcommands
 ``tiered``
     Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
     offline (``kafkalog.tiered.command``).
+``tiered-restore``
+    Remote segments as Aiven's tiered storage plugin stores them (``.rsm-manifest``, ``.log``,
+    ``.indexes`` objects) written back as partition directories
+    (``kafkalog.tiered.aiven_rsm.command``).
 ``serve``
     Serve a log directory to Kafka clients (``kafkalog.server.command``).
 ``demo``
@@ -228,6 +232,13 @@ def build_parser() -> argparse.ArgumentParser:
         add_help=False,
     )
     tp.add_argument("tiered_args", nargs=argparse.REMAINDER)
+    tr = sub.add_parser(
+        "tiered-restore",
+        help="Remote segments of Aiven's tiered storage (bucket objects) back into partition "
+             "directories.",
+        add_help=False,
+    )
+    tr.add_argument("tiered_restore_args", nargs=argparse.REMAINDER)
     sv = sub.add_parser("serve", help="Serve a log directory over the Kafka protocol.",
                         add_help=False)
     sv.add_argument("serve_args", nargs=argparse.REMAINDER)
@@ -440,6 +451,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .tiered import command as tiered_command
 
         return tiered_command.main(argv[1:])
+    if argv[:1] == ["tiered-restore"]:
+        from .tiered.aiven_rsm import command as restore_command
+
+        return restore_command.main(argv[1:])
     if argv[:1] == ["groups"]:
         from .groups import command as groups_command
 
@@ -483,7 +498,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
-            "delete-records, transactions, tiered, serve, demo)\n"
+            "delete-records, transactions, tiered, tiered-restore, serve, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -1,0 +1,116 @@
+"""``kafkalog tiered-restore``: remote segments of Aiven's tiered storage plugin, copied out of
+their bucket, written back as Kafka partition directories (:mod:`.restore`).
+
+=====================================================  ==========================================
+``kafkalog tiered-restore PATH... --output DIR``       every ``.rsm-manifest`` among PATHs (files,
+                                                       or directories searched recursively) with
+                                                       its ``.log`` and ``.indexes`` objects ->
+                                                       ``DIR/<topic>-<partition>/``; one line per
+                                                       segment: TOPIC PARTITION START-OFFSET
+                                                       END-OFFSET BYTES CHUNKS CODEC ENCRYPTED
+``--private-key ID=FILE``                              the PEM private key of key pair ID (the
+                                                       plugin's ``encryption.key.pair.id``),
+                                                       for encrypted segments; repeatable
+``--json``                                             one JSON object per segment instead
+=====================================================  ==========================================
+
+The restored directories are plain Kafka partition directories: ``kafkalog dump-segments``,
+``verify``, ``Log.read_table`` and the Spark source read them. Segments are restored in the order
+found; the first that fails stops the run with its error (the object, the chunk and its position)
+and exit status 1, leaving the ones before it in place. Exit status 2: usage.
+
+Example
+-------
+>>> import sys, tempfile
+>>> main([tempfile.mkdtemp(), "--output", tempfile.mkdtemp()], out=sys.stdout, err=sys.stdout)
+kafkalog tiered-restore: no .rsm-manifest found
+1
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ...errors import KafkaLogError
+from ...usage import ArgumentParser, UsageError
+from .detransform import load_private_key
+from .restore import find_manifests, restore_segment
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
+
+
+def _parser() -> ArgumentParser:
+    p = ArgumentParser(prog="kafkalog tiered-restore",
+                       description="Restore remote segments (Aiven tiered storage objects) "
+                                   "as Kafka partition directories.")
+    p.add_argument("paths", nargs="+", metavar="PATH",
+                   help=".rsm-manifest files, or directories holding them")
+    p.add_argument("--output", "-o", required=True, metavar="DIR",
+                   help="where the <topic>-<partition> directories are written")
+    p.add_argument("--private-key", action="append", default=[], metavar="ID=FILE",
+                   help="PEM private key of key pair ID (encrypted segments); repeatable")
+    p.add_argument("--json", action="store_true", help="one JSON object per segment")
+    return p
+
+
+def _keys(specs: list[str]) -> dict[str, Any]:
+    keys = {}
+    for spec in specs:
+        key_id, sep, file = spec.partition("=")
+        if not sep or not key_id or not file:
+            raise UsageError(f"--private-key: expected ID=FILE, found {spec!r}")
+        try:
+            pem = Path(file).read_bytes()
+        except OSError as e:
+            raise UsageError(f"--private-key {key_id}: {e}") from None
+        keys[key_id] = load_private_key(pem, path=file)
+    return keys
+
+
+def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None = None
+         ) -> int:
+    """Run the command (see the module docstring); returns the exit status."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    try:
+        args = _parser().parse_args(list(argv))
+        keys = _keys(args.private_key)
+    except UsageError as e:
+        err.write(f"kafkalog tiered-restore: {e}\n")
+        return EXIT_USAGE
+    except SystemExit as e:        # --help
+        return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
+    except KafkaLogError as e:
+        err.write(f"kafkalog tiered-restore: {e}\n")
+        return EXIT_ERROR
+    manifests = find_manifests(args.paths)
+    if not manifests:
+        err.write("kafkalog tiered-restore: no .rsm-manifest found\n")
+        return EXIT_ERROR
+    fmt = "%-20s %-9s %-20s %-20s %-12s %-7s %-6s %s\n"
+    if not args.json:
+        out.write(fmt % ("TOPIC", "PARTITION", "START-OFFSET", "END-OFFSET", "BYTES",
+                         "CHUNKS", "CODEC", "ENCRYPTED"))
+    for m in manifests:
+        try:
+            r = restore_segment(m, args.output, keys)
+        except (KafkaLogError, OSError) as e:
+            err.write(f"kafkalog tiered-restore: {e}\n")
+            return EXIT_ERROR
+        if args.json:
+            out.write(json.dumps({
+                "topic": r.topic, "partition": r.partition, "topic_id": r.topic_id,
+                "segment_id": r.segment_id, "start_offset": r.start_offset,
+                "end_offset": r.end_offset, "bytes": r.size, "chunks": r.chunks,
+                "compressed": r.compressed, "encrypted": r.encrypted,
+                "directory": r.directory, "files": list(r.files), "manifest": str(m)}) + "\n")
+        else:
+            out.write(fmt % (r.topic, r.partition, r.start_offset,
+                             "-" if r.end_offset is None else r.end_offset, r.size, r.chunks,
+                             "zstd" if r.compressed else "none",
+                             "yes" if r.encrypted else "no"))
+    return EXIT_OK

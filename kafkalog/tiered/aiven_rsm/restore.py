@@ -1,0 +1,229 @@
+"""Remote segments copied out of a bucket -> Kafka partition directories.
+
+Given the objects of Aiven's plugin (``.rsm-manifest``, ``.log``, ``.indexes``, side by side as
+``aws s3 sync``/``gsutil rsync`` leave them), :func:`restore_segment` writes, in
+``<output>/<topic>-<partition>/``, what the broker had before it uploaded the segment:
+
+* ``<start offset>.log`` (written chunk by chunk: one chunk decoded at a time), ``.index``,
+  ``.timeindex`` and ``.txnindex`` (when the segment had one), named by the segment's start
+  offset as Kafka names them;
+* ``<end offset + 1>.snapshot``: the producer snapshot Kafka uploads with the segment (taken at
+  the next segment's base offset, which is the end offset + 1: a tiered topic is never compacted);
+* ``leader-epoch-checkpoint``: the uploaded leader-epoch index of the segment with the highest
+  start offset restored into the directory (each upload carries the epochs up to its segment);
+* ``partition.metadata`` with the topic id, when the manifest names it.
+
+The topic, partition, topic id and offsets come from the manifest's ``remoteLogSegmentMetadata``,
+else from the object key (``<topic>-<topic id>/<partition>/<offset>-<segment id>``). The restored
+``.log`` must start with a batch at the segment's start offset. A segment whose offsets overlap
+one already in the directory (two uploads of the same offsets under different leader epochs, after
+an unclean election) is refused, naming both: pick one with ``kafkalog tiered``. Existing files are
+never overwritten.
+
+Example
+-------
+>>> import tempfile
+>>> restore_paths([tempfile.mkdtemp()], tempfile.mkdtemp())
+[]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import struct
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...checkpoint import Uuid
+from .detransform import DataKey, decrypt_data_key, iter_chunks, read_index
+from .manifest import (
+    INDEXES_SUFFIX,
+    LOG_SUFFIX,
+    MANIFEST_SUFFIX,
+    RemoteSegmentError,
+    SegmentManifest,
+    parse_manifest,
+)
+
+__all__ = ["RestoredSegment", "restore_segment", "restore_paths", "find_manifests"]
+
+#: ``<topic>-<topic id>/<partition>/<20-digit offset>-<segment id>`` (``ObjectKeyFactory``)
+_KEY = re.compile(r"(?P<topic>[A-Za-z0-9._-]+)-(?P<tid>[A-Za-z0-9_-]{22})/(?P<partition>\d+)/"
+                  r"(?P<offset>\d{20})-(?P<sid>[A-Za-z0-9_-]{22})$")
+
+
+@dataclass(frozen=True)
+class RestoredSegment:
+    """One segment written back (what ``kafkalog tiered-restore`` prints)."""
+
+    topic: str
+    partition: int
+    topic_id: str | None
+    segment_id: str | None
+    start_offset: int
+    end_offset: int | None
+    directory: str
+    files: tuple[str, ...]
+    size: int
+    chunks: int
+    compressed: bool
+    encrypted: bool
+
+
+def find_manifests(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Every ``.rsm-manifest`` among ``paths`` (files, or directories searched recursively),
+    sorted by directory then start offset."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            out.extend(sorted(p.rglob("*" + MANIFEST_SUFFIX)))
+        else:
+            out.append(p)
+    return sorted(dict.fromkeys(out), key=lambda m: (str(m.parent), m.name))
+
+
+def _identity(manifest: SegmentManifest, path: Path) -> tuple[str, int, str | None,
+                                                            str | None, int, int | None]:
+    """(topic, partition, topic id, segment id, start offset, end offset)."""
+    meta = manifest.segment_metadata or {}
+    try:
+        sid = meta["remoteLogSegmentId"]
+        tip = sid["topicIdPartition"]
+        return (tip["topicPartition"]["topic"], int(tip["topicPartition"]["partition"]),
+                tip.get("topicId"), sid.get("id"), int(meta["startOffset"]),
+                int(meta["endOffset"]))
+    except (KeyError, TypeError, ValueError):
+        pass
+    stem = path.as_posix()[:-len(MANIFEST_SUFFIX)]
+    m = _KEY.search(stem)
+    if m is None:
+        raise RemoteSegmentError(
+            "the manifest has no remoteLogSegmentMetadata and its name is not "
+            "<topic>-<topic id>/<partition>/<offset>-<segment id>.rsm-manifest: topic, "
+            "partition and offsets unknown", path=str(path))
+    return (m["topic"], int(m["partition"]), m["tid"], m["sid"], int(m["offset"]), None)
+
+
+def _last_offset(path: Path) -> int:
+    """The last offset of a segment file: its last batch's base offset + lastOffsetDelta
+    (magic 2; a legacy entry's offset is its last), walking the batch headers only."""
+    last = int(path.name[:20]) - 1
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        pos = 0
+        while pos + 17 <= size:
+            f.seek(pos)
+            head = f.read(27)
+            base, length = struct.unpack_from(">qi", head)
+            magic = head[16]
+            if length <= 0 or pos + 12 + length > size:
+                break
+            last = base + struct.unpack_from(">i", head, 23)[0] if magic >= 2 else base
+            pos += 12 + length
+    return last
+
+
+def _occupied(directory: Path) -> list[tuple[int, int, str]]:
+    """(first, last offset, file) of the segments already in ``directory``."""
+    return [(int(p.name[:20]), _last_offset(p), p.name)
+            for p in sorted(directory.glob("[0-9]" * 20 + ".log"))]
+
+
+def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.PathLike[str],
+                    private_keys: Mapping[str, Any] | None = None) -> RestoredSegment:
+    """Restore the segment of one ``.rsm-manifest`` (its ``.log`` and ``.indexes`` objects
+    beside it) under ``output`` (see the module docstring)."""
+    mpath = Path(manifest_path)
+    manifest = parse_manifest(mpath.read_bytes(), path=mpath)
+    stem = str(mpath)[:-len(MANIFEST_SUFFIX)] if str(mpath).endswith(MANIFEST_SUFFIX) \
+        else str(mpath)
+    log_path, idx_path = Path(stem + LOG_SUFFIX), Path(stem + INDEXES_SUFFIX)
+    for needed in (log_path, idx_path):
+        if not needed.exists():
+            raise RemoteSegmentError("object missing beside its manifest", path=str(needed))
+    topic, partition, topic_id, segment_id, start, end = _identity(manifest, mpath)
+    key: DataKey | None = None
+    if manifest.encryption is not None:
+        key = decrypt_data_key(manifest.encryption, private_keys or {}, path=str(mpath))
+    directory = Path(output) / f"{topic}-{partition}"
+    directory.mkdir(parents=True, exist_ok=True)
+    name = f"{start:020d}"
+    # (without the manifest's end offset the segment is known to hold its start offset only)
+    last = end if end is not None else start
+    targets = {".log": directory / f"{name}.log"}
+    indexes = read_index_objects(manifest, idx_path, key)
+    for kind, suffix in (("offset", ".index"), ("timestamp", ".timeindex"),
+                         ("transaction", ".txnindex")):
+        # (an empty offset/time index is a file Kafka keeps; an empty transaction index is
+        # one the segment never had)
+        if indexes.get(kind) is not None and (kind != "transaction" or indexes[kind]):
+            targets[suffix] = directory / f"{name}{suffix}"
+    if indexes.get("producerSnapshot") and end is not None:
+        targets[".snapshot"] = directory / f"{end + 1:020d}.snapshot"
+    for t in targets.values():
+        if t.exists():
+            raise RemoteSegmentError("already exists: not overwritten", path=str(t))
+    for first, other_last, other in _occupied(directory):
+        if first <= last and start <= other_last:
+            raise RemoteSegmentError(
+                f"offsets {start}..{last} overlap {other} ({first}..{other_last}) already "
+                f"restored there: two uploads of the same offsets (leader epochs differ after "
+                f"an unclean election?); restore one of them", path=str(mpath))
+    size = 0
+    tmp = targets[".log"].with_name(targets[".log"].name + ".restoring")
+    try:
+        with open(log_path, "rb") as f, open(tmp, "wb") as out:
+            for i, chunk in enumerate(iter_chunks(manifest, f, key=key, path=log_path)):
+                if i == 0 and len(chunk) >= 8:
+                    (base,) = struct.unpack_from(">q", chunk)
+                    if base != start:
+                        raise RemoteSegmentError(
+                            f"the first batch has base offset {base} (the segment starts at "
+                            f"{start})", path=str(log_path), position=0)
+                out.write(chunk)
+                size += len(chunk)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if size != manifest.original_file_size:
+        tmp.unlink()
+        raise RemoteSegmentError(f"{size} bytes restored (the manifest says "
+                                 f"{manifest.original_file_size})", path=str(log_path))
+    os.replace(tmp, targets[".log"])
+    written = [targets[".log"].name]
+    for kind, suffix in (("offset", ".index"), ("timestamp", ".timeindex"),
+                         ("transaction", ".txnindex"), ("producerSnapshot", ".snapshot")):
+        if suffix in targets:
+            targets[suffix].write_bytes(indexes[kind])
+            written.append(targets[suffix].name)
+    epochs = indexes.get("leaderEpoch")
+    if epochs and start >= max((f for f, _l, _n in _occupied(directory)),
+                                           default=-1):
+        (directory / "leader-epoch-checkpoint").write_bytes(epochs)
+        written.append("leader-epoch-checkpoint")
+    if topic_id and not (directory / "partition.metadata").exists():
+        Uuid.from_string(topic_id)      # a valid id, or the error names it
+        (directory / "partition.metadata").write_text(f"version: 0\ntopic_id: {topic_id}\n")
+        written.append("partition.metadata")
+    return RestoredSegment(topic, partition, topic_id, segment_id, start, end, str(directory),
+                           tuple(written), size, len(manifest.chunks), manifest.compression,
+                           manifest.encryption is not None)
+
+
+def read_index_objects(manifest: SegmentManifest, path: Path, key: DataKey | None
+                       ) -> dict[str, bytes | None]:
+    """Every index of the ``.indexes`` object (type -> bytes, None when absent)."""
+    data = path.read_bytes()
+    return {kind: read_index(manifest, data, kind, key=key, path=path)
+            for kind in ("offset", "timestamp", "producerSnapshot", "leaderEpoch",
+                         "transaction")}
+
+
+def restore_paths(paths: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str],
+                  private_keys: Mapping[str, Any] | None = None) -> list[RestoredSegment]:
+    """:func:`restore_segment` of every manifest :func:`find_manifests` finds, in offset
+    order per partition."""
+    return [restore_segment(m, output, private_keys) for m in find_manifests(paths)]

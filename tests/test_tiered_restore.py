@@ -1,0 +1,281 @@
+"""``kafkalog tiered-restore``: remote segments as Aiven's tiered storage plugin stores them,
+back into partition directories.
+
+Two sources of objects: ``tests/golden/aiven_tiered_storage/`` holds the objects the plugin's own
+Java code wrote for one segment (plain, zstd, zstd + encrypted; see its README), the peer; and
+:func:`_upload` below, a re-statement of the plugin's upload path
+(``KafkaRemoteStorageManager.copyLogSegmentData``) used only for what the peer fixtures cannot
+show (other chunk sizes, damaged bytes, wrong keys, overlaps)."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import shutil
+import struct
+from pathlib import Path
+
+import pytest
+import zstandard
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kafkalog import Record
+from kafkalog.cli import main as cli_main
+from kafkalog.log import Log
+from kafkalog.tiered.aiven_rsm import RemoteSegmentError, parse_manifest
+from kafkalog.tiered.aiven_rsm.restore import restore_paths, restore_segment
+
+Crypto = pytest.importorskip("Crypto", reason="pycryptodome (the tiered extra) is not installed")
+from Crypto.Cipher import AES, PKCS1_OAEP  # noqa: E402
+from Crypto.Hash import SHA3_512  # noqa: E402
+from Crypto.PublicKey import RSA  # noqa: E402
+from Crypto.Signature.pss import MGF1  # noqa: E402
+
+GOLDEN = Path(__file__).parent / "golden" / "aiven_tiered_storage"
+TOPIC_ID = "AAAAAAAAAAAAAAAAAAAAAQ"
+SEGMENT_ID = "AAAAAAAAAAAAAAAAAAAAAg"
+
+
+# -- a re-statement of the plugin's upload, for the cases the peer fixtures do not cover --------
+
+def _chunk_sizes(values: list[int]) -> bytes:
+    """``ChunkSizesBinaryCodec.encode``."""
+    if len(values) <= 1:
+        return struct.pack(">i", len(values)) + b"".join(struct.pack(">i", v) for v in values)
+    base = min(values[:-1])
+    width = max(max(1, (v - base).bit_length() + 7) // 8 for v in values[:-1])
+    width = max(1, width)
+    body = b"".join((v - base).to_bytes(4, "big")[4 - width:] for v in values[:-1])
+    return struct.pack(">iib", len(values), base, width) + body + struct.pack(">i", values[-1])
+
+
+def _seal(key: bytes, aad: bytes, data: bytes) -> bytes:
+    nonce = os.urandom(12)
+    c = AES.new(key, AES.MODE_GCM, nonce=nonce, mac_len=16)
+    c.update(aad)
+    body, tag = c.encrypt_and_digest(data)
+    return nonce + body + tag
+
+
+def _upload(partition_dir: Path, bucket: Path, *, chunk_size: int, compress: bool,
+            rsa_key=None, key_id: str = "key1", start: int = 0, end: int | None = None,
+            leader_epochs: bytes = b"0\n1\n0 0\n") -> Path:
+    """Write the three objects of the partition's first segment as the plugin would."""
+    log = sorted(partition_dir.glob("*.log"))[0]
+    data = log.read_bytes()
+    aes = (os.urandom(32), os.urandom(32)) if rsa_key is not None else None
+    pieces = []
+    for i in range(0, max(len(data), 1), chunk_size):
+        piece = data[i:i + chunk_size]
+        if compress:
+            piece = zstandard.ZstdCompressor(write_content_size=True).compress(piece)
+        if aes is not None:
+            piece = _seal(*aes, piece)
+        pieces.append(piece)
+    if not data:
+        pieces = []
+    if compress:
+        frame = zstandard.ZstdCompressor(write_content_size=True).compress(
+            _chunk_sizes([len(p) for p in pieces]))
+        chunk_index = {"type": "variable", "originalChunkSize": chunk_size,
+                       "originalFileSize": len(data),
+                       "transformedChunks": base64.b64encode(frame).decode()}
+    else:
+        chunk_index = {"type": "fixed", "originalChunkSize": chunk_size,
+                       "originalFileSize": len(data),
+                       "transformedChunkSize": len(pieces[0]) if pieces else 0,
+                       "finalTransformedChunkSize": len(pieces[-1]) if pieces else 0}
+    stem = log.name[:-4]
+    indexes = []
+    positions = {}
+    pos = 0
+    snapshot = sorted(partition_dir.glob("*.snapshot"))
+    for name, raw in (("offset", (partition_dir / f"{stem}.index").read_bytes()),
+                      ("timestamp", (partition_dir / f"{stem}.timeindex").read_bytes()),
+                      ("producerSnapshot", snapshot[0].read_bytes() if snapshot else b""),
+                      ("leaderEpoch", leader_epochs)):
+        piece = _seal(*aes, raw) if aes is not None and raw else raw
+        positions[name] = {"position": pos, "size": len(piece)}
+        indexes.append(piece)
+        pos += len(piece)
+    manifest = {"version": "1", "chunkIndex": chunk_index,
+                "segmentIndexes": {**positions, "transaction": None}, "compression": compress,
+                "remoteLogSegmentMetadata": {
+                    "remoteLogSegmentId": {"topicIdPartition": {
+                        "topicId": TOPIC_ID, "topicPartition": {
+                            "topic": partition_dir.name.rsplit("-", 1)[0],
+                            "partition": int(partition_dir.name.rsplit("-", 1)[1])}},
+                        "id": SEGMENT_ID},
+                    "startOffset": start, "endOffset": end, "maxTimestampMs": 0,
+                    "brokerId": 0, "eventTimestampMs": 0, "segmentLeaderEpochs": {"0": 0}}}
+    if aes is not None:
+        oaep = PKCS1_OAEP.new(rsa_key.publickey(), hashAlgo=SHA3_512,
+                              mgfunc=lambda s, n: MGF1(s, n, SHA3_512))
+        manifest["encryption"] = {
+            "dataKey": f"{key_id}:" + base64.b64encode(oaep.encrypt(aes[0])).decode(),
+            "aad": base64.b64encode(aes[1]).decode()}
+    topic, part = partition_dir.name.rsplit("-", 1)
+    where = bucket / f"{topic}-{TOPIC_ID}" / part
+    where.mkdir(parents=True, exist_ok=True)
+    base = where / f"{start:020d}-{SEGMENT_ID}"
+    Path(f"{base}.log").write_bytes(b"".join(pieces))
+    Path(f"{base}.indexes").write_bytes(b"".join(indexes))
+    Path(f"{base}.rsm-manifest").write_text(json.dumps(manifest))
+    return Path(f"{base}.rsm-manifest")
+
+
+@pytest.fixture(scope="module")
+def segment(tmp_path_factory) -> tuple[Path, list[tuple]]:
+    """orders-3: one segment of 60 batches, every codec, some headers."""
+    d = tmp_path_factory.mktemp("src") / "orders-3"
+    log = Log.open(d)
+    expected = []
+    for b in range(60):
+        recs = [Record(b"k%d" % (b * 20 + i), b"v%06d" % (b * 20 + i) * 9,
+                       1_700_000_000_000 + b * 100 + i,
+                       [("h", b"%d" % i)] if i % 5 == 0 else ()) for i in range(20)]
+        log.append(recs, compression=("none", "gzip", "snappy", "lz4", "zstd")[b % 5])
+        expected += [(r.key, r.value, r.timestamp, r.headers) for r in recs]
+    log.close()
+    return d, expected
+
+
+def _records(directory: Path) -> list[tuple]:
+    with Log.open(directory, read_only=True) as log:
+        return [(r.key, r.value, r.timestamp, r.headers) for r in log.records()]
+
+
+@settings(max_examples=12, deadline=None)
+@given(chunk_size=st.sampled_from([1, 100, 4096, 65536, 1 << 22]), compress=st.booleans(),
+       encrypt=st.booleans())
+def test_restore_gives_back_the_segment_and_its_indexes(segment, tmp_path_factory, chunk_size,
+                                                        compress, encrypt):
+    src, expected = segment
+    bucket, out = tmp_path_factory.mktemp("bucket"), tmp_path_factory.mktemp("out")
+    key = RSA.generate(2048) if encrypt else None
+    m = _upload(src, bucket, chunk_size=chunk_size, compress=compress, rsa_key=key,
+                end=len(expected) - 1)
+    r = restore_segment(m, out, {"key1": key} if key else None)
+    d = out / "orders-3"
+    for suffix in (".log", ".index", ".timeindex"):
+        assert (d / f"{0:020d}{suffix}").read_bytes() == (src / f"{0:020d}{suffix}").read_bytes()
+    assert (d / "partition.metadata").read_text() == f"version: 0\ntopic_id: {TOPIC_ID}\n"
+    assert (d / "leader-epoch-checkpoint").read_bytes() == b"0\n1\n0 0\n"
+    assert (r.start_offset, r.end_offset, r.compressed, r.encrypted) == (
+        0, len(expected) - 1, compress, encrypt)
+    assert _records(d) == expected
+
+
+def test_damage_wrong_keys_and_overlaps_are_named(segment, tmp_path):
+    src, expected = segment
+    key = RSA.generate(2048)
+    m = _upload(src, tmp_path / "b", chunk_size=4096, compress=True, rsa_key=key,
+                end=len(expected) - 1)
+    manifest = parse_manifest(m.read_bytes())
+    # no key, another key, a key of another name
+    with pytest.raises(RemoteSegmentError, match="key pair 'key1'; no private key given"):
+        restore_segment(m, tmp_path / "o1")
+    with pytest.raises(RemoteSegmentError, match="does not decrypt with key pair 'key1'"):
+        restore_segment(m, tmp_path / "o1", {"key1": RSA.generate(2048)})
+    # a flipped byte in chunk 2: its GCM tag fails, the error names the chunk and where
+    logobj = Path(str(m)[:-len(".rsm-manifest")] + ".log")
+    raw = bytearray(logobj.read_bytes())
+    c2 = manifest.chunks[2]
+    raw[c2.transformed_position + 20] ^= 1
+    logobj.write_bytes(bytes(raw))
+    with pytest.raises(RemoteSegmentError) as e:
+        restore_segment(m, tmp_path / "o2", {"key1": key})
+    assert e.value.position == c2.transformed_position and "chunk 2" in str(e.value)
+    assert str(logobj) in str(e.value)
+    assert not list((tmp_path / "o2" / "orders-3").glob("*.log"))     # nothing half-written
+    # a truncated object
+    logobj.write_bytes(bytes(raw[:-1]))
+    with pytest.raises(RemoteSegmentError, match="add up to"):
+        restore_segment(m, tmp_path / "o3", {"key1": key})
+    # the same offsets twice (another upload of them): refused, naming the first
+    m2 = _upload(src, tmp_path / "c", chunk_size=4096, compress=False, end=len(expected) - 1)
+    restore_segment(m2, tmp_path / "o4")
+    with pytest.raises(RemoteSegmentError, match="already exists: not overwritten"):
+        restore_segment(m2, tmp_path / "o4")
+    # offsets 100.. uploaded again as another segment (after an unclean election)
+    m3 = _upload(src, tmp_path / "d", chunk_size=4096, compress=False, start=100,
+                 end=len(expected) + 99)
+    with pytest.raises(RemoteSegmentError,
+                       match=r"offsets 100\.\.1299 overlap 00000000000000000000.log \(0\.\.1199\)"):
+        restore_segment(m3, tmp_path / "o4")
+
+
+def test_a_manifest_that_is_not_one():
+    with pytest.raises(RemoteSegmentError, match="not a JSON manifest"):
+        parse_manifest(b"{", path="x.rsm-manifest")
+    with pytest.raises(RemoteSegmentError, match="chunkIndex.type 'other'"):
+        parse_manifest(json.dumps({"chunkIndex": {"type": "other", "originalChunkSize": 1,
+                                                  "originalFileSize": 1},
+                                   "segmentIndexes": {}, "compression": False}))
+    with pytest.raises(RemoteSegmentError, match="originalChunkSize is -1"):
+        parse_manifest(json.dumps({"chunkIndex": {"type": "fixed", "originalChunkSize": -1,
+                                                  "originalFileSize": 1,
+                                                  "transformedChunkSize": 1,
+                                                  "finalTransformedChunkSize": 1},
+                                   "segmentIndexes": {}, "compression": False}))
+
+
+@given(st.lists(st.integers(0, (1 << 31) - 1), max_size=40))
+def test_chunk_sizes_codec_round_trips(values):
+    from kafkalog.tiered.aiven_rsm.manifest import decode_chunk_sizes
+
+    assert decode_chunk_sizes(_chunk_sizes(values)) == values
+
+
+def test_the_cli_restores_a_bucket_copy_that_dump_and_verify_read(segment, tmp_path, capsys):
+    src, expected = segment
+    m = _upload(src, tmp_path / "bucket", chunk_size=8192, compress=True,
+                end=len(expected) - 1)
+    assert m.exists()
+    out = tmp_path / "restored"
+    capsys.readouterr()
+    assert cli_main(["tiered-restore", str(tmp_path / "bucket"), "-o", str(out)]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].split() == ["TOPIC", "PARTITION", "START-OFFSET", "END-OFFSET", "BYTES",
+                               "CHUNKS", "CODEC", "ENCRYPTED"]
+    size = (src / f"{0:020d}.log").stat().st_size
+    assert text[1].split() == ["orders", "3", "0", str(len(expected) - 1), str(size),
+                               str(-(-size // 8192)), "zstd", "no"]
+    assert cli_main(["verify", str(out / "orders-3")]) == 0
+    capsys.readouterr()
+    # a second run: the files exist, nothing is overwritten
+    assert cli_main(["tiered-restore", str(tmp_path / "bucket"), "-o", str(out)]) == 1
+    assert "already exists: not overwritten" in capsys.readouterr().err
+    digest = hashlib.sha256((out / "orders-3" / f"{0:020d}.log").read_bytes()).hexdigest()
+    assert digest == hashlib.sha256((src / f"{0:020d}.log").read_bytes()).hexdigest()
+
+
+def test_every_segment_of_a_partition_in_offset_order(tmp_path):
+    """Three segments uploaded one by one restore into one directory a Log opens whole."""
+    src = tmp_path / "src" / "jobs-0"
+    from kafkalog.config import LogConfig
+
+    log = Log.open(src, LogConfig.from_properties({"segment.bytes": "4096"}))
+    for i in range(300):
+        log.append([Record(None, b"x%04d" % i * 4, 1_700_000_000_000 + i)])
+    log.close()
+    segments = sorted(src.glob("*.log"))
+    assert len(segments) >= 3
+    bucket = tmp_path / "bucket"
+    for seg in segments:
+        one = tmp_path / "one" / seg.name / "jobs-0"
+        one.mkdir(parents=True)
+        stem = seg.name[:-4]
+        for f in src.glob(stem + ".*"):
+            shutil.copy(f, one / f.name)
+        with Log.open(src, read_only=True) as whole:
+            end = next((s.base_offset for s in whole.segments if s.base_offset > int(stem)),
+                       whole.log_end_offset) - 1
+        _upload(one, bucket, chunk_size=1000, compress=True, start=int(stem), end=end)
+    restored = restore_paths([bucket], tmp_path / "out")
+    assert [r.start_offset for r in restored] == [int(s.name[:20]) for s in segments]
+    with Log.open(tmp_path / "out" / "jobs-0", read_only=True) as log:
+        assert [r.value for r in log.records()] == [b"x%04d" % i * 4 for i in range(300)]
