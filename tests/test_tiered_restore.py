@@ -211,6 +211,8 @@ def test_damage_wrong_keys_and_overlaps_are_named(segment, tmp_path):
 def test_a_manifest_that_is_not_one():
     with pytest.raises(RemoteSegmentError, match="not a JSON manifest"):
         parse_manifest(b"{", path="x.rsm-manifest")
+    with pytest.raises(RemoteSegmentError, match="segment.format=iceberg"):
+        parse_manifest(b"PFA1\x00\x00", path="x.rsm-manifest")
     with pytest.raises(RemoteSegmentError, match="chunkIndex.type 'other'"):
         parse_manifest(json.dumps({"chunkIndex": {"type": "other", "originalChunkSize": 1,
                                                   "originalFileSize": 1},

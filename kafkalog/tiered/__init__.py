@@ -9,7 +9,9 @@ Kafka's topic-based remote log metadata manager replays it.
   (``RemotePartitionMetadataStore``), with what Kafka would drop reported;
 * :mod:`~kafkalog.tiered.coverage`: offsets neither a copied remote segment nor the local log
   holds (gaps), against the tree's partition directories;
-* :mod:`~kafkalog.tiered.command`: ``kafkalog tiered``.
+* :mod:`~kafkalog.tiered.command`: ``kafkalog tiered``;
+* :mod:`~kafkalog.tiered.aiven_rsm`: the remote segment objects themselves as Aiven's plugin
+  stores them, restored as partition directories (``kafkalog tiered-restore``).
 
 The records themselves are :mod:`kafkalog.decoders.remote_log_metadata`.
 """

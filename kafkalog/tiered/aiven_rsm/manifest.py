@@ -192,6 +192,10 @@ def parse_manifest(data: bytes | str, *, path: str | os.PathLike[str] | None = N
                    ) -> SegmentManifest:
     """Parse an ``.rsm-manifest`` document (version 1); errors name ``path`` and the field."""
     p = os.fspath(path) if path is not None else None
+    if isinstance(data, bytes) and data[:4] == b"PFA1":
+        raise RemoteSegmentError(
+            "a Puffin file: the plugin's segment.format=iceberg manifest, whose records live in "
+            "Iceberg tables rather than Kafka segment objects (not read here)", path=p)
     try:
         doc = json.loads(data)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
