@@ -281,3 +281,55 @@ def test_every_segment_of_a_partition_in_offset_order(tmp_path):
     assert [r.start_offset for r in restored] == [int(s.name[:20]) for s in segments]
     with Log.open(tmp_path / "out" / "jobs-0", read_only=True) as log:
         assert [r.value for r in log.records()] == [b"x%04d" % i * 4 for i in range(300)]
+
+
+# -- the peer: objects Aiven's own RemoteStorageManager uploaded ---------------------------------
+
+PEER = json.loads((GOLDEN / "expected.json").read_text()) if GOLDEN.exists() else None
+
+
+@pytest.mark.skipif(PEER is None, reason="tests/golden/aiven_tiered_storage is absent")
+@pytest.mark.parametrize("variant", ["plain", "zstd", "encrypted"])
+def test_objects_written_by_aivens_plugin_restore_to_the_original_files(variant, tmp_path,
+                                                                        capsys):
+    """The .log/.indexes/.rsm-manifest that the plugin's RemoteStorageManager.copyLogSegmentData
+    wrote (its README: the plugin commit, the Kafka classes, the configuration) come back as
+    the broker's files, byte for byte, and the CLI reads the plugin's PEM key file."""
+    files = {k: v for k, v in PEER["original"].items() if v is not None}
+    orig = {k: hashlib.sha256((GOLDEN / v["path"]).read_bytes()).hexdigest()
+            for k, v in files.items()}
+    assert orig == {k: v["sha256"] for k, v in files.items()}
+    assert PEER["original"]["transaction_index"] is None
+    argv = ["tiered-restore", str(GOLDEN / variant / "objects"), "-o", str(tmp_path)]
+    if variant == "encrypted":
+        argv += ["--private-key", f"key1={GOLDEN / variant / 'private.pem'}"]
+    capsys.readouterr()
+    assert cli_main(argv) == 0, capsys.readouterr().err
+    row = capsys.readouterr().out.splitlines()[1].split()
+    assert row == ["orders", "0", "0", "1999", "76106", "5",
+                   "none" if variant == "plain" else "zstd",
+                   "yes" if variant == "encrypted" else "no"]
+    d = tmp_path / "orders-0"
+
+    def sha(name: str) -> str:
+        return hashlib.sha256((d / name).read_bytes()).hexdigest()
+
+    assert sha(f"{0:020d}.log") == orig["log"]
+    assert sha(f"{0:020d}.index") == orig["offset_index"]
+    assert sha(f"{0:020d}.timeindex") == orig["time_index"]
+    assert sha(f"{2000:020d}.snapshot") == orig["producer_snapshot"]
+    assert sha("leader-epoch-checkpoint") == orig["leader_epoch"]
+    assert (d / "partition.metadata").read_text() == \
+        f"version: 0\ntopic_id: {PEER['segment']['topic_id']}\n"
+    assert not (d / f"{0:020d}.txnindex").exists()         # the segment had none
+    with Log.open(d, read_only=True) as log:
+        assert log.log_end_offset == 2000 and log.read_table().num_rows == 2000
+    assert cli_main(["verify", str(d)]) == 0
+    if variant == "encrypted":
+        # without the key, or with the public half only: named, nothing written
+        out2 = tmp_path / "again"
+        assert cli_main(argv[:4] + ["-o", str(out2)]) == 1
+        assert "key pair 'key1'; no private key given" in capsys.readouterr().err
+        assert cli_main(argv[:4] + ["-o", str(out2), "--private-key",
+                                    f"key1={GOLDEN / variant / 'public.pem'}"]) == 1
+        assert "public key" in capsys.readouterr().err
