@@ -333,3 +333,15 @@ def test_objects_written_by_aivens_plugin_restore_to_the_original_files(variant,
         assert cli_main(argv[:4] + ["-o", str(out2), "--private-key",
                                     f"key1={GOLDEN / variant / 'public.pem'}"]) == 1
         assert "public key" in capsys.readouterr().err
+
+
+def test_usage_errors(tmp_path, capsys):
+    capsys.readouterr()
+    assert cli_main(["tiered-restore"]) == 2
+    assert "required: PATH, --output" in capsys.readouterr().err
+    assert cli_main(["tiered-restore", str(tmp_path), "-o", str(tmp_path / "o"),
+                     "--private-key", "bad"]) == 2
+    assert capsys.readouterr().err == (
+        "kafkalog tiered-restore: error: --private-key: expected ID=FILE, found 'bad'\n")
+    assert cli_main(["tiered-restore", str(tmp_path), "-o", str(tmp_path / "o")]) == 1
+    assert capsys.readouterr().err == "kafkalog tiered-restore: no .rsm-manifest found\n"

@@ -62,11 +62,13 @@ def _keys(specs: list[str]) -> dict[str, Any]:
     for spec in specs:
         key_id, sep, file = spec.partition("=")
         if not sep or not key_id or not file:
-            raise UsageError(f"--private-key: expected ID=FILE, found {spec!r}")
+            raise UsageError(f"kafkalog tiered-restore: error: --private-key: expected ID=FILE, "
+                             f"found {spec!r}")
         try:
             pem = Path(file).read_bytes()
         except OSError as e:
-            raise UsageError(f"--private-key {key_id}: {e}") from None
+            raise UsageError(f"kafkalog tiered-restore: error: --private-key {key_id}: {e}"
+                             ) from None
         keys[key_id] = load_private_key(pem, path=file)
     return keys
 
@@ -80,7 +82,7 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
         args = _parser().parse_args(list(argv))
         keys = _keys(args.private_key)
     except UsageError as e:
-        err.write(f"kafkalog tiered-restore: {e}\n")
+        err.write(f"{e}\n")
         return EXIT_USAGE
     except SystemExit as e:        # --help
         return int(e.code or 0) if isinstance(e.code, int) else EXIT_USAGE
