@@ -144,12 +144,14 @@ def _variant_row(seg: Path, tmp: Path, variant: str, repeat: int) -> dict:
     keys = {"k": key} if key is not None else None
 
     def clean() -> None:
+        # (untimed, for both sides: every timed run writes new files, as a restore does)
         shutil.rmtree(out, ignore_errors=True)
+        for f in ("copy.log", "bare.log"):
+            (tmp / f).unlink(missing_ok=True)
 
     t_ours = _best(lambda: restore_segment(manifest_path, out, keys), repeat, clean)
-    clean()
     if variant == "plain":
-        t_base = _best(lambda: shutil.copyfile(obj, tmp / "copy.log"), repeat)
+        t_base = _best(lambda: shutil.copyfile(obj, tmp / "copy.log"), repeat, clean)
         limit, what = "file_copy", "shutil.copyfile of the .log object"
     else:
         dctx = zstandard.ZstdDecompressor()
@@ -169,7 +171,7 @@ def _variant_row(seg: Path, tmp: Path, variant: str, repeat: int) -> dict:
         limit = "decompress" if variant == "zstd" else "decrypt_decompress"
         what = ("a loop reading each chunk, " + ("decrypting (AES-GCM), " if dk else "")
                 + "decompressing (zstd) and writing it, with no manifest, checks or indexes")
-        t_base = _best(bare, repeat)
+        t_base = _best(bare, repeat, clean)
     mibs = seg.stat().st_size / (1 << 20)
     note = (f"{mibs:.0f} MiB segment of 1 KiB records (half random), chunk.size 4 MiB, "
             f"{len(pieces)} chunks ({obj.stat().st_size / (1 << 20):.0f} MiB object); "

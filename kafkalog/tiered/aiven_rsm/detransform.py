@@ -55,8 +55,8 @@ class DataKey:
             raise RemoteSegmentError(
                 f"{what}: {len(piece)} bytes (an encrypted piece has at least "
                 f"{self.iv_size + GCM_TAG_SIZE}: IV and tag)", path=path, position=position)
-        data = bytes(piece)
-        cipher = AES.new(self.key, AES.MODE_GCM, nonce=data[:self.iv_size],
+        data = memoryview(piece)        # (slices without copies: chunks are MiBs)
+        cipher = AES.new(self.key, AES.MODE_GCM, nonce=bytes(data[:self.iv_size]),
                          mac_len=GCM_TAG_SIZE)
         cipher.update(self.aad)
         try:
