@@ -208,6 +208,30 @@ def test_damage_wrong_keys_and_overlaps_are_named(segment, tmp_path):
         restore_segment(m3, tmp_path / "o4")
 
 
+def test_a_restored_segment_must_pass_kafkas_recovery_checks(segment, tmp_path):
+    """Objects made from a segment with a damaged batch (the chunks themselves intact) and a
+    manifest whose end offset disagrees: refused, nothing left in the output."""
+    src, expected = segment
+    bad = tmp_path / "bad" / "orders-3"
+    shutil.copytree(src, bad)
+    log = bad / f"{0:020d}.log"
+    raw = bytearray(log.read_bytes())
+    raw[3000] ^= 0xFF                       # inside a batch: its CRC no longer matches
+    log.write_bytes(bytes(raw))
+    m = _upload(bad, tmp_path / "b1", chunk_size=1024, compress=True, end=len(expected) - 1)
+    with pytest.raises(RemoteSegmentError, match=r"restored segment .*record is corrupt "
+                       r"\(stored crc = \d+, computed crc = \d+\) at position \d+"):
+        restore_segment(m, tmp_path / "o1")
+    assert not list((tmp_path / "o1" / "orders-3").glob("*"))
+    m = _upload(src, tmp_path / "b2", chunk_size=1024, compress=True, end=len(expected) + 5)
+    with pytest.raises(RemoteSegmentError, match=f"ends at offset {len(expected) - 1} "
+                       f"\\(the manifest's endOffset is {len(expected) + 5}\\)"):
+        restore_segment(m, tmp_path / "o2")
+    r = restore_segment(_upload(src, tmp_path / "b3", chunk_size=1024, compress=False,
+                                end=len(expected) - 1), tmp_path / "o3")
+    assert (r.batches, r.last_offset) == (60, len(expected) - 1)
+
+
 def test_a_manifest_that_is_not_one():
     with pytest.raises(RemoteSegmentError, match="not a JSON manifest"):
         parse_manifest(b"{", path="x.rsm-manifest")
@@ -325,6 +349,10 @@ def test_objects_written_by_aivens_plugin_restore_to_the_original_files(variant,
     with Log.open(d, read_only=True) as log:
         assert log.log_end_offset == 2000 and log.read_table().num_rows == 2000
     assert cli_main(["verify", str(d)]) == 0
+    # --check: the same checks, nothing kept
+    capsys.readouterr()
+    assert cli_main(["tiered-restore", "--check", argv[1], *argv[4:]]) == 0
+    assert capsys.readouterr().out.splitlines()[1].split()[4] == "40"    # batches, CRC-checked
     if variant == "encrypted":
         # without the key, or with the public half only: named, nothing written
         out2 = tmp_path / "again"
@@ -338,7 +366,9 @@ def test_objects_written_by_aivens_plugin_restore_to_the_original_files(variant,
 def test_usage_errors(tmp_path, capsys):
     capsys.readouterr()
     assert cli_main(["tiered-restore"]) == 2
-    assert "required: PATH, --output" in capsys.readouterr().err
+    assert "required: PATH" in capsys.readouterr().err
+    assert cli_main(["tiered-restore", str(tmp_path)]) == 2
+    assert "one of the arguments --output/-o --check is required" in capsys.readouterr().err
     assert cli_main(["tiered-restore", str(tmp_path), "-o", str(tmp_path / "o"),
                      "--private-key", "bad"]) == 2
     assert capsys.readouterr().err == (

@@ -8,6 +8,10 @@ their bucket, written back as Kafka partition directories (:mod:`.restore`).
                                                        ``DIR/<topic>-<partition>/``; one line per
                                                        segment: TOPIC PARTITION START-OFFSET
                                                        END-OFFSET BYTES CHUNKS CODEC ENCRYPTED
+``--check`` (instead of ``--output``)                 every check of a restore (chunks decrypt
+                                                       and decompress to their sizes, Kafka's
+                                                       recovery checks, the end offset), nothing
+                                                       kept; BATCHES instead of BYTES
 ``--private-key ID=FILE``                              the PEM private key of key pair ID (the
                                                        plugin's ``encryption.key.pair.id``),
                                                        for encrypted segments; repeatable
@@ -18,6 +22,10 @@ The restored directories are plain Kafka partition directories: ``kafkalog dump-
 ``verify``, ``Log.read_table`` and the Spark source read them. Segments are restored in the order
 found; the first that fails stops the run with its error (the object, the chunk and its position)
 and exit status 1, leaving the ones before it in place. Exit status 2: usage.
+
+``--check`` verifies a bucket copy before anything depends on it (the AES-GCM tags authenticate
+every chunk and index; the batch CRCs the segment itself): each segment is restored into a
+scratch directory and removed.
 
 Example
 -------
@@ -38,7 +46,7 @@ from typing import IO, Any
 from ...errors import KafkaLogError
 from ...usage import ArgumentParser, UsageError
 from .detransform import load_private_key
-from .restore import find_manifests, restore_segment
+from .restore import check_segment, find_manifests, restore_segment
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
 
@@ -49,8 +57,11 @@ def _parser() -> ArgumentParser:
                                    "as Kafka partition directories.")
     p.add_argument("paths", nargs="+", metavar="PATH",
                    help=".rsm-manifest files, or directories holding them")
-    p.add_argument("--output", "-o", required=True, metavar="DIR",
-                   help="where the <topic>-<partition> directories are written")
+    where = p.add_mutually_exclusive_group(required=True)
+    where.add_argument("--output", "-o", metavar="DIR",
+                       help="where the <topic>-<partition> directories are written")
+    where.add_argument("--check", action="store_true",
+                       help="check that every segment restores; keep nothing")
     p.add_argument("--private-key", action="append", default=[], metavar="ID=FILE",
                    help="PEM private key of key pair ID (encrypted segments); repeatable")
     p.add_argument("--json", action="store_true", help="one JSON object per segment")
@@ -95,11 +106,11 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
         return EXIT_ERROR
     fmt = "%-20s %-9s %-20s %-20s %-12s %-7s %-6s %s\n"
     if not args.json:
-        out.write(fmt % ("TOPIC", "PARTITION", "START-OFFSET", "END-OFFSET", "BYTES",
-                         "CHUNKS", "CODEC", "ENCRYPTED"))
+        out.write(fmt % ("TOPIC", "PARTITION", "START-OFFSET", "END-OFFSET",
+                         "BATCHES" if args.check else "BYTES", "CHUNKS", "CODEC", "ENCRYPTED"))
     for m in manifests:
         try:
-            r = restore_segment(m, args.output, keys)
+            r = check_segment(m, keys) if args.check else restore_segment(m, args.output, keys)
         except (KafkaLogError, OSError) as e:
             err.write(f"kafkalog tiered-restore: {e}\n")
             return EXIT_ERROR
@@ -108,11 +119,13 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
                 "topic": r.topic, "partition": r.partition, "topic_id": r.topic_id,
                 "segment_id": r.segment_id, "start_offset": r.start_offset,
                 "end_offset": r.end_offset, "bytes": r.size, "chunks": r.chunks,
+                "batches": r.batches, "last_offset": r.last_offset,
                 "compressed": r.compressed, "encrypted": r.encrypted,
                 "directory": r.directory, "files": list(r.files), "manifest": str(m)}) + "\n")
         else:
             out.write(fmt % (r.topic, r.partition, r.start_offset,
-                             "-" if r.end_offset is None else r.end_offset, r.size, r.chunks,
+                             "-" if r.end_offset is None else r.end_offset,
+                             r.batches if args.check else r.size, r.chunks,
                              "zstd" if r.compressed else "none",
                              "yes" if r.encrypted else "no"))
     return EXIT_OK

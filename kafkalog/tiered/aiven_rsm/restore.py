@@ -15,7 +15,9 @@ Given the objects of Aiven's plugin (``.rsm-manifest``, ``.log``, ``.indexes``, 
 
 The topic, partition, topic id and offsets come from the manifest's ``remoteLogSegmentMetadata``,
 else from the object key (``<topic>-<topic id>/<partition>/<offset>-<segment id>``). The restored
-``.log`` must start with a batch at the segment's start offset. A segment whose offsets overlap
+``.log`` must start with a batch at the segment's start offset, pass Kafka's recovery checks
+(every entry whole, CRCs, offsets increasing) and end at the manifest's end offset; otherwise
+nothing is written for it. A segment whose offsets overlap
 one already in the directory (two uploads of the same offsets under different leader epochs, after
 an unclean election) is refused, naming both: pick one with ``kafkalog tiered``. Existing files are
 never overwritten.
@@ -29,6 +31,7 @@ Example
 
 from __future__ import annotations
 
+import mmap
 import os
 import re
 import struct
@@ -37,7 +40,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from ...checkpoint import Uuid
+from ...native import scan as native_scan
+from ...segment import validate_entries
 from .detransform import DataKey, decrypt_data_key, iter_chunks, read_index
 from .manifest import (
     INDEXES_SUFFIX,
@@ -48,7 +55,8 @@ from .manifest import (
     parse_manifest,
 )
 
-__all__ = ["RestoredSegment", "restore_segment", "restore_paths", "find_manifests"]
+__all__ = ["RestoredSegment", "restore_segment", "restore_paths", "check_segment",
+           "find_manifests"]
 
 #: ``<topic>-<topic id>/<partition>/<20-digit offset>-<segment id>`` (``ObjectKeyFactory``)
 _KEY = re.compile(r"(?P<topic>[A-Za-z0-9._-]+)-(?P<tid>[A-Za-z0-9_-]{22})/(?P<partition>\d+)/"
@@ -71,6 +79,10 @@ class RestoredSegment:
     chunks: int
     compressed: bool
     encrypted: bool
+    #: whole batches (log entries) in the restored ``.log``, each CRC-checked
+    batches: int = 0
+    #: the last offset the restored ``.log`` holds
+    last_offset: int = -1
 
 
 def find_manifests(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
@@ -188,10 +200,14 @@ def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.Path
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
-    if size != manifest.original_file_size:
-        tmp.unlink()
-        raise RemoteSegmentError(f"{size} bytes restored (the manifest says "
-                                 f"{manifest.original_file_size})", path=str(log_path))
+    try:
+        if size != manifest.original_file_size:
+            raise RemoteSegmentError(f"{size} bytes restored (the manifest says "
+                                     f"{manifest.original_file_size})", path=str(log_path))
+        batches, restored_last = _check_restored(tmp, start, end, log_path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     os.replace(tmp, targets[".log"])
     written = [targets[".log"].name]
     for kind, suffix in (("offset", ".index"), ("timestamp", ".timeindex"),
@@ -210,7 +226,50 @@ def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.Path
         written.append("partition.metadata")
     return RestoredSegment(topic, partition, topic_id, segment_id, start, end, str(directory),
                            tuple(written), size, len(manifest.chunks), manifest.compression,
-                           manifest.encryption is not None)
+                           manifest.encryption is not None, batches, restored_last)
+
+
+def _check_restored(path: Path, start: int, end: int | None, log_path: Path
+                    ) -> tuple[int, int]:
+    """Kafka's recovery checks over the restored file (every entry whole, its CRC, offsets
+    increasing from ``start``), and its last offset against the manifest's end offset.
+    Returns (entries, last offset)."""
+    size = path.stat().st_size
+    if size == 0:
+        return 0, start - 1
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        buf = np.frombuffer(mm, np.uint8)
+        try:
+            scan = native_scan.scan_entries(buf)
+            valid, reason = validate_entries(buf, scan, start)
+            n = int(scan["count"])
+            last = int(scan["last_offsets"][n - 1]) if n else start - 1
+            stop = int(scan["stop_position"])
+        finally:
+            del buf
+    where = f"the restored segment (from {log_path})"
+    if reason is not None or valid < n:
+        raise RemoteSegmentError(f"{where}: {reason}", path=str(path))
+    if stop != size:
+        raise RemoteSegmentError(f"{where}: no whole batch at position {stop} of {size}",
+                                 path=str(path), position=stop)
+    if end is not None and last != end:
+        raise RemoteSegmentError(f"{where} ends at offset {last} (the manifest's endOffset is "
+                                 f"{end})", path=str(path))
+    return n, last
+
+
+def check_segment(manifest_path: str | os.PathLike[str],
+                  private_keys: Mapping[str, Any] | None = None,
+                  scratch: str | os.PathLike[str] | None = None) -> RestoredSegment:
+    """Every check of :func:`restore_segment`, the result written to a scratch directory
+    (``scratch``, else the system's temporary directory) and removed: whether the objects
+    would restore, without keeping the files."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="kafkalog-check-", dir=scratch) as tmp:
+        r = restore_segment(manifest_path, tmp, private_keys)
+    return RestoredSegment(**{**r.__dict__, "directory": "", "files": ()})
 
 
 def read_index_objects(manifest: SegmentManifest, path: Path, key: DataKey | None
