@@ -375,3 +375,67 @@ def test_usage_errors(tmp_path, capsys):
         "kafkalog tiered-restore: error: --private-key: expected ID=FILE, found 'bad'\n")
     assert cli_main(["tiered-restore", str(tmp_path), "-o", str(tmp_path / "o")]) == 1
     assert capsys.readouterr().err == "kafkalog tiered-restore: no .rsm-manifest found\n"
+
+
+# -- kafkalog tiered --objects: a bucket copy against the metadata ---------------------------
+
+def _manifest_only(bucket: Path, topic_id: str, segment_id: str, start: int, end: int) -> None:
+    where = bucket / f"foo-{topic_id}" / "0"
+    where.mkdir(parents=True, exist_ok=True)
+    (where / f"{start:020d}-{segment_id}.rsm-manifest").write_text(json.dumps({
+        "version": "1", "chunkIndex": {"type": "fixed", "originalChunkSize": 4096,
+                                       "originalFileSize": 0, "transformedChunkSize": 0,
+                                       "finalTransformedChunkSize": 0},
+        "segmentIndexes": {}, "compression": False,
+        "remoteLogSegmentMetadata": {"remoteLogSegmentId": {"topicIdPartition": {
+            "topicId": topic_id, "topicPartition": {"topic": "foo", "partition": 0}},
+            "id": segment_id}, "startOffset": start, "endOffset": end}}))
+
+
+def test_tiered_objects_reports_missing_orphan_and_mismatched_objects(tmp_path, capsys):
+    from tests.test_tiered import TOPIC_ID, _uuid, add, update, write_metadata
+
+    # retention deleted segment 3 (the oldest); 1, 2 and 6 are copied; 4 is being uploaded
+    write_metadata(tmp_path / "logs", [
+        add(3, 0, 99, {0: 0}), update(3, "COPY_SEGMENT_FINISHED"),
+        add(1, 100, 199, {0: 100}), update(1, "COPY_SEGMENT_FINISHED"),
+        add(2, 200, 299, {0: 200}), update(2, "COPY_SEGMENT_FINISHED"),
+        add(6, 300, 399, {0: 300}), update(6, "COPY_SEGMENT_FINISHED"),
+        update(3, "DELETE_SEGMENT_STARTED"), update(3, "DELETE_SEGMENT_FINISHED"),
+        add(4, 400, 499, {0: 400}),
+    ])
+    logs = str(tmp_path / "logs")
+    assert cli_main(["tiered", logs]) == 0          # no gap: the metadata alone is fine
+    bucket = tmp_path / "bucket"
+    _manifest_only(bucket, TOPIC_ID, _uuid(3), 0, 99)          # deleted: orphan
+    _manifest_only(bucket, TOPIC_ID, _uuid(1), 100, 199)       # as the metadata says
+    _manifest_only(bucket, TOPIC_ID, _uuid(6), 300, 350)       # other offsets: mismatch
+    _manifest_only(bucket, TOPIC_ID, _uuid(4), 400, 499)       # copy not finished: orphan
+    _manifest_only(bucket, TOPIC_ID, _uuid(5), 500, 599)       # unknown: orphan
+    capsys.readouterr()
+    code = cli_main(["tiered", logs, "--objects", str(bucket)])
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if " object: " in ln]
+    assert code == 1                   # segment 2 is missing, segment 6 disagrees
+    assert [ln.split(":")[0] for ln in lines] == [
+        "Orphan object", "Missing object", "Mismatch object", "Orphan object", "Orphan object"]
+    # (a finished delete leaves the segment out of the metadata, as Kafka's cache drops it)
+    assert f"segment {_uuid(3)} offsets 0..99 is not in the metadata: deleted" in lines[0]
+    assert lines[1] == (f"Missing object: foo-0 segment {_uuid(2)} offsets 200..299 "
+                        "(COPY_SEGMENT_FINISHED): no .rsm-manifest in the copy")
+    assert "offsets 300..350, the metadata says 300..399" in lines[2]
+    assert f"segment {_uuid(4)} is COPY_SEGMENT_STARTED in the metadata" in lines[3]
+    assert f"segment {_uuid(5)} offsets 500..599 is not in the metadata" in lines[4]
+    assert cli_main(["tiered", logs, "--objects", str(bucket), "--json"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert [o["kind"] for o in doc["objects"]] == ["orphan", "missing", "mismatch", "orphan",
+                                                  "orphan"]
+    # orphans alone do not fail the run
+    _manifest_only(bucket, TOPIC_ID, _uuid(2), 200, 299)
+    _manifest_only(bucket, TOPIC_ID, _uuid(6), 300, 399)       # (replaces the 300..350 one)
+    assert cli_main(["tiered", logs, "--objects", str(bucket)]) == 0
+    assert [ln.split(":")[0] for ln in capsys.readouterr().out.splitlines()
+            if " object: " in ln] == ["Orphan object"] * 3
+    # a manifest that does not parse: named, status 1
+    (bucket / f"foo-{TOPIC_ID}" / "0" / "x.rsm-manifest").write_text("{")
+    assert cli_main(["tiered", logs, "--objects", str(bucket)]) == 1
+    assert "x.rsm-manifest: not a JSON manifest" in capsys.readouterr().err

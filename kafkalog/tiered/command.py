@@ -16,6 +16,12 @@ memory).
                                                        being deleted
 ``--topic T --partition P --offset O``                 the copied segment holding offset O, per
                                                        leader epoch (``remoteLogSegmentMetadata``)
+``--objects DIR [DIR ...]``                            a copy of the bucket (Aiven's plugin):
+                                                       ``Missing object:`` (a copied segment
+                                                       without its objects), ``Orphan object:``
+                                                       (objects of a deleted, unfinished or
+                                                       unknown segment), ``Mismatch object:``
+                                                       (other offsets than the metadata's)
 ``--num-partitions N``                                 ``remote.log.metadata.topic.num.partitions``
                                                        (default 50; 0 skips the placement check)
 ``--json``                                             JSON instead of text
@@ -26,7 +32,8 @@ above its log start offset that neither a copied remote segment nor the local lo
 printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`).
 
 Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap above the first
-copied offset, or ``--offset`` held by no copied segment; 2 usage. Findings (what Kafka's
+copied offset, a missing or mismatched object (``--objects``; orphans do not change it), or
+``--offset`` held by no copied segment; 2 usage. Findings (what Kafka's
 manager would drop or fail on) go to stderr and do not change the status: the state printed is
 the one Kafka would build.
 
@@ -47,6 +54,7 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+from ..errors import KafkaLogError
 from ..usage import ArgumentParser, UsageError
 from .coverage import Coverage, LocalPartition, tree_coverage
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
@@ -86,6 +94,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--num-partitions", type=int, default=DEFAULT_METADATA_TOPIC_PARTITIONS,
                    help="remote.log.metadata.topic.num.partitions, to check where each event "
                         "sits (default 50; 0: no check)")
+    p.add_argument("--objects", nargs="+", metavar="DIR",
+                   help="a copy of the bucket (Aiven tiered storage objects): report copied "
+                        "segments with no objects (missing), objects no broker reads (orphan) "
+                        "and offsets that disagree (mismatch)")
     p.add_argument("--json", action="store_true", help="JSON instead of text")
     return p
 
@@ -175,6 +187,13 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
     # (a gap below every copy may be retention after the checkpoint: printed, not a failure)
     status = EXIT_ERROR if any(not cov.below_remote(g) for _, cov in covs.values()
                                for g in cov.gaps) else EXIT_OK
+    objects = []
+    if args.objects:
+        from .aiven_rsm.inventory import bucket_inventory, compare
+
+        objects = compare(store, bucket_inventory(args.objects), tips)
+        if any(f.kind != "orphan" for f in objects):
+            status = EXIT_ERROR
     if args.json:
         out.write(json.dumps({
             "partitions": [{
@@ -190,11 +209,15 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
                              (store.caches[t].list_remote_log_segments()
                               if t in store.caches else [])]} for t in tips],
             "findings": [{"partition": f.partition, "offset": f.offset, "message": f.message}
-                         for f in store.findings]}) + "\n")
+                         for f in store.findings],
+            **({"objects": [{"kind": f.kind, "topic": f.topic, "partition": f.partition,
+                             "segment_id": f.segment_id, "message": f.message}
+                            for f in objects]} if args.objects else {})}) + "\n")
         return status
     if not (args.segments or args.topic is not None):
         _print_summary(store, tips, covs, out)
         _print_gaps(covs, out)
+        _print_objects(objects, out)
         return status
     rows: list[tuple[str, ...]] = [COLUMNS]
     for t in tips:
@@ -212,7 +235,13 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
             out.write(f"Partition {t.topic}-{t.partition} (topic id {t.topic_id}): {d.state} by "
                       f"broker {d.broker_id} at {_time(d.event_timestamp_ms)}\n")
     _print_gaps(covs, out)
+    _print_objects(objects, out)
     return status
+
+
+def _print_objects(findings: list[Any], out: IO[str]) -> None:
+    for f in findings:
+        out.write(f"{f}\n")
 
 
 def _print_summary(store: RemoteLogMetadataStore, tips: list[TopicIdPartition],
@@ -271,3 +300,6 @@ def main(argv: Sequence[str] | None = None, out: IO[str] | None = None,
     except UsageError as e:
         err.write(f"{e}\n")
         return EXIT_USAGE
+    except KafkaLogError as e:        # (an --objects manifest that does not parse)
+        err.write(f"kafkalog tiered: {e}\n")
+        return EXIT_ERROR
