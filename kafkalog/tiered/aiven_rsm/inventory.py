@@ -29,23 +29,17 @@ from pathlib import Path
 
 from ..metadata_cache import COPY_SEGMENT_FINISHED
 from ..metadata_store import RemoteLogMetadataStore, TopicIdPartition
-from .manifest import RemoteSegmentError, parse_manifest
-from .restore import _identity, find_manifests
+from .manifest import parse_manifest
+from .restore import SegmentIdentity, find_manifests, segment_identity
 
 __all__ = ["ObjectSegment", "ObjectFinding", "bucket_inventory", "compare"]
 
 
 @dataclass(frozen=True)
-class ObjectSegment:
+class ObjectSegment(SegmentIdentity):
     """One segment of a bucket copy, as its ``.rsm-manifest`` names it."""
 
     manifest: str
-    topic: str
-    partition: int
-    topic_id: str | None
-    segment_id: str | None
-    start_offset: int
-    end_offset: int | None
 
 
 @dataclass(frozen=True)
@@ -68,8 +62,8 @@ def bucket_inventory(paths: Iterable[str | os.PathLike[str]]) -> list[ObjectSegm
     out = []
     for m in find_manifests(paths):
         manifest = parse_manifest(Path(m).read_bytes(), path=m)
-        topic, partition, tid, sid, start, end = _identity(manifest, Path(m))
-        out.append(ObjectSegment(str(m), topic, partition, tid, sid, start, end))
+        ident = segment_identity(manifest, Path(m))
+        out.append(ObjectSegment(**ident.__dict__, manifest=str(m)))
     return out
 
 
@@ -117,6 +111,3 @@ def compare(store: RemoteLogMetadataStore, objects: list[ObjectSegment],
     findings.sort(key=lambda f: f[0])
     return [f for _k, f in findings]
 
-
-# (re-exported for the command's error handling)
-RemoteSegmentError = RemoteSegmentError

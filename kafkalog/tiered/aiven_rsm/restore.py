@@ -55,8 +55,8 @@ from .manifest import (
     parse_manifest,
 )
 
-__all__ = ["RestoredSegment", "restore_segment", "restore_paths", "check_segment",
-           "find_manifests"]
+__all__ = ["SegmentIdentity", "segment_identity", "RestoredSegment", "restore_segment",
+           "restore_paths", "check_segment", "find_manifests"]
 
 #: ``<topic>-<topic id>/<partition>/<20-digit offset>-<segment id>`` (``ObjectKeyFactory``)
 _KEY = re.compile(r"(?P<topic>[A-Za-z0-9._-]+)-(?P<tid>[A-Za-z0-9_-]{22})/(?P<partition>\d+)/"
@@ -64,15 +64,22 @@ _KEY = re.compile(r"(?P<topic>[A-Za-z0-9._-]+)-(?P<tid>[A-Za-z0-9_-]{22})/(?P<pa
 
 
 @dataclass(frozen=True)
-class RestoredSegment:
-    """One segment written back (what ``kafkalog tiered-restore`` prints)."""
+class SegmentIdentity:
+    """Which remote segment a manifest is of (:func:`segment_identity`)."""
 
     topic: str
     partition: int
     topic_id: str | None
     segment_id: str | None
     start_offset: int
+    #: None when the manifest has no ``remoteLogSegmentMetadata`` (its name gives the rest)
     end_offset: int | None
+
+
+@dataclass(frozen=True)
+class RestoredSegment(SegmentIdentity):
+    """One segment written back (what ``kafkalog tiered-restore`` prints)."""
+
     directory: str
     files: tuple[str, ...]
     size: int
@@ -97,16 +104,15 @@ def find_manifests(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return sorted(dict.fromkeys(out), key=lambda m: (str(m.parent), m.name))
 
 
-def _identity(manifest: SegmentManifest, path: Path) -> tuple[str, int, str | None,
-                                                            str | None, int, int | None]:
-    """(topic, partition, topic id, segment id, start offset, end offset)."""
+def segment_identity(manifest: SegmentManifest, path: Path) -> SegmentIdentity:
+    """The manifest's ``remoteLogSegmentMetadata``, else what its object key says."""
     meta = manifest.segment_metadata or {}
     try:
         sid = meta["remoteLogSegmentId"]
         tip = sid["topicIdPartition"]
-        return (tip["topicPartition"]["topic"], int(tip["topicPartition"]["partition"]),
-                tip.get("topicId"), sid.get("id"), int(meta["startOffset"]),
-                int(meta["endOffset"]))
+        return SegmentIdentity(tip["topicPartition"]["topic"],
+                               int(tip["topicPartition"]["partition"]), tip.get("topicId"),
+                               sid.get("id"), int(meta["startOffset"]), int(meta["endOffset"]))
     except (KeyError, TypeError, ValueError):
         pass
     stem = path.as_posix()[:-len(MANIFEST_SUFFIX)]
@@ -116,7 +122,8 @@ def _identity(manifest: SegmentManifest, path: Path) -> tuple[str, int, str | No
             "the manifest has no remoteLogSegmentMetadata and its name is not "
             "<topic>-<topic id>/<partition>/<offset>-<segment id>.rsm-manifest: topic, "
             "partition and offsets unknown", path=str(path))
-    return (m["topic"], int(m["partition"]), m["tid"], m["sid"], int(m["offset"]), None)
+    return SegmentIdentity(m["topic"], int(m["partition"]), m["tid"], m["sid"],
+                           int(m["offset"]), None)
 
 
 def _last_offset(path: Path) -> int:
@@ -156,7 +163,9 @@ def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.Path
     for needed in (log_path, idx_path):
         if not needed.exists():
             raise RemoteSegmentError("object missing beside its manifest", path=str(needed))
-    topic, partition, topic_id, segment_id, start, end = _identity(manifest, mpath)
+    ident = segment_identity(manifest, mpath)
+    topic, partition, topic_id = ident.topic, ident.partition, ident.topic_id
+    start, end = ident.start_offset, ident.end_offset
     key: DataKey | None = None
     if manifest.encryption is not None:
         key = decrypt_data_key(manifest.encryption, private_keys or {}, path=str(mpath))
@@ -224,9 +233,11 @@ def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.Path
         Uuid.from_string(topic_id)      # a valid id, or the error names it
         (directory / "partition.metadata").write_text(f"version: 0\ntopic_id: {topic_id}\n")
         written.append("partition.metadata")
-    return RestoredSegment(topic, partition, topic_id, segment_id, start, end, str(directory),
-                           tuple(written), size, len(manifest.chunks), manifest.compression,
-                           manifest.encryption is not None, batches, restored_last)
+    return RestoredSegment(**ident.__dict__, directory=str(directory), files=tuple(written),
+                           size=size, chunks=len(manifest.chunks),
+                           compressed=manifest.compression,
+                           encrypted=manifest.encryption is not None, batches=batches,
+                           last_offset=restored_last)
 
 
 def _check_restored(path: Path, start: int, end: int | None, log_path: Path
