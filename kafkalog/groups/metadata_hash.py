@@ -40,7 +40,7 @@ import xxhash
 from ..checkpoint import Uuid
 
 __all__ = ["TOPIC_HASH_MAGIC_BYTE", "topic_hash", "group_hash", "metadata_hash",
-           "topic_id_bytes"]
+           "topic_id_bytes", "TopicHashes"]
 
 #: ``Utils.TOPIC_HASH_MAGIC_BYTE``: the version of the topic hash's layout
 TOPIC_HASH_MAGIC_BYTE = 0
@@ -117,3 +117,34 @@ def metadata_hash(subscribed: Iterable[str],
     """
     return group_hash({name: topic_hash(topics[name][0], name, topics[name][1])
                        for name in set(subscribed) if name in topics})
+
+
+class TopicHashes:
+    """The topics of one metadata image and their hashes, each computed once (Kafka's
+    ``topicHashCache``, dropped at every new image): ``topics`` is name -> (topic id, partition
+    count), ``racks`` name -> each partition's replica racks (none by default).
+
+    >>> th = TopicHashes({"t": (bytes(range(16)), 2)})
+    >>> th.group_hash(["t", "gone"]) == metadata_hash(["t"], {"t": (bytes(range(16)), [[], []])})
+    True
+    """
+
+    def __init__(self, topics: Mapping[str, tuple[Any, int]] | None = None,
+                 racks: Mapping[str, Sequence[Iterable[str]]] | None = None) -> None:
+        self._topics = dict(topics or {})
+        self._racks = dict(racks or {})
+        self._hashes: dict[str, int] = {}
+
+    def group_hash(self, subscribed: Iterable[str]) -> int:
+        """``computeMetadataHash`` of the subscribed topics that exist."""
+        hashes = {}
+        for name in set(subscribed):
+            known = self._topics.get(name)
+            if known is None or not known[1]:
+                continue
+            h = self._hashes.get(name)
+            if h is None:
+                h = self._hashes[name] = topic_hash(
+                    known[0], name, self._racks.get(name) or [()] * known[1])
+            hashes[name] = h
+        return group_hash(hashes)

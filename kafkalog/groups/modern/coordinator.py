@@ -56,7 +56,7 @@ from ...checkpoint import Uuid
 from ...errors import KafkaLogError
 from ..assignors import assign
 from ..error_codes import ErrorCode
-from ..metadata_hash import group_hash, topic_hash
+from ..metadata_hash import TopicHashes
 from ..records import group_metadata_tombstone
 from ..responses import (
     ConsumerGroupDescribedGroup,
@@ -126,9 +126,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         self._owner = owner
         #: topic name -> (topic id, partition count)
         self._topics: dict[str, tuple[str, int]] = {}
-        #: topic name -> its replicas' racks per partition; its KIP-1101 hash, cached
+        #: topic name -> its replicas' racks per partition; the topics' KIP-1101 hashes
         self._racks: dict[str, Sequence[Sequence[str]]] = {}
-        self._topic_hashes: dict[str, int] = {}
+        self._topic_hashes = TopicHashes()
         #: bumped at every change of the topics; the version at which topics last appeared
         self._topics_version = 0
         self._new_topics_version = 0
@@ -155,7 +155,7 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         ``requestMetadataRefresh``)."""
         old, self._topics = self._topics, dict(topics)
         old_racks, self._racks = self._racks, dict(racks or {})
-        self._topic_hashes = {}
+        self._topic_hashes = TopicHashes(self._topics, self._racks)
         changed = {t for t in set(old) | set(self._topics) if old.get(t) != self._topics.get(t)
                    or old_racks.get(t) != self._racks.get(t)}
         if changed:
@@ -628,19 +628,9 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
     def _metadata_hash(self, subscribed: Iterable[str] | Mapping[str, int]) -> int:
         """KIP-1101's hash of the subscribed topics that exist (``computeMetadataHash``; a
         mapping's topics with a count of 0 are not subscribed)."""
-        names = [t for t, n in subscribed.items() if n > 0] if isinstance(subscribed, Mapping) \
-            else list(subscribed)
-        hashes = {}
-        for name in names:
-            known = self._topics.get(name)
-            if known is None:
-                continue
-            h = self._topic_hashes.get(name)
-            if h is None:
-                h = self._topic_hashes[name] = topic_hash(
-                    known[0], name, self._racks.get(name) or [()] * known[1])
-            hashes[name] = h
-        return group_hash(hashes)
+        if isinstance(subscribed, Mapping):
+            subscribed = [t for t, n in subscribed.items() if n > 0]
+        return self._topic_hashes.group_hash(subscribed)
 
     def _update_target_assignment(self, group: ConsumerGroup, group_epoch: int,
                                   member: ConsumerGroupMember | None,

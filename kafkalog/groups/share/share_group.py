@@ -42,7 +42,7 @@ from typing import Any
 from ...checkpoint import Uuid
 from ..assignors import assign
 from ..error_codes import ErrorCode
-from ..metadata_hash import group_hash, topic_hash
+from ..metadata_hash import TopicHashes
 
 __all__ = ["ShareGroupCoordinator", "ShareGroup", "ShareMember", "HeartbeatResult",
            "DEFAULT_SESSION_TIMEOUT_MS", "DEFAULT_HEARTBEAT_INTERVAL_MS", "DEFAULT_MAX_SIZE"]
@@ -145,8 +145,8 @@ class ShareGroupCoordinator:
         self._partitions: dict[str, int] = {}
         self._topic_ids: dict[str, Any] = {}
         self._racks: dict[str, Sequence[Sequence[str]]] = {}
-        #: topic -> its KIP-1101 hash, dropped at every metadata update
-        self._topic_hashes: dict[str, int] = {}
+        #: the topics' KIP-1101 hashes, made at first use after each metadata update
+        self._topic_hashes: TopicHashes | None = None
 
     # -- metadata ----------------------------------------------------------------------------
 
@@ -164,7 +164,7 @@ class ShareGroupCoordinator:
         old_racks, self._racks = self._racks, dict(racks or {})
         changed = {t for t in set(old) | set(partitions) if old.get(t) != partitions.get(t)
                    or old_racks.get(t) != self._racks.get(t)}
-        self._topic_hashes = {}
+        self._topic_hashes = None
         for g in self.groups.values():
             if any(set(m.subscribed_topics) & changed for m in g.members.values()):
                 g.metadata_refresh_needed = True
@@ -177,19 +177,11 @@ class ShareGroupCoordinator:
     def metadata_hash(self, subscribed: Iterable[str]) -> int:
         """KIP-1101's hash of the ``subscribed`` topics that exist (topics without an id are
         hashed under their derived id, as the server names them)."""
-        hashes = {}
-        for name in set(subscribed):
-            n = self._partitions.get(name)
-            if not n:
-                continue
-            h = self._topic_hashes.get(name)
-            if h is None:
-                tid = self._topic_ids.get(name)
-                racks = self._racks.get(name) or [()] * n
-                h = self._topic_hashes[name] = topic_hash(
-                    tid if tid is not None else Uuid.derived(name), name, racks)
-            hashes[name] = h
-        return group_hash(hashes)
+        if self._topic_hashes is None:
+            self._topic_hashes = TopicHashes(
+                {t: (self._topic_ids.get(t) or Uuid.derived(t), n)
+                 for t, n in self._partitions.items()}, self._racks)
+        return self._topic_hashes.group_hash(subscribed)
 
     def _subscribed(self, group: ShareGroup) -> set[str]:
         return {t for m in group.members.values() for t in m.subscribed_topics}
