@@ -145,10 +145,22 @@ def _last_offset(path: Path) -> int:
     return last
 
 
+#: (path, size, mtime) -> last offset: each segment already in a directory is walked once per
+#: process, however many segments a run restores next to it
+_LAST_OFFSETS: dict[tuple[str, int, int], int] = {}
+
+
 def _occupied(directory: Path) -> list[tuple[int, int, str]]:
     """(first, last offset, file) of the segments already in ``directory``."""
-    return [(int(p.name[:20]), _last_offset(p), p.name)
-            for p in sorted(directory.glob("[0-9]" * 20 + ".log"))]
+    out = []
+    for p in sorted(directory.glob("[0-9]" * 20 + ".log")):
+        st = p.stat()
+        key = (str(p), st.st_size, st.st_mtime_ns)
+        last = _LAST_OFFSETS.get(key)
+        if last is None:
+            last = _LAST_OFFSETS[key] = _last_offset(p)
+        out.append((int(p.name[:20]), last, p.name))
+    return out
 
 
 def restore_segment(manifest_path: str | os.PathLike[str], output: str | os.PathLike[str],
