@@ -11,7 +11,8 @@ zstd (level 3, zstd-jni's default, one frame per chunk) and zstd + AES-256-GCM. 
 process and on a warm page cache:
 
 * ``restore.<variant>.vs_<limit>``: :func:`kafkalog.tiered.aiven_rsm.restore_segment` (read the
-  objects, decrypt, decompress, check every size, write the partition directory) in MiB/s of
+  objects, decrypt, decompress, check every size, write the partition directory, then a CRC
+  pass of Kafka's recovery checks over the written ``.log``) in MiB/s of
   restored segment, against the bare work of the same bytes: ``plain`` against copying the
   ``.log`` object to a new file (``shutil.copyfile``); ``zstd`` and ``zstd_aes`` against a
   loop that reads each chunk, decrypts and decompresses it with the same libraries and writes
@@ -175,7 +176,8 @@ def _variant_row(seg: Path, tmp: Path, variant: str, repeat: int) -> dict:
     mibs = seg.stat().st_size / (1 << 20)
     note = (f"{mibs:.0f} MiB segment of 1 KiB records (half random), chunk.size 4 MiB, "
             f"{len(pieces)} chunks ({obj.stat().st_size / (1 << 20):.0f} MiB object); "
-            f"restore_segment (read, detransform, check, write the partition directory) vs "
+            f"restore_segment (read, detransform, write the partition directory, then Kafka's "
+            f"recovery checks with CRCs over the written .log) vs "
             f"{what}; best of {repeat}, warm page cache")
     return {"name": f"restore.{variant}.vs_{limit}", "value": mibs / t_ours, "unit": "MiB/s",
             "baseline": mibs / t_base, "ratio": t_base / t_ours, "note": note}
