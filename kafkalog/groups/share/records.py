@@ -52,7 +52,7 @@ __all__ = ["MEMBER_METADATA", "TARGET_ASSIGNMENT_METADATA", "TARGET_ASSIGNMENT_M
            "CURRENT_MEMBER_ASSIGNMENT", "MEMBER_RECORD_TYPES", "STABLE", "StoredMember",
            "StoredShareGroup", "member_subscription_record", "member_subscription_tombstone",
            "target_assignment_record", "target_assignment_tombstone",
-           "target_assignment_epoch_record", "target_assignment_epoch_tombstone",
+           "target_assignment_epoch_record",
            "current_assignment_record", "current_assignment_tombstone", "replay", "delta",
            "fence_records"]
 
@@ -107,9 +107,6 @@ def target_assignment_epoch_record(group_id: str, epoch: int) -> Record:
     return CODEC.encode(TARGET_ASSIGNMENT_METADATA, _key(group_id),
                         {"assignmentEpoch": epoch}, 0)
 
-
-def target_assignment_epoch_tombstone(group_id: str) -> Record:
-    return CODEC.encode(TARGET_ASSIGNMENT_METADATA, _key(group_id), None)
 
 
 def current_assignment_record(group_id: str, member_id: str, member_epoch: int,

@@ -126,23 +126,33 @@ def segment_identity(manifest: SegmentManifest, path: Path) -> SegmentIdentity:
                            int(m["offset"]), None)
 
 
+def _scan_segment(path: Path, base_offset: int, *, check: bool
+                  ) -> tuple[int, int, int, int, str | None]:
+    """(entries, last offset, stop position, file size, why the entries are not all valid or
+    None) of a segment file, through the native batch scan over an mmap; ``check`` adds
+    Kafka's recovery checks (CRCs, increasing offsets from ``base_offset``)."""
+    size = path.stat().st_size
+    if size == 0:
+        return 0, base_offset - 1, 0, 0, None
+    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+        buf = np.frombuffer(mm, np.uint8)
+        try:
+            scan = native_scan.scan_entries(buf)
+            n = int(scan["count"])
+            reason = None
+            if check:
+                valid, reason = validate_entries(buf, scan, base_offset)
+                if reason is None and valid < n:     # (validate_entries names every stop)
+                    reason = f"entry {valid} is not valid"
+        finally:
+            del buf
+    last = int(scan["last_offsets"][n - 1]) if n else base_offset - 1
+    return n, last, int(scan["stop_position"]), size, reason
+
+
 def _last_offset(path: Path) -> int:
-    """The last offset of a segment file: its last batch's base offset + lastOffsetDelta
-    (magic 2; a legacy entry's offset is its last), walking the batch headers only."""
-    last = int(path.name[:20]) - 1
-    with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        pos = 0
-        while pos + 17 <= size:
-            f.seek(pos)
-            head = f.read(27)
-            base, length = struct.unpack_from(">qi", head)
-            magic = head[16]
-            if length <= 0 or pos + 12 + length > size:
-                break
-            last = base + struct.unpack_from(">i", head, 23)[0] if magic >= 2 else base
-            pos += 12 + length
-    return last
+    """The last offset of a segment file already in an output directory."""
+    return _scan_segment(path, int(path.name[:20]), check=False)[1]
 
 
 #: (path, size, mtime) -> last offset: each segment already in a directory is walked once per
@@ -257,21 +267,9 @@ def _check_restored(path: Path, start: int, end: int | None, log_path: Path
     """Kafka's recovery checks over the restored file (every entry whole, its CRC, offsets
     increasing from ``start``), and its last offset against the manifest's end offset.
     Returns (entries, last offset)."""
-    size = path.stat().st_size
-    if size == 0:
-        return 0, start - 1
-    with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
-        buf = np.frombuffer(mm, np.uint8)
-        try:
-            scan = native_scan.scan_entries(buf)
-            valid, reason = validate_entries(buf, scan, start)
-            n = int(scan["count"])
-            last = int(scan["last_offsets"][n - 1]) if n else start - 1
-            stop = int(scan["stop_position"])
-        finally:
-            del buf
+    n, last, stop, size, reason = _scan_segment(path, start, check=True)
     where = f"the restored segment (from {log_path})"
-    if reason is not None or valid < n:
+    if reason is not None:
         raise RemoteSegmentError(f"{where}: {reason}", path=str(path))
     if stop != size:
         raise RemoteSegmentError(f"{where}: no whole batch at position {stop} of {size}",
