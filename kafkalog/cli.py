@@ -11,10 +11,12 @@ Subcommands
     Write a repaired copy of a partition directory (``--in-place`` to repair where it is).
 ``groups``
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
-``topics``, ``configs``, ``acls``, ``delete-records``, ``transactions``
+``topics``, ``configs``, ``acls``, ``delete-records``, ``transactions``, ``get-offsets``,
+``log-dirs``
     Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics|users``,
-    ``kafka-acls.sh``, ``kafka-delete-records.sh`` and ``kafka-transactions.sh`` on a log
-    directory, offline (``kafkalog.admin``).
+    ``kafka-acls.sh``, ``kafka-delete-records.sh``, ``kafka-transactions.sh``,
+    ``kafka-get-offsets.sh`` and ``kafka-log-dirs.sh --describe`` on log directories, offline
+    (``kafkalog.admin``).
 ``tiered``
     Remote (tiered storage) segments from a tree's ``__remote_log_metadata`` partitions,
     offline (``kafkalog.tiered.command``).
@@ -255,6 +257,10 @@ _ADMIN_COMMANDS = {
     "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
     "transactions": "List, describe, find hanging and abort transactions of a log dir "
                     "(kafka-transactions.sh, offline).",
+    "get-offsets": "Offsets of partitions by time, earliest, latest or tiered "
+                   "(kafka-get-offsets.sh, offline).",
+    "log-dirs": "Sizes and offset lags of the partitions of a broker's log dirs "
+                "(kafka-log-dirs.sh --describe, offline).",
 }
 
 
@@ -479,6 +485,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .admin import transactions_command
 
         return transactions_command.main(argv[1:])
+    if argv[:1] == ["get-offsets"]:
+        from .admin import get_offsets_command
+
+        return get_offsets_command.main(argv[1:])
+    if argv[:1] == ["log-dirs"]:
+        from .admin import log_dirs_command
+
+        return log_dirs_command.main(argv[1:])
     if argv[:1] == ["serve"]:
         from .server import command
 
@@ -498,7 +512,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
-            "delete-records, transactions, tiered, tiered-restore, serve, demo)\n"
+            "delete-records, transactions, get-offsets, log-dirs, tiered, tiered-restore, serve, "
+            "demo)\n"
         )
         return EXIT_USAGE
     try:

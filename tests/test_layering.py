@@ -51,6 +51,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.log": 5,
     "kafkalog.scheduler": 5,
     "kafkalog.log_dir": 6,
+    "kafkalog.list_offsets": 6,  # ListOffsets answers over a Log (the server's and get-offsets)
     # operators' and services' packages over the engine
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,

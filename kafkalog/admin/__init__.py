@@ -23,6 +23,12 @@ the behaviour is the same) and works directly on a ``log.dirs`` entry through
                                                  ``describe``, ``describe-producers``,
                                                  ``find-hanging``, ``abort``
                                                  (:mod:`.transactions_command`)
+``kafkalog get-offsets LOGDIR... ...``           ``kafka-get-offsets.sh`` (``GetOffsetShell``):
+                                                 ``--topic-partitions``, ``--time`` with every
+                                                 special value (:mod:`.get_offsets_command`)
+``kafkalog log-dirs --describe LOGDIR...``       ``kafka-log-dirs.sh --describe``: sizes and
+                                                 offset lags per log dir
+                                                 (:mod:`.log_dirs_command`)
 ===============================================  ==============================================
 
 Shared rules (this module):

@@ -280,16 +280,24 @@ def scala213_hash_set_order(
 
 
 def java_hash_map_order(
-    puts: Iterable[T], hash_of: Callable[[T], int] = java_string_hash
+    puts: Iterable[T], hash_of: Callable[[T], int] = java_string_hash,
+    initial_capacity: int = 16,
 ) -> list[T]:
     """Key order of a ``java.util.HashMap`` after inserting these keys.
 
-    Capacity 16, doubled after an insertion that takes the size past ``0.75 * capacity``;
-    iteration walks the buckets in order and each bucket in insertion order (resizes keep the
-    relative order). Buckets longer than 8 become trees (not modelled: that many collisions).
+    The table starts at ``tableSizeFor(initial_capacity)`` (``new HashMap<>(n)``; 16 for
+    ``new HashMap<>()``) and doubles after an insertion that takes the size past
+    ``0.75 * capacity``; iteration walks the buckets in order and each bucket in insertion order
+    (resizes keep the relative order). Buckets longer than 8 become trees (not modelled: that
+    many collisions).
+
+    >>> java_hash_map_order(["version", "brokers"])
+    ['brokers', 'version']
     """
     first_seen: dict[T, int] = {}
-    cap = 16
+    cap = 1
+    while cap < initial_capacity:
+        cap *= 2
     for k in puts:
         if k not in first_seen:
             first_seen[k] = len(first_seen)

@@ -225,6 +225,24 @@ def test_list_offsets(server, wire):
     assert ask(400, isolation=1) == (E.none, -1, -1)  # not below the LSO
 
 
+def test_list_offsets_v10_v11(server, wire):
+    """v10 adds the timeout of KIP-1075's remote reads, v11 earliest-pending-upload (-6):
+    without tiered storage -6 and -5 answer offset -1, as Kafka 4.2's broker does."""
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(None, b"a", 100), Record(None, b"b", 300)],
+                                     partition_leader_epoch=0)
+    for version in (10, 11):
+        def ask(ts, version=version):
+            p = part(wire.request(2, version, {**lo_req("t", ts), "timeout": 1000}))
+            return p.error_code, p.offset, p.timestamp, p.leader_epoch
+
+        assert ask(-2) == (E.none, 0, -1, 0)  # the first epoch entry starts at the start
+        assert ask(-4) == (E.none, 0, -1, 0)
+        assert ask(-5) == (E.none, -1, -1, -1)
+        assert ask(200) == (E.none, 1, 300, 0)
+    assert part(wire.request(2, 11, {**lo_req("t", -6), "timeout": 1000})).offset == -1
+
+
 def test_offset_for_leader_epoch(server, wire):
     server.broker.create_topic("t", 1)
     server.broker.log("t", 0).append([Record(None, b"a", 1)] * 3)

@@ -1,20 +1,17 @@
 """ListOffsets (key 2): offsets by time, and the earliest/latest offsets.
 
-Kafka's ``Partition.fetchOffsetForTimestamp`` and ``UnifiedLog.fetchOffsetByTimestamp`` (3.9),
-without remote storage:
-
-* ``-1`` (latest): the last fetchable offset, the last stable offset for ``read_committed``
-  (isolation level 1) else the high watermark, with timestamp -1 and the leader's epoch.
-* ``-2`` (earliest) and ``-4`` (earliest local): the log start offset, timestamp -1.
-* ``-3`` (max timestamp, KIP-734): the first record carrying the largest timestamp.
-* ``-5`` (latest tiered): offset -1 (nothing is tiered).
-* a timestamp: the first record whose timestamp is >= it, through the time index
-  (:meth:`kafkalog.log.Log.offset_for_timestamp`), kept only below the last fetchable offset;
-  the answer carries that record's timestamp and its batch's leader epoch. None found: offset and
-  timestamp -1.
+The answer is :func:`kafkalog.list_offsets.fetch_offset_for_timestamp` (Kafka's
+``Partition.fetchOffsetForTimestamp`` and ``UnifiedLog.fetchOffsetByTimestamp``, 4.2) for a
+broker without remote storage: ``-1`` (latest) the last fetchable offset (the last stable offset
+for ``read_committed``, isolation level 1, else the high watermark) with the leader's epoch;
+``-2`` and ``-4`` the log start offset; ``-3`` the first record carrying the largest timestamp;
+``-5`` and ``-6`` offset -1 (nothing is tiered); a timestamp the first record whose timestamp is
+>= it, kept only below the last fetchable offset, with its timestamp and its batch's leader
+epoch. No answer: offset, timestamp and epoch -1.
 
 Errors per partition: ``UNKNOWN_TOPIC_OR_PARTITION``, ``FENCED_LEADER_EPOCH`` /
-``UNKNOWN_LEADER_EPOCH`` (v4+). Versions 1-9 (Kafka 3.9: 0-9; v0's offset arrays are gone from
+``UNKNOWN_LEADER_EPOCH`` (v4+). Versions 1-11 (Kafka 4.2: 1-11; v10 adds the timeout of
+KIP-1075's remote reads, v11 the earliest-pending-upload value; v0's offset arrays are gone from
 kio as from Kafka 4).
 """
 
@@ -24,37 +21,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import KafkaLogError
-from ...log import (
-    EARLIEST_LOCAL_TIMESTAMP,
-    EARLIEST_TIMESTAMP,
-    LATEST_TIERED_TIMESTAMP,
-    LATEST_TIMESTAMP,
-)
-from ...records.batch import iter_batches
+from ...list_offsets import fetch_offset_for_timestamp
 from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode
 
-__all__ = ["handle", "record_timestamp_and_epoch"]
-
-
-def record_timestamp_and_epoch(log: Any, offset: int) -> tuple[int, int]:
-    """``(timestamp, leader epoch)`` of the record at ``offset`` (the batch's max timestamp for
-    ``LogAppendTime``; -1 for either when unknown)."""
-    try:
-        data = log.read(offset, 1)
-    except KafkaLogError:
-        return -1, -1
-    for batch in iter_batches(data, validate=False):
-        epoch = getattr(batch, "partition_leader_epoch", -1)
-        if batch.last_offset < offset:
-            continue
-        for r in batch:
-            if r.offset >= offset:
-                return r.timestamp, epoch
-        return -1, epoch
-    return -1, -1
+__all__ = ["handle"]
 
 
 def _lookup(ctx: RequestContext, topic: str, p: Any, isolation_level: int) -> dict[str, Any]:
@@ -70,30 +43,21 @@ def _lookup(ctx: RequestContext, topic: str, p: Any, isolation_level: int) -> di
                                      getattr(p, "current_leader_epoch", -1))
     if code:
         return {**out, "error_code": code}
-    ts = p.timestamp
     last_fetchable = log.last_stable_offset if isolation_level == 1 \
         else broker.high_watermark(topic, p.partition_index)
-    if ts == LATEST_TIMESTAMP:
-        return {**out, "offset": last_fetchable,
-                "leader_epoch": broker.leader_epoch(topic, p.partition_index)}
-    if ts == LATEST_TIERED_TIMESTAMP:
-        return out
     try:
-        offset = log.offset_for_timestamp(ts)
+        found = fetch_offset_for_timestamp(
+            log, p.timestamp, last_fetchable_offset=last_fetchable,
+            leader_epoch=broker.leader_epoch(topic, p.partition_index))
     except KafkaLogError as e:
         return {**out, "error_code": error_code_for(e)}
-    if offset is None or offset < 0:
+    if found is None:
         return out
-    if ts in (EARLIEST_TIMESTAMP, EARLIEST_LOCAL_TIMESTAMP):
-        _, epoch = record_timestamp_and_epoch(log, offset)
-        return {**out, "offset": offset, "leader_epoch": epoch}
-    if offset >= last_fetchable:
-        return out
-    found_ts, epoch = record_timestamp_and_epoch(log, offset)
-    return {**out, "offset": offset, "timestamp": found_ts, "leader_epoch": epoch}
+    return {**out, "offset": found.offset, "timestamp": found.timestamp,
+            "leader_epoch": found.leader_epoch}
 
 
-@register(2, "ListOffsets", 1, 9)
+@register(2, "ListOffsets", 1, 11)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     isolation = getattr(request, "isolation_level", 0)
     topics = []

@@ -1,0 +1,426 @@
+"""``kafkalog get-offsets``: Kafka's ``kafka-get-offsets.sh`` (``GetOffsetShell``) over log dirs.
+
+Source: ``tools/src/main/java/org/apache/kafka/tools/GetOffsetShell.java`` and
+``tools/filter/{TopicFilter,PartitionFilter,TopicPartitionFilter}.java`` (Kafka 4.2) for the
+options, the filters, the texts and the output; the offsets are what the broker's ListOffsets
+answers (:mod:`kafkalog.list_offsets`).
+
+``kafkalog get-offsets LOGDIR [LOGDIR ...]`` takes one broker's ``log.dirs`` entries instead of
+``--bootstrap-server``, and prints ``topic:partition:offset`` for every matching partition they
+hold, sorted as Kafka sorts them (by ``TopicPartition.toString``)::
+
+    kafkalog get-offsets /var/lib/kafka/data --topic-partitions 'orders:0-3' --time earliest
+
+* ``--topic-partitions`` takes Kafka's comma-separated rules ``TOPIC_REGEX[:PARTITIONS]``, where
+  PARTITIONS is ``N``, ``N-M`` (M excluded), ``N-`` or ``-M``; ``--topic`` (a regex) and
+  ``--partitions`` (ids) are the other way, and cannot be combined with it.
+* ``--time``: a timestamp in ms, or ``-1``/``latest`` (default), ``-2``/``earliest``,
+  ``-3``/``max-timestamp``, ``-4``/``earliest-local``, ``-5``/``latest-tiered``,
+  ``-6``/``earliest-pending-upload``.
+* Latest is the high watermark (``replication-offset-checkpoint``, within the log's offsets),
+  or with ``--isolation read_committed`` (not in Kafka's tool; the admin client's option) the
+  last stable offset. A partition with no answer (a timestamp past the last record, nothing
+  tiered) prints nothing, as in Kafka.
+* Tiered storage: a partition has it when the dirs hold ``__remote_log_metadata`` events for
+  its topic id (``remote.storage.enable`` is a topic config, which a broker keeps in the
+  cluster metadata, not in its log dirs; a tiered topic with no event yet reads as untiered).
+  Then earliest is the remote log start offset, and earliest-local, latest-tiered and
+  earliest-pending-upload follow the metadata as the leader would. A timestamp whose record
+  may be in a copied remote segment cannot be answered from local files: the partition is
+  skipped with Kafka's "Skip getting offsets for topic-partition" line on stderr naming the
+  segment.
+* ``--json`` (not in Kafka's tool) prints every answer with its timestamp and leader epoch, and
+  the skipped partitions with their reasons.
+
+Exit status: 0 (skipped partitions included, as Kafka's tool), 1 an error ("Error occurred:
+..." on stderr: bad --time, no partition matched, conflicting options), 2 usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Protocol
+
+from ..errors import KafkaLogError
+from ..log import (
+    EARLIEST_LOCAL_TIMESTAMP,
+    EARLIEST_PENDING_UPLOAD_TIMESTAMP,
+    EARLIEST_TIMESTAMP,
+    LATEST_TIERED_TIMESTAMP,
+    LATEST_TIMESTAMP,
+    MAX_TIMESTAMP,
+)
+from ..usage import ArgumentParser, parse_args
+from . import EXIT_ERROR, EXIT_OK, INTERNAL_TOPICS, CommandFailed, listed_topics, open_log_dir
+
+if TYPE_CHECKING:
+    from ..list_offsets import RemoteLogState, TimestampAndOffset
+    from ..log_dir import LogDir
+    from ..tiered.metadata_store import RemoteLogMetadataStore
+
+__all__ = ["main", "build_parser", "parse_offset_spec", "topic_partition_filter",
+           "topic_and_partitions_filter", "TopicPartitionFilter", "USAGE_TEXT"]
+
+USAGE_TEXT = "An interactive shell for getting topic-partition offsets."
+#: GetOffsetShell.TOPIC_PARTITION_PATTERN (Java's ``matches``: the whole rule)
+TOPIC_PARTITION_PATTERN = re.compile(r"([^:,]*)(?::(?:([0-9]*)|(?:([0-9]*)-([0-9]*))))?")
+_TIME_HELP = ("<timestamp> / -1 or latest / -2 or earliest / -3 or max-timestamp / -4 or "
+              "earliest-local / -5 or latest-tiered / -6 or earliest-pending-upload")
+_NAMED_TIMES = {"earliest": EARLIEST_TIMESTAMP, "latest": LATEST_TIMESTAMP,
+                "max-timestamp": MAX_TIMESTAMP, "earliest-local": EARLIEST_LOCAL_TIMESTAMP,
+                "latest-tiered": LATEST_TIERED_TIMESTAMP,
+                "earliest-pending-upload": EARLIEST_PENDING_UPLOAD_TIMESTAMP}
+_INT_MAX = (1 << 31) - 1
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+# the class of the exception a rule's TerseException is wrapped in (its toString)
+_TERSE = "org.apache.kafka.tools.TerseException"
+
+
+class TopicPartitionFilter(Protocol):
+    """Kafka's ``TopicPartitionFilter``."""
+
+    def is_topic_allowed(self, topic: str) -> bool: ...
+
+    def is_topic_partition_allowed(self, topic: str, partition: int) -> bool: ...
+
+
+@dataclass(frozen=True)
+class _IncludeList:
+    """``TopicFilter.IncludeList``: a topic regex (commas as alternatives, spaces and
+    surrounding quotes dropped), matched against the whole name."""
+
+    pattern: re.Pattern[str]
+
+    @classmethod
+    def of(cls, raw: str) -> _IncludeList:
+        regex = raw.strip().replace(",", "|").replace(" ", "")
+        regex = re.sub(r"""^["']+""", "", regex)
+        regex = re.sub(r"""["']+$""", "", regex)
+        try:
+            return cls(re.compile(regex))
+        except re.error:
+            raise CommandFailed(f"{regex} is an invalid regex.") from None
+
+    def is_topic_allowed(self, topic: str, exclude_internal_topics: bool = False) -> bool:
+        return (self.pattern.fullmatch(topic) is not None
+                and not (exclude_internal_topics and topic in INTERNAL_TOPICS))
+
+
+@dataclass(frozen=True)
+class _TopicAndPartitions:
+    """``TopicFilterAndPartitionFilter``: a topic regex and a partition rule
+    (``allowed(partition)``)."""
+
+    topics: _IncludeList
+    lower: int = 0                 # PartitionRangeFilter: lower <= p < upper
+    upper: int = _INT_MAX + 1
+    ids: frozenset[int] | None = None   # PartitionsSetFilter (empty: every partition)
+
+    def is_topic_allowed(self, topic: str) -> bool:
+        return self.topics.is_topic_allowed(topic, False)
+
+    def is_topic_partition_allowed(self, topic: str, partition: int) -> bool:
+        if not self.is_topic_allowed(topic):
+            return False
+        if self.ids is not None:
+            return not self.ids or partition in self.ids
+        return self.lower <= partition < self.upper
+
+
+@dataclass(frozen=True)
+class _Composite:
+    """``CompositeTopicPartitionFilter``: any of the rules."""
+
+    rules: tuple[_TopicAndPartitions, ...]
+
+    def is_topic_allowed(self, topic: str) -> bool:
+        return any(r.is_topic_allowed(topic) for r in self.rules)
+
+    def is_topic_partition_allowed(self, topic: str, partition: int) -> bool:
+        return any(r.is_topic_partition_allowed(topic, partition) for r in self.rules)
+
+
+def _java_split(text: str, sep: str = ",") -> list[str]:
+    """``String.split``: trailing empty strings are dropped (all of them for ``",,"``)."""
+    parts = text.split(sep)
+    while parts and parts[-1] == "" and (len(parts) > 1 or text != ""):
+        parts.pop()
+    return parts
+
+
+def _parse_int(text: str) -> int:
+    """``Integer.parseInt`` (ValueError as its NumberFormatException)."""
+    if not _JAVA_INT.fullmatch(text) or not -_INT_MAX - 1 <= int(text) <= _INT_MAX:
+        raise ValueError(text)
+    return int(text)
+
+
+def _parse_rule(rule: str) -> _TopicAndPartitions:
+    m = TOPIC_PARTITION_PATTERN.fullmatch(rule)
+    if m is None:
+        # parseRuleSpec's TerseException, wrapped in a RuntimeException by the caller
+        raise CommandFailed(f"{_TERSE}: Invalid rule specification: {rule}")
+
+    def group(g: int) -> str | None:
+        return m.group(g) or None
+
+    topics = _IncludeList.of(group(1) or ".*")
+    try:
+        if group(2) is not None:
+            p = _parse_int(group(2) or "")
+            return _TopicAndPartitions(topics, p, p + 1)
+        lower = _parse_int(group(3) or "") if group(3) is not None else 0
+        upper = _parse_int(group(4) or "") if group(4) is not None else _INT_MAX
+    except ValueError as e:  # digits past Integer.MAX_VALUE
+        raise CommandFailed(f'For input string: "{e}"') from None
+    return _TopicAndPartitions(topics, lower, upper)
+
+
+def topic_partition_filter(topic_partitions: str) -> TopicPartitionFilter:
+    """``createTopicPartitionFilterWithPatternList``: the ``--topic-partitions`` rules.
+
+    >>> f = topic_partition_filter("test.*:0,__consumer_offsets:1-2,.*:3")
+    >>> [f.is_topic_partition_allowed(t, p) for t, p in
+    ...  [("test1", 0), ("test1", 1), ("custom", 3), ("__consumer_offsets", 2)]]
+    [True, False, True, False]
+
+    Raises
+    ------
+    CommandFailed
+        A rule that is not ``TOPIC_REGEX[:PARTITIONS]``, or a regex that does not compile.
+    """
+    return _Composite(tuple(_parse_rule(r) for r in _java_split(topic_partitions)))
+
+
+def topic_and_partitions_filter(topic: str | None, partitions: str | None
+                                ) -> TopicPartitionFilter:
+    """``createTopicPartitionFilterWithTopicAndPartitionPattern``: ``--topic`` (a regex,
+    default every topic) and ``--partitions`` (ids, default every partition).
+
+    >>> f = topic_and_partitions_filter("topic", "1,3,5")
+    >>> f.is_topic_partition_allowed("topic", 3), f.is_topic_partition_allowed("topic", 2)
+    (True, False)
+    """
+    ids: frozenset[int] = frozenset()
+    if partitions:
+        try:
+            ids = frozenset(_parse_int(p) for p in _java_split(partitions))
+        except ValueError:
+            raise CommandFailed("--partitions expects a comma separated list of numeric "
+                                f"partition ids, but received: {partitions}") from None
+    return _TopicAndPartitions(_IncludeList.of(topic if topic is not None else ".*"), ids=ids)
+
+
+def parse_offset_spec(text: str) -> int:
+    """``parseOffsetSpec``: the ListOffsets timestamp ``--time`` names.
+
+    >>> parse_offset_spec("earliest"), parse_offset_spec("-3"), parse_offset_spec("1700000000000")
+    (-2, -3, 1700000000000)
+
+    Raises
+    ------
+    CommandFailed
+        Neither a name nor a Java long.
+    """
+    if text in _NAMED_TIMES:
+        return _NAMED_TIMES[text]
+    if _JAVA_INT.fullmatch(text) and -(1 << 63) <= int(text) < (1 << 63):
+        return int(text)
+    raise CommandFailed(
+        f"Malformed time argument {text}. Please use -1 or latest / -2 or earliest / -3 or "
+        "max-timestamp / -4 or earliest-local / -5 or latest-tiered / -6 or "
+        "earliest-pending-upload, or a specified long format timestamp")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kafkalog get-offsets`` argument parser."""
+    p = ArgumentParser(prog="kafkalog get-offsets",
+                       description=USAGE_TEXT + " (kafka-get-offsets.sh, offline: the "
+                                   "partitions held in the given log dirs)")
+    p.add_argument("log_dirs", nargs="+", metavar="LOGDIR",
+                   help="a broker's log.dirs entries (every one holding partitions to report)")
+    p.add_argument("--topic-partitions", metavar="topic1:1,topic2:0-3,topic3,topic4:5-,topic5:-3",
+                   help="Comma separated list of topic-partition patterns to get the offsets "
+                        "for, with the format of '" + TOPIC_PARTITION_PATTERN.pattern + "'. "
+                        "The first group is an optional regex for the topic name, if omitted, "
+                        "it matches any topic name. The section after ':' describes a "
+                        "'partition' pattern, which can be: a number, a range in the format of "
+                        "'NUMBER-NUMBER' (lower inclusive, upper exclusive), an inclusive lower "
+                        "bound in the format of 'NUMBER-', an exclusive upper bound in the "
+                        "format of '-NUMBER' or may be omitted to accept all partitions.")
+    p.add_argument("--topic", metavar="topic",
+                   help="The topic to get the offsets for. It also accepts a regular "
+                        "expression. If not present, all topics are queried. Cannot be used if "
+                        "--topic-partitions is present.")
+    p.add_argument("--partitions", metavar="partition ids",
+                   help="Comma separated list of partition ids to get the offsets for. If not "
+                        "present, all partitions of the topics are queried. Cannot be used if "
+                        "--topic-partitions is present.")
+    p.add_argument("--time", default="latest", metavar=_TIME_HELP,
+                   help="timestamp of the offsets before that. [Note: No offset is returned, if "
+                        "the timestamp greater than recently committed record timestamp is "
+                        "given.] (default: latest)")
+    p.add_argument("--exclude-internal-topics", action="store_true",
+                   help="By default, internal topics are included. If specified, internal "
+                        "topics are excluded.")
+    p.add_argument("--isolation", choices=("read_uncommitted", "read_committed"),
+                   default="read_uncommitted",
+                   help="latest and the bound on other answers: the high watermark "
+                        "(read_uncommitted, Kafka's tool) or the last stable offset")
+    p.add_argument("--json", action="store_true",
+                   help="print the answers (with timestamp and leader epoch) and the skipped "
+                        "partitions as JSON")
+    return p
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None) -> int:
+    """Run ``kafkalog get-offsets``; returns the exit status."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    args, status = parse_args(build_parser(), argv, err)
+    if args is None:
+        return status
+    try:
+        if args.topic_partitions is not None and (args.topic is not None
+                                                  or args.partitions is not None):
+            raise CommandFailed("--topic-partitions cannot be used with --topic or --partitions")
+        timestamp = parse_offset_spec(args.time)
+        flt = (topic_partition_filter(args.topic_partitions)
+               if args.topic_partitions is not None
+               else topic_and_partitions_filter(args.topic, args.partitions))
+        answers, skipped = fetch_offsets(args.log_dirs, flt, timestamp,
+                                         exclude_internal_topics=args.exclude_internal_topics,
+                                         read_committed=args.isolation == "read_committed")
+    except (CommandFailed, KafkaLogError, OSError) as e:
+        err.write(f"Error occurred: {e}\n")
+        return EXIT_ERROR
+    for (topic, partition), reason in skipped:
+        err.write(f"Skip getting offsets for topic-partition {topic}-{partition} due to "
+                  f"error: {reason}\n")
+    if args.json:
+        out.write(json.dumps({
+            "offsets": [{"topic": t, "partition": p, "offset": a.offset,
+                         "timestamp": a.timestamp, "leaderEpoch": a.leader_epoch}
+                        for (t, p), a in answers],
+            "skipped": [{"topic": t, "partition": p, "error": reason}
+                        for (t, p), reason in skipped]}, indent=2) + "\n")
+    else:
+        for (topic, partition), a in answers:
+            out.write(f"{topic}:{partition}:{a.offset}\n")
+    return EXIT_OK
+
+
+def _java_order(tp: tuple[str, int]) -> bytes:
+    # TreeMap(Comparator.comparing(TopicPartition::toString)): String.compareTo, UTF-16 units
+    return f"{tp[0]}-{tp[1]}".encode("utf-16-be")
+
+
+def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp: int, *,
+                  exclude_internal_topics: bool = False, read_committed: bool = False
+                  ) -> tuple[list[tuple[tuple[str, int], TimestampAndOffset]],
+                             list[tuple[tuple[str, int], str]]]:
+    """``GetOffsetShell.fetchOffsets`` over ``log_dirs``: the answers in Kafka's order, and the
+    partitions skipped with the reason.
+
+    Raises
+    ------
+    CommandFailed
+        No partition held matches ("Could not match any topic-partitions with the specified
+        filters"), or two dirs hold the same partition.
+    """
+    from ..tiered.metadata_store import read_log_dirs
+
+    opened: list[LogDir] = []
+    try:
+        held: dict[tuple[str, int], LogDir] = {}
+        for d in log_dirs:
+            logs = open_log_dir(d, writable=False)
+            opened.append(logs)
+            for topic in listed_topics(logs):
+                if exclude_internal_topics and topic in INTERNAL_TOPICS:
+                    continue
+                if not flt.is_topic_allowed(topic):
+                    continue
+                for t, p in logs.partitions():
+                    if t != topic or not flt.is_topic_partition_allowed(t, p):
+                        continue
+                    if (t, p) in held:
+                        # LogManager refuses to start: "Duplicate log directories for t-p"
+                        raise CommandFailed(
+                            f"Duplicate log directories for {t}-{p} are found in both "
+                            f"{held[(t, p)].root} and {logs.root}")
+                    held[(t, p)] = logs
+        if not held:
+            raise CommandFailed("Could not match any topic-partitions with the specified filters")
+        store = read_log_dirs(log_dirs)
+        answers = []
+        skipped = []
+        checkpoints: dict[Path, dict[tuple[str, int], int]] = {}
+        for tp in sorted(held, key=_java_order):
+            try:
+                found = _fetch_one(held[tp], tp, timestamp, store, read_committed, checkpoints)
+            except KafkaLogError as e:
+                skipped.append((tp, str(e)))
+                continue
+            if found is not None and found.offset != -1:
+                answers.append((tp, found))
+        return answers, skipped
+    finally:
+        for logs in opened:
+            logs.close()
+
+
+def _remote_state(logs: LogDir, topic: str, partition: int, store: RemoteLogMetadataStore,
+                  checkpoints: dict[Path, dict[tuple[str, int], int]]
+                  ) -> RemoteLogState | None:
+    from ..tiered.remote_offsets import remote_log_state
+
+    topic_id = logs.topic_id(topic)
+    log = logs.log(topic, partition)
+    if topic_id is not None:
+        for tip, cache in store.caches.items():
+            if (tip.topic_id, tip.topic, tip.partition) == (str(topic_id), topic, partition):
+                if logs.root not in checkpoints:
+                    checkpoints[logs.root] = _checkpointed_log_start_offsets(logs)
+                return remote_log_state(
+                    cache, log, checkpointed_log_start_offset=checkpoints[logs.root].get(
+                        (topic, partition), 0))
+    return None
+
+
+def _checkpointed_log_start_offsets(logs: LogDir) -> dict[tuple[str, int], int]:
+    """The dir's ``log-start-offset-checkpoint`` as written (a tiered log's entry may lie below
+    its local segments, which ``Log`` clamps to); empty when absent or unreadable."""
+    from .. import files
+    from ..checkpoint import OffsetCheckpointFile
+    from ..errors import CorruptCheckpointError
+
+    path = logs.root / files.LOG_START_OFFSET_CHECKPOINT_FILE
+    try:
+        return OffsetCheckpointFile(path).read() if path.exists() else {}
+    except (CorruptCheckpointError, OSError):
+        return {}
+
+
+def _fetch_one(logs: LogDir, tp: tuple[str, int], timestamp: int,
+               store: RemoteLogMetadataStore, read_committed: bool,
+               checkpoints: dict[Path, dict[tuple[str, int], int]]) -> TimestampAndOffset | None:
+    from ..list_offsets import fetch_offset_for_timestamp
+
+    topic, partition = tp
+    log = logs.log(topic, partition)
+    hw = logs.high_watermark(topic, partition)
+    # (Log.last_stable_offset bounds by the log end offset; a broker's by the high watermark)
+    last_fetchable = min(log.last_stable_offset, hw) if read_committed else hw
+    entries = log.leader_epoch_entries
+    return fetch_offset_for_timestamp(
+        log, timestamp, last_fetchable_offset=last_fetchable,
+        leader_epoch=entries[-1][0] if entries else -1,
+        remote=_remote_state(logs, topic, partition, store, checkpoints))
