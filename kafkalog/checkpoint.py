@@ -465,6 +465,22 @@ class LeaderEpochCheckpointFile:
         """Entries in file order."""
         return self._file.read()
 
+    @classmethod
+    def parse_bytes(cls, data: bytes, *, path: PathLike = "leader-epoch-checkpoint"
+                    ) -> list[EpochEntry]:
+        """The entries of a checkpoint's bytes held elsewhere (a remote segment's uploaded
+        leader-epoch index); ``path`` names them in errors.
+
+        >>> LeaderEpochCheckpointFile.parse_bytes(b"0\\n2\\n0 0\\n3 120\\n")
+        [EpochEntry(epoch=0, start_offset=0), EpochEntry(epoch=3, start_offset=120)]
+
+        Raises
+        ------
+        CorruptCheckpointError
+            Not a version-0 leader-epoch checkpoint.
+        """
+        return cls(path)._file.parse(data)
+
     def format(self, entries: Iterable[EpochEntry]) -> bytes:
         """The bytes :meth:`write` would write."""
         return self._file.format(entries)

@@ -62,9 +62,13 @@ def _seal(key: bytes, aad: bytes, data: bytes) -> bytes:
 
 def _upload(partition_dir: Path, bucket: Path, *, chunk_size: int, compress: bool,
             rsa_key=None, key_id: str = "key1", start: int = 0, end: int | None = None,
-            leader_epochs: bytes = b"0\n1\n0 0\n") -> Path:
-    """Write the three objects of the partition's first segment as the plugin would."""
-    log = sorted(partition_dir.glob("*.log"))[0]
+            leader_epochs: bytes = b"0\n1\n0 0\n", segment_id: str = SEGMENT_ID,
+            segment_epochs: dict[int, int] | None = None, event_ms: int = 0) -> Path:
+    """Write the three objects of the partition's segment at ``start`` (the first one when
+    the directory has no segment there) as the plugin would."""
+    log = partition_dir / f"{start:020d}.log"
+    if not log.exists():
+        log = sorted(partition_dir.glob("*.log"))[0]
     data = log.read_bytes()
     aes = (os.urandom(32), os.urandom(32)) if rsa_key is not None else None
     pieces = []
@@ -108,9 +112,10 @@ def _upload(partition_dir: Path, bucket: Path, *, chunk_size: int, compress: boo
                         "topicId": TOPIC_ID, "topicPartition": {
                             "topic": partition_dir.name.rsplit("-", 1)[0],
                             "partition": int(partition_dir.name.rsplit("-", 1)[1])}},
-                        "id": SEGMENT_ID},
+                        "id": segment_id},
                     "startOffset": start, "endOffset": end, "maxTimestampMs": 0,
-                    "brokerId": 0, "eventTimestampMs": 0, "segmentLeaderEpochs": {"0": 0}}}
+                    "brokerId": 0, "eventTimestampMs": event_ms, "segmentLeaderEpochs": {
+                        str(e): o for e, o in (segment_epochs or {0: start}).items()}}}
     if aes is not None:
         oaep = PKCS1_OAEP.new(rsa_key.publickey(), hashAlgo=SHA3_512,
                               mgfunc=lambda s, n: MGF1(s, n, SHA3_512))
@@ -120,7 +125,7 @@ def _upload(partition_dir: Path, bucket: Path, *, chunk_size: int, compress: boo
     topic, part = partition_dir.name.rsplit("-", 1)
     where = bucket / f"{topic}-{TOPIC_ID}" / part
     where.mkdir(parents=True, exist_ok=True)
-    base = where / f"{start:020d}-{SEGMENT_ID}"
+    base = where / f"{start:020d}-{segment_id}"
     Path(f"{base}.log").write_bytes(b"".join(pieces))
     Path(f"{base}.indexes").write_bytes(b"".join(indexes))
     Path(f"{base}.rsm-manifest").write_text(json.dumps(manifest))
@@ -439,3 +444,65 @@ def test_tiered_objects_reports_missing_orphan_and_mismatched_objects(tmp_path, 
     (bucket / f"foo-{TOPIC_ID}" / "0" / "x.rsm-manifest").write_text("{")
     assert cli_main(["tiered", logs, "--objects", str(bucket)]) == 1
     assert "x.rsm-manifest: not a JSON manifest" in capsys.readouterr().err
+
+
+def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_path, capsys):
+    """An unclean election: leader A (epoch 0) wrote offsets 0-99 and uploaded [0..49] and
+    [50..99]; leader B had only 0-69, took over at epoch 1 and wrote 70-149, uploading
+    [50..119] and [120..149]. Kafka reads A's [50..99] never (its epoch-0 records 70-99 are
+    not in B's lineage {0: 0, 1: 70}); the restore keeps A's [0..49] and B's two segments, and
+    the partition reads back as B's log."""
+    a, b = tmp_path / "a" / "orders-0", tmp_path / "b" / "orders-0"
+    with Log.open(a) as log:
+        for i in range(0, 100, 10):
+            log.append([Record(None, b"A%d" % (i + j), 1000 + i + j) for j in range(10)],
+                       partition_leader_epoch=0)
+            if i + 10 == 50:
+                log.roll()
+        log.roll()
+    shutil.copytree(a, b)
+    with Log.open(b) as log:
+        log.truncate_to(70)
+        for i in range(70, 150, 10):
+            log.append([Record(None, b"B%d" % (i + j), 1000 + i + j) for j in range(10)],
+                       partition_leader_epoch=1)
+            if i + 10 == 120:
+                log.roll()
+        log.roll()
+        expected = [(r.offset, r.value) for r in log.records(0)]
+    bucket = tmp_path / "bucket"
+    ids = {k: f"AAAAAAAAAAAAAAAAAAAA{k}w" for k in "ABCD"}
+    lineage_a, lineage_b = b"0\n1\n0 0\n", b"0\n2\n0 0\n1 70\n"
+    _upload(a, bucket, chunk_size=4096, compress=False, start=0, end=49, segment_id=ids["A"],
+            leader_epochs=lineage_a, segment_epochs={0: 0}, event_ms=1)
+    _upload(a, bucket, chunk_size=4096, compress=False, start=50, end=99, segment_id=ids["B"],
+            leader_epochs=lineage_a, segment_epochs={0: 50}, event_ms=2)
+    _upload(b, bucket, chunk_size=4096, compress=True, start=50, end=119, segment_id=ids["C"],
+            leader_epochs=lineage_b, segment_epochs={0: 50, 1: 70}, event_ms=3)
+    _upload(b, bucket, chunk_size=4096, compress=True, start=120, end=149,
+            segment_id=ids["D"], leader_epochs=lineage_b, segment_epochs={1: 120}, event_ms=4)
+    out = tmp_path / "out"
+    assert cli_main(["tiered-restore", str(bucket), "--output", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert [line.split()[2:4] for line in captured.out.splitlines()[1:]] == [
+        ["0", "49"], ["50", "119"], ["120", "149"]]
+    assert captured.err == (
+        f"kafkalog tiered-restore: skipped {bucket}/orders-{TOPIC_ID}/0/"
+        f"00000000000000000050-{ids['B']}.rsm-manifest: orders-0 offsets 50..99 (segment "
+        f"{ids['B']}) are outside the leader epoch lineage of segment {ids['D']}: it ends at "
+        "offset 99, past the end of its last epoch 0 in the lineage (69; epoch 1 starts at "
+        "70)\n")
+    with Log.open(out / "orders-0", read_only=True) as log:
+        assert [(r.offset, r.value) for r in log.records(0)] == expected
+        assert log.leader_epoch_entries == [(0, 0), (1, 70)]
+    # --all-segments restores as uploaded: A's and B's uploads both start at 50, refused
+    assert cli_main(["tiered-restore", str(bucket), "--output", str(tmp_path / "all"),
+                     "--all-segments"]) == 1
+    assert "00000000000000000050.log: already exists: not overwritten" in (
+        capsys.readouterr().err)
+    # the JSON names the skipped segment too
+    assert cli_main(["tiered-restore", str(bucket), "--check", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["segment_id"], r.get("skipped") is not None) for r in rows] == [
+        (ids["B"], True), (ids["A"], False), (ids["C"], False), (ids["D"], False)]
+    assert rows[0]["lineage_of"] == ids["D"]

@@ -5,6 +5,8 @@ the most used open-source ``RemoteStorageManager``), read back into Kafka's own 
 * :mod:`.detransform`: chunks and indexes decrypted and decompressed;
 * :mod:`.restore`: objects copied out of the bucket -> partition directories that every kafkalog
   tool (and a Kafka broker) reads;
+* :mod:`.lineage_plan`: which segments to restore: those in their partition's leader-epoch
+  lineage (a divergent leader's uploads after an unclean election are skipped, as Kafka does);
 * :mod:`.command`: ``kafkalog tiered-restore``.
 """
 

@@ -16,7 +16,14 @@ their bucket, written back as Kafka partition directories (:mod:`.restore`).
                                                        plugin's ``encryption.key.pair.id``),
                                                        for encrypted segments; repeatable
 ``--json``                                             one JSON object per segment instead
+``--all-segments``                                     restore segments outside their
+                                                       partition's leader-epoch lineage too
 =====================================================  ==========================================
+
+Of a partition's segments, those outside its leader-epoch lineage (a divergent leader's uploads
+after an unclean election, which Kafka never reads and its retention deletes) are skipped, each
+named on stderr with the reason (``skipped ...``; with ``--json`` an object with ``"skipped"``);
+see :mod:`.lineage_plan`. That is not an error (exit status 0).
 
 The restored directories are plain Kafka partition directories: ``kafkalog dump-segments``,
 ``verify``, ``Log.read_table`` and the Spark source read them. Segments are restored in the order
@@ -46,6 +53,7 @@ from typing import IO, Any
 from ...errors import KafkaLogError
 from ...usage import ArgumentParser, UsageError
 from .detransform import load_private_key
+from .lineage_plan import SkippedSegment, plan_restore
 from .restore import check_segment, find_manifests, restore_segment
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE = 0, 1, 2
@@ -65,6 +73,9 @@ def _parser() -> ArgumentParser:
     p.add_argument("--private-key", action="append", default=[], metavar="ID=FILE",
                    help="PEM private key of key pair ID (encrypted segments); repeatable")
     p.add_argument("--json", action="store_true", help="one JSON object per segment")
+    p.add_argument("--all-segments", action="store_true",
+                   help="also restore segments outside their partition's leader-epoch lineage "
+                        "(a divergent leader's uploads; overlapping offsets are still refused)")
     return p
 
 
@@ -104,6 +115,23 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
     if not manifests:
         err.write("kafkalog tiered-restore: no .rsm-manifest found\n")
         return EXIT_ERROR
+    skipped: list[SkippedSegment] = []
+    if not args.all_segments:
+        try:
+            manifests, skipped = plan_restore(manifests, keys)
+        except (KafkaLogError, OSError) as e:
+            err.write(f"kafkalog tiered-restore: {e}\n")
+            return EXIT_ERROR
+    for s in skipped:
+        err.write(f"kafkalog tiered-restore: skipped {s.manifest}: {s.topic}-{s.partition} "
+                  f"offsets {s.start_offset}..{s.end_offset} (segment {s.segment_id}) are "
+                  f"outside the leader epoch lineage of segment {s.reference}: {s.reason}\n")
+        if args.json:
+            out.write(json.dumps({
+                "topic": s.topic, "partition": s.partition, "topic_id": s.topic_id,
+                "segment_id": s.segment_id, "start_offset": s.start_offset,
+                "end_offset": s.end_offset, "manifest": s.manifest,
+                "skipped": s.reason, "lineage_of": s.reference}) + "\n")
     fmt = "%-20s %-9s %-20s %-20s %-12s %-7s %-6s %s\n"
     if not args.json:
         out.write(fmt % ("TOPIC", "PARTITION", "START-OFFSET", "END-OFFSET",

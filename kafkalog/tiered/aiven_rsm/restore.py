@@ -17,10 +17,10 @@ The topic, partition, topic id and offsets come from the manifest's ``remoteLogS
 else from the object key (``<topic>-<topic id>/<partition>/<offset>-<segment id>``). The restored
 ``.log`` must start with a batch at the segment's start offset, pass Kafka's recovery checks
 (every entry whole, CRCs, offsets increasing) and end at the manifest's end offset; otherwise
-nothing is written for it. A segment whose offsets overlap
-one already in the directory (two uploads of the same offsets under different leader epochs, after
-an unclean election) is refused, naming both: pick one with ``kafkalog tiered``. Existing files are
-never overwritten.
+nothing is written for it. Of two uploads of the same offsets under different leader epochs
+(after an unclean election), :mod:`.lineage_plan` keeps the one in the partition's leader-epoch
+lineage, as Kafka reads it; a segment whose offsets overlap one already in the directory is
+refused, naming both. Existing files are never overwritten.
 
 Example
 -------
@@ -303,7 +303,15 @@ def read_index_objects(manifest: SegmentManifest, path: Path, key: DataKey | Non
 
 
 def restore_paths(paths: Iterable[str | os.PathLike[str]], output: str | os.PathLike[str],
-                  private_keys: Mapping[str, Any] | None = None) -> list[RestoredSegment]:
+                  private_keys: Mapping[str, Any] | None = None, *,
+                  all_segments: bool = False) -> list[RestoredSegment]:
     """:func:`restore_segment` of every manifest :func:`find_manifests` finds, in offset
-    order per partition."""
-    return [restore_segment(m, output, private_keys) for m in find_manifests(paths)]
+    order per partition; segments outside their partition's leader-epoch lineage are left
+    out (:func:`~kafkalog.tiered.aiven_rsm.lineage_plan.plan_restore`) unless
+    ``all_segments``."""
+    manifests = find_manifests(paths)
+    if not all_segments:
+        from .lineage_plan import plan_restore
+
+        manifests, _ = plan_restore(manifests, private_keys)
+    return [restore_segment(m, output, private_keys) for m in manifests]
