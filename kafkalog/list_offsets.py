@@ -37,7 +37,7 @@ TimestampAndOffset(timestamp=200, offset=1, leader_epoch=-1)
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from .errors import KafkaLogError
@@ -52,7 +52,7 @@ from .log import (
 )
 from .records.batch import iter_batches
 
-__all__ = ["TimestampAndOffset", "RemoteSegment", "RemoteLogState",
+__all__ = ["TimestampAndOffset", "RemoteSegment", "RemoteLogState", "RemoteTimestampReader",
            "RemoteRecordsUnavailableError", "fetch_offset_for_timestamp",
            "record_timestamp_and_epoch", "epoch_for_offset", "local_log_start_offset",
            "NO_TIMESTAMP", "NO_PARTITION_LEADER_EPOCH"]
@@ -71,12 +71,19 @@ class TimestampAndOffset(NamedTuple):
 
 
 class RemoteSegment(NamedTuple):
-    """A remote segment whose copy finished (``COPY_SEGMENT_FINISHED``, not being deleted)."""
+    """A remote segment whose copy finished (``COPY_SEGMENT_FINISHED``, not being deleted);
+    ``leader_epochs`` its ``segmentLeaderEpochs`` ((epoch, first offset) ascending)."""
 
     segment_id: str
     start_offset: int
     end_offset: int
     max_timestamp: int
+    leader_epochs: tuple[tuple[int, int], ...] = ()
+
+
+#: reads a remote segment's records: ``(segment, target timestamp, starting offset)`` -> the
+#: first record at or after both (``RemoteLogManager.lookupTimestamp``), None when none
+RemoteTimestampReader = Callable[[RemoteSegment, int, int], "TimestampAndOffset | None"]
 
 
 class RemoteLogState(NamedTuple):
@@ -91,6 +98,8 @@ class RemoteLogState(NamedTuple):
     log_start_offset: int
     highest_offset: int
     segments: tuple[RemoteSegment, ...] = ()
+    #: where the remote segments' records can be read (a bucket copy); None: nowhere
+    reader: RemoteTimestampReader | None = None
 
 
 class RemoteRecordsUnavailableError(KafkaLogError):
@@ -190,17 +199,49 @@ def _fetch_offset_by_timestamp(log: Log, timestamp: int,
         return _found(log, log.offset_for_timestamp(MAX_TIMESTAMP))
     # any other value is searched as a timestamp, negative ones too (as Kafka does)
     if remote is not None and lso != log.log_end_offset:
-        # RemoteLogManager.findOffsetByTimestamp: the remote segments first, from the log
-        # start offset; the first whose max timestamp reaches the target holds the answer
-        for seg in sorted(remote.segments, key=lambda s: s.start_offset):
-            if seg.max_timestamp >= timestamp and seg.end_offset >= lso:
-                raise RemoteRecordsUnavailableError(
-                    f"the first offset with a timestamp >= {timestamp} is in remote segment "
-                    f"{seg.segment_id} (offsets {seg.start_offset}-{seg.end_offset}, max "
-                    f"timestamp {seg.max_timestamp}), whose records are only in remote "
-                    "storage (restore it with kafkalog tiered-restore)",
-                    path=log.directory, offset=seg.start_offset)
+        found = _find_offset_by_timestamp_remote(log, timestamp, lso, remote)
+        if found is not _NOT_IN_REMOTE:
+            return found  # type: ignore[return-value]
     return _found(log, log.offset_for_timestamp(timestamp))
+
+
+_NOT_IN_REMOTE = object()
+
+
+def _find_offset_by_timestamp_remote(log: Log, timestamp: int, starting_offset: int,
+                                     remote: RemoteLogState) -> object:
+    """``RemoteLogManager.findOffsetByTimestamp``: from the epoch of the starting offset on,
+    the first copied segment within the lineage whose max timestamp reaches the target holds
+    the answer (read from the remote segment, or from the local log when it is local too);
+    ``_NOT_IN_REMOTE`` when no remote segment qualifies (the caller searches the local log)."""
+    from .tiered.lineage import build_filtered_leader_epoch_map, segment_outside_lineage
+
+    entries = log.leader_epoch_entries
+    lineage = sorted(build_filtered_leader_epoch_map(dict(entries)).items())
+    epochs = [e for e, _ in entries]
+    epoch = epoch_for_offset(entries, starting_offset)
+    segs = log.segments
+    while epoch is not None:
+        of_epoch = sorted((s for s in remote.segments if epoch in dict(s.leader_epochs)),
+                          key=lambda s: s.start_offset)
+        for seg in of_epoch:
+            if (seg.max_timestamp >= timestamp and seg.end_offset >= starting_offset
+                    and segment_outside_lineage(dict(seg.leader_epochs), seg.end_offset,
+                                                log.log_end_offset, lineage) is None):
+                if segs and seg.start_offset >= segs[0].base_offset:
+                    return _found(log, log.offset_for_timestamp(timestamp))  # local too
+                if remote.reader is None:
+                    raise RemoteRecordsUnavailableError(
+                        f"the first offset with a timestamp >= {timestamp} is in remote "
+                        f"segment {seg.segment_id} (offsets {seg.start_offset}-"
+                        f"{seg.end_offset}, max timestamp {seg.max_timestamp}), whose records "
+                        "are only in remote storage (give a copy of its objects with "
+                        "--objects, or restore it with kafkalog tiered-restore)",
+                        path=log.directory, offset=seg.start_offset)
+                return remote.reader(seg, timestamp, starting_offset)
+        i = epochs.index(epoch)
+        epoch = epochs[i + 1] if i + 1 < len(epochs) else None
+    return _NOT_IN_REMOTE
 
 
 def fetch_offset_for_timestamp(log: Log, timestamp: int, *, last_fetchable_offset: int,

@@ -31,6 +31,7 @@ from kafkalog.list_offsets import (
     RemoteLogState,
     RemoteRecordsUnavailableError,
     RemoteSegment,
+    TimestampAndOffset,
     epoch_for_offset,
     fetch_offset_for_timestamp,
 )
@@ -462,26 +463,49 @@ def test_a_timestamp_in_a_remote_segment_is_skipped_with_the_segment_named(
 
 def test_remote_state_rules_on_a_log(tmp_path: Path) -> None:
     """fetch_offset_for_timestamp with a RemoteLogState: Kafka's UnifiedLog branches."""
-    with Log.open(tmp_path / "t-0") as log:
-        for i in range(10, 13):  # a local log of offsets 0-2; pretend offsets below are remote
-            log.append([Record(None, b"v", NOW + i)], partition_leader_epoch=2)
-        args = {"last_fetchable_offset": 3, "leader_epoch": 2}
-        nothing = RemoteLogState(0, -1)
+    d = tmp_path / "t-0"
+    with Log.open(d) as log:  # offsets 0-2 (epoch 2) uploaded and deleted locally, 3-5 local
+        for i in range(6):
+            log.append([Record(None, b"v", NOW + 10 * i)], partition_leader_epoch=2)
+            if i == 2:
+                log.roll()
+    for ext in (".log", ".index", ".timeindex"):
+        (d / f"{0:020d}{ext}").unlink()
+    with Log.open(d, read_only=True) as log:
+        assert (log.log_start_offset, log.leader_epoch_entries) == (3, [(2, 0)])
+        args = {"last_fetchable_offset": 6, "leader_epoch": 2}
+        nothing = RemoteLogState(3, -1)
         # nothing uploaded, the local log is the whole log: pending upload is the earliest
-        assert fetch_offset_for_timestamp(log, -6, remote=nothing, **args).offset == 0
+        assert fetch_offset_for_timestamp(log, -6, remote=nothing, **args).offset == 3
         assert fetch_offset_for_timestamp(log, -5, remote=nothing, **args) is None
-        unknown = RemoteLogState(-5, -1)  # the leader has not found the uploaded segments
+        unknown = RemoteLogState(0, -1)  # the leader has not found the uploaded segments
         assert fetch_offset_for_timestamp(log, -6, remote=unknown, **args) is None
-        up = RemoteLogState(0, 1, (RemoteSegment("s", 0, 1, NOW + 1),))
-        assert fetch_offset_for_timestamp(log, -6, remote=up, **args).offset == 2
-        assert fetch_offset_for_timestamp(log, -5, remote=up, **args).offset == 1
+        seg = RemoteSegment("s", 0, 2, NOW + 20, ((2, 0),))
+        up = RemoteLogState(0, 2, (seg,))
+        assert fetch_offset_for_timestamp(log, -2, remote=up, **args).offset == 0
+        assert fetch_offset_for_timestamp(log, -4, remote=up, **args).offset == 3
+        assert fetch_offset_for_timestamp(log, -6, remote=up, **args).offset == 3
+        assert fetch_offset_for_timestamp(log, -5, remote=up, **args).offset == 2
         # a target past every remote segment's max timestamp is searched locally
-        assert fetch_offset_for_timestamp(log, NOW + 11, remote=up, **args).offset == 1
+        assert fetch_offset_for_timestamp(log, NOW + 21, remote=up, **args).offset == 3
         with pytest.raises(RemoteRecordsUnavailableError) as e:
-            fetch_offset_for_timestamp(log, NOW, remote=up, **args)
+            fetch_offset_for_timestamp(log, NOW + 5, remote=up, **args)
         assert e.value.offset == 0 and "remote segment s" in str(e.value)
+        # with a reader, the remote segment answers (RemoteLogManager.lookupTimestamp)
+        calls = []
+
+        def reader(segment, ts, starting):
+            calls.append((segment.segment_id, ts, starting))
+            return TimestampAndOffset(NOW + 10, 1, 2)
+
+        found = fetch_offset_for_timestamp(log, NOW + 5, remote=up._replace(reader=reader),
+                                           **args)
+        assert found == TimestampAndOffset(NOW + 10, 1, 2) and calls == [("s", NOW + 5, 0)]
+        # a remote segment outside the lineage (epoch 1 is not in it) is never read
+        stray = RemoteLogState(0, 2, (RemoteSegment("x", 0, 2, NOW + 20, ((1, 0),)),), reader)
+        assert fetch_offset_for_timestamp(log, NOW + 5, remote=stray, **args).offset == 3
         # not a special value: Kafka searches any other negative timestamp as a time
-        assert fetch_offset_for_timestamp(log, -7, **args).offset == 0
+        assert fetch_offset_for_timestamp(log, -7, **args).offset == 3
 
 
 # -- real brokers' dirs -----------------------------------------------------------------------
@@ -535,3 +559,93 @@ def test_real_broker_dirs_against_their_checkpoints_and_kafka_python(
             top = max(ts for _, ts in recs)
             expected[tp] = next(o for o, ts in recs if ts == top)
     assert {(t, p): o for t, p, o in max_ts} == expected
+
+
+# -- a timestamp in a remote segment, read from the objects Aiven's plugin uploaded -----------
+
+GOLDEN = Path(__file__).parent / "golden" / "aiven_tiered_storage"
+
+
+@pytest.fixture(scope="module")
+def tiered_orders(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple]]:
+    """orders-0 as a broker leaves it after tiering: offsets 0-1999 only in remote storage
+    (the golden segment the plugin uploaded, COPY_SEGMENT_FINISHED in __remote_log_metadata),
+    2000-2009 local; and (offset, timestamp, epoch) of every record of the uploaded segment, as
+    kafka-python decodes the broker's original .log."""
+    import warnings
+
+    from kafkalog.checkpoint import PartitionMetadataFile
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        from kafka.record import MemoryRecords
+
+    seg = json.loads((GOLDEN / "expected.json").read_text())["segment"]
+    original = []
+    batches = MemoryRecords((GOLDEN / "input" / "orders-0" / f"{0:020d}.log").read_bytes())
+    while batches.has_next():
+        b = batches.next_batch()
+        original += [(r.offset, r.timestamp, b.leader_epoch) for r in b]
+    root = tmp_path_factory.mktemp("tiered-orders") / "logs"
+    part = root / "orders-0"
+    with Log.open(part, standalone=False) as log:
+        log.truncate_fully_and_start_at(2000)
+        log.append([Record(None, b"local%d" % i, original[-1][1] + 1000 + i)
+                    for i in range(10)], partition_leader_epoch=0)
+    # the broker's leader-epoch cache covers the remote offsets (it is truncated from the
+    # start only at the log start offset, which is remote)
+    (part / "leader-epoch-checkpoint").write_bytes(
+        (GOLDEN / "input" / "orders-0" / "leader-epoch-checkpoint").read_bytes())
+    from kafkalog.checkpoint import Uuid
+
+    PartitionMetadataFile(part / "partition.metadata").write(Uuid.from_string(seg["topic_id"]))
+    tip = {"name": "orders", "id": seg["topic_id"], "partition": 0}
+    sid = {"topicIdPartition": tip, "id": seg["segment_id"]}
+    with Log.open(root / f"__remote_log_metadata-{metadata_partition(seg['topic_id'], 0)}",
+                  standalone=False) as log:
+        log.append([Record(None, v, NOW) for v in (
+            rlmm.encode_record(0, {
+                "remoteLogSegmentId": sid, "startOffset": 0, "endOffset": seg["end_offset"],
+                "brokerId": 0, "maxTimestampMs": seg["max_timestamp_ms"],
+                "eventTimestampMs": seg["event_timestamp_ms"],
+                "segmentLeaderEpochs": [{"leaderEpoch": 0, "offset": 0}],
+                "segmentSizeInBytes": seg["segment_size_in_bytes"],
+                "remoteLogSegmentState": 0}),
+            rlmm.encode_record(1, {"remoteLogSegmentId": sid, "brokerId": 0,
+                                   "eventTimestampMs": seg["event_timestamp_ms"] + 1,
+                                   "remoteLogSegmentState": 1}))])
+    return root, original
+
+
+@pytest.mark.parametrize("variant", ["plain", "zstd", "encrypted"])
+def test_a_timestamp_in_a_remote_segment_is_read_from_the_plugins_objects(
+        tiered_orders, variant: str, capsys) -> None:
+    root, original = tiered_orders
+    args = ["--topic", "orders", "--objects", str(GOLDEN / variant / "objects")]
+    if variant == "encrypted":
+        args += ["--private-key", f"key1={GOLDEN / variant / 'private.pem'}"]
+    for target in (original[0][1], original[777][1] + 1, original[1500][1], NOW // 2):
+        want = next(((o, ts, e) for o, ts, e in original if ts >= target), None)
+        assert main(["get-offsets", str(root), "--time", str(target), "--json", *args]) == 0
+        (row,) = json.loads(capsys.readouterr().out)["offsets"]
+        assert (row["offset"], row["timestamp"], row["leaderEpoch"]) == want
+    # earliest is the remote log start, earliest-local the local one, latest-tiered the end
+    # of the uploaded segment, earliest-pending-upload the offset after it
+    assert [_rows(capsys, root, "--topic", "orders", "--time", t)
+            for t in ("-2", "-4", "-5", "-6")] == [
+        [("orders", 0, 0)], [("orders", 0, 2000)], [("orders", 0, 1999)], [("orders", 0, 2000)]]
+    # past the remote segment's max timestamp: answered from the local log, no object read
+    assert _rows(capsys, root, "--topic", "orders", "--time", str(original[-1][1] + 1005),
+                 "--objects", str(root / "orders-0")) == [("orders", 0, 2005)]
+
+
+def test_a_remote_segment_missing_from_the_copy_is_named(tiered_orders, tmp_path,
+                                                         capsys) -> None:
+    root, original = tiered_orders
+    assert main(["get-offsets", str(root), "--topic", "orders", "--time", str(original[5][1]),
+                 "--objects", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert ("Skip getting offsets for topic-partition orders-0 due to error: offset 0: remote "
+            "segment XmXmXmXmXmUAAAAAAAAAAQ (offsets 0-1999) has no .rsm-manifest in the bucket "
+            "copy given") in captured.err

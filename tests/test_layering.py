@@ -56,6 +56,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,
     "kafkalog.tiered": 7,
+    "kafkalog.tiered.lineage": 1,  # Kafka's lineage rule, pure (ListOffsets' remote search uses it)
     "kafkalog.security": 7,  # SCRAM credentials and JAAS users of a tree (the server's wire
                              # side, kafkalog.server.sasl, is above)
     "kafkalog.tools": 8,

@@ -26,9 +26,11 @@ hold, sorted as Kafka sorts them (by ``TopicPartition.toString``)::
   cluster metadata, not in its log dirs; a tiered topic with no event yet reads as untiered).
   Then earliest is the remote log start offset, and earliest-local, latest-tiered and
   earliest-pending-upload follow the metadata as the leader would. A timestamp whose record
-  may be in a copied remote segment cannot be answered from local files: the partition is
-  skipped with Kafka's "Skip getting offsets for topic-partition" line on stderr naming the
-  segment.
+  may be in a copied remote segment is searched in it, as the broker does, when a copy of the
+  bucket is given (``--objects``, Aiven plugin objects, ``--private-key`` for encrypted ones:
+  the segment is restored into a scratch directory with every check of ``kafkalog
+  tiered-restore``); otherwise the partition is skipped with Kafka's "Skip getting offsets for
+  topic-partition" line on stderr naming the segment.
 * ``--json`` (not in Kafka's tool) prints every answer with its timestamp and leader epoch, and
   the skipped partitions with their reasons.
 
@@ -39,6 +41,7 @@ Exit status: 0 (skipped partitions included, as Kafka's tool), 1 an error ("Erro
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import re
 import sys
@@ -56,11 +59,19 @@ from ..log import (
     LATEST_TIMESTAMP,
     MAX_TIMESTAMP,
 )
-from ..usage import ArgumentParser, parse_args
-from . import EXIT_ERROR, EXIT_OK, INTERNAL_TOPICS, CommandFailed, listed_topics, open_log_dir
+from ..usage import ArgumentParser, UsageError, parse_args
+from . import (
+    EXIT_ERROR,
+    EXIT_OK,
+    EXIT_USAGE,
+    INTERNAL_TOPICS,
+    CommandFailed,
+    listed_topics,
+    open_log_dir,
+)
 
 if TYPE_CHECKING:
-    from ..list_offsets import RemoteLogState, TimestampAndOffset
+    from ..list_offsets import RemoteLogState, RemoteTimestampReader, TimestampAndOffset
     from ..log_dir import LogDir
     from ..tiered.metadata_store import RemoteLogMetadataStore
 
@@ -276,6 +287,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true",
                    help="print the answers (with timestamp and leader epoch) and the skipped "
                         "partitions as JSON")
+    p.add_argument("--objects", action="append", default=[], metavar="PATH",
+                   help="a copy of the tiered storage bucket (Aiven plugin objects): a "
+                        "timestamp whose record is in a remote segment is searched there; "
+                        "repeatable")
+    p.add_argument("--private-key", action="append", default=[], metavar="ID=FILE",
+                   help="PEM private key of key pair ID, for encrypted remote segments")
     return p
 
 
@@ -295,9 +312,21 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         flt = (topic_partition_filter(args.topic_partitions)
                if args.topic_partitions is not None
                else topic_and_partitions_filter(args.topic, args.partitions))
-        answers, skipped = fetch_offsets(args.log_dirs, flt, timestamp,
-                                         exclude_internal_topics=args.exclude_internal_topics,
-                                         read_committed=args.isolation == "read_committed")
+        with contextlib.ExitStack() as stack:
+            reader = None
+            if args.objects:
+                from ..tiered.aiven_rsm.command import private_keys
+                from ..tiered.aiven_rsm.remote_reader import BucketCopy
+
+                keys = private_keys(args.private_key, "kafkalog get-offsets")
+                reader = stack.enter_context(BucketCopy(args.objects, keys)).lookup_timestamp
+            answers, skipped = fetch_offsets(
+                args.log_dirs, flt, timestamp,
+                exclude_internal_topics=args.exclude_internal_topics,
+                read_committed=args.isolation == "read_committed", remote_reader=reader)
+    except UsageError as e:
+        err.write(f"{e}\n")
+        return EXIT_USAGE
     except (CommandFailed, KafkaLogError, OSError) as e:
         err.write(f"Error occurred: {e}\n")
         return EXIT_ERROR
@@ -323,7 +352,8 @@ def _java_order(tp: tuple[str, int]) -> bytes:
 
 
 def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp: int, *,
-                  exclude_internal_topics: bool = False, read_committed: bool = False
+                  exclude_internal_topics: bool = False, read_committed: bool = False,
+                  remote_reader: RemoteTimestampReader | None = None
                   ) -> tuple[list[tuple[tuple[str, int], TimestampAndOffset]],
                              list[tuple[tuple[str, int], str]]]:
     """``GetOffsetShell.fetchOffsets`` over ``log_dirs``: the answers in Kafka's order, and the
@@ -365,7 +395,8 @@ def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp:
         checkpoints: dict[Path, dict[tuple[str, int], int]] = {}
         for tp in sorted(held, key=_java_order):
             try:
-                found = _fetch_one(held[tp], tp, timestamp, store, read_committed, checkpoints)
+                found = _fetch_one(held[tp], tp, timestamp, store, read_committed, checkpoints,
+                                   remote_reader)
             except KafkaLogError as e:
                 skipped.append((tp, str(e)))
                 continue
@@ -411,7 +442,8 @@ def _checkpointed_log_start_offsets(logs: LogDir) -> dict[tuple[str, int], int]:
 
 def _fetch_one(logs: LogDir, tp: tuple[str, int], timestamp: int,
                store: RemoteLogMetadataStore, read_committed: bool,
-               checkpoints: dict[Path, dict[tuple[str, int], int]]) -> TimestampAndOffset | None:
+               checkpoints: dict[Path, dict[tuple[str, int], int]],
+               remote_reader: RemoteTimestampReader | None) -> TimestampAndOffset | None:
     from ..list_offsets import fetch_offset_for_timestamp
 
     topic, partition = tp
@@ -420,7 +452,9 @@ def _fetch_one(logs: LogDir, tp: tuple[str, int], timestamp: int,
     # (Log.last_stable_offset bounds by the log end offset; a broker's by the high watermark)
     last_fetchable = min(log.last_stable_offset, hw) if read_committed else hw
     entries = log.leader_epoch_entries
+    remote = _remote_state(logs, topic, partition, store, checkpoints)
+    if remote is not None and remote_reader is not None:
+        remote = remote._replace(reader=remote_reader)
     return fetch_offset_for_timestamp(
         log, timestamp, last_fetchable_offset=last_fetchable,
-        leader_epoch=entries[-1][0] if entries else -1,
-        remote=_remote_state(logs, topic, partition, store, checkpoints))
+        leader_epoch=entries[-1][0] if entries else -1, remote=remote)

@@ -52,7 +52,8 @@ def remote_log_state(cache: RemoteLogMetadataCache, log: Log, *,
     offset and the segments whose copy finished (the readable ones, by start offset)."""
     highest, _ = find_highest_remote_offset(cache, log)
     segments = tuple(
-        RemoteSegment(m.segment_id.id, m.start_offset, m.end_offset, m.max_timestamp_ms)
+        RemoteSegment(m.segment_id.id, m.start_offset, m.end_offset, m.max_timestamp_ms,
+                      tuple(m.segment_leader_epochs))
         for m in cache.list_remote_log_segments() if m.state == _COPIED)
     lso = max(checkpointed_log_start_offset, find_log_start_offset(cache, log))
     return RemoteLogState(lso, highest, segments)

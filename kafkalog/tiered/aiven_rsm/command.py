@@ -79,18 +79,26 @@ def _parser() -> ArgumentParser:
     return p
 
 
-def _keys(specs: list[str]) -> dict[str, Any]:
+def private_keys(specs: Sequence[str], prog: str = "kafkalog tiered-restore"
+                 ) -> dict[str, Any]:
+    """The ``--private-key ID=FILE`` options as key pair id -> private key.
+
+    Raises
+    ------
+    UsageError
+        Not ``ID=FILE``, or the file cannot be read (``prog`` names the command).
+    RemoteSegmentError
+        The file is not a PEM private key.
+    """
     keys = {}
     for spec in specs:
         key_id, sep, file = spec.partition("=")
         if not sep or not key_id or not file:
-            raise UsageError(f"kafkalog tiered-restore: error: --private-key: expected ID=FILE, "
-                             f"found {spec!r}")
+            raise UsageError(f"{prog}: error: --private-key: expected ID=FILE, found {spec!r}")
         try:
             pem = Path(file).read_bytes()
         except OSError as e:
-            raise UsageError(f"kafkalog tiered-restore: error: --private-key {key_id}: {e}"
-                             ) from None
+            raise UsageError(f"{prog}: error: --private-key {key_id}: {e}") from None
         keys[key_id] = load_private_key(pem, path=file)
     return keys
 
@@ -102,7 +110,7 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
     err = err or sys.stderr
     try:
         args = _parser().parse_args(list(argv))
-        keys = _keys(args.private_key)
+        keys = private_keys(args.private_key)
     except UsageError as e:
         err.write(f"{e}\n")
         return EXIT_USAGE
