@@ -643,3 +643,40 @@ def test_cli_offset_that_is_local(tmp_path, capsys) -> None:
     rc, out, _ = _run(capsys, str(tmp_path), "--topic", "foo", "--partition", "0",
                       "--offset", "99")
     assert rc == 0 and out.splitlines()[1].split()[3] == _uuid(0)
+
+
+def test_cli_reports_segments_outside_the_local_lineage(tmp_path, capsys) -> None:
+    """An unclean election: leader A (epoch 0) uploaded [0..49] and [50..99]; the new leader's
+    log has epochs {0: 0, 1: 70} and uploaded [50..119]. A's [50..99] is unreachable (its
+    epoch-0 offsets 70-99 are not in the lineage): reported, and not counted as holding
+    offsets (without B's upload, 100..119 and 70.. would be a gap)."""
+    tid = bytes(range(1, 17))
+    d = _local_partition(tmp_path, tid, 120, 0)
+    with Log.open(d) as log:
+        log.append([Record(None, b"v", 0) for _ in range(30)], partition_leader_epoch=1)
+    (d / "leader-epoch-checkpoint").write_text("0\n2\n0 0\n1 70\n")
+    events = [add(0, 0, 49, {0: 0}), update(0, COPY_SEGMENT_FINISHED),
+              add(1, 50, 99, {0: 50}), update(1, COPY_SEGMENT_FINISHED)]
+    write_metadata(tmp_path, events)
+    rc, out, _ = _run(capsys, str(tmp_path))
+    lines = out.splitlines()
+    assert rc == 1  # 50..119 is held by no readable segment
+    assert lines[2:] == [
+        "Gap: foo-0 offsets 50..119 are in no copied remote segment and not local (the local "
+        f"log ({d}) starts at 120)",
+        f"Unreachable segment: foo-0 {_uuid(1)} offsets 50..99 is outside the leader epoch "
+        f"lineage of the local log ({d}): it ends at offset 99, past the end of its last epoch "
+        "0 in the lineage (69; epoch 1 starts at 70); no broker reads it and remote retention "
+        "deletes it"]
+    # the new leader's upload of 50..119 fills the range; A's stays unreachable
+    shutil.rmtree(tmp_path / f"__remote_log_metadata-{metadata_partition(TOPIC_ID, 0)}")
+    write_metadata(tmp_path, events + [add(2, 50, 119, {0: 50, 1: 70}),
+                                       update(2, COPY_SEGMENT_FINISHED)])
+    rc, out, _ = _run(capsys, str(tmp_path))
+    assert rc == 0 and [line.split(":")[0] for line in out.splitlines()[2:]] == [
+        "Unreachable segment"]
+    doc = json.loads(_run(capsys, str(tmp_path), "--json")[1])
+    assert doc["partitions"][0]["unreachable"] == [
+        {"segment_id": _uuid(1), "reason": "it ends at offset 99, past the end of its last "
+                                           "epoch 0 in the lineage (69; epoch 1 starts at 70)"}]
+    assert doc["partitions"][0]["gaps"] == []

@@ -29,7 +29,10 @@ memory).
 
 Gaps: where the tree also holds a partition's local directory (same topic id), offsets at or
 above its log start offset that neither a copied remote segment nor the local log holds are
-printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`).
+printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`). A copied
+segment outside the local log's leader-epoch lineage (a divergent leader's upload after an
+unclean election, :mod:`kafkalog.tiered.lineage`) holds nothing a broker reads: it is printed as
+``Unreachable segment: ...`` with the reason, and its offsets count as held nowhere.
 
 Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap above the first
 copied offset, a missing or mismatched object (``--objects``; orphans do not change it), or
@@ -169,6 +172,11 @@ def _print_gaps(covs: dict[TopicIdPartition, tuple[LocalPartition | None, Covera
                 else ""
             out.write(f"Gap: {t.topic}-{t.partition} offsets {gap[0]}..{gap[1]} are in no "
                       f"copied remote segment and not local ({where}){maybe}\n")
+        for m, reason in cov.unreachable:
+            out.write(f"Unreachable segment: {t.topic}-{t.partition} {m.segment_id.id} offsets "
+                      f"{m.start_offset}..{m.end_offset} is outside the leader epoch lineage of "
+                      f"the local log ({lp.path if lp else '-'}): {reason}; no broker reads it "
+                      "and remote retention deletes it\n")
 
 
 def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str],
@@ -205,6 +213,8 @@ def _report(store: RemoteLogMetadataStore, args: argparse.Namespace, out: IO[str
                           "log_end_offset": lp.local_end, "log_start_offset": lp.log_start}
                 if (lp := covs[t][0]) is not None else None,
                 "gaps": [list(g) for g in covs[t][1].gaps],
+                "unreachable": [{"segment_id": m.segment_id.id, "reason": reason}
+                                for m, reason in covs[t][1].unreachable],
                 "segments": [_segment_json(t, m) for m in
                              (store.caches[t].list_remote_log_segments()
                               if t in store.caches else [])]} for t in tips],

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .. import files
 from ..checkpoint import OffsetCheckpointFile, PartitionMetadataFile
 from ..errors import KafkaLogError
 from ..log import Log
+from .lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition
 
@@ -52,6 +53,8 @@ class LocalPartition:
     local_start: int
     local_end: int
     log_start: int | None
+    #: its ``leader-epoch-checkpoint``: (epoch, start offset) ascending
+    leader_epochs: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,9 @@ class Coverage:
     remote: tuple[int, int] | None
     local: tuple[int, int] | None
     gaps: tuple[tuple[int, int], ...]
+    #: copied segments outside the local log's leader-epoch lineage, with the reason: Kafka
+    #: never reads them (nor counts them here) and its retention deletes them
+    unreachable: tuple[tuple[RemoteLogSegmentMetadata, str], ...] = ()
 
     def below_remote(self, gap: tuple[int, int]) -> bool:
         """True for a gap below every copied offset (or any gap when nothing is copied): it
@@ -138,13 +144,14 @@ def local_partitions(log_dirs: Iterable[str | os.PathLike[str]],
                 with Log.open(p, read_only=True) as log:
                     first = min((s.base_offset for s in log.segments), default=None)
                     end = log.log_end_offset
+                    epochs = tuple(log.leader_epoch_entries)
             except (KafkaLogError, OSError):
                 continue
             if first is None:
                 continue
             out.setdefault((topic, partition), []).append(
                 LocalPartition(p, topic_id, max(first, starts.get((topic, partition), first)),
-                               end, starts.get((topic, partition))))
+                               end, starts.get((topic, partition)), epochs))
     return out
 
 
@@ -173,7 +180,30 @@ def tree_coverage(store: RemoteLogMetadataStore, log_dirs: Iterable[str | os.Pat
                 mine.append(lp)
         lp = min(mine, key=lambda x: x.local_start) if mine else None
         segments = store.caches[t].list_remote_log_segments() if t in store.caches else []
-        out[t] = (lp, coverage(segments, local_start=lp.local_start if lp else None,
-                               local_end=lp.local_end if lp else None,
-                               log_start=lp.log_start if lp else None))
+        unreachable = _outside_lineage(segments, lp) if lp is not None else []
+        left_out = {id(m) for m, _ in unreachable}
+        cov = coverage([m for m in segments if id(m) not in left_out],
+                       local_start=lp.local_start if lp else None,
+                       local_end=lp.local_end if lp else None,
+                       log_start=lp.log_start if lp else None)
+        out[t] = (lp, replace(cov, unreachable=tuple(unreachable)))
     return out, notes
+
+
+def _outside_lineage(segments: Iterable[RemoteLogSegmentMetadata], lp: LocalPartition
+                     ) -> list[tuple[RemoteLogSegmentMetadata, str]]:
+    """The copied segments outside ``lp``'s leader-epoch lineage (Kafka's
+    ``isRemoteSegmentWithinLeaderEpochs`` against its filtered epoch cache), with why; none
+    when the local log has no leader epochs (nothing to judge by)."""
+    if not lp.leader_epochs:
+        return []
+    lineage = sorted(build_filtered_leader_epoch_map(dict(lp.leader_epochs)).items())
+    out = []
+    for m in segments:
+        if m.state != COPY_SEGMENT_FINISHED:
+            continue
+        reason = segment_outside_lineage(dict(m.segment_leader_epochs), m.end_offset,
+                                         lp.local_end, lineage)
+        if reason is not None:
+            out.append((m, reason))
+    return out
