@@ -73,7 +73,7 @@ from . import (
 if TYPE_CHECKING:
     from ..list_offsets import RemoteLogState, RemoteTimestampReader, TimestampAndOffset
     from ..log_dir import LogDir
-    from ..tiered.metadata_store import RemoteLogMetadataStore
+    from ..tiered.metadata_cache import RemoteLogMetadataCache
 
 __all__ = ["main", "build_parser", "parse_offset_spec", "topic_partition_filter",
            "topic_and_partitions_filter", "TopicPartitionFilter", "USAGE_TEXT"]
@@ -392,10 +392,14 @@ def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp:
         store = read_log_dirs(log_dirs)
         answers = []
         skipped = []
+        # the remote metadata by partition, then topic id
+        caches: dict[tuple[str, int], dict[str, RemoteLogMetadataCache]] = {}
+        for tip, cache in store.caches.items():
+            caches.setdefault((tip.topic, tip.partition), {})[tip.topic_id] = cache
         checkpoints: dict[Path, dict[tuple[str, int], int]] = {}
         for tp in sorted(held, key=_java_order):
             try:
-                found = _fetch_one(held[tp], tp, timestamp, store, read_committed, checkpoints,
+                found = _fetch_one(held[tp], tp, timestamp, caches, read_committed, checkpoints,
                                    remote_reader)
             except KafkaLogError as e:
                 skipped.append((tp, str(e)))
@@ -408,22 +412,24 @@ def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp:
             logs.close()
 
 
-def _remote_state(logs: LogDir, topic: str, partition: int, store: RemoteLogMetadataStore,
+def _remote_state(logs: LogDir, topic: str, partition: int,
+                  caches: dict[tuple[str, int], dict[str, RemoteLogMetadataCache]],
                   checkpoints: dict[Path, dict[tuple[str, int], int]]
                   ) -> RemoteLogState | None:
+    """The partition's tiered state: its remote metadata under its own topic id (one of
+    another incarnation of the topic is not its), None when it has none."""
     from ..tiered.remote_offsets import remote_log_state
 
-    topic_id = logs.topic_id(topic)
-    log = logs.log(topic, partition)
-    if topic_id is not None:
-        for tip, cache in store.caches.items():
-            if (tip.topic_id, tip.topic, tip.partition) == (str(topic_id), topic, partition):
-                if logs.root not in checkpoints:
-                    checkpoints[logs.root] = _checkpointed_log_start_offsets(logs)
-                return remote_log_state(
-                    cache, log, checkpointed_log_start_offset=checkpoints[logs.root].get(
-                        (topic, partition), 0))
-    return None
+    by_id = caches.get((topic, partition))
+    topic_id = logs.topic_id(topic) if by_id else None
+    cache = by_id.get(str(topic_id)) if by_id and topic_id is not None else None
+    if cache is None:
+        return None
+    if logs.root not in checkpoints:
+        checkpoints[logs.root] = _checkpointed_log_start_offsets(logs)
+    return remote_log_state(cache, logs.log(topic, partition),
+                            checkpointed_log_start_offset=checkpoints[logs.root].get(
+                                (topic, partition), 0))
 
 
 def _checkpointed_log_start_offsets(logs: LogDir) -> dict[tuple[str, int], int]:
@@ -441,7 +447,8 @@ def _checkpointed_log_start_offsets(logs: LogDir) -> dict[tuple[str, int], int]:
 
 
 def _fetch_one(logs: LogDir, tp: tuple[str, int], timestamp: int,
-               store: RemoteLogMetadataStore, read_committed: bool,
+               caches: dict[tuple[str, int], dict[str, RemoteLogMetadataCache]],
+               read_committed: bool,
                checkpoints: dict[Path, dict[tuple[str, int], int]],
                remote_reader: RemoteTimestampReader | None) -> TimestampAndOffset | None:
     from ..list_offsets import fetch_offset_for_timestamp
@@ -452,7 +459,7 @@ def _fetch_one(logs: LogDir, tp: tuple[str, int], timestamp: int,
     # (Log.last_stable_offset bounds by the log end offset; a broker's by the high watermark)
     last_fetchable = min(log.last_stable_offset, hw) if read_committed else hw
     entries = log.leader_epoch_entries
-    remote = _remote_state(logs, topic, partition, store, checkpoints)
+    remote = _remote_state(logs, topic, partition, caches, checkpoints)
     if remote is not None and remote_reader is not None:
         remote = remote._replace(reader=remote_reader)
     return fetch_offset_for_timestamp(
