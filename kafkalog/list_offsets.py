@@ -40,6 +40,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
+from .epoch_lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from .errors import KafkaLogError
 from .log import (
     EARLIEST_LOCAL_TIMESTAMP,
@@ -214,8 +215,6 @@ def _find_offset_by_timestamp_remote(log: Log, timestamp: int, starting_offset: 
     the first copied segment within the lineage whose max timestamp reaches the target holds
     the answer (read from the remote segment, or from the local log when it is local too);
     ``_NOT_IN_REMOTE`` when no remote segment qualifies (the caller searches the local log)."""
-    from .tiered.lineage import build_filtered_leader_epoch_map, segment_outside_lineage
-
     entries = log.leader_epoch_entries
     lineage = sorted(build_filtered_leader_epoch_map(dict(entries)).items())
     epochs = [e for e, _ in entries]

@@ -34,6 +34,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.segment": 3,
     "kafkalog.segments": 3,
     "kafkalog.leader_epoch": 3,
+    "kafkalog.epoch_lineage": 3,  # remote segments vs a leader-epoch lineage (Kafka's RLM rule)
     "kafkalog.retention": 3,
     "kafkalog.producer_state": 3,
     "kafkalog.transactions": 3,
@@ -56,7 +57,6 @@ LAYERS: dict[str, int] = {
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,
     "kafkalog.tiered": 7,
-    "kafkalog.tiered.lineage": 1,  # Kafka's lineage rule, pure (ListOffsets' remote search uses it)
     "kafkalog.security": 7,  # SCRAM credentials and JAAS users of a tree (the server's wire
                              # side, kafkalog.server.sasl, is above)
     "kafkalog.tools": 8,

@@ -9,8 +9,6 @@ Kafka's topic-based remote log metadata manager replays it.
   (``RemotePartitionMetadataStore``), with what Kafka would drop reported;
 * :mod:`~kafkalog.tiered.coverage`: offsets neither a copied remote segment nor the local log
   holds (gaps), against the tree's partition directories;
-* :mod:`~kafkalog.tiered.lineage`: whether a remote segment is within a leader-epoch lineage
-  (``isRemoteSegmentWithinLeaderEpochs``: which of two uploads of the same offsets Kafka reads);
 * :mod:`~kafkalog.tiered.remote_offsets`: a partition's highest remote offset and remote log
   start offset as its leader finds them (ListOffsets' tiered values, ``kafkalog get-offsets``);
 * :mod:`~kafkalog.tiered.command`: ``kafkalog tiered``;

@@ -31,7 +31,7 @@ Gaps: where the tree also holds a partition's local directory (same topic id), o
 above its log start offset that neither a copied remote segment nor the local log holds are
 printed as ``Gap: <topic>-<p> offsets A..B ...`` (:mod:`kafkalog.tiered.coverage`). A copied
 segment outside the local log's leader-epoch lineage (a divergent leader's upload after an
-unclean election, :mod:`kafkalog.tiered.lineage`) holds nothing a broker reads: it is printed as
+unclean election, :mod:`kafkalog.epoch_lineage`) holds nothing a broker reads: it is printed as
 ``Unreachable segment: ...`` with the reason, and its offsets count as held nowhere.
 
 Exit status: 0 success; 1 no ``__remote_log_metadata`` partition found, a gap above the first

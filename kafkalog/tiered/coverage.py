@@ -33,9 +33,9 @@ from pathlib import Path
 
 from .. import files
 from ..checkpoint import OffsetCheckpointFile, PartitionMetadataFile
+from ..epoch_lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from ..errors import KafkaLogError
 from ..log import Log
-from .lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from .metadata_cache import COPY_SEGMENT_FINISHED, RemoteLogSegmentMetadata
 from .metadata_store import RemoteLogMetadataStore, TopicIdPartition
 

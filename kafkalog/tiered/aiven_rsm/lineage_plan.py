@@ -2,7 +2,7 @@
 
 After an unclean leader election a bucket can hold two uploads of the same offsets, one from
 each leader. Kafka reads only the segments within the current leader's epoch lineage
-(:func:`kafkalog.tiered.lineage.segment_outside_lineage`) and its retention deletes the rest.
+(:func:`kafkalog.epoch_lineage.segment_outside_lineage`) and its retention deletes the rest.
 Offline, the latest lineage known is the one uploaded with the partition's most recent segment:
 each upload carries the uploader's leader-epoch cache up to the segment's end (its
 ``leaderEpoch`` index). :func:`plan_restore` takes, per partition, the segment with the highest
@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ...checkpoint import LeaderEpochCheckpointFile
+from ...epoch_lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from ...errors import KafkaLogError
-from ..lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 from .detransform import decrypt_data_key, read_index
 from .manifest import INDEXES_SUFFIX, MANIFEST_SUFFIX, SegmentManifest, parse_manifest
 from .restore import SegmentIdentity, segment_identity

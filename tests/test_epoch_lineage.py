@@ -1,4 +1,4 @@
-"""Kafka's leader-epoch lineage rule for remote segments (``kafkalog.tiered.lineage``): the
+"""Kafka's leader-epoch lineage rule for remote segments (``kafkalog.epoch_lineage``): the
 cases of ``RemoteLogManagerTest`` (storage, Kafka 4.2) ``testBuildFilteredLeaderEpochMap``,
 ``testRemoteSegmentWithinLeaderEpochs`` and ``...ForOverlappingSegments``, one for one."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kafkalog.tiered.lineage import build_filtered_leader_epoch_map, segment_outside_lineage
+from kafkalog.epoch_lineage import build_filtered_leader_epoch_map, segment_outside_lineage
 
 
 def test_build_filtered_leader_epoch_map() -> None:
