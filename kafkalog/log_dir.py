@@ -65,7 +65,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -191,6 +191,7 @@ class LogDir:
         cluster_id: str | None = None,
         broker_epoch: int | None = None,
         cleaner_config: Any = None,
+        partitions: Callable[[str, int], bool] | None = None,
     ) -> LogDir:
         """Open (or create) the log dir ``root`` and every partition in it.
 
@@ -218,15 +219,25 @@ class LogDir:
             The log cleaner's :class:`~kafkalog.cleaner.cleaner_config.CleanerConfig` (None: from
             the ``log.cleaner.*`` names of ``config`` when it is a mapping, else Kafka's
             defaults).
+        partitions:
+            Read-only opens only: load just the partitions ``partitions(topic, partition)``
+            accepts (the others are not read at all: a tool that needs a few partitions of a
+            broker with thousands). :meth:`partitions` then lists those.
 
         Raises
         ------
         LogLockedError
             Another writer holds the log dir.
+        ValueError
+            ``partitions`` with a writable open (the root checkpoints would lose the entries of
+            the partitions not loaded).
         CorruptCheckpointError
             ``meta.properties`` or ``.kafkalog-topics.json`` does not parse.
         """
         root = Path(root)
+        if partitions is not None and not read_only:
+            raise ValueError("partitions= selects what a read-only open loads; a writable "
+                             "LogDir must load every partition")
         if isinstance(config, LogConfig) or config is None:
             base = _as_properties(config)
         else:
@@ -242,7 +253,7 @@ class LogDir:
             root.mkdir(parents=True, exist_ok=True)
             self._root_lock = DirectoryLock.acquire(root, files.LOCK_FILE)
         try:
-            self._load(node_id, cluster_id, broker_epoch)
+            self._load(node_id, cluster_id, broker_epoch, partitions)
             if not read_only:
                 self._start_cleaner(config, cleaner_config)
         except BaseException:
@@ -283,7 +294,8 @@ class LogDir:
                                   f"found {raw!r}")
             self.offsets_topic_num_partitions = n
 
-    def _load(self, node_id: int, cluster_id: str | None, broker_epoch: int | None) -> None:
+    def _load(self, node_id: int, cluster_id: str | None, broker_epoch: int | None,
+              wanted: Callable[[str, int], bool] | None = None) -> None:
         root = self.root
         self._load_meta(node_id, cluster_id)
         self._topics = self._read_topics_file()
@@ -299,7 +311,7 @@ class LogDir:
         recovery_points = self._read_checkpoint(files.RECOVERY_POINT_CHECKPOINT_FILE)
         start_offsets = self._read_checkpoint(files.LOG_START_OFFSET_CHECKPOINT_FILE)
         high_watermarks = self._read_checkpoint(files.REPLICATION_OFFSET_CHECKPOINT_FILE)
-        for tp, path in self._partition_dirs():
+        for tp, path in self._partition_dirs(wanted):
             self._open_log(tp, path, recovery_points.get(tp, 0), start_offsets.get(tp, 0))
         for tp, hw in high_watermarks.items():
             if tp in self._logs:
@@ -328,7 +340,8 @@ class LogDir:
             self.load_warnings.append(msg)
             return {}
 
-    def _partition_dirs(self) -> list[tuple[tuple[str, int], Path]]:
+    def _partition_dirs(self, wanted: Callable[[str, int], bool] | None = None
+                        ) -> list[tuple[tuple[str, int], Path]]:
         out = []
         for p in self.root.iterdir():
             if not p.is_dir():
@@ -342,6 +355,8 @@ class LogDir:
                 continue
             if files.log_dir_name(*tp) != p.name:
                 continue  # e.g. "t-01": Kafka would name it "t-1"
+            if wanted is not None and not wanted(*tp):
+                continue
             try:
                 files.partition_dir(self.root, *tp)  # Kafka's name rule, inside the root
             except InvalidTopicError as e:

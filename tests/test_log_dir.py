@@ -543,3 +543,21 @@ def test_delete_topic_of_a_compacted_topic_with_the_cleaner_running(tmp_path):
         assert d.partitions() == []
     with LogDir.open(root) as d:
         assert d.partitions() == []
+
+
+def test_a_read_only_open_may_load_only_some_partitions(tmp_path) -> None:
+    """``partitions=``: the others are not read at all (a damaged one does not matter), and a
+    writable open refuses it (its root checkpoints would lose the other partitions)."""
+    root = tmp_path / "logs"
+    with LogDir.open(root) as logs:
+        logs.create_topic("a", 3)
+        logs.create_topic("b", 2)
+        logs.log("a", 1).append([Record(None, b"x", 1)] * 4)
+    (root / "b-0" / "00000000000000000000.index").write_bytes(b"\xff" * 7)  # never read
+    with LogDir.open(root, read_only=True, partitions=lambda t, p: t == "a" and p >= 1) as logs:
+        assert logs.partitions() == [("a", 1), ("a", 2)]
+        assert logs.log("a", 1).log_end_offset == 4
+        with pytest.raises(UnknownTopicOrPartitionError):
+            logs.log("b", 0)
+    with pytest.raises(ValueError, match="read-only"):
+        LogDir.open(root, partitions=lambda t, p: True)

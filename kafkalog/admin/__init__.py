@@ -47,6 +47,7 @@ Shared rules (this module):
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -70,8 +71,10 @@ class CommandFailed(Exception):
     """The operation failed the way Kafka's tool reports it: the message is Kafka's text."""
 
 
-def open_log_dir(path: str | Path, *, writable: bool) -> LogDir:
-    """Open the log dir at ``path``: read-only (no lock) or for writing (the ``.lock``).
+def open_log_dir(path: str | Path, *, writable: bool,
+                 partitions: Callable[[str, int], bool] | None = None) -> LogDir:
+    """Open the log dir at ``path``: read-only (no lock) or for writing (the ``.lock``);
+    ``partitions`` (read-only): load only the partitions it accepts.
 
     Raises
     ------
@@ -87,7 +90,7 @@ def open_log_dir(path: str | Path, *, writable: bool) -> LogDir:
     if not root.is_dir():
         raise FileNotFoundError(f"{root}: no such log directory")
     if not writable:
-        return LogDir.open(root, read_only=True)
+        return LogDir.open(root, read_only=True, partitions=partitions)
     # no log cleaner: a command holds the dir for a moment and must change only what it is
     # asked to change (a broker's cleaner would compact whatever is dirty meanwhile)
     return LogDir.open(root, cleaner_config=CleanerConfig(enable_cleaner=False))

@@ -370,8 +370,13 @@ def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp:
     opened: list[LogDir] = []
     try:
         held: dict[tuple[str, int], LogDir] = {}
+        def wanted(topic: str, partition: int) -> bool:
+            return (not (exclude_internal_topics and topic in INTERNAL_TOPICS)
+                    and flt.is_topic_partition_allowed(topic, partition))
+
         for d in log_dirs:
-            logs = open_log_dir(d, writable=False)
+            # (only the matching partitions are loaded: a few of a broker's thousands)
+            logs = open_log_dir(d, writable=False, partitions=wanted)
             opened.append(logs)
             for topic in listed_topics(logs):
                 if exclude_internal_topics and topic in INTERNAL_TOPICS:

@@ -161,8 +161,9 @@ def describe_log_dirs(log_dirs: Sequence[str], topics: set[str] | None = None
     """
     opened: list[LogDir] = []
     try:
+        wanted = (lambda t, _p: t in topics) if topics else None
         for d in dict.fromkeys(log_dirs):  # config.logDirs.distinct()
-            opened.append(open_log_dir(d, writable=False))
+            opened.append(open_log_dir(d, writable=False, partitions=wanted))
         ids = {node_id(logs) for logs in opened}
         if len(ids) > 1:
             raise CommandFailed("the log dirs belong to different brokers (node ids "
