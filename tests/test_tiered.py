@@ -680,3 +680,9 @@ def test_cli_reports_segments_outside_the_local_lineage(tmp_path, capsys) -> Non
         {"segment_id": _uuid(1), "reason": "it ends at offset 99, past the end of its last "
                                            "epoch 0 in the lineage (69; epoch 1 starts at 70)"}]
     assert doc["partitions"][0]["gaps"] == []
+    # kafkalog verify of the tree: a warning naming the segment, no gap
+    from kafkalog.tools.verify import verify_paths
+
+    found = [(f.check, f.severity, f.offset) for f in verify_paths([str(tmp_path)]).findings
+             if f.check.startswith("tiered_")]
+    assert found == [("tiered_unreachable", "warning", 50)]

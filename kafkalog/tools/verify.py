@@ -1212,8 +1212,9 @@ def verify_tiered(paths: list[str]) -> list[Finding]:
     (:mod:`kafkalog.tiered`): an error per gap (offsets at or above a partition's log start
     offset that neither a copied remote segment nor the local log holds; a warning below every
     copied offset, see ``Coverage.below_remote``), a warning per event
-    Kafka's metadata manager would drop, and an info per local directory of another
-    incarnation of a topic (not compared)."""
+    Kafka's metadata manager would drop, a warning per copied segment outside the local log's
+    leader-epoch lineage (``tiered_unreachable``: a divergent leader's upload, which no broker
+    reads), and an info per local directory of another incarnation of a topic (not compared)."""
     from ..tiered.coverage import tree_coverage
     from ..tiered.metadata_store import METADATA_TOPIC, metadata_partition_dirs, read_log_dirs
 
@@ -1240,6 +1241,12 @@ def verify_tiered(paths: list[str]) -> list[Finding]:
                 f"copied remote segment and not local ({where})"
                 + ("; below every copied offset: remote retention may have deleted them after "
                    "log-start-offset-checkpoint was written" if retention else ""), offset=a))
+        for m, reason in cov.unreachable:
+            out.append(Finding(
+                "tiered_unreachable", "warning", str(lp.path) if lp else f"{t.topic}-{t.partition}",
+                f"remote segment {m.segment_id.id} (offsets {m.start_offset}..{m.end_offset}) of "
+                f"{t.topic}-{t.partition} is outside the local log's leader epoch lineage: "
+                f"{reason}; no broker reads it", offset=m.start_offset))
     out += [Finding("tiered_incarnation", "info", note.split(" holds ")[0], note)
             for note in notes]
     return out
