@@ -446,12 +446,12 @@ def test_tiered_objects_reports_missing_orphan_and_mismatched_objects(tmp_path, 
     assert "x.rsm-manifest: not a JSON manifest" in capsys.readouterr().err
 
 
-def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_path, capsys):
+def _divergent_bucket(tmp_path: Path) -> tuple[Path, dict[str, str], list]:
     """An unclean election: leader A (epoch 0) wrote offsets 0-99 and uploaded [0..49] and
     [50..99]; leader B had only 0-69, took over at epoch 1 and wrote 70-149, uploading
     [50..119] and [120..149]. Kafka reads A's [50..99] never (its epoch-0 records 70-99 are
-    not in B's lineage {0: 0, 1: 70}); the restore keeps A's [0..49] and B's two segments, and
-    the partition reads back as B's log."""
+    not in B's lineage {0: 0, 1: 70}). Returns the bucket, the segment ids (A, B: A's uploads;
+    C, D: B's) and B's records."""
     a, b = tmp_path / "a" / "orders-0", tmp_path / "b" / "orders-0"
     with Log.open(a) as log:
         for i in range(0, 100, 10):
@@ -481,6 +481,13 @@ def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_pa
             leader_epochs=lineage_b, segment_epochs={0: 50, 1: 70}, event_ms=3)
     _upload(b, bucket, chunk_size=4096, compress=True, start=120, end=149,
             segment_id=ids["D"], leader_epochs=lineage_b, segment_epochs={1: 120}, event_ms=4)
+    return bucket, ids, expected
+
+
+def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_path, capsys):
+    """(See _divergent_bucket.) The restore keeps A's [0..49] and B's two segments, and the
+    partition reads back as B's log."""
+    bucket, ids, expected = _divergent_bucket(tmp_path)
     out = tmp_path / "out"
     assert cli_main(["tiered-restore", str(bucket), "--output", str(out)]) == 0
     captured = capsys.readouterr()
@@ -489,7 +496,7 @@ def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_pa
     assert captured.err == (
         f"kafkalog tiered-restore: skipped {bucket}/orders-{TOPIC_ID}/0/"
         f"00000000000000000050-{ids['B']}.rsm-manifest: orders-0 offsets 50..99 (segment "
-        f"{ids['B']}) are outside the leader epoch lineage of segment {ids['D']}: it ends at "
+        f"{ids['B']}): outside the leader epoch lineage of segment {ids['D']}: it ends at "
         "offset 99, past the end of its last epoch 0 in the lineage (69; epoch 1 starts at "
         "70)\n")
     with Log.open(out / "orders-0", read_only=True) as log:
@@ -506,3 +513,58 @@ def test_uploads_of_a_divergent_leader_are_skipped_by_kafkas_lineage_rule(tmp_pa
     assert [(r["segment_id"], r.get("skipped") is not None) for r in rows] == [
         (ids["B"], True), (ids["A"], False), (ids["C"], False), (ids["D"], False)]
     assert rows[0]["lineage_of"] == ids["D"]
+
+
+def test_with_the_metadata_only_segments_whose_copy_finished_are_restored(tmp_path, capsys):
+    """``--metadata``: the __remote_log_metadata replay says A's [0..49] and B's [50..119] are
+    copied, A's [50..99] is being deleted and B's [120..149] never finished copying, and one
+    more copied segment has no objects in the copy: two segments restored, two skipped with
+    the metadata's reason, the missing one named."""
+    from kafkalog.decoders import remote_log_metadata as rlmm
+    from kafkalog.tiered import metadata_partition
+
+    bucket, ids, _ = _divergent_bucket(tmp_path)
+    tip = {"name": "orders", "id": TOPIC_ID, "partition": 0}
+
+    def add(sid: str, start: int, end: int, epochs: dict[int, int]) -> bytes:
+        return rlmm.encode_record(0, {
+            "remoteLogSegmentId": {"topicIdPartition": tip, "id": sid}, "startOffset": start,
+            "endOffset": end, "brokerId": 0, "maxTimestampMs": 0, "eventTimestampMs": 1,
+            "segmentLeaderEpochs": [{"leaderEpoch": e, "offset": o} for e, o in epochs.items()],
+            "segmentSizeInBytes": 1, "remoteLogSegmentState": 0})
+
+    def state(sid: str, st: int) -> bytes:
+        return rlmm.encode_record(1, {"remoteLogSegmentId": {"topicIdPartition": tip,
+                                                             "id": sid},
+                                      "brokerId": 0, "eventTimestampMs": 2,
+                                      "remoteLogSegmentState": st})
+
+    lost = "AAAAAAAAAAAAAAAAAAAAEw"
+    events = [add(ids["A"], 0, 49, {0: 0}), state(ids["A"], 1),
+              add(ids["B"], 50, 99, {0: 50}), state(ids["B"], 1), state(ids["B"], 2),
+              add(ids["C"], 50, 119, {0: 50, 1: 70}), state(ids["C"], 1),
+              add(ids["D"], 120, 149, {1: 120}),
+              add(lost, 150, 199, {1: 150}), state(lost, 1)]
+    meta = tmp_path / "brokerlogs"
+    with Log.open(meta / f"__remote_log_metadata-{metadata_partition(TOPIC_ID, 0)}") as log:
+        log.append([Record(None, v, 0) for v in events])
+    out = tmp_path / "out"
+    assert cli_main(["tiered-restore", str(bucket), "--output", str(out),
+                     "--metadata", str(meta)]) == 0
+    captured = capsys.readouterr()
+    assert [line.split()[2:4] for line in captured.out.splitlines()[1:]] == [
+        ["0", "49"], ["50", "119"]]
+    err = captured.err.splitlines()
+    assert err[0] == (f"kafkalog tiered-restore: Missing object: orders-0 segment {lost} offsets "
+                      "150..199 (COPY_SEGMENT_FINISHED): no .rsm-manifest in the copy (its "
+                      "offsets are not restored)")
+    assert [line.split(": skipped ")[1].split(": ", 1)[1] for line in err[1:]] == [
+        f"orders-0 offsets 50..99 (segment {ids['B']}): orphan object: segment {ids['B']} is "
+        "DELETE_SEGMENT_STARTED in the metadata: no broker reads these objects",
+        f"orders-0 offsets 120..149 (segment {ids['D']}): orphan object: segment {ids['D']} is "
+        "COPY_SEGMENT_STARTED in the metadata: no broker reads these objects"]
+    # no metadata partition under the dirs given: refused, nothing restored
+    assert cli_main(["tiered-restore", str(bucket), "--output", str(tmp_path / "o2"),
+                     "--metadata", str(tmp_path / "a")]) == 1
+    assert "no __remote_log_metadata-<n> directory" in capsys.readouterr().err
+    assert not (tmp_path / "o2").exists()

@@ -25,6 +25,12 @@ after an unclean election, which Kafka never reads and its retention deletes) ar
 named on stderr with the reason (``skipped ...``; with ``--json`` an object with ``"skipped"``);
 see :mod:`.lineage_plan`. That is not an error (exit status 0).
 
+``--metadata LOGDIR...`` (log dirs holding the ``__remote_log_metadata`` partitions, as
+``kafkalog tiered`` reads them): only segments whose copy finished are restored; the objects of
+segments being deleted, never finished or unknown to the metadata, and of segments whose
+offsets disagree with it, are skipped the same way (:mod:`.inventory`), and copied segments the
+copy lacks are named (``Missing object: ...``).
+
 The restored directories are plain Kafka partition directories: ``kafkalog dump-segments``,
 ``verify``, ``Log.read_table`` and the Spark source read them. Segments are restored in the order
 found; the first that fails stops the run with its error (the object, the chunk and its position)
@@ -76,6 +82,11 @@ def _parser() -> ArgumentParser:
     p.add_argument("--all-segments", action="store_true",
                    help="also restore segments outside their partition's leader-epoch lineage "
                         "(a divergent leader's uploads; overlapping offsets are still refused)")
+    p.add_argument("--metadata", nargs="+", metavar="LOGDIR",
+                   help="log dirs holding the cluster's __remote_log_metadata partitions: "
+                        "restore only the segments whose copy finished there (objects of "
+                        "segments being deleted, never finished or unknown are skipped; "
+                        "copied segments the copy lacks are named)")
     return p
 
 
@@ -103,6 +114,29 @@ def private_keys(specs: Sequence[str], prog: str = "kafkalog tiered-restore"
     return keys
 
 
+def _by_metadata(manifests: list[Path], log_dirs: list[str], err: IO[str]
+                 ) -> tuple[list[Path], list[SkippedSegment]]:
+    """The manifests the ``__remote_log_metadata`` replay under ``log_dirs`` says a broker
+    reads, and the others as skipped (the finding as the reason); copied segments the copy
+    lacks are named on stderr."""
+    from ..metadata_store import metadata_partition_dirs, read_log_dirs
+    from .inventory import bucket_inventory, unreadable
+
+    if not metadata_partition_dirs(log_dirs):
+        raise KafkaLogError("no __remote_log_metadata-<n> directory under the --metadata log "
+                            "dirs", path=log_dirs[0])
+    objects = bucket_inventory(manifests)
+    skip, missing = unreadable(read_log_dirs(log_dirs), objects)
+    for f in missing:
+        err.write(f"kafkalog tiered-restore: {f} (its offsets are not restored)\n")
+    by_manifest = {o.manifest: o for o in objects}
+    skipped = [SkippedSegment(**{k: v for k, v in by_manifest[m].__dict__.items()
+                                 if k != "manifest"}, manifest=m, reference=None,
+                              reason=f"{f.kind} object: {f.message.split(': ', 1)[-1]}")
+               for m, f in skip.items()]
+    return [m for m in manifests if str(m) not in skip], skipped
+
+
 def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None = None
          ) -> int:
     """Run the command (see the module docstring); returns the exit status."""
@@ -124,16 +158,21 @@ def main(argv: Sequence[str], *, out: IO[str] | None = None, err: IO[str] | None
         err.write("kafkalog tiered-restore: no .rsm-manifest found\n")
         return EXIT_ERROR
     skipped: list[SkippedSegment] = []
-    if not args.all_segments:
-        try:
-            manifests, skipped = plan_restore(manifests, keys)
-        except (KafkaLogError, OSError) as e:
-            err.write(f"kafkalog tiered-restore: {e}\n")
-            return EXIT_ERROR
+    try:
+        if args.metadata:
+            manifests, skipped = _by_metadata(manifests, args.metadata, err)
+        if not args.all_segments:
+            manifests, outside = plan_restore(manifests, keys)
+            skipped += outside
+    except (KafkaLogError, OSError) as e:
+        err.write(f"kafkalog tiered-restore: {e}\n")
+        return EXIT_ERROR
     for s in skipped:
+        why = (f"outside the leader epoch lineage of segment {s.reference}: {s.reason}"
+               if s.reference is not None else s.reason)
         err.write(f"kafkalog tiered-restore: skipped {s.manifest}: {s.topic}-{s.partition} "
-                  f"offsets {s.start_offset}..{s.end_offset} (segment {s.segment_id}) are "
-                  f"outside the leader epoch lineage of segment {s.reference}: {s.reason}\n")
+                  f"offsets {s.start_offset}..{s.end_offset} (segment {s.segment_id}): "
+                  f"{why}\n")
         if args.json:
             out.write(json.dumps({
                 "topic": s.topic, "partition": s.partition, "topic_id": s.topic_id,

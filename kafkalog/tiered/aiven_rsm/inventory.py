@@ -32,7 +32,7 @@ from ..metadata_store import RemoteLogMetadataStore, TopicIdPartition
 from .manifest import parse_manifest
 from .restore import SegmentIdentity, find_manifests, segment_identity
 
-__all__ = ["ObjectSegment", "ObjectFinding", "bucket_inventory", "compare"]
+__all__ = ["ObjectSegment", "ObjectFinding", "bucket_inventory", "compare", "unreadable"]
 
 
 @dataclass(frozen=True)
@@ -111,3 +111,25 @@ def compare(store: RemoteLogMetadataStore, objects: list[ObjectSegment],
     findings.sort(key=lambda f: f[0])
     return [f for _k, f in findings]
 
+
+
+def unreadable(store: RemoteLogMetadataStore, objects: list[ObjectSegment]
+               ) -> tuple[dict[str, ObjectFinding], list[ObjectFinding]]:
+    """What a restore guided by the metadata leaves out: the manifests (by path) of segments
+    no broker reads (``orphan``: being deleted, never finished, not in the metadata) or whose
+    offsets disagree with it (``mismatch``), with the finding; and the ``missing`` findings
+    (copied segments the copy lacks, for the partitions the copy holds: their offsets will
+    not be restored). Partitions the metadata does not hold are not judged."""
+    skip: dict[str, ObjectFinding] = {}
+    missing = []
+    by_segment = {o.segment_id: o for o in objects}
+    held = {(o.topic, o.partition) for o in objects}
+    for f in compare(store, objects):
+        if f.kind == "missing":
+            if (f.topic, f.partition) in held:  # (a copy of some partitions only)
+                missing.append(f)
+            continue
+        o = by_segment.get(f.segment_id)
+        if o is not None:
+            skip.setdefault(o.manifest, f)
+    return skip, missing
