@@ -166,6 +166,7 @@ from typing import IO, Any
 from ..errors import KafkaLogError
 from ..usage import ArgumentParser, UsageError, parse_args
 from .assignors import STRATEGIES, assign
+from .error_codes import ErrorCode, error_name
 from .errors import AssignmentError, GroupIdNotFoundError
 
 logger = logging.getLogger(__name__)
@@ -210,8 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="show the STATE column; with states (case-insensitive), only groups "
                          "in them")
     ls.add_argument("--type", nargs="?", const="", default=None, metavar="T,...",
-                    help="show the TYPE column; with types (classic, consumer), only groups "
-                         "of them")
+                    help="show the TYPE column; with types (classic, consumer, share, "
+                         "streams), only groups of them")
     d = with_tree("describe", "Describe a group's offsets, lag and members.",
                   formatter_class=_NoValueFormatter,
                   usage="kafkalog groups describe [-h] [--json] [--offsets-topic-partitions N]"
@@ -230,9 +231,13 @@ def build_parser() -> argparse.ArgumentParser:
     r = with_tree("reset-offsets", "Reset a group's committed offsets (dry run by default).")
     r.add_argument("--group", required=True)
     scope = r.add_mutually_exclusive_group(required=True)
-    scope.add_argument("--topic", action="append", help="T or T:P,P (repeatable)")
-    scope.add_argument("--all-topics", action="store_true",
-                       help="every topic the group has offsets for")
+    scope.add_argument("--topic", "--input-topic", action="append", dest="topic",
+                       help="T or T:P,P (repeatable; --input-topic: kafka-streams-groups.sh's "
+                            "name)")
+    scope.add_argument("--all-topics", "--all-input-topics", action="store_true",
+                       dest="all_topics",
+                       help="every topic the group has offsets for (a streams group: of its "
+                            "topology's source topics)")
     how = r.add_mutually_exclusive_group(required=True)
     how.add_argument("--to-earliest", action="store_true")
     how.add_argument("--to-latest", action="store_true")
@@ -246,10 +251,24 @@ def build_parser() -> argparse.ArgumentParser:
     mode.add_argument("--execute", action="store_true", help="write the new offsets")
     r.add_argument("--force", action="store_true",
                    help="also when the group's last metadata lists members")
+    r.add_argument("--delete-all-internal-topics", action="store_true",
+                   help="a streams group, with --execute: also delete its internal "
+                        "(repartition and changelog) topics from the tree")
     x = with_tree("delete", "Delete a group and its offsets.")
     x.add_argument("--group", required=True)
     x.add_argument("--force", action="store_true",
                    help="also when the group's last metadata lists members")
+    x.add_argument("--delete-all-internal-topics", action="store_true",
+                   help="a streams group: also delete its internal (repartition and "
+                        "changelog) topics from the tree")
+    do = with_tree("delete-offsets", "Delete a group's committed offsets of some topics.")
+    do.add_argument("--group", required=True)
+    what = do.add_mutually_exclusive_group(required=True)
+    what.add_argument("--topic", "--input-topic", action="append", dest="topic",
+                      help="T or T:P,P (repeatable; --input-topic: kafka-streams-groups.sh's "
+                           "name)")
+    what.add_argument("--all-input-topics", action="store_true",
+                      help="a streams group: every source topic it has offsets for")
     pl = sub.add_parser("plan", help="Show what an assignor would assign.")
     pl.add_argument("--strategy", required=True, choices=sorted(STRATEGIES))
     pl.add_argument("--members", required=True,
@@ -276,7 +295,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     if args.command is None:
         parser.print_usage(err)
         err.write("kafkalog groups: error: a command is required (list, describe, "
-                  "reset-offsets, delete, plan)\n")
+                  "reset-offsets, delete, delete-offsets, plan)\n")
         return EXIT_USAGE
     try:
         if args.command == "plan":
@@ -322,9 +341,9 @@ def _java_split(text: str) -> list[str]:
 
 #: ``ConsumerGroupState`` names (without UNKNOWN), in the enum's order
 GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
-                "Assigning", "Reconciling")
+                "Assigning", "Reconciling", "NotReady")
 #: ``GroupType`` names (without UNKNOWN), in the enum's order
-GROUP_TYPES = ("Consumer", "Classic", "Share")
+GROUP_TYPES = ("Consumer", "Classic", "Share", "Streams")
 
 
 def _parse_states(text: str) -> set[str]:
@@ -366,7 +385,8 @@ def _open(args: argparse.Namespace, writable: bool) -> tuple[Any, Any]:
 
 
 def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
-    writable = args.command == "delete" or (args.command == "reset-offsets" and args.execute)
+    writable = args.command in ("delete", "delete-offsets") \
+        or (args.command == "reset-offsets" and args.execute)
     logs, manager = _open(args, writable)
     try:
         if args.command == "list":
@@ -379,6 +399,15 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             else:
                 out.writelines(g + "\n" for g in groups)
             return EXIT_OK
+        if args.command == "delete-offsets":
+            return _delete_offsets(args, logs, manager, out, err)
+        streams = manager.streams_group(args.group) \
+            if args.command in ("describe", "reset-offsets", "delete") else None
+        if streams is not None:
+            return _streams(args, logs, manager, streams, out, err)
+        if getattr(args, "delete_all_internal_topics", False):
+            raise UsageError(f"--delete-all-internal-topics: group '{args.group}' is not a "
+                             "streams group")
         if args.command == "describe":
             share = _share_groups(logs, manager).get(args.group)
             if share is not None:
@@ -497,7 +526,20 @@ def _print_offsets(rows: list[dict[str, Any]], out: IO[str]) -> None:
 
 
 def _group_type(manager: Any, group: str) -> str:
-    return "classic" if manager.consumer_group(group) is None else "consumer"
+    return manager.group_type(group)
+
+
+def _streams(args: argparse.Namespace, logs: Any, manager: Any, group: Any, out: IO[str],
+             err: IO[str]) -> int:
+    """A KIP-1071 streams group: ``kafka-streams-groups.sh``'s describe, reset-offsets and
+    delete (:mod:`kafkalog.groups.streams.command`)."""
+    from .streams import command as streams_command
+
+    if args.command == "describe":
+        return streams_command.describe(args, logs, manager, group, out, err)
+    if args.command == "reset-offsets":
+        return streams_command.reset_offsets(args, logs, manager, group, _new_offset, out, err)
+    return streams_command.delete(args, logs, manager, group, out, err)
 
 
 def _list_with_info(args: argparse.Namespace, manager: Any, shares: dict[str, Any],
@@ -927,6 +969,100 @@ def _delete(args: argparse.Namespace, manager: Any, out: IO[str], err: IO[str]) 
     else:
         out.write(f"Deletion of requested consumer groups ('{group}') was successful.\n")
     return EXIT_OK
+
+
+#: ``Errors`` messages and exception classes of OffsetDelete's errors (Kafka 4.2)
+_DELETE_OFFSETS_ERRORS = {
+    ErrorCode.GROUP_ID_NOT_FOUND: ("GroupIdNotFoundException", "The group id does not exist."),
+    ErrorCode.NON_EMPTY_GROUP: ("GroupNotEmptyException", "The group is not empty."),
+    ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC: (
+        "GroupSubscribedToTopicException", "Deleting offsets of a topic is forbidden while the "
+        "consumer group is actively subscribed to it."),
+    ErrorCode.UNKNOWN_TOPIC_OR_PARTITION: (
+        "UnknownTopicOrPartitionException", "This server does not host this topic-partition."),
+}
+
+
+def _exception_text(code: int) -> str:
+    name, message = _DELETE_OFFSETS_ERRORS.get(code, ("KafkaException", error_name(code)))
+    return f"org.apache.kafka.common.errors.{name}: {message}"
+
+
+def _delete_offsets(args: argparse.Namespace, logs: Any, manager: Any, out: IO[str],
+                    err: IO[str]) -> int:
+    """``--delete-offsets`` of ``kafka-consumer-groups.sh`` and ``kafka-streams-groups.sh``
+    (their ``deleteOffsets``, the same text): OffsetDelete as the group coordinator answers it
+    (:meth:`GroupCoordinator.offset_delete`: a topic the group subscribes to is refused, a
+    classic group not Empty refused whole), then Kafka's summary line and per-partition
+    table, sorted as it sorts them (by topic and partition as one string)."""
+    from .coordinator import GroupCoordinator
+
+    group = args.group
+    streams = manager.streams_group(group)
+    rows: dict[tuple[str, int], int] = {}
+    partitions: list[tuple[str, int]] = []
+    if args.all_input_topics:
+        if streams is None:
+            raise UsageError(f"--all-input-topics: group '{group}' is not a streams group")
+        sources = set(streams.source_topics())
+        partitions = [tp for tp in manager.fetch_offsets(group) if tp[0] in sources]
+    else:
+        present = sorted(logs.partitions())
+        for spec in args.topic:
+            topic, _, parts = spec.partition(":")
+            if parts:
+                try:
+                    partitions.extend((topic, int(p)) for p in parts.split(","))
+                except ValueError:
+                    raise UsageError(f"--topic {spec!r}: partitions must be integers") from None
+                continue
+            found = [tp for tp in present if tp[0] == topic]
+            if not found:       # describeTopics failed for it: a row without partition
+                rows[(topic, -1)] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            partitions.extend(found)
+    partitions = list(dict.fromkeys(partitions))
+    top = ErrorCode.NONE
+    if partitions:
+        if not manager.has_group(group):
+            top = ErrorCode.GROUP_ID_NOT_FOUND
+            rows.update(dict.fromkeys(partitions, top))
+        else:
+            response = GroupCoordinator(manager, clock=logs._clock).offset_delete(group,
+                                                                                 partitions)
+            if response.error_code:
+                top = response.error_code
+                rows.update(dict.fromkeys(partitions, top))
+            else:
+                for t in response.topics:
+                    for p in t.partitions:
+                        rows[(t.name, p.partition_index)] = p.error_code
+                        if p.error_code and not top:
+                            top = p.error_code      # DeleteConsumerGroupOffsetsResult.all()
+    if args.json:
+        out.write(json.dumps({"group": group, "error": error_name(top) if top else None,
+                              "partitions": [
+                                  {"topic": t, "partition": None if p < 0 else p,
+                                   "error": error_name(c) if c else None}
+                                  for (t, p), c in sorted(rows.items())]}) + "\n")
+        return EXIT_ERROR if top else EXIT_OK
+    if not top:
+        out.write(f"Request succeeded for deleting offsets from group {group}.\n")
+    elif top in (ErrorCode.GROUP_ID_NOT_FOUND, ErrorCode.NON_EMPTY_GROUP,
+                 ErrorCode.INVALID_GROUP_ID):
+        err.write(f"\nError: {_DELETE_OFFSETS_ERRORS[top][1]}\n")
+    elif top in (ErrorCode.GROUP_SUBSCRIBED_TO_TOPIC, ErrorCode.UNKNOWN_TOPIC_OR_PARTITION):
+        err.write("\nError: Encountered some partition-level error, see the follow-up "
+                  "details.\n")
+    else:
+        err.write(f"\nError: Encountered some unknown error: {error_name(top)}\n")
+    width = max([15] + [len(t) for t, _ in rows])
+    fmt = f"\n%-{width}s %-10s %-15s"
+    text = fmt % ("TOPIC", "PARTITION", "STATUS")
+    for (t, p), code in sorted(rows.items(), key=lambda kv: kv[0][0] + str(kv[0][1])):
+        text += fmt % (t, p if p >= 0 else MISSING,
+                       f"Error: {_exception_text(code)}" if code else "Successful")
+    out.write(text + "\n")
+    return EXIT_ERROR if top else EXIT_OK
 
 
 # -- share groups: reset-offsets and delete (kafka-share-groups.sh) ----------------------------

@@ -115,6 +115,8 @@ from .responses import (
     SyncGroupResponse,
     TxnOffsetCommitResponse,
 )
+from .streams.offset_validation import validate_offset_commit as validate_streams_offset_commit
+from .streams.offset_validation import validate_offset_fetch as validate_streams_offset_fetch
 
 __all__ = ["GroupCoordinator", "OffsetCommitPartition", "ErrorCode"]
 
@@ -198,7 +200,7 @@ class GroupCoordinator:
         #: set by the server, None: the broker's settings for every group
         self.group_overrides: Callable[[str], Mapping[str, str]] | None = None
         for group_id in manager.list_groups():
-            if manager.owns(group_id) and manager.consumer_group(group_id) is None:
+            if manager.owns(group_id) and manager.group_type(group_id) == "classic":
                 self._load_group(group_id)
         #: the KIP-848 consumer groups (ConsumerGroupHeartbeat); their state is the manager's
         self.consumer_groups = ConsumerGroupCoordinator(self)
@@ -277,6 +279,9 @@ class GroupCoordinator:
         modern = self.manager.consumer_group(group_id)
         if modern is not None:
             return modern.state.capitalize()
+        streams = self.manager.streams_group(group_id)
+        if streams is not None:
+            return streams.state
         group = self._get_group(group_id)
         return None if group is None else str(group.state)
 
@@ -326,7 +331,7 @@ class GroupCoordinator:
         """The classic group (None for an unknown or a consumer group)."""
         group = self._groups.get(group_id)
         if group is None and self.manager.owns(group_id) and self.manager.has_group(group_id) \
-                and self.manager.consumer_group(group_id) is None:
+                and self.manager.group_type(group_id) == "classic":
             group = self._load_group(group_id)
         return group
 
@@ -473,6 +478,10 @@ class GroupCoordinator:
                   <= self.config.group_max_session_timeout_ms):
             self._complete(handle, JoinGroupResponse(ErrorCode.INVALID_SESSION_TIMEOUT,
                                                      member_id=member_id))
+        elif not self._streams_group_gone(group_id):
+            # a non-empty streams group: classicGroupJoin refuses the member
+            self._complete(handle, JoinGroupResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
+                                                     member_id=UNKNOWN_MEMBER_ID))
         elif not self._consumer_group_gone(group_id):
             # a non-empty consumer group: the member joins it speaking the classic protocol
             modern = self.manager.consumer_group(group_id)
@@ -501,6 +510,24 @@ class GroupCoordinator:
             self.manager.write_records(group_id, cgr.group_tombstones(modern))
         except (KafkaLogError, OSError) as e:
             logger.warning("failed to delete empty consumer group %s: %s", group_id, e)
+            return False
+        return True
+
+    def _streams_group_gone(self, group_id: str) -> bool:
+        """False for a non-empty KIP-1071 streams group; an empty one is deleted
+        (``maybeDeleteEmptyStreamsGroup``: its records tombstoned, its offsets kept, and a
+        classic group takes the id)."""
+        streams = self.manager.streams_group(group_id)
+        if streams is None:
+            return True
+        if streams.members:
+            return False
+        from .streams import records as sgr
+
+        try:
+            self.manager.write_records(group_id, sgr.group_tombstones(streams))
+        except (KafkaLogError, OSError) as e:
+            logger.warning("failed to delete empty streams group %s: %s", group_id, e)
             return False
         return True
 
@@ -1025,6 +1052,16 @@ class GroupCoordinator:
             expire = None if retention_time_ms == -1 else now + retention_time_ms
             return self._write_offsets(group_id, offsets, now, expire, -1, -1,
                                        OffsetCommitResponse)
+        streams = self.manager.streams_group(group_id)
+        if streams is not None:
+            code = validate_streams_offset_commit(streams, member_id, group_instance_id,
+                                                  generation_id, False, api_version, offsets)
+            if code:
+                return self._commit_response(offsets, code)
+            now = self.clock.milliseconds()
+            expire = None if retention_time_ms == -1 else now + retention_time_ms
+            return self._write_offsets(group_id, offsets, now, expire, -1, -1,
+                                       OffsetCommitResponse)
         group = self._get_group(group_id)
         if group is None:
             if generation_id < 0:
@@ -1095,6 +1132,15 @@ class GroupCoordinator:
                 return self._commit_response(offsets, code, TxnOffsetCommitResponse)
             return self._write_offsets(group_id, offsets, self.clock.milliseconds(), None,
                                        producer_id, producer_epoch, TxnOffsetCommitResponse)
+        streams = self.manager.streams_group(group_id)
+        if streams is not None:
+            code = validate_streams_offset_commit(
+                streams, member_id, group_instance_id, generation_id, True,
+                OFFSET_COMMIT_LATEST_VERSION, offsets)
+            if code:
+                return self._commit_response(offsets, code, TxnOffsetCommitResponse)
+            return self._write_offsets(group_id, offsets, self.clock.milliseconds(), None,
+                                       producer_id, producer_epoch, TxnOffsetCommitResponse)
         group = self._get_group(group_id)
         if group is None:
             if generation_id >= 0:
@@ -1121,6 +1167,12 @@ class GroupCoordinator:
         modern = self.manager.consumer_group(group_id)
         if modern is not None:
             code = self.consumer_groups.validate_offset_fetch(modern, member_id, member_epoch)
+            if code:
+                return OffsetFetchResponse(group_id, code)
+            found = True
+        elif self.manager.streams_group(group_id) is not None:
+            code = validate_streams_offset_fetch(self.manager.streams_group(group_id),
+                                                 member_id, member_epoch)
             if code:
                 return OffsetFetchResponse(group_id, code)
             found = True
@@ -1156,6 +1208,13 @@ class GroupCoordinator:
         if modern is not None:
             # (ConsumerGroup.validateOffsetDelete accepts; subscribed topics are refused)
             subscribed = set(modern.subscribed_topics_with(None, None))
+            is_subscribed = subscribed.__contains__
+        elif self.manager.streams_group(group_id) is not None:
+            # StreamsGroup.validateOffsetDelete accepts; isSubscribedToTopic: the topology's
+            # source topics while the group is not Empty
+            streams = self.manager.streams_group(group_id)
+            subscribed = set() if streams.state == "Empty" or streams.topology is None \
+                else set(streams.topology.source_topic_map())
             is_subscribed = subscribed.__contains__
         else:
             group = self._get_group(group_id)
@@ -1213,14 +1272,14 @@ class GroupCoordinator:
     def _all_groups(self) -> list[ClassicGroup]:
         for group_id in self.manager.list_groups():
             if group_id not in self._groups and self.manager.owns(group_id) \
-                    and self.manager.consumer_group(group_id) is None:
+                    and self.manager.group_type(group_id) == "classic":
                 self._load_group(group_id)
         return [self._groups[g] for g in sorted(self._groups)]
 
     def list_groups(self, states_filter: Iterable[str] = (), types_filter: Iterable[str] = ()
                     ) -> ListGroupsResponse:
-        """ListGroups (state names and types match case-insensitively; ``classic`` and
-        ``consumer`` groups)."""
+        """ListGroups (state names and types match case-insensitively; ``classic``,
+        ``consumer`` and ``streams`` groups)."""
         states = {s.strip().lower() for s in states_filter}
         types = {t.strip().lower() for t in types_filter}
         out = []
@@ -1239,6 +1298,13 @@ class GroupCoordinator:
                 if states and state.lower() not in states:
                     continue
                 out.append(ListedGroup(group_id, "consumer", state, "consumer"))
+        if not types or "streams" in types:
+            for group_id, streams in self.manager.streams_groups().items():
+                if not self.manager.owns(group_id):
+                    continue
+                if states and streams.state.lower() not in states:
+                    continue
+                out.append(ListedGroup(group_id, "streams", streams.state, "streams"))
         out.sort(key=lambda g: g.group_id)
         return ListGroupsResponse(ErrorCode.NONE, out)
 
@@ -1273,7 +1339,8 @@ class GroupCoordinator:
             if not self.manager.owns(group_id):
                 results.append(DeletableGroupResult(group_id, ErrorCode.NOT_COORDINATOR))
                 continue
-            modern = self.manager.consumer_group(group_id)
+            modern = self.manager.consumer_group(group_id) \
+                or self.manager.streams_group(group_id)   # (both: only when Empty)
             if modern is not None:
                 if modern.members:
                     results.append(DeletableGroupResult(group_id, ErrorCode.NON_EMPTY_GROUP))

@@ -84,6 +84,8 @@ from .records import (
     offset_commit_record,
     offset_commit_tombstone,
 )
+from .streams import records as sgr
+from .streams.streams_group import StreamsGroup
 
 __all__ = ["GroupMetadataManager", "GroupDescription", "MemberDescription", "ExpirationView",
            "OffsetsTopicMetadataError", "committed_offsets"]
@@ -100,8 +102,12 @@ _READ_BYTES = 8 << 20
 def _consumer_group_keys() -> Any:
     import pyarrow as pa
 
-    return pa.array([t.to_bytes(2, "big") for t in sorted(cgr.CONSUMER_GROUP_TYPES)],
-                    pa.binary())
+    return pa.array([t.to_bytes(2, "big") for t in sorted(_ORDERED_TYPES)], pa.binary())
+
+
+#: record types applied one by one in offset order (KIP-848 consumer groups, KIP-1071 streams
+#: groups): their effect is not a function of each key's last record alone
+_ORDERED_TYPES = cgr.CONSUMER_GROUP_TYPES | sgr.STREAMS_GROUP_TYPES
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -167,11 +173,15 @@ class ExpirationView:
     protocol_type: str | None
     current_state_timestamp: int | None
     subscribed_topics: frozenset[str] | None
+    #: a KIP-848 consumer or KIP-1071 streams group: retention counts from the commit time in
+    #: every state (``ConsumerGroup``/``StreamsGroup.offsetExpirationCondition``), and the
+    #: group subscribes to ``subscribed_topics`` exactly
+    modern: bool = False
 
     def expiry_base(self) -> Callable[[OffsetAndMetadata], int] | None:
         """The timestamp retention counts from, or None when the group's offsets never expire
         in this state."""
-        if self.protocol_type is None:
+        if self.protocol_type is None or self.modern:
             return lambda om: om.commit_timestamp
         if self.state == "Empty":
             ts = self.current_state_timestamp
@@ -182,7 +192,9 @@ class ExpirationView:
         return None
 
     def is_subscribed(self, topic: str) -> bool:
-        """``ClassicGroup.isSubscribedToTopic``."""
+        """``ClassicGroup.isSubscribedToTopic`` (a modern group: its topics)."""
+        if self.modern:
+            return topic in (self.subscribed_topics or ())
         if self.subscribed_topics is None:
             return self.protocol_type == cp.PROTOCOL_TYPE
         return topic in self.subscribed_topics
@@ -294,6 +306,8 @@ class GroupMetadataManager:
         self._logs: dict[int, Log] = {}
         #: KIP-848 consumer groups, as their records (types 3-8) left them
         self._consumer_groups: dict[str, ConsumerGroup] = {}
+        #: KIP-1071 streams groups, as their records (types 17, 19-23) left them
+        self._streams_groups: dict[str, StreamsGroup] = {}
 
     # -- topic ----------------------------------------------------------------------------------
 
@@ -501,10 +515,12 @@ class GroupMetadataManager:
 
     def _replay_consumer_group(self, key: bytes | None, value: bytes | None, offset: int,
                                log: Log) -> None:
-        """A record of a type :func:`decode` skips: KIP-848 consumer group records are
-        applied, the rest (share groups, regular expressions) ignored."""
-        if key is None or len(key) < 2 or int.from_bytes(key[:2], "big", signed=True) \
-                not in cgr.CONSUMER_GROUP_TYPES:
+        """A record of a type :func:`decode` skips: KIP-848 consumer group and KIP-1071
+        streams group records are applied, the rest (share groups, regular expressions)
+        ignored."""
+        rtype = None if key is None or len(key) < 2 else \
+            int.from_bytes(key[:2], "big", signed=True)
+        if rtype not in _ORDERED_TYPES:
             return
         try:
             rec = CODEC.decode(bytes(key), None if value is None else bytes(value))
@@ -512,11 +528,21 @@ class GroupMetadataManager:
             raise OffsetsTopicMetadataError(
                 f"record does not decode as a group coordinator record: {e.message}",
                 path=log.directory, offset=offset) from None
-        cgr.replay(self._consumer_groups, rec)
         group_id = rec["key"]["groupId"]
-        if rec["type"] == cgr.GROUP_EPOCH and rec["value"] is None \
-                and self._groups.get(group_id, 0) is None and not self._offsets.get(group_id):
-            # the deleted consumer group's offsets made a "simple" group entry: gone with it
+        if rtype in sgr.STREAMS_GROUP_TYPES:
+            try:
+                sgr.replay(self._streams_groups, rec)
+            except sgr.StreamsReplayError as e:
+                raise OffsetsTopicMetadataError(
+                    f"streams group record refused by Kafka's replay: {e}",
+                    path=log.directory, offset=offset) from None
+            deleted = rtype == sgr.METADATA and rec["value"] is None
+        else:
+            cgr.replay(self._consumer_groups, rec)
+            deleted = rec["type"] == cgr.GROUP_EPOCH and rec["value"] is None
+        if deleted and self._groups.get(group_id, 0) is None \
+                and not self._offsets.get(group_id):
+            # the deleted group's offsets made a "simple" group entry: gone with it
             del self._groups[group_id]
 
     def _replay_offset(self, rec: OffsetCommit, producer_id: int) -> None:
@@ -704,6 +730,16 @@ class GroupMetadataManager:
             records = self._delete_records(group_id)[:-1] + cgr.group_tombstones(modern)
             self._append(group_id, records)
             return len(records)
+        streams = self._streams_groups.get(group_id)
+        if streams is not None:
+            # StreamsGroup.validateDeleteGroup: only an Empty group
+            if streams.members and not force:
+                raise NonEmptyGroupError(
+                    f"group {group_id!r} is not empty ({len(streams.members)} members at group "
+                    f"epoch {streams.group_epoch}, state {streams.state})", path=self._root)
+            records = self._delete_records(group_id)[:-1] + sgr.group_tombstones(streams)
+            self._append(group_id, records)
+            return len(records)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
                                        path=self._root)
@@ -750,19 +786,40 @@ class GroupMetadataManager:
         ``now >= expire_timestamp`` (commits that set one) or when ``offsets.retention.ms``
         passed since the base time: the time the group became Empty (or the commit time with
         no state timestamp) for an Empty group, the commit time for a Stable consumer group and
-        a simple group; other states expire nothing. An offset with a pending transactional
-        commit is kept. A group left Empty, without offsets nor open transaction, gets a
-        metadata tombstone. ``views`` gives a coordinator's live view of a group (default: as
-        loaded). Returns the expired ``(group, topic, partition)``.
+        a simple group; other states expire nothing. A KIP-848 consumer group or KIP-1071
+        streams group counts from the commit time in any state and keeps the offsets of the
+        topics it subscribes to (a streams group: its topology's source topics, unless Empty).
+        An offset with a pending transactional commit is kept. A group left Empty, without
+        offsets nor open transaction, is deleted (a classic group's metadata tombstone, a
+        modern group's records' tombstones). ``views`` gives a coordinator's live view of a
+        classic group (default: as loaded). Returns the expired ``(group, topic, partition)``.
         """
         now = self.clock.milliseconds() if now is None else now
         self.refresh()
         retention = self.config.offsets_retention_ms
         expired: list[tuple[str, str, int]] = []
-        for group_id in sorted(self._groups):
+        for group_id in sorted(set(self._groups) | set(self._consumer_groups)
+                               | set(self._streams_groups)):
             if not self.owns(group_id):
                 continue
-            view = views(group_id) if views is not None else None
+            modern_tombstones = None
+            view = None
+            consumer = self._consumer_groups.get(group_id)
+            streams = self._streams_groups.get(group_id)
+            if consumer is not None:
+                view = ExpirationView(
+                    "Stable" if consumer.members else "Empty", "consumer", None,
+                    frozenset(consumer.subscribed_topics_with(None, None)), modern=True)
+                modern_tombstones = cgr.group_tombstones(consumer)
+            elif streams is not None:
+                active = streams.state != "Empty" and streams.topology is not None
+                view = ExpirationView(
+                    "Stable" if streams.members else "Empty", "streams", None,
+                    frozenset(streams.topology.source_topic_map() if active else ()),
+                    modern=True)
+                modern_tombstones = sgr.group_tombstones(streams)
+            elif views is not None:
+                view = views(group_id)
             if view is None:
                 view = persisted_view(self._groups.get(group_id))
             records: list[tuple[bytes, bytes | None]] = []
@@ -785,7 +842,8 @@ class GroupMetadataManager:
                         else:
                             all_expired = False
             if all_expired and group_id not in self._open_txns and view.state == "Empty":
-                records.append(group_metadata_tombstone(group_id))
+                records.extend([group_metadata_tombstone(group_id)] if modern_tombstones is None
+                               else modern_tombstones)
             if records:
                 self._append(group_id, records,
                              base_sequence=-1 if self.record_format == "3.x" else 0)
@@ -800,11 +858,30 @@ class GroupMetadataManager:
     def list_groups(self) -> list[str]:
         """Every group known here (with metadata or committed offsets), sorted."""
         self.refresh()
-        return sorted(set(self._groups) | set(self._consumer_groups))
+        return sorted(set(self._groups) | set(self._consumer_groups) | set(self._streams_groups))
 
     def has_group(self, group_id: str) -> bool:
         self._fresh(group_id)
-        return group_id in self._groups or group_id in self._consumer_groups
+        return group_id in self._groups or group_id in self._consumer_groups \
+            or group_id in self._streams_groups
+
+    def group_type(self, group_id: str) -> str:
+        """``classic``, ``consumer`` (KIP-848) or ``streams`` (KIP-1071), as ListGroups
+        reports it (an unknown group: ``classic``)."""
+        self._fresh(group_id)
+        if group_id in self._streams_groups:
+            return "streams"
+        return "consumer" if group_id in self._consumer_groups else "classic"
+
+    def streams_group(self, group_id: str) -> StreamsGroup | None:
+        """The KIP-1071 streams group as its records left it, or None."""
+        self._fresh(group_id)
+        return self._streams_groups.get(group_id)
+
+    def streams_groups(self) -> dict[str, StreamsGroup]:
+        """Every streams group of the loaded partitions (group id -> group)."""
+        self.refresh()
+        return dict(self._streams_groups)
 
     def consumer_group(self, group_id: str) -> ConsumerGroup | None:
         """The KIP-848 consumer group as its records left it (live: :meth:`write_records`
@@ -863,6 +940,9 @@ class GroupMetadataManager:
         modern = self._consumer_groups.get(group_id)
         if modern is not None:
             return _describe_consumer_group(modern)
+        streams = self._streams_groups.get(group_id)
+        if streams is not None:
+            return _describe_streams_group(streams)
         if group_id not in self._groups:
             raise GroupIdNotFoundError(f"group {group_id!r} does not exist",
                                        path=self._root)
@@ -918,6 +998,18 @@ def _describe_consumer_group(group: ConsumerGroup) -> GroupDescription:
     return GroupDescription(group.group_id, group.state.capitalize(), "consumer",
                             group.preferred_server_assignor(None, None) or "uniform",
                             group.group_epoch, None, None, tuple(members))
+
+
+def _describe_streams_group(group: StreamsGroup) -> GroupDescription:
+    """A streams group in the classic description's shape: ``protocol_type`` "streams" (its
+    ListGroups protocol type), no protocol, the group epoch as the generation, each member's
+    metadata (no subscription or assignment in the consumer protocol's terms: tasks are not
+    partitions; see :meth:`GroupMetadataManager.streams_group`)."""
+    members = tuple(MemberDescription(m.member_id, m.instance_id, m.client_id, m.client_host,
+                                      m.rebalance_timeout_ms, -1, None, None, b"", b"")
+                    for m in group.members.values())
+    return GroupDescription(group.group_id, group.state, "streams", None, group.group_epoch,
+                            None, None, members)
 
 
 def _describe_member(m: MemberMetadata, consumer: bool) -> MemberDescription:

@@ -99,13 +99,15 @@ class GroupService:
                 {t: [(rack,)] * n for t, n in counts.items()} if rack else None)
 
     def group_type(self, group_id: str) -> str | None:
-        """``"consumer"`` or ``"classic"`` when a group of that type uses ``group_id`` (a share
-        group may not take it), else None."""
+        """``"consumer"``, ``"streams"`` or ``"classic"`` when a group of that type uses
+        ``group_id`` (a share group may not take it), else None."""
         c = self._coordinator
         if c is None:
             return None
         if c.manager.consumer_group(group_id) is not None:
             return "consumer"
+        if c.manager.streams_group(group_id) is not None:
+            return "streams"
         if c.group(group_id) is not None or c.manager.has_group(group_id):
             return "classic"
         return None

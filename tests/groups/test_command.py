@@ -412,12 +412,16 @@ def test_list_with_state_and_type_json(mixed: Path) -> None:
 
 
 @pytest.mark.parametrize("flags, message", [
+    # Kafka's texts, with the streams groups' NotReady state and Streams type (one command
+    # here for what Kafka splits between kafka-consumer-groups.sh and kafka-streams-groups.sh)
     (["--state", "stable,bogus"], "Invalid state list 'stable,bogus'. Valid states are: "
-     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling"),
+     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling, "
+     "NotReady"),
     (["--state", "stable,,empty"], "Invalid state list 'stable,,empty'. Valid states are: "
-     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling"),
-    (["--type", "Streams"], "Invalid types list 'Streams'. Valid types are: Consumer, "
-     "Classic, Share"),
+     "PreparingRebalance, CompletingRebalance, Stable, Dead, Empty, Assigning, Reconciling, "
+     "NotReady"),
+    (["--type", "Bogus"], "Invalid types list 'Bogus'. Valid types are: Consumer, "
+     "Classic, Share, Streams"),
 ])
 def test_list_usage_errors(mixed: Path, flags: list[str], message: str) -> None:
     assert run("list", str(mixed), *flags) == (2, "", f"kafkalog groups list: error: {message}\n")
@@ -431,3 +435,35 @@ def test_list_trailing_comma_is_dropped_as_java_splits(mixed: Path) -> None:
 
 def test_module_doctests() -> None:
     assert doctest.testmod(command).failed == 0
+
+
+def test_delete_offsets_as_kafka_prints_it(tree: Path) -> None:
+    """ConsumerGroupCommand.deleteOffsets over OffsetDelete as the coordinator answers it."""
+    code, out, err = run("delete-offsets", str(tree), "--group", "idle", "--topic", "orders")
+    fmt = "\n%-15s %-10s %-15s"
+    assert (code, err) == (0, "")
+    assert out == ("Request succeeded for deleting offsets from group idle.\n"
+                   + fmt % ("TOPIC", "PARTITION", "STATUS") + fmt % ("orders", 0, "Successful")
+                   + fmt % ("orders", 1, "Successful") + "\n")
+    with LogDir.open(tree, read_only=True) as logs:
+        assert GroupMetadataManager(logs).fetch_offsets("idle") == {}
+    # a Stable consumer-protocol group subscribed to the topic: refused per partition
+    code, out, err = run("delete-offsets", str(tree), "--group", "busy", "--topic", "orders:0")
+    assert code == 1
+    assert err == "\nError: Encountered some partition-level error, see the follow-up details.\n"
+    assert out == (fmt % ("TOPIC", "PARTITION", "STATUS") + fmt % (
+        "orders", 0, "Error: org.apache.kafka.common.errors.GroupSubscribedToTopicException: "
+        "Deleting offsets of a topic is forbidden while the consumer group is actively "
+        "subscribed to it.") + "\n")
+    # a topic the tree does not hold: describeTopics' error, a row without partition
+    code, out, err = run("delete-offsets", str(tree), "--group", "gone", "--topic", "nosuch",
+                         "--topic", "elsewhere:0")
+    assert code == 0 and out.startswith("Request succeeded for deleting offsets from group gone")
+    assert fmt % ("elsewhere", 0, "Successful") in out
+    assert fmt % ("nosuch", "-", "Error: org.apache.kafka.common.errors."
+                  "UnknownTopicOrPartitionException: This server does not host this "
+                  "topic-partition.") in out
+    code, out, err = run("delete-offsets", str(tree), "--group", "nobody", "--topic", "orders")
+    assert code == 1 and err == "\nError: The group id does not exist.\n"
+    code, _, err = run("delete-offsets", str(tree), "--group", "idle", "--all-input-topics")
+    assert code == 2 and "is not a streams group" in err

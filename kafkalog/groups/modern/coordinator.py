@@ -271,6 +271,10 @@ class ConsumerGroupCoordinator(ClassicMembersMixin):
         group = self.group(group_id)
         if group is not None:
             return group
+        if self._owner.manager.streams_group(group_id) is not None:
+            # (a KIP-1071 streams group, even an empty one, keeps its id)
+            raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND,
+                          f"Group {group_id} is not a consumer group.")
         classic = self._owner._get_group(group_id)
         if classic is None and not create:
             raise Refusal(ErrorCode.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
