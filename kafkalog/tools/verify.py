@@ -1194,6 +1194,7 @@ def verify_paths(paths: list[str], *, deep: bool = False,
             r = verify_partition(d, deep=deep)
             report.partitions.append(r)
             _verify_compaction(d, d.parent, r, now_ms)
+            _verify_group_records(d, r)
             continue
         subs = sorted(c for c in d.iterdir() if _is_partition_dir(c))
         reps = {}
@@ -1202,6 +1203,7 @@ def verify_paths(paths: list[str], *, deep: bool = False,
             report.partitions.append(r)
             reps[c.name] = r
             _verify_compaction(c, d, r, now_ms)
+            _verify_group_records(c, r)
         report.log_dir_findings.extend(verify_log_dir(d, reps))
     report.log_dir_findings.extend(verify_tiered(paths))
     return report
@@ -1309,6 +1311,40 @@ def compaction_context(partition_dir: str | os.PathLike[str],
         except (ValueError, KeyError, TypeError, AttributeError):
             pass
     return CompactionContext(compacted, checkpoint, retention)
+
+
+def _verify_group_records(d: Path, rep: PartitionReport) -> None:
+    """``group_replay`` (error): what a broker's group coordinator does when it loads a
+    ``__consumer_offsets`` partition, replay every record in offset order; a record it cannot
+    decode or refuses (a streams group's tombstones out of order, Kafka's
+    ``IllegalStateException``) fails the load, and the partition's groups stay unavailable
+    (``COORDINATOR_LOAD_IN_PROGRESS`` to every client). Skipped when the partition's files
+    have errors of their own (reported above)."""
+    from ..groups.metadata_manager import GroupMetadataManager, OffsetsTopicMetadataError
+    from ..log import Log
+
+    try:
+        topic, partition = files.parse_topic_partition_name(d)
+    except (ValueError, KafkaLogError):
+        return
+    if topic != "__consumer_offsets" or d.name != f"{topic}-{partition}" \
+            or any(f.severity == "error" for f in rep.findings):
+        return
+    try:
+        log = Log.open(d, read_only=True)
+    except (OSError, KafkaLogError) as e:
+        rep.findings.append(Finding("group_replay", "error", str(d), f"cannot open: {e}"))
+        return
+    try:
+        GroupMetadataManager.over_logs({partition: log})
+    except OffsetsTopicMetadataError as e:
+        rep.findings.append(Finding(
+            "group_replay", "error", str(e.path or d), f"the group coordinator's load of this "
+            f"partition fails here: {e.message}", offset=e.offset))
+    except (OSError, KafkaLogError) as e:
+        rep.findings.append(Finding("group_replay", "error", str(d), str(e)))
+    finally:
+        log.close()
 
 
 def _verify_compaction(d: Path, root: Path, rep: PartitionReport, now_ms: int | None) -> None:

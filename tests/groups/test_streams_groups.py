@@ -594,3 +594,23 @@ def test_delete_offsets_of_a_streams_group(tree: Path) -> None:
         m = GroupMetadataManager(logs)
         assert m.fetch_offsets("stopped") == {}
         assert m.streams_group("stopped") is not None     # the group stays
+
+
+def test_verify_reports_a_partition_the_coordinator_would_not_load(tmp_path: Path) -> None:
+    """kafkalog verify's group_replay: Kafka's load of the partition fails at the refused
+    tombstone (its groups stay unavailable); a sound partition gets no such finding."""
+    from kafkalog.tools.verify import verify_paths
+
+    with LogDir.open(tmp_path, {"offsets.topic.num.partitions": "2"}) as logs:
+        m = GroupMetadataManager(logs)
+        for g in ("g", "h"):
+            write_group(m, g, [member("m", 1)])
+        bad = m.partition_for("g")
+        with pytest.raises(OffsetsTopicMetadataError):    # appended, then refused on replay
+            m.write_records("g", [sgr.metadata_tombstone("g")])
+    report = verify_paths([str(tmp_path)])
+    found = [f for f in report.findings if f.check == "group_replay"]
+    assert len(found) == 1 and found[0].severity == "error"
+    assert f"__consumer_offsets-{bad}" in found[0].file
+    assert "still has 1 members" in found[0].message
+    assert found[0].offset == 6     # after the group's six records
