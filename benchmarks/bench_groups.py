@@ -406,6 +406,67 @@ def bench_reload(mib: int) -> list[dict]:
     ]
 
 
+def bench_reload_streams(groups: int, rounds: int, members: int = 8) -> list[dict]:
+    """Reload of a ``__consumer_offsets`` partition written by streams groups rebalancing:
+    each round of each group a group epoch, every member's target and current assignment
+    and the target assignment epoch (Kafka 4.2's records 17, 20-22). Baseline: decoding the
+    same records with the schema codec, nothing applied (the least any replay does)."""
+    from kafkalog import LogDir
+    from kafkalog.decoders.offsets import CODEC
+    from kafkalog.groups import GroupMetadataManager
+    from kafkalog.groups.streams import StreamsGroupMember, StreamsTopology, Subtopology, TasksTuple
+    from kafkalog.groups.streams import records as sgr
+
+    topology = StreamsTopology(1, {str(i): Subtopology(str(i), (f"in-{i}",)) for i in range(4)})
+    d = tempfile.mkdtemp(prefix="bench-groups-streams-")
+    try:
+        with LogDir.open(d, {"offsets.topic.num.partitions": "1"}) as logs:
+            m = GroupMetadataManager(logs)
+            for g in range(groups):
+                gid = f"app-{g}"
+                m.write_records(gid, [sgr.metadata_record(gid, 1, 0, 1),
+                                      sgr.topology_record(gid, topology)])
+            for r in range(2, rounds + 2):
+                for g in range(groups):
+                    gid = f"app-{g}"
+                    recs = [sgr.metadata_record(gid, r, 0, 1)]
+                    for k in range(members):
+                        tasks = TasksTuple({str(i): frozenset(range((k + r) % 4, 32, members))
+                                            for i in range(4)})
+                        mem = StreamsGroupMember(f"member-{k}", r, r - 1, process_id=f"p{k}",
+                                                 assigned_tasks=tasks)
+                        recs += [sgr.target_assignment_record(gid, mem.member_id, tasks),
+                                 sgr.current_assignment_record(gid, mem)]
+                    recs.append(sgr.target_assignment_epoch_record(gid, r))
+                    m.write_records(gid, recs)
+            records = logs.log("__consumer_offsets", 0).log_end_offset
+
+        def reload() -> int:
+            with LogDir.open(d, read_only=True) as logs:
+                return len(GroupMetadataManager(logs).streams_groups())
+
+        def decode_only() -> int:
+            with LogDir.open(d, read_only=True) as logs:
+                t = logs.log("__consumer_offsets", 0).read_table(columns=["key", "value"])
+            n = 0
+            for k, v in zip(t["key"].to_pylist(), t["value"].to_pylist()):
+                n += CODEC.decode(k, v)["type"] > 0
+            return n
+
+        reload_secs, found = _timed(reload)
+        decode_secs, _ = _timed(decode_only)
+        assert found == groups
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+    return [{"name": "reload.streams_groups.vs_decode_only", "value": records / reload_secs,
+             "unit": "records/s", "baseline": records / decode_secs,
+             "ratio": decode_secs / reload_secs,
+             "note": f"{records} streams group records ({groups} groups x {rounds} rebalances of "
+                     f"{members} members, 4 subtopologies x 32 tasks) replayed by "
+                     "GroupMetadataManager; baseline: the same records decoded by the schema "
+                     "codec, nothing applied"}]
+
+
 def run(quick: bool = False, *, members: int | None = None, partitions: int | None = None,
         reload_mib: int | None = None) -> list[dict]:
     """Rows for benchmarks/run_all.py."""
@@ -415,7 +476,8 @@ def run(quick: bool = False, *, members: int | None = None, partitions: int | No
         reload_mib = int(os.environ.get("KAFKALOG_BENCH_GROUPS_MIB", "32" if quick else "1024"))
     return (bench_assignment(members, partitions) + bench_commit(10_000)
             + bench_consumer_groups(50 if quick else 200, 1000 if quick else 2000)
-            + bench_reload(reload_mib))
+            + bench_reload(reload_mib)
+            + bench_reload_streams(10 if quick else 50, 10 if quick else 100))
 
 
 def main() -> None:

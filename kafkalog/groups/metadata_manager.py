@@ -502,6 +502,12 @@ class GroupMetadataManager:
 
     def _replay_record(self, key: bytes | None, value: bytes | None, offset: int,
                        producer_id: int, log: Log) -> None:
+        if key is not None and len(key) >= 2 \
+                and int.from_bytes(key[:2], "big", signed=True) in _ORDERED_TYPES:
+            # a consumer or streams group record: decoded once, there (decode() would decode
+            # it only to answer None)
+            self._replay_consumer_group(key, value, offset, log)
+            return
         rec = _decode_at(key, value, offset, log)
         if isinstance(rec, OffsetCommit):
             self._replay_offset(rec, producer_id)
