@@ -168,6 +168,7 @@ from ..usage import ArgumentParser, UsageError, parse_args
 from .assignors import STRATEGIES, assign
 from .error_codes import ErrorCode, error_name
 from .errors import AssignmentError, GroupIdNotFoundError
+from .topic_partition_spec import parse_topic_spec
 
 logger = logging.getLogger(__name__)
 
@@ -875,12 +876,9 @@ def _scope(args: argparse.Namespace, logs: Any, committed: dict) -> list[tuple[s
             (t, p) for t, p in logs.partitions() if t in topics})
     tps: list[tuple[str, int]] = []
     for spec in args.topic:
-        topic, _, parts = spec.partition(":")
-        if parts:
-            try:
-                tps.extend((topic, int(p)) for p in parts.split(","))
-            except ValueError:
-                raise UsageError(f"--topic {spec!r}: partitions must be integers") from None
+        topic, parts = parse_topic_spec(spec)
+        if parts is not None:
+            tps.extend((topic, p) for p in parts)
         else:
             found = [(t, p) for t, p in logs.partitions() if t == topic]
             found += [tp for tp in committed if tp[0] == topic and tp not in found]
@@ -1009,12 +1007,9 @@ def _delete_offsets(args: argparse.Namespace, logs: Any, manager: Any, out: IO[s
     else:
         present = sorted(logs.partitions())
         for spec in args.topic:
-            topic, _, parts = spec.partition(":")
-            if parts:
-                try:
-                    partitions.extend((topic, int(p)) for p in parts.split(","))
-                except ValueError:
-                    raise UsageError(f"--topic {spec!r}: partitions must be integers") from None
+            topic, parts = parse_topic_spec(spec)
+            if parts is not None:
+                partitions.extend((topic, p) for p in parts)
                 continue
             found = [tp for tp in present if tp[0] == topic]
             if not found:       # describeTopics failed for it: a row without partition
@@ -1091,20 +1086,11 @@ def _share_topic_partitions(args: argparse.Namespace, logs: Any, err: IO[str]
     tps: list[tuple[str, int]] = []
     whole: list[str] = []
     for spec in args.topic:
-        if ":" not in spec:
-            whole.append(spec)
-            continue
-        parts = spec.split(":")
-        while parts and parts[-1] == "":         # Java's split drops trailing empty strings
-            parts.pop()
-        if len(parts) != 2:
-            raise UsageError(f"Invalid topic arg '{spec}', expected topic name and partitions")
-        for part in _java_split(parts[1]):
-            try:
-                tps.append((parts[0], int(part)))
-            except ValueError:
-                raise UsageError(f"Invalid partition '{part}' specified in topic arg "
-                                 f"'{spec}''") from None
+        topic, parts = parse_topic_spec(spec)
+        if parts is None:
+            whole.append(topic)
+        else:
+            tps.extend((topic, p) for p in parts)
     held = logs.partitions()
     for topic in whole:
         found = sorted(tp for tp in held if tp[0] == topic)

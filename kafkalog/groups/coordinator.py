@@ -478,11 +478,11 @@ class GroupCoordinator:
                   <= self.config.group_max_session_timeout_ms):
             self._complete(handle, JoinGroupResponse(ErrorCode.INVALID_SESSION_TIMEOUT,
                                                      member_id=member_id))
-        elif not self._streams_group_gone(group_id):
+        elif not self._modern_group_gone(group_id, self.manager.streams_group(group_id)):
             # a non-empty streams group: classicGroupJoin refuses the member
             self._complete(handle, JoinGroupResponse(ErrorCode.INCONSISTENT_GROUP_PROTOCOL,
                                                      member_id=UNKNOWN_MEMBER_ID))
-        elif not self._consumer_group_gone(group_id):
+        elif not self._modern_group_gone(group_id, self.manager.consumer_group(group_id)):
             # a non-empty consumer group: the member joins it speaking the classic protocol
             modern = self.manager.consumer_group(group_id)
             assert modern is not None
@@ -496,38 +496,19 @@ class GroupCoordinator:
             self._join_to_classic_group(req)
         return handle
 
-    def _consumer_group_gone(self, group_id: str) -> bool:
-        """False for a non-empty consumer group (a classic member joins it as such); an empty
-        one is deleted (``maybeDeleteEmptyConsumerGroup``: a classic group takes the id)."""
-        modern = self.manager.consumer_group(group_id)
-        if modern is None:
+    def _modern_group_gone(self, group_id: str, group: Any) -> bool:
+        """True when no KIP-848 consumer group or KIP-1071 streams ``group`` holds the id any
+        more; False for a non-empty one; an empty one is deleted first
+        (``maybeDeleteEmptyConsumerGroup``/``maybeDeleteEmptyStreamsGroup``: its records
+        tombstoned, its offsets kept, a classic group takes the id)."""
+        if group is None:
             return True
-        if modern.members:
+        if group.members:
             return False
-        from .modern import records as cgr
-
         try:
-            self.manager.write_records(group_id, cgr.group_tombstones(modern))
+            self.manager.write_records(group_id, self.manager.modern_group_tombstones(group_id))
         except (KafkaLogError, OSError) as e:
-            logger.warning("failed to delete empty consumer group %s: %s", group_id, e)
-            return False
-        return True
-
-    def _streams_group_gone(self, group_id: str) -> bool:
-        """False for a non-empty KIP-1071 streams group; an empty one is deleted
-        (``maybeDeleteEmptyStreamsGroup``: its records tombstoned, its offsets kept, and a
-        classic group takes the id)."""
-        streams = self.manager.streams_group(group_id)
-        if streams is None:
-            return True
-        if streams.members:
-            return False
-        from .streams import records as sgr
-
-        try:
-            self.manager.write_records(group_id, sgr.group_tombstones(streams))
-        except (KafkaLogError, OSError) as e:
-            logger.warning("failed to delete empty streams group %s: %s", group_id, e)
+            logger.warning("failed to delete empty group %s: %s", group_id, e)
             return False
         return True
 

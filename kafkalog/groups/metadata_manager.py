@@ -727,23 +727,15 @@ class GroupMetadataManager:
             not Empty); ``force=True`` deletes it anyway (an offline tree whose members are gone).
         """
         self.refresh(self.partition_for(group_id) if self.owns(group_id) else None)
-        modern = self._consumer_groups.get(group_id)
+        modern = self._consumer_groups.get(group_id) or self._streams_groups.get(group_id)
         if modern is not None:
+            # (Consumer/StreamsGroup.validateDeleteGroup: only an Empty group)
             if modern.members and not force:
                 raise NonEmptyGroupError(
                     f"group {group_id!r} is not empty ({len(modern.members)} members at group "
                     f"epoch {modern.group_epoch})", path=self._root)
-            records = self._delete_records(group_id)[:-1] + cgr.group_tombstones(modern)
-            self._append(group_id, records)
-            return len(records)
-        streams = self._streams_groups.get(group_id)
-        if streams is not None:
-            # StreamsGroup.validateDeleteGroup: only an Empty group
-            if streams.members and not force:
-                raise NonEmptyGroupError(
-                    f"group {group_id!r} is not empty ({len(streams.members)} members at group "
-                    f"epoch {streams.group_epoch}, state {streams.state})", path=self._root)
-            records = self._delete_records(group_id)[:-1] + sgr.group_tombstones(streams)
+            records = self._delete_records(group_id)[:-1] \
+                + self.modern_group_tombstones(group_id)
             self._append(group_id, records)
             return len(records)
         if group_id not in self._groups:
@@ -757,6 +749,16 @@ class GroupMetadataManager:
         records = self._delete_records(group_id)
         self._append(group_id, records, base_sequence=-1 if self.record_format == "3.x" else 0)
         return len(records)
+
+    def modern_group_tombstones(self, group_id: str) -> list[tuple[bytes, bytes | None]]:
+        """The tombstones that delete the KIP-848 consumer or KIP-1071 streams group
+        ``group_id`` (its ``createGroupTombstoneRecords``; its offsets not included); [] for
+        another group."""
+        consumer = self._consumer_groups.get(group_id)
+        if consumer is not None:
+            return cgr.group_tombstones(consumer)
+        streams = self._streams_groups.get(group_id)
+        return [] if streams is None else sgr.group_tombstones(streams)
 
     def _delete_records(self, group_id: str) -> list[tuple[bytes, bytes | None]]:
         records: list[tuple[bytes, bytes | None]] = []
@@ -808,23 +810,8 @@ class GroupMetadataManager:
                                | set(self._streams_groups)):
             if not self.owns(group_id):
                 continue
-            modern_tombstones = None
-            view = None
-            consumer = self._consumer_groups.get(group_id)
-            streams = self._streams_groups.get(group_id)
-            if consumer is not None:
-                view = ExpirationView(
-                    "Stable" if consumer.members else "Empty", "consumer", None,
-                    frozenset(consumer.subscribed_topics_with(None, None)), modern=True)
-                modern_tombstones = cgr.group_tombstones(consumer)
-            elif streams is not None:
-                active = streams.state != "Empty" and streams.topology is not None
-                view = ExpirationView(
-                    "Stable" if streams.members else "Empty", "streams", None,
-                    frozenset(streams.topology.source_topic_map() if active else ()),
-                    modern=True)
-                modern_tombstones = sgr.group_tombstones(streams)
-            elif views is not None:
+            view = self._modern_expiration_view(group_id)
+            if view is None and views is not None:
                 view = views(group_id)
             if view is None:
                 view = persisted_view(self._groups.get(group_id))
@@ -848,12 +835,29 @@ class GroupMetadataManager:
                         else:
                             all_expired = False
             if all_expired and group_id not in self._open_txns and view.state == "Empty":
-                records.extend([group_metadata_tombstone(group_id)] if modern_tombstones is None
-                               else modern_tombstones)
+                records.extend(self.modern_group_tombstones(group_id) if view.modern
+                               else [group_metadata_tombstone(group_id)])
             if records:
                 self._append(group_id, records,
                              base_sequence=-1 if self.record_format == "3.x" else 0)
         return expired
+
+    def _modern_expiration_view(self, group_id: str) -> ExpirationView | None:
+        """A KIP-848 consumer group's or KIP-1071 streams group's view for offset expiry
+        (``isSubscribedToTopic``: a consumer group's subscribed topics, a streams group's
+        topology source topics unless it is Empty); None for another group."""
+        consumer = self._consumer_groups.get(group_id)
+        if consumer is not None:
+            return ExpirationView("Stable" if consumer.members else "Empty", "consumer", None,
+                                  frozenset(consumer.subscribed_topics_with(None, None)),
+                                  modern=True)
+        streams = self._streams_groups.get(group_id)
+        if streams is None:
+            return None
+        active = streams.state != "Empty" and streams.topology is not None
+        return ExpirationView("Stable" if streams.members else "Empty", "streams", None,
+                              frozenset(streams.topology.source_topic_map() if active else ()),
+                              modern=True)
 
     # -- reads ----------------------------------------------------------------------------------
 

@@ -26,7 +26,7 @@ import json
 from typing import IO, Any
 
 from ...decoders.jvm_order import java_hash_map_order, topic_partition_hash
-from ...errors import KafkaLogError
+from ..topic_partition_spec import parse_topic_spec
 from .streams_group import StreamsGroup, StreamsGroupMember
 
 __all__ = ["delete", "describe", "reset_offsets"]
@@ -270,12 +270,9 @@ def reset_scope(args: argparse.Namespace, manager: Any, group: StreamsGroup,
         return sorted(tp for tp in committed if tp[0] in sources)
     tps: list[tuple[str, int]] = []
     for spec in args.topic:
-        topic, _, parts = spec.partition(":")
-        if parts:
-            try:
-                tps.extend((topic, int(p)) for p in parts.split(","))
-            except ValueError:
-                raise KafkaLogError(f"--topic {spec!r}: partitions must be integers") from None
+        topic, parts = parse_topic_spec(spec)
+        if parts is not None:
+            tps.extend((topic, p) for p in parts)
         else:
             tps.extend(sorted(tp for tp in committed if tp[0] == topic) or [(topic, -1)])
     if not all(tp in committed for tp in tps):
