@@ -1024,19 +1024,12 @@ class GroupCoordinator:
         if not self.manager.owns(group_id):
             return self._commit_response(offsets, ErrorCode.NOT_COORDINATOR)
         modern = self.manager.consumer_group(group_id)
-        if modern is not None:
+        streams = self.manager.streams_group(group_id) if modern is None else None
+        if modern is not None or streams is not None:
             code = self.consumer_groups.validate_offset_commit(
-                modern, member_id, generation_id, False, api_version)
-            if code:
-                return self._commit_response(offsets, code)
-            now = self.clock.milliseconds()
-            expire = None if retention_time_ms == -1 else now + retention_time_ms
-            return self._write_offsets(group_id, offsets, now, expire, -1, -1,
-                                       OffsetCommitResponse)
-        streams = self.manager.streams_group(group_id)
-        if streams is not None:
-            code = validate_streams_offset_commit(streams, member_id, group_instance_id,
-                                                  generation_id, False, api_version, offsets)
+                modern, member_id, generation_id, False, api_version) if modern is not None \
+                else validate_streams_offset_commit(streams, member_id, group_instance_id,
+                                                    generation_id, False, api_version, offsets)
             if code:
                 return self._commit_response(offsets, code)
             now = self.clock.milliseconds()
