@@ -303,6 +303,16 @@ def test_describe_a_stopped_application_shows_its_committed_offsets(tree: Path) 
     assert doc["state"] == "Empty" and doc["source_topics"] == ["input"]
     # its topology's topics are named for the application id "app": not inferred as its own
     assert doc["internal_topics"] == []
+    rep = "app-KSTREAM-REPARTITION-0000000003-repartition"
+    assert doc["topology"] == {"epoch": 1, "subtopologies": [
+        {"subtopology_id": "0", "source_topics": ["input"], "source_topic_regex": [],
+         "repartition_sink_topics": [rep], "repartition_source_topics": [],
+         "state_changelog_topics": [{"name": "app-store-changelog", "partitions": 0,
+                                     "replication_factor": 0, "topic_configs": {}}]},
+        {"subtopology_id": "1", "source_topics": [], "source_topic_regex": [],
+         "repartition_sink_topics": [], "state_changelog_topics": [],
+         "repartition_source_topics": [{"name": rep, "partitions": 0,
+                                        "replication_factor": 0, "topic_configs": {}}]}]}
 
 
 def test_describe_members_as_kafka_prints_them(tree: Path) -> None:

@@ -130,6 +130,27 @@ def _member_json(group: StreamsGroup, m: StreamsGroupMember) -> dict[str, Any]:
     }
 
 
+def _topic_infos_json(infos: Any) -> list[dict[str, Any]]:
+    return [{"name": i.name, "partitions": i.partitions,
+             "replication_factor": i.replication_factor,
+             "topic_configs": dict(i.topic_configs)} for i in sorted(infos, key=lambda i: i.name)]
+
+
+def topology_json(group: StreamsGroup) -> dict[str, Any] | None:
+    """The topology as StreamsGroupDescribe lists it (``asStreamsGroupDescribeTopology``:
+    subtopologies by id, topics sorted by name)."""
+    topo = group.topology
+    if topo is None:
+        return None
+    return {"epoch": topo.epoch, "subtopologies": [{
+        "subtopology_id": sid, "source_topics": sorted(sub.source_topics),
+        "source_topic_regex": list(sub.source_topic_regex),
+        "repartition_sink_topics": sorted(sub.repartition_sink_topics),
+        "repartition_source_topics": _topic_infos_json(sub.repartition_source_topics),
+        "state_changelog_topics": _topic_infos_json(sub.state_changelog_topics),
+    } for sid, sub in sorted(topo.subtopologies.items())]}
+
+
 def _group_json(manager: Any, group: StreamsGroup) -> dict[str, Any]:
     topo = group.topology
     return {
@@ -142,6 +163,7 @@ def _group_json(manager: Any, group: StreamsGroup) -> dict[str, Any]:
         "source_topics": group.source_topics(),
         "internal_topics": group.internal_topics(),
         "num_members": len(group.members),
+        "topology": topology_json(group),
     }
 
 
