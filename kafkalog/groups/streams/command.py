@@ -27,7 +27,7 @@ from typing import IO, Any
 
 from ...decoders.jvm_order import java_hash_map_order, topic_partition_hash
 from ..topic_partition_spec import parse_topic_spec
-from .streams_group import StreamsGroup, StreamsGroupMember
+from .streams_group import EMPTY_TASKS, StreamsGroup, StreamsGroupMember
 
 __all__ = ["delete", "describe", "reset_offsets"]
 
@@ -181,10 +181,9 @@ def describe(args: argparse.Namespace, logs: Any, manager: Any, group: StreamsGr
         doc["partitions"] = rows
         out.write(json.dumps(doc) + "\n")
         return EXIT_OK
-    if not rows:
-        _empty_note(group, err)     # (Kafka prints nothing at all for a group without rows)
-        return EXIT_OK
     _empty_note(group, err)
+    if not rows:
+        return EXIT_OK      # (Kafka prints no table for a group without rows)
     g = max(15, len(group.group_id))
     t = max([15] + [len(r["topic"]) for r in rows])
     text = ""
@@ -242,18 +241,9 @@ def _members(args: argparse.Namespace, manager: Any, group: StreamsGroup, out: I
             text += fmt % (group.group_id, group.target_assignment_epoch, topology_epoch,
                            m.member_id, "streams", m.member_epoch, m.process_id, m.client_id,
                            _assignment_text(m, target if target is not None else
-                                            _EMPTY_TARGET))
+                                            EMPTY_TASKS))
     out.write(text)
     return EXIT_OK
-
-
-class _NoTasks:
-    active: dict = {}
-    standby: dict = {}
-    warmup: dict = {}
-
-
-_EMPTY_TARGET = _NoTasks()
 
 
 def _state(args: argparse.Namespace, manager: Any, group: StreamsGroup, out: IO[str],
