@@ -1243,6 +1243,32 @@ class GroupCoordinator:
         """ConsumerGroupDescribe: members, epochs, current and target assignments."""
         return [self.consumer_groups.describe(g) for g in group_ids]
 
+    # ------------------------------------------------------------------------------------------
+    # KIP-1071 streams groups
+    # ------------------------------------------------------------------------------------------
+
+    def streams_group_describe(self, group_ids: Iterable[str]) -> list[dict[str, Any]]:
+        """StreamsGroupDescribe (``GroupMetadataManager.streamsGroupDescribe``): each group as
+        :func:`kafkalog.groups.streams.describe.described_group` gives it; an unknown id or
+        a group of another type GROUP_ID_NOT_FOUND with Kafka's message."""
+        from .streams.describe import describe_error, described_group
+
+        out = []
+        for group_id in group_ids:
+            if not self.manager.owns(group_id):
+                out.append(describe_error(group_id, ErrorCode.NOT_COORDINATOR))
+                continue
+            streams = self.manager.streams_group(group_id)
+            if streams is not None:
+                out.append(described_group(streams))
+            elif self.manager.has_group(group_id) or self._groups.get(group_id) is not None:
+                out.append(describe_error(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
+                                          f"Group {group_id} is not a streams group."))
+            else:
+                out.append(describe_error(group_id, ErrorCode.GROUP_ID_NOT_FOUND,
+                                          f"Group {group_id} not found."))
+        return out
+
     def _all_groups(self) -> list[ClassicGroup]:
         for group_id in self.manager.list_groups():
             if group_id not in self._groups and self.manager.owns(group_id) \

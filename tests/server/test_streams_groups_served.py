@@ -86,3 +86,66 @@ def test_kafka_python_lists_them_with_type_and_state(served) -> None:
         assert [g["group_id"] for g in only] == ["app"]
     finally:
         admin.close()
+
+
+def test_streams_group_describe_over_the_wire(served) -> None:
+    """StreamsGroupDescribe v0 (kio encodes and decodes: Kafka's schema), answered as
+    GroupMetadataManager.streamsGroupDescribe answers it."""
+    from .wire import WireClient
+
+    with WireClient(served.address) as c:
+        d = c.request(89, 0, {"group_ids": ["app", "stopped", "nobody"],
+                              "include_authorized_operations": True})
+    app, stopped, nobody = d.groups
+    assert (app.error_code, app.group_state, app.group_epoch, app.assignment_epoch) == \
+        (0, "Stable", 3, 3)
+    assert app.topology.epoch == 1
+    assert [s.subtopology_id for s in app.topology.subtopologies] == ["0", "1"]
+    assert app.topology.subtopologies[0].source_topics == ("input",)
+    assert [t.name for t in app.topology.subtopologies[0].state_changelog_topics] == \
+        ["app-store-changelog"]
+    (m,) = app.members
+    assert (m.member_id, m.member_epoch, m.process_id, m.client_id, m.is_classic) == \
+        ("member-a", 3, "proc-a", "app-a", False)
+    assert [(t.subtopology_id, t.partitions) for t in m.assignment.active_tasks] == \
+        [("0", (0, 1))]
+    assert [(t.subtopology_id, t.partitions) for t in m.target_assignment.active_tasks] == \
+        [("0", (0, 1))]
+    assert app.authorized_operations == (1 << 3) | (1 << 6) | (1 << 8)   # no authorizer
+    assert (stopped.error_code, stopped.group_state, stopped.members) == (0, "Empty", ())
+    assert (nobody.error_code, nobody.error_message) == (69, "Group nobody not found.")
+
+
+def test_streams_group_describe_acls(tmp_path: Path) -> None:
+    """KafkaApis.handleStreamsGroupDescribe: DESCRIBE on the group, and DESCRIBE on every
+    topic of its topology (else TOPIC_AUTHORIZATION_FAILED, without topology or members)."""
+    from confluent_kafka.admin import AclOperation, AdminClient, ResourceType
+
+    from .test_acls import _allow, _conf, _create, _server
+    from .test_acls_groups import _login
+
+    with LogDir.open(tmp_path / "logs", {"offsets.topic.num.partitions": "4"}) as logs:
+        logs.create_topic("input", 1)
+        write_group(GroupMetadataManager(logs), "app", [])
+    server = _server(tmp_path)
+    try:
+        admin = AdminClient(_conf(server, "admin"))
+        _create(admin, _allow("bob", ResourceType.GROUP, "app", AclOperation.DESCRIBE),
+                _allow("bob", ResourceType.TOPIC, "input", AclOperation.DESCRIBE))
+        with _login(server.address, "bob") as c:
+            d = c.request(89, 0, {"group_ids": ["secret", "app"],
+                                  "include_authorized_operations": False})
+            secret, app = d.groups
+            assert secret.error_code == 30                     # GROUP_AUTHORIZATION_FAILED
+            assert (app.error_code, app.error_message, app.topology, app.members) == (
+                29, "The described group uses topics that the client is not authorized to "
+                "describe.", None, ())    # the changelog and repartition topics
+        for t in ("app-store-changelog", "app-KSTREAM-REPARTITION-0000000003-repartition"):
+            _create(admin, _allow("bob", ResourceType.TOPIC, t, AclOperation.DESCRIBE))
+        with _login(server.address, "bob") as c:
+            (app,) = c.request(89, 0, {"group_ids": ["app"],
+                                       "include_authorized_operations": True}).groups
+            assert (app.error_code, app.group_state, app.authorized_operations) == \
+                (0, "Empty", 1 << 8)
+    finally:
+        server.stop()

@@ -21,6 +21,7 @@ from . import (  # noqa: F401 - imported for their registrations
     reassignments,
     security,
     share_groups,
+    streams_groups,
     topics,
     transaction_admin,
     transactions,
