@@ -159,7 +159,7 @@ import json
 import logging
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -168,6 +168,7 @@ from ..usage import ArgumentParser, UsageError, parse_args
 from .assignors import STRATEGIES, assign
 from .error_codes import ErrorCode, error_name
 from .errors import AssignmentError, GroupIdNotFoundError
+from .reset_plan import export_csv, parse_reset_plan
 from .topic_partition_spec import parse_topic_spec
 
 logger = logging.getLogger(__name__)
@@ -231,7 +232,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="the group's state, assignment strategy and member count")
     r = with_tree("reset-offsets", "Reset a group's committed offsets (dry run by default).")
     r.add_argument("--group", required=True)
-    scope = r.add_mutually_exclusive_group(required=True)
+    scope = r.add_mutually_exclusive_group()     # (required unless --from-file)
     scope.add_argument("--topic", "--input-topic", action="append", dest="topic",
                        help="T or T:P,P (repeatable; --input-topic: kafka-streams-groups.sh's "
                             "name)")
@@ -247,6 +248,11 @@ def build_parser() -> argparse.ArgumentParser:
     how.add_argument("--to-datetime", help="YYYY-MM-DDTHH:mm:SS.sss (UTC unless an offset)")
     how.add_argument("--shift-by", type=int)
     how.add_argument("--by-duration", help="ISO-8601 duration, e.g. PT1H30M or P2DT3H")
+    how.add_argument("--from-file", metavar="CSV",
+                     help="the offsets of a reset plan (topic,partition,offset lines, as "
+                          "--export writes them; or group,topic,partition,offset)")
+    r.add_argument("--export", action="store_true",
+                   help="print the plan as CSV (what --from-file reads)")
     mode = r.add_mutually_exclusive_group()
     mode.add_argument("--dry-run", action="store_true", help="only show (the default)")
     mode.add_argument("--execute", action="store_true", help="write the new offsets")
@@ -322,6 +328,12 @@ def _check_options(args: argparse.Namespace) -> None:
             _parse_states(args.state)
         if args.type:
             _parse_types(args.type)
+    if args.command == "reset-offsets":
+        if not args.from_file and not args.topic and not args.all_topics:
+            raise UsageError("one of the arguments --topic --all-topics is required (or "
+                             "--from-file)")
+        if args.export and args.json:
+            raise UsageError("--export and --json: choose one")
     if args.command != "describe":
         return
     if args.members + args.offsets + (args.state is not False) > 1:
@@ -539,7 +551,8 @@ def _streams(args: argparse.Namespace, logs: Any, manager: Any, group: Any, out:
     if args.command == "describe":
         return streams_command.describe(args, logs, manager, group, out, err)
     if args.command == "reset-offsets":
-        return streams_command.reset_offsets(args, logs, manager, group, _new_offset, out, err)
+        return streams_command.reset_offsets(args, logs, manager, group, planned_offsets,
+                                             show_plan, out, err)
     return streams_command.delete(args, logs, manager, group, out, err)
 
 
@@ -931,21 +944,58 @@ def _reset(args: argparse.Namespace, logs: Any, manager: Any, out: IO[str],
                   f"but the current state is {state}.\n")
         return EXIT_ERROR
     committed = manager.fetch_offsets(group)
-    now = logs._clock.milliseconds()
-    plan = {tp: _new_offset(args, logs, tp, committed, now) for tp in _scope(args, logs,
-                                                                            committed)}
+    scope = [] if args.from_file else _scope(args, logs, committed)
+    plan = planned_offsets(args, logs, group, scope, committed, err)
     if args.execute:
         manager.commit_offsets(group, plan)
+    show_plan(args, group, plan, out)
+    return EXIT_OK
+
+
+def planned_offsets(args: argparse.Namespace, logs: Any, group: str,
+                    scope: Sequence[tuple[str, int]], committed: Mapping[tuple[str, int], int],
+                    err: IO[str]) -> dict[tuple[str, int], int]:
+    """``prepareOffsetsToReset``: the new offset of each partition of ``scope`` by the
+    scenario, or ``--from-file``'s plan for ``group`` (``resetFromFile``: Kafka's error and
+    no offset when the file has none for it), clamped to each partition's offsets
+    (``checkOffsetsRange``) where the tree holds the partition."""
+    now = logs._clock.milliseconds()
+    if not args.from_file:
+        return {tp: _new_offset(args, logs, tp, committed, now) for tp in scope}
+    try:
+        with open(args.from_file, encoding="utf-8") as f:
+            text = f.read()
+    except OSError as e:
+        raise KafkaLogError(f"--from-file: {e}") from None
+    requested = parse_reset_plan(text, group, path=args.from_file)
+    if requested is None:
+        err.write(f"\nError: No reset plan for group {group} found\n")
+        return {}
+    present = set(logs.partitions())
+    plan = {}
+    for tp, offset in requested.items():
+        if tp in present:
+            offset = min(max(offset, logs.log(*tp).log_start_offset), logs.high_watermark(*tp))
+        plan[tp] = offset
+    return plan
+
+
+def show_plan(args: argparse.Namespace, group: str, plan: Mapping[tuple[str, int], int],
+              out: IO[str]) -> None:
+    """The plan as ``--json``, ``--export`` (``exportOffsetsToCsv``, then ``println``) or
+    ``printOffsetsToReset``'s table."""
     if args.json:
         out.write(json.dumps({"group": group, "executed": bool(args.execute),
                               "offsets": [{"topic": t, "partition": p, "new_offset": o}
                                           for (t, p), o in plan.items()]}) + "\n")
-    elif plan:
-        fmt = "%-30s %-30s %-10s %-15s"
-        out.write("\n" + fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") + "\n")
+    elif args.export:
+        out.write(export_csv(group, plan) + "\n")
+    else:
+        fmt = "\n%-30s %-30s %-10s %-15s"
+        text = fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") if plan else ""
         for (t, p), o in plan.items():
-            out.write(fmt % (group, t, p, o) + "\n")
-    return EXIT_OK
+            text += fmt % (group, t, p, o)
+        out.write(text + "\n")
 
 
 def _delete(args: argparse.Namespace, manager: Any, out: IO[str], err: IO[str]) -> int:
@@ -1068,7 +1118,8 @@ _SHARE_SCENARIOS = "[to-datetime], [to-earliest], [to-latest]"
 #: kafkalog's other scenarios: options Kafka 4.1's share tool does not have (args attribute,
 #: option name)
 _SHARE_REFUSED = (("to_current", "to-current"), ("to_offset", "to-offset"),
-                  ("shift_by", "shift-by"), ("by_duration", "by-duration"))
+                  ("shift_by", "shift-by"), ("by_duration", "by-duration"),
+                  ("from_file", "from-file"), ("export", "export"))
 
 
 def _share_failed(message: str, err: IO[str]) -> int:

@@ -467,3 +467,35 @@ def test_delete_offsets_as_kafka_prints_it(tree: Path) -> None:
     assert code == 1 and err == "\nError: The group id does not exist.\n"
     code, _, err = run("delete-offsets", str(tree), "--group", "idle", "--all-input-topics")
     assert code == 2 and "is not a streams group" in err
+
+
+def test_reset_offsets_export_and_from_file(tree: Path, tmp_path: Path) -> None:
+    """--export writes the plan as Kafka's CSV (exportOffsetsToCsv, then println);
+    --from-file applies one (parseResetPlan, resetFromFile, checkOffsetsRange)."""
+    code, out, _ = run("reset-offsets", str(tree), "--group", "idle", "--all-topics",
+                       "--to-earliest", "--export")
+    assert (code, out) == (0, "orders,0,0\norders,1,0\n\n")
+    plan = tmp_path / "plan.csv"
+    plan.write_text("orders,0,7\norders,1,99\n")
+    code, out, _ = run("reset-offsets", str(tree), "--group", "idle", "--from-file", str(plan),
+                       "--execute")
+    fmt = "\n%-30s %-30s %-10s %-15s"
+    assert (code, out) == (0, fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET")
+                           + fmt % ("idle", "orders", 0, 7)
+                           + fmt % ("idle", "orders", 1, 5) + "\n")   # 99: the log end, 5
+    with LogDir.open(tree, read_only=True) as logs:
+        assert GroupMetadataManager(logs).fetch_offsets("idle") == {("orders", 0): 7,
+                                                                    ("orders", 1): 5}
+    # the several-groups format: this group's lines only; none for it, Kafka's error
+    plan.write_text("idle,orders,0,2\nother,orders,1,1\n")
+    code, out, _ = run("reset-offsets", str(tree), "--group", "idle", "--from-file", str(plan),
+                       "--json")
+    assert json.loads(out)["offsets"] == [{"topic": "orders", "partition": 0, "new_offset": 2}]
+    code, out, err = run("reset-offsets", str(tree), "--group", "gone", "--from-file",
+                         str(plan))
+    assert (code, out) == (0, "\n") and "No reset plan for group gone found" in err
+    plan.write_text("orders,0,1\norders,x,2\n")
+    code, _, err = run("reset-offsets", str(tree), "--group", "idle", "--from-file", str(plan))
+    assert code == 1 and f"{plan}:2: not a reset plan line" in err
+    code, _, err = run("reset-offsets", str(tree), "--group", "idle", "--to-earliest")
+    assert code == 2 and "--topic --all-topics is required" in err

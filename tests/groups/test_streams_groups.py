@@ -624,3 +624,18 @@ def test_verify_reports_a_partition_the_coordinator_would_not_load(tmp_path: Pat
     assert f"__consumer_offsets-{bad}" in found[0].file
     assert "still has 1 members" in found[0].message
     assert found[0].offset == 6     # after the group's six records
+
+
+def test_reset_offsets_of_a_streams_group_from_an_exported_plan(tree: Path,
+                                                                 tmp_path: Path) -> None:
+    code, out, _ = run("reset-offsets", str(tree), "--group", "stopped", "--all-input-topics",
+                       "--to-latest", "--export")
+    assert (code, out) == (0, "input,0,30\ninput,2,10\n\n")
+    plan = tmp_path / "plan.csv"
+    plan.write_text(out.replace("input,0,30", "input,0,25").strip() + "\n")
+    code, _, err = run("reset-offsets", str(tree), "--group", "stopped", "--from-file",
+                       str(plan), "--execute")
+    assert code == 0, err
+    with LogDir.open(tree, read_only=True) as logs:
+        assert GroupMetadataManager(logs).fetch_offsets("stopped") == {("input", 0): 25,
+                                                                       ("input", 2): 10}

@@ -295,36 +295,28 @@ def reset_scope(args: argparse.Namespace, manager: Any, group: StreamsGroup,
 
 
 def reset_offsets(args: argparse.Namespace, logs: Any, manager: Any, group: StreamsGroup,
-                  new_offset: Any, out: IO[str], err: IO[str]) -> int:
-    """``resetOffsets`` for one streams group: only an inactive (*Empty*) group; the plan is
-    printed (``printOffsetsToReset``), written with ``--execute``, and with
+                  planned_offsets: Any, show_plan: Any, out: IO[str], err: IO[str]) -> int:
+    """``resetOffsets`` for one streams group: only an inactive (*Empty*) group; the plan
+    (``planned_offsets``: the scenario over :func:`reset_scope`, or ``--from-file``'s) is
+    shown (``show_plan``), written with ``--execute``, and with
     ``--delete-all-internal-topics`` the group's internal topics are deleted from the tree."""
     if group.state != "Empty" and not args.force:
         err.write(f"\nError: Assignments can only be reset if the group '{group.group_id}' is "
                   f"inactive, but the current state is {group.state}.\n")
         return EXIT_ERROR
-    scope = reset_scope(args, manager, group, err)
+    scope = [] if args.from_file else reset_scope(args, manager, group, err)
     if scope is None:
         return EXIT_ERROR
     committed = {tp: om.offset for tp, om in committed_input_offsets(manager, group).items()}
-    now = logs._clock.milliseconds()
-    plan = {tp: new_offset(args, logs, tp, committed, now) for tp in scope}
+    plan = planned_offsets(args, logs, group.group_id, scope, committed, err)
     deleted: list[str] = []
     if args.execute:
         manager.commit_offsets(group.group_id, plan)
-        if getattr(args, "delete_all_internal_topics", False):
+        if args.delete_all_internal_topics:
             deleted = _delete_internal_topics(logs, group, err)
-    if args.json:
-        out.write(json.dumps({"group": group.group_id, "executed": bool(args.execute),
-                              "offsets": [{"topic": t, "partition": p, "new_offset": o}
-                                          for (t, p), o in plan.items()],
-                              "deleted_internal_topics": deleted}) + "\n")
-        return EXIT_OK
-    fmt = "\n%-30s %-30s %-10s %-15s"
-    text = fmt % ("GROUP", "TOPIC", "PARTITION", "NEW-OFFSET") if plan else ""
-    for (t, p), o in plan.items():
-        text += fmt % (group.group_id, t, p, o)
-    out.write(text + "\n")
+    show_plan(args, group.group_id, plan, out)
+    if deleted:
+        err.write(f"note: deleted the internal topics {', '.join(deleted)}\n")
     return EXIT_OK
 
 
