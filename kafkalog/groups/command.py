@@ -276,6 +276,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "name)")
     what.add_argument("--all-input-topics", action="store_true",
                       help="a streams group: every source topic it has offsets for")
+    do.add_argument("--force", action="store_true",
+                    help="a share group: also when its records still name members")
     pl = sub.add_parser("plan", help="Show what an assignor would assign.")
     pl.add_argument("--strategy", required=True, choices=sorted(STRATEGIES))
     pl.add_argument("--members", required=True,
@@ -1046,6 +1048,9 @@ def _delete_offsets(args: argparse.Namespace, logs: Any, manager: Any, out: IO[s
     from .coordinator import GroupCoordinator
 
     group = args.group
+    share = _share_groups(logs, manager).get(group)
+    if share is not None:
+        return _delete_share_offsets(args, logs, manager, share, out, err)
     streams = manager.streams_group(group)
     rows: dict[tuple[str, int], int] = {}
     partitions: list[tuple[str, int]] = []
@@ -1108,6 +1113,65 @@ def _delete_offsets(args: argparse.Namespace, logs: Any, manager: Any, out: IO[s
                        f"Error: {_exception_text(code)}" if code else "Successful")
     out.write(text + "\n")
     return EXIT_ERROR if top else EXIT_OK
+
+
+def _delete_share_offsets(args: argparse.Namespace, logs: Any, manager: Any, info: Any,
+                          out: IO[str], err: IO[str]) -> int:
+    """``kafka-share-groups.sh --delete-offsets`` (``ShareGroupService.deleteOffsets`` over
+    DeleteShareGroupOffsets as Kafka 4.2's coordinators carry it out): refused while the group
+    has members; per topic (partitions cannot be named) a ShareSnapshot tombstone for each of
+    the group's state keys of it, and the topic leaves the group's record 15; a topic the tree
+    does not hold fails alone. Kafka's per-topic table."""
+    from ..records.record import Record
+    from .share import offline
+    from .share.state_topic import SHARE_STATE_TOPIC, tombstone_key
+
+    group = args.group
+    if args.all_input_topics:
+        raise UsageError(f"--all-input-topics: group '{group}' is not a streams group")
+    if any(":" in spec for spec in args.topic):
+        raise UsageError("--delete-offsets of a share group takes topics, not partitions "
+                         "(kafka-share-groups.sh)")
+    if info.members and not args.force:
+        err.write("\nError: The group has active members.\n")
+        return EXIT_ERROR
+    held = {t for t, _ in logs.partitions()}
+    results: dict[str, int] = {}
+    gone: set[str] = set()
+    now = logs._clock.milliseconds()
+    batches: dict[int, list[Any]] = {}
+    for topic in dict.fromkeys(args.topic):
+        if topic not in held:
+            results[topic] = ErrorCode.UNKNOWN_TOPIC_OR_PARTITION
+            continue
+        results[topic] = ErrorCode.NONE
+        tid = str(logs.topic_id(topic))
+        gone.add(tid)
+        for r in info.partitions:
+            if r.topic_id == tid and r.state_partition is not None:
+                batches.setdefault(r.state_partition, []).append(
+                    Record(tombstone_key(group, tid, r.partition), None, now))
+    for target, records in sorted(batches.items()):
+        logs.log(SHARE_STATE_TOPIC, target).append(records)
+    before = offline.coordinator_state(logs).get(group)
+    if before is not None and gone & set(before[1]):
+        initialized = {t: set(ps) for t, ps in before[1].items() if t not in gone}
+        records = offline.coordinator_records(group, before, before[0] or 1, initialized,
+                                              offline.topic_names(logs))
+        if records:
+            manager.write_records(group, records)
+    if args.json:
+        out.write(json.dumps({"group": group, "type": "share", "topics": [
+            {"topic": t, "error": error_name(c) if c else None}
+            for t, c in sorted(results.items())]}) + "\n")
+        return EXIT_ERROR if any(results.values()) else EXIT_OK
+    width = max([15] + [len(t) for t in results])
+    fmt = f"\n%-{width}s %s"
+    text = fmt % ("TOPIC", "STATUS")
+    for t, code in sorted(results.items()):
+        text += fmt % (t, f"Error: {_DELETE_OFFSETS_ERRORS[code][1]}" if code else "Successful")
+    out.write(text + "\n")
+    return EXIT_ERROR if any(results.values()) else EXIT_OK
 
 
 # -- share groups: reset-offsets and delete (kafka-share-groups.sh) ----------------------------

@@ -776,3 +776,36 @@ def test_stored_members_are_described_and_guard_reset_and_delete(tree: Path, tmp
         assert s.broker.shares.coordinator.group("grp") is None
     finally:
         s.stop()
+
+
+def test_delete_offsets_of_a_share_group(tree: Path, tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    """kafka-share-groups.sh --delete-offsets (ShareGroupService.deleteOffsets): the group's
+    state of the topic goes (ShareSnapshot tombstones), the topic leaves its record 15; a
+    server started on the tree initializes the partitions again (share.auto.offset.reset).
+    """
+    copy = _copy(tree, tmp_path)
+    fmt = "\n%-15s %s"
+    assert run(capsys, "delete-offsets", str(copy), "--group", "grp", "--topic", "jobs",
+               "--topic", "nosuch") == (1, fmt % ("TOPIC", "STATUS") + fmt % (
+                   "jobs", "Successful") + fmt % (
+                   "nosuch", "Error: This server does not host this topic-partition.") + "\n",
+                   "")
+    assert _state(copy, "grp") == {}
+    assert _state(copy, LONG) == {("jobs", 1): (2, 0, 0)}          # another group's stays
+    with LogDir.open(copy, read_only=True) as logs:
+        state = offline.coordinator_state(logs)
+    assert "grp" not in state or not state["grp"][1]    # nothing initialized any more
+    code, _, err = run(capsys, "delete-offsets", str(copy), "--group", "grp", "--topic",
+                       "jobs:0")
+    assert code == 2 and "takes topics, not partitions" in err
+    s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
+    try:
+        # share.auto.offset.reset=earliest here: from 0, every record available, where the
+        # deleted state started at 3 with 5 accepted
+        _, acquired = s.broker.shares.acquire("grp", "m", "jobs", 0, max_records=100,
+                                              max_bytes=1 << 20)
+        assert acquired == [(0, 9, 1)]
+        assert s.broker.shares.share_partition("grp", "jobs", 0).start_offset == 0
+    finally:
+        s.stop()
