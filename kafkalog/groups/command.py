@@ -218,9 +218,13 @@ def build_parser() -> argparse.ArgumentParser:
     d = with_tree("describe", "Describe a group's offsets, lag and members.",
                   formatter_class=_NoValueFormatter,
                   usage="kafkalog groups describe [-h] [--json] [--offsets-topic-partitions N]"
-                        "\n" + " " * 32 + "--group GROUP [--offsets | --members [--verbose] | "
-                        "--state] log_dir")
-    d.add_argument("--group", required=True)
+                        "\n" + " " * 32 + "(--group GROUP | --all-groups)\n" + " " * 32
+                        + "[--offsets | --members [--verbose] | --state] log_dir")
+    which = d.add_mutually_exclusive_group(required=True)
+    which.add_argument("--group")
+    which.add_argument("--all-groups", action="store_true",
+                       help="every group of the tree, one after another (each in its type's "
+                            "tool's shape; --json: one object per line)")
     d.add_argument("--offsets", action="store_true",
                    help="offsets and lag per partition (the default)")
     d.add_argument("--members", action="store_true", help="the group's members")
@@ -416,45 +420,58 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             return EXIT_OK
         if args.command == "delete-offsets":
             return _delete_offsets(args, logs, manager, out, err)
-        streams = manager.streams_group(args.group) \
-            if args.command in ("describe", "reset-offsets", "delete") else None
-        if streams is not None:
-            return _streams(args, logs, manager, streams, out, err)
-        if getattr(args, "delete_all_internal_topics", False):
-            raise UsageError(f"--delete-all-internal-topics: group '{args.group}' is not a "
-                             "streams group")
-        if args.command == "describe":
-            share = _share_groups(logs, manager).get(args.group)
-            if share is not None:
-                return _describe_share(args, manager, share, out, err)
-            if args.verbose and not args.members:
-                # ConsumerGroupCommand's check, made once the group is known not to be a share
-                # group (ShareGroupCommand takes --verbose with every sub-action)
-                raise UsageError("Option(s) [verbose] are unavailable given other options on "
-                                 "the command line")
-            if args.members:
-                return _describe_members(args, logs, manager, out, err)
-            if args.state:
-                return _describe_state(args, manager, out, err)
-            return _describe(args, logs, manager, out, err)
         shares = _share_groups(logs, manager)
-        share = shares.get(args.group)
-        if args.command == "reset-offsets":
-            if share is not None:
-                return _reset_share(args, logs, manager, shares, share, out, err)
-            return _reset(args, logs, manager, out, err)
-        if share is not None:
-            if share.members and not args.force:
-                # ShareGroupService.deleteShareGroups' pre-check
-                err.write(f"Error: Deletion of some share groups failed:\n* Group "
-                          f"'{args.group}' could not be deleted due to: org.apache.kafka."
-                          f"common.errors.GroupNotEmptyException: Share group "
-                          f"'{args.group}' is not EMPTY.\n")
-                return EXIT_ERROR
-            return _delete_share(args, logs, manager, share, out)
-        return _delete(args, manager, out, err)
+        if getattr(args, "all_groups", False):
+            status = EXIT_OK
+            for group in sorted(set(manager.list_groups()) | set(shares)):
+                args.group = group
+                status = max(status, _one_group(args, logs, manager, shares, out, err))
+            return status
+        return _one_group(args, logs, manager, shares, out, err)
     finally:
         logs.close()
+
+
+def _one_group(args: argparse.Namespace, logs: Any, manager: Any, shares: dict[str, Any],
+               out: IO[str], err: IO[str]) -> int:
+    """describe, reset-offsets or delete of ``args.group``, by the group's type (``shares``:
+    the tree's share groups)."""
+    streams = manager.streams_group(args.group) \
+        if args.command in ("describe", "reset-offsets", "delete") else None
+    if streams is not None:
+        return _streams(args, logs, manager, streams, out, err)
+    if getattr(args, "delete_all_internal_topics", False):
+        raise UsageError(f"--delete-all-internal-topics: group '{args.group}' is not a "
+                         "streams group")
+    if args.command == "describe":
+        share = shares.get(args.group)
+        if share is not None:
+            return _describe_share(args, manager, share, out, err)
+        if args.verbose and not args.members:
+            # ConsumerGroupCommand's check, made once the group is known not to be a share
+            # group (ShareGroupCommand takes --verbose with every sub-action)
+            raise UsageError("Option(s) [verbose] are unavailable given other options on "
+                             "the command line")
+        if args.members:
+            return _describe_members(args, logs, manager, out, err)
+        if args.state:
+            return _describe_state(args, manager, out, err)
+        return _describe(args, logs, manager, out, err)
+    share = shares.get(args.group)
+    if args.command == "reset-offsets":
+        if share is not None:
+            return _reset_share(args, logs, manager, shares, share, out, err)
+        return _reset(args, logs, manager, out, err)
+    if share is not None:
+        if share.members and not args.force:
+            # ShareGroupService.deleteShareGroups' pre-check
+            err.write(f"Error: Deletion of some share groups failed:\n* Group "
+                      f"'{args.group}' could not be deleted due to: org.apache.kafka."
+                      f"common.errors.GroupNotEmptyException: Share group "
+                      f"'{args.group}' is not EMPTY.\n")
+            return EXIT_ERROR
+        return _delete_share(args, logs, manager, share, out)
+    return _delete(args, manager, out, err)
 
 
 def _end_offsets(logs: Any, tps: Sequence[tuple[str, int]]) -> dict[tuple[str, int], int]:

@@ -499,3 +499,16 @@ def test_reset_offsets_export_and_from_file(tree: Path, tmp_path: Path) -> None:
     assert code == 1 and f"{plan}:2: not a reset plan line" in err
     code, _, err = run("reset-offsets", str(tree), "--group", "idle", "--to-earliest")
     assert code == 2 and "--topic --all-topics is required" in err
+
+
+def test_describe_all_groups(tree: Path) -> None:
+    """--all-groups: every group's table, one after another, as --group prints each."""
+    code, out, err = run("describe", str(tree), "--all-groups")
+    assert code == 0
+    each = [run("describe", str(tree), "--group", g) for g in ("busy", "gone", "idle")]
+    assert out == "".join(o for _, o, _ in each)
+    assert err == "".join(e for _, _, e in each)
+    code, out, _ = run("describe", str(tree), "--all-groups", "--state", "--json")
+    assert [json.loads(line)["group"] for line in out.splitlines()] == ["busy", "gone", "idle"]
+    code, _, err = run("describe", str(tree), "--all-groups", "--group", "busy")
+    assert code == 2 and "not allowed with argument" in err
