@@ -221,7 +221,9 @@ def build_parser() -> argparse.ArgumentParser:
     cs.add_argument("cluster_state_args", nargs=argparse.REMAINDER)
     gp = sub.add_parser(
         "groups",
-        help="Consumer groups of a log.dirs tree (kafka-consumer-groups.sh, offline).",
+        help="Consumer, share and streams groups of a log.dirs tree "
+             "(kafka-consumer-groups.sh, kafka-share-groups.sh, kafka-streams-groups.sh; "
+             "offline).",
         add_help=False,
     )
     gp.add_argument("groups_args", nargs=argparse.REMAINDER)

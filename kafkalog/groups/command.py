@@ -196,8 +196,9 @@ class _NoValueFormatter(argparse.HelpFormatter):
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog groups`` argument parser."""
     p = ArgumentParser(prog="kafkalog groups",
-                description="Consumer groups of a log.dirs tree (kafka-consumer-groups.sh, "
-                            "offline).")
+                description="Consumer, share and streams groups of a log.dirs tree "
+                            "(kafka-consumer-groups.sh, kafka-share-groups.sh, "
+                            "kafka-streams-groups.sh; offline).")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", parser_class=ArgumentParser)
 
     def with_tree(name: str, help_text: str, **kw: Any) -> argparse.ArgumentParser:
