@@ -639,3 +639,10 @@ def test_reset_offsets_of_a_streams_group_from_an_exported_plan(tree: Path,
     with LogDir.open(tree, read_only=True) as logs:
         assert GroupMetadataManager(logs).fetch_offsets("stopped") == {("input", 0): 25,
                                                                        ("input", 2): 10}
+
+
+def test_key_bytes_agree_with_another_implementation() -> None:
+    """Key bytes a Rust broker's tests pin against Kafka's schemas (i16 apiKey, non-flexible
+    i16-length strings): b"\\x00\\x11\\x00\\x02g1" and b"\\x00\\x13\\x00\\x02g1\\x00\\x02m1"."""
+    assert sgr.metadata_tombstone("g1") == (b"\x00\x11\x00\x02g1", None)
+    assert sgr.member_tombstone("g1", "m1") == (b"\x00\x13\x00\x02g1\x00\x02m1", None)
