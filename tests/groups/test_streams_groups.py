@@ -646,3 +646,33 @@ def test_key_bytes_agree_with_another_implementation() -> None:
     i16-length strings): b"\\x00\\x11\\x00\\x02g1" and b"\\x00\\x13\\x00\\x02g1\\x00\\x02m1"."""
     assert sgr.metadata_tombstone("g1") == (b"\x00\x11\x00\x02g1", None)
     assert sgr.member_tombstone("g1", "m1") == (b"\x00\x13\x00\x02g1\x00\x02m1", None)
+
+
+def test_as_described_group() -> None:
+    """StreamsGroupTest.testAsDescribedGroup (the plain topology: epoch 1, no subtopologies)."""
+    from kafkalog.groups.streams.describe import described_group
+
+    g: dict[str, StreamsGroup] = {}
+    apply(g, sgr.metadata_record("group-id-1", 1, validated_topology_epoch=1),
+          sgr.topology_record("group-id-1", StreamsTopology(1, {})),
+          sgr.target_assignment_epoch_record("group-id-1", 1))
+    for n in (1, 2):
+        m = StreamsGroupMember(f"member{n}", 1, 0, "STABLE", f"instance{n}", f"rack{n}",
+                               f"client{n}", f"host{n}", 1000, 1, f"process{n}",
+                               (f"host{n}", 9092), {f"tag{n}": f"value{n}"})
+        apply(g, sgr.member_record("group-id-1", m), sgr.current_assignment_record("group-id-1",
+                                                                                  m))
+    no_tasks = {"active_tasks": [], "standby_tasks": [], "warmup_tasks": []}
+    assert described_group(g["group-id-1"]) == {
+        "error_code": 0, "error_message": None, "group_id": "group-id-1",
+        "group_state": "Stable", "group_epoch": 1, "assignment_epoch": 1,
+        "topology": {"epoch": 1, "subtopologies": []},
+        "members": [{
+            "member_id": f"member{n}", "member_epoch": 1, "instance_id": f"instance{n}",
+            "rack_id": f"rack{n}", "client_id": f"client{n}", "client_host": f"host{n}",
+            "topology_epoch": 1, "process_id": f"process{n}",
+            "user_endpoint": {"host": f"host{n}", "port": 9092},
+            "client_tags": [{"key": f"tag{n}", "value": f"value{n}"}],
+            "task_offsets": [], "task_end_offsets": [], "assignment": no_tasks,
+            "target_assignment": no_tasks, "is_classic": False} for n in (1, 2)],
+        "authorized_operations": -(1 << 31)}
