@@ -423,8 +423,14 @@ def _with_tree(args: argparse.Namespace, out: IO[str], err: IO[str]) -> int:
             return _delete_offsets(args, logs, manager, out, err)
         shares = _share_groups(logs, manager)
         if getattr(args, "all_groups", False):
+            groups = sorted(set(manager.list_groups()) | set(shares))
+            if args.verbose and not args.members and any(
+                    g not in shares and manager.group_type(g) != "streams" for g in groups):
+                # (refused before any output: a classic or consumer group is among them)
+                raise UsageError("Option(s) [verbose] are unavailable given other options on "
+                                 "the command line")
             status = EXIT_OK
-            for group in sorted(set(manager.list_groups()) | set(shares)):
+            for group in groups:
                 args.group = group
                 status = max(status, _one_group(args, logs, manager, shares, out, err))
             return status
