@@ -266,6 +266,9 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--delete-all-internal-topics", action="store_true",
                    help="a streams group, with --execute: also delete its internal "
                         "(repartition and changelog) topics from the tree")
+    r.add_argument("--delete-internal-topic", action="append", metavar="TOPIC",
+                   help="a streams group, with --execute: also delete this internal topic of "
+                        "it (repeatable)")
     x = with_tree("delete", "Delete a group and its offsets.")
     x.add_argument("--group", required=True)
     x.add_argument("--force", action="store_true",
@@ -341,6 +344,13 @@ def _check_options(args: argparse.Namespace) -> None:
                              "--from-file)")
         if args.export and args.json:
             raise UsageError("--export and --json: choose one")
+        # StreamsGroupCommandOptions.checkDeleteInternalTopicsArgs
+        if args.delete_all_internal_topics and not args.execute:
+            raise UsageError("Option [delete-all-internal-topics] takes [execute] when "
+                             "[reset-offsets] is used.")
+        if args.delete_internal_topic and not args.execute:
+            raise UsageError("Option [delete-internal-topic] takes [reset-offsets] when "
+                             "[execute] is used.")
     if args.command != "describe":
         return
     if args.members + args.offsets + (args.state is not False) > 1:
@@ -447,9 +457,10 @@ def _one_group(args: argparse.Namespace, logs: Any, manager: Any, shares: dict[s
         if args.command in ("describe", "reset-offsets", "delete") else None
     if streams is not None:
         return _streams(args, logs, manager, streams, out, err)
-    if getattr(args, "delete_all_internal_topics", False):
-        raise UsageError(f"--delete-all-internal-topics: group '{args.group}' is not a "
-                         "streams group")
+    if getattr(args, "delete_all_internal_topics", False) \
+            or getattr(args, "delete_internal_topic", None):
+        raise UsageError(f"--delete-all-internal-topics/--delete-internal-topic: group "
+                         f"'{args.group}' is not a streams group")
     if args.command == "describe":
         share = shares.get(args.group)
         if share is not None:

@@ -676,3 +676,24 @@ def test_as_described_group() -> None:
             "task_offsets": [], "task_end_offsets": [], "assignment": no_tasks,
             "target_assignment": no_tasks, "is_classic": False} for n in (1, 2)],
         "authorized_operations": -(1 << 31)}
+
+
+def test_reset_offsets_deleting_internal_topics(tree: Path) -> None:
+    """--delete-all-internal-topics / --delete-internal-topic with reset-offsets: only with
+    --execute (StreamsGroupCommandOptions.checkDeleteInternalTopicsArgs); a named topic must be
+    one of the group's internal topics, checked before anything is written."""
+    base = ["reset-offsets", str(tree), "--group", "app", "--force", "--all-input-topics",
+            "--to-earliest"]
+    code, _, err = run(*base, "--delete-all-internal-topics")
+    assert code == 2 and "Option [delete-all-internal-topics] takes [execute] when " \
+        "[reset-offsets] is used." in err
+    code, _, err = run(*base, "--delete-internal-topic", "input", "--execute")
+    assert code == 1 and "input is not an internal topic of streams group 'app'" in err
+    with LogDir.open(tree, read_only=True) as logs:
+        assert GroupMetadataManager(logs).fetch_offsets("app")[("input", 0)] == 12
+    code, _, err = run(*base, "--delete-internal-topic", "app-store-changelog", "--execute")
+    assert code == 0, err
+    with LogDir.open(tree, read_only=True) as logs:
+        assert {t for t, _ in logs.partitions()} == {
+            "input", "__consumer_offsets", "app-KSTREAM-REPARTITION-0000000003-repartition"}
+        assert GroupMetadataManager(logs).fetch_offsets("app")[("input", 0)] == 10

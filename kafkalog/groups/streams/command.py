@@ -26,6 +26,7 @@ import json
 from typing import IO, Any
 
 from ...decoders.jvm_order import java_hash_map_order, topic_partition_hash
+from ...errors import KafkaLogError
 from ..topic_partition_spec import parse_topic_spec
 from .streams_group import EMPTY_TASKS, StreamsGroup, StreamsGroupMember
 
@@ -311,21 +312,37 @@ def reset_offsets(args: argparse.Namespace, logs: Any, manager: Any, group: Stre
     plan = planned_offsets(args, logs, group.group_id, scope, committed, err)
     deleted: list[str] = []
     if args.execute:
+        doomed = _internal_topics_named(group, args.delete_internal_topic) \
+            if args.delete_internal_topic else group.internal_topics() \
+            if args.delete_all_internal_topics else []
         manager.commit_offsets(group.group_id, plan)
-        if args.delete_all_internal_topics:
-            deleted = _delete_internal_topics(logs, group, err)
+        deleted = _delete_internal_topics(logs, group, err, doomed)
     show_plan(args, group.group_id, plan, out)
     if deleted:
         err.write(f"note: deleted the internal topics {', '.join(deleted)}\n")
     return EXIT_OK
 
 
-def _delete_internal_topics(logs: Any, group: StreamsGroup, err: IO[str]) -> list[str]:
-    """The group's internal topics that are in the tree, deleted (``kafka-topics.sh
-    --delete`` offline); the others named."""
+def _internal_topics_named(group: StreamsGroup, named: list[str]) -> list[str]:
+    """``--delete-internal-topic``'s topics, each of which must be one of the group's internal
+    topics (stricter than Kafka, which deletes any topic named)."""
+    internal = group.internal_topics()
+    foreign = [t for t in named if t not in internal]
+    if foreign:
+        raise KafkaLogError(
+            f"--delete-internal-topic: {', '.join(foreign)} is not an internal topic of "
+            f"streams group '{group.group_id}' (its internal topics: "
+            f"{', '.join(internal) or 'none'}); nothing reset or deleted")
+    return list(dict.fromkeys(named))
+
+
+def _delete_internal_topics(logs: Any, group: StreamsGroup, err: IO[str],
+                            topics: list[str]) -> list[str]:
+    """``topics`` (internal topics of the group) that are in the tree, deleted
+    (``kafka-topics.sh --delete`` offline); the others named on ``err``."""
     present = {t for t, _ in logs.partitions()}
     deleted = []
-    for topic in group.internal_topics():
+    for topic in topics:
         if topic in present:
             logs.delete_topic(topic)
             deleted.append(topic)
@@ -348,7 +365,7 @@ def delete(args: argparse.Namespace, logs: Any, manager: Any, group: StreamsGrou
         return EXIT_ERROR
     internal = group.internal_topics()
     manager.delete_group(gid, force=args.force)
-    deleted = _delete_internal_topics(logs, group, err) \
+    deleted = _delete_internal_topics(logs, group, err, internal) \
         if getattr(args, "delete_all_internal_topics", False) else []
     if args.json:
         out.write(json.dumps({"deleted": [gid], "deleted_internal_topics": deleted}) + "\n")
