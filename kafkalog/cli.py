@@ -50,7 +50,7 @@ from typing import IO, Any
 
 from .tools import dump as d
 from .tools.render import JsonRenderer, TextRenderer
-from .usage import ArgumentParser, UsageError
+from .usage import ArgumentParser, UsageError, java_split
 
 __all__ = ["main", "main_entry", "build_parser", "run_dump"]
 
@@ -529,7 +529,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                           else d.parse_kafka_version(args.kafka_version)).exception_prefix
                 sys.stderr.write(f"{prefix}{e}\n")
                 return EXIT_FINDINGS
-            files = java_split_commas(args.files)
+            files = java_split(args.files)
             show = (not args.no_progress) and _isatty(sys.stderr)
             return run_dump(opts, files, fmt=args.format, progress=show)
         if args.command == "verify":
@@ -550,20 +550,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             pass
         return EXIT_OK
     return EXIT_USAGE
-
-
-def java_split_commas(text: str) -> list[str]:
-    """Java's ``String.split(",")``: trailing empty strings are dropped ("" stays [""]).
-
-    >>> java_split_commas("a,,b,,")
-    ['a', '', 'b']
-    """
-    if text == "":
-        return [""]
-    parts = text.split(",")
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
 
 
 def _replace_unencodable(stream: IO[str]) -> None:

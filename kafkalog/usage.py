@@ -18,10 +18,23 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["ArgumentParser", "UsageError", "parse_args", "EXIT_USAGE"]
+__all__ = ["ArgumentParser", "UsageError", "parse_args", "java_split", "EXIT_USAGE"]
 
 #: the exit status of bad arguments (kafkalog's subcommands; dump-segments uses Kafka's 1)
 EXIT_USAGE = 2
+
+
+def java_split(text: str, sep: str = ",") -> list[str]:
+    """Java's ``String.split`` of a plain separator, as Kafka's tools split their arguments:
+    trailing empty strings are dropped (all of them for ``",,"``), and ``""`` stays ``[""]``.
+
+    >>> java_split("a,,b,,"), java_split(",,"), java_split("")
+    (['a', '', 'b'], [], [''])
+    """
+    parts = text.split(sep)
+    while parts and parts[-1] == "" and (len(parts) > 1 or text != ""):
+        parts.pop()
+    return parts
 
 
 class UsageError(Exception):

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
+from ..usage import java_split
 from . import INTERNAL_TOPICS, CommandFailed
 
 __all__ = ["TOPIC_PARTITION_PATTERN", "TopicPartitionFilter", "topic_partition_filter",
@@ -91,14 +92,6 @@ class _Composite:
         return any(r.is_topic_partition_allowed(topic, partition) for r in self.rules)
 
 
-def _java_split(text: str, sep: str = ",") -> list[str]:
-    """``String.split``: trailing empty strings are dropped (all of them for ``",,"``)."""
-    parts = text.split(sep)
-    while parts and parts[-1] == "" and (len(parts) > 1 or text != ""):
-        parts.pop()
-    return parts
-
-
 def _parse_int(text: str) -> int:
     """``Integer.parseInt`` (ValueError as its NumberFormatException)."""
     if not _JAVA_INT.fullmatch(text) or not -_INT_MAX - 1 <= int(text) <= _INT_MAX:
@@ -140,7 +133,7 @@ def topic_partition_filter(topic_partitions: str) -> TopicPartitionFilter:
     CommandFailed
         A rule that is not ``TOPIC_REGEX[:PARTITIONS]``, or a regex that does not compile.
     """
-    return _Composite(tuple(_parse_rule(r) for r in _java_split(topic_partitions)))
+    return _Composite(tuple(_parse_rule(r) for r in java_split(topic_partitions)))
 
 
 def topic_and_partitions_filter(topic: str | None, partitions: str | None
@@ -155,7 +148,7 @@ def topic_and_partitions_filter(topic: str | None, partitions: str | None
     ids: frozenset[int] = frozenset()
     if partitions:
         try:
-            ids = frozenset(_parse_int(p) for p in _java_split(partitions))
+            ids = frozenset(_parse_int(p) for p in java_split(partitions))
         except ValueError:
             raise CommandFailed("--partitions expects a comma separated list of numeric "
                                 f"partition ids, but received: {partitions}") from None

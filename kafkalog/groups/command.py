@@ -164,7 +164,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from ..errors import KafkaLogError
-from ..usage import ArgumentParser, UsageError, parse_args
+from ..usage import ArgumentParser, UsageError, java_split, parse_args
 from .assignors import STRATEGIES, assign
 from .error_codes import ErrorCode, error_name
 from .errors import AssignmentError, GroupIdNotFoundError
@@ -361,14 +361,6 @@ def _check_options(args: argparse.Namespace) -> None:
     # --verbose without --members is refused in _with_tree: a share group takes it
 
 
-def _java_split(text: str) -> list[str]:
-    """Java's ``String.split(",")``: trailing empty strings dropped."""
-    parts = text.split(",")
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
-
-
 #: ``ConsumerGroupState`` names (without UNKNOWN), in the enum's order
 GROUP_STATES = ("PreparingRebalance", "CompletingRebalance", "Stable", "Dead", "Empty",
                 "Assigning", "Reconciling", "NotReady")
@@ -379,7 +371,7 @@ GROUP_TYPES = ("Consumer", "Classic", "Share", "Streams")
 def _parse_states(text: str) -> set[str]:
     """``consumerGroupStatesFromString``: case-insensitive, Kafka's error text."""
     by_upper = {s.upper(): s for s in GROUP_STATES}
-    parsed = {by_upper.get(s.strip().upper()) for s in _java_split(text)}
+    parsed = {by_upper.get(s.strip().upper()) for s in java_split(text)}
     if None in parsed:
         raise UsageError(f"Invalid state list '{text}'. Valid states are: "
                          f"{', '.join(GROUP_STATES)}")
@@ -389,7 +381,7 @@ def _parse_states(text: str) -> set[str]:
 def _parse_types(text: str) -> set[str]:
     """``consumerGroupTypesFromString``: lower-case type names; Kafka's error text."""
     valid = {t.lower() for t in GROUP_TYPES}
-    parsed = {s.strip() for s in _java_split(text.lower())}
+    parsed = {s.strip() for s in java_split(text.lower())}
     if not parsed <= valid:
         raise UsageError(f"Invalid types list '{text}'. Valid types are: "
                          f"{', '.join(GROUP_TYPES)}")

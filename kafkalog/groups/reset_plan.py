@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from ..errors import KafkaLogError
+from ..usage import java_split
 
 __all__ = ["export_csv", "parse_reset_plan"]
 
@@ -43,9 +44,7 @@ def parse_reset_plan(text: str, group: str, *, path: str = "<plan>"
     KafkaLogError
         A line that does not parse (the file and line number named).
     """
-    lines = text.split("\n")
-    while lines and lines[-1] == "":        # Java's split drops trailing empty strings
-        lines.pop()
+    lines = java_split(text, "\n")
     single = bool(lines) and _fields(lines[0], 3) is not None
     plan: dict[str, dict[tuple[str, int], int]] = {}
     for n, line in enumerate(lines, 1):

@@ -8,17 +8,9 @@ its usage errors.
 
 from __future__ import annotations
 
-from ..usage import UsageError
+from ..usage import UsageError, java_split
 
 __all__ = ["parse_topic_spec"]
-
-
-def _java_split(text: str, sep: str) -> list[str]:
-    """Java's ``String.split``: trailing empty strings dropped."""
-    parts = text.split(sep)
-    while parts and parts[-1] == "":
-        parts.pop()
-    return parts
 
 
 def parse_topic_spec(spec: str) -> tuple[str, list[int] | None]:
@@ -32,11 +24,11 @@ def parse_topic_spec(spec: str) -> tuple[str, list[int] | None]:
     """
     if ":" not in spec:
         return spec, None
-    parts = _java_split(spec, ":")
+    parts = java_split(spec, ":")
     if len(parts) != 2:
         raise UsageError(f"Invalid topic arg '{spec}', expected topic name and partitions")
     partitions = []
-    for part in _java_split(parts[1], ","):
+    for part in java_split(parts[1], ","):
         try:
             partitions.append(int(part))
         except ValueError:

@@ -195,7 +195,7 @@ class StreamsGroup:
                     out.append(info.name)
         return out
 
-    def input_partitions(self, tasks_of: str = "active") -> set[tuple[str, int]]:
+    def input_partitions(self) -> set[tuple[str, int]]:
         """The topic partitions the members' current active tasks read
         (``StreamsGroupCommand.getTopicPartitions``: a task's partition of each source and
         repartition source topic of its subtopology)."""
@@ -203,7 +203,7 @@ class StreamsGroup:
         if self.topology is None:
             return out
         for m in self.members.values():
-            for sub_id, partitions in getattr(m.assigned_tasks, tasks_of).items():
+            for sub_id, partitions in m.assigned_tasks.active.items():
                 sub = self.topology.subtopologies.get(sub_id)
                 if sub is None:
                     continue
