@@ -1144,9 +1144,8 @@ class GroupCoordinator:
             if code:
                 return OffsetFetchResponse(group_id, code)
             found = True
-        elif self.manager.streams_group(group_id) is not None:
-            code = validate_streams_offset_fetch(self.manager.streams_group(group_id),
-                                                 member_id, member_epoch)
+        elif (streams := self.manager.streams_group(group_id)) is not None:
+            code = validate_streams_offset_fetch(streams, member_id, member_epoch)
             if code:
                 return OffsetFetchResponse(group_id, code)
             found = True
@@ -1183,13 +1182,9 @@ class GroupCoordinator:
             # (ConsumerGroup.validateOffsetDelete accepts; subscribed topics are refused)
             subscribed = set(modern.subscribed_topics_with(None, None))
             is_subscribed = subscribed.__contains__
-        elif self.manager.streams_group(group_id) is not None:
-            # StreamsGroup.validateOffsetDelete accepts; isSubscribedToTopic: the topology's
-            # source topics while the group is not Empty
-            streams = self.manager.streams_group(group_id)
-            subscribed = set() if streams.state == "Empty" or streams.topology is None \
-                else set(streams.topology.source_topic_map())
-            is_subscribed = subscribed.__contains__
+        elif (streams := self.manager.streams_group(group_id)) is not None:
+            # (StreamsGroup.validateOffsetDelete accepts; subscribed topics are refused)
+            is_subscribed = streams.subscribed_topics().__contains__
         else:
             group = self._get_group(group_id)
             if group is None or group.is_in(DEAD):

@@ -854,10 +854,8 @@ class GroupMetadataManager:
         streams = self._streams_groups.get(group_id)
         if streams is None:
             return None
-        active = streams.state != "Empty" and streams.topology is not None
         return ExpirationView("Stable" if streams.members else "Empty", "streams", None,
-                              frozenset(streams.topology.source_topic_map() if active else ()),
-                              modern=True)
+                              streams.subscribed_topics(), modern=True)
 
     # -- reads ----------------------------------------------------------------------------------
 

@@ -179,6 +179,13 @@ class StreamsGroup:
     def source_topics(self) -> list[str]:
         return [] if self.topology is None else self.topology.source_topics()
 
+    def subscribed_topics(self) -> frozenset[str]:
+        """``isSubscribedToTopic``'s topics: the topology's source and repartition source
+        topics, none while the group is Empty (its offsets may then expire or be deleted)."""
+        if self.topology is None or not self.members:
+            return frozenset()
+        return frozenset(self.topology.source_topic_map())
+
     def internal_topics(self) -> list[str]:
         """The topology's repartition source and changelog topics that are not source
         topics and that Kafka infers as this group's (``retrieveInternalTopics`` with
