@@ -26,6 +26,9 @@ Subcommands
     (``kafkalog.tiered.aiven_rsm.command``).
 ``serve``
     Serve a log directory to Kafka clients (``kafkalog.server.command``).
+``storage``
+    Kafka's ``kafka-storage.sh``: format a KRaft node's log directories or inspect them
+    (``kafkalog.storage.command``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -246,6 +249,9 @@ def build_parser() -> argparse.ArgumentParser:
     sv = sub.add_parser("serve", help="Serve a log directory over the Kafka protocol.",
                         add_help=False)
     sv.add_argument("serve_args", nargs=argparse.REMAINDER)
+    st = sub.add_parser("storage", help="Format or inspect a KRaft node's log directories "
+                                        "(kafka-storage.sh).", add_help=False)
+    st.add_argument("storage_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -499,6 +505,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .server import command
 
         return command.main(argv[1:])
+    if argv[:1] == ["storage"]:
+        from .storage import command as storage_command
+
+        return storage_command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -515,7 +525,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, get-offsets, log-dirs, tiered, tiered-restore, serve, "
-            "demo)\n"
+            "storage, demo)\n"
         )
         return EXIT_USAGE
     try:

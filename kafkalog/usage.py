@@ -14,6 +14,7 @@ kafkalog x: error: argument --n: invalid int value: 'one'
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from typing import IO
@@ -35,6 +36,23 @@ def java_split(text: str, sep: str = ",") -> list[str]:
     while parts and parts[-1] == "" and (len(parts) > 1 or text != ""):
         parts.pop()
     return parts
+
+
+_JAVA_INT = re.compile(r"[+-]?[0-9]+")
+
+
+def java_int(text: str) -> int:
+    """``Integer.parseInt``: an optional sign and decimal digits within 32 bits; ValueError
+    with Java's NumberFormatException text otherwise.
+
+    >>> java_int("+42"), java_int("-7")
+    (42, -7)
+    """
+    if _JAVA_INT.fullmatch(text):
+        value = int(text)
+        if -(1 << 31) <= value < (1 << 31):
+            return value
+    raise ValueError(f'For input string: "{text}"')
 
 
 class UsageError(Exception):

@@ -1080,78 +1080,15 @@ def control_info(key: bytes | None, value: bytes | None, shape: KafkaShape) -> C
     return info
 
 
-def _fld(name: str, type_: str, **kw: Any) -> dict[str, Any]:
-    return {"name": name, "type": type_, "versions": "0+", **kw}
-
-
-# The KRaft control record values DumpLogSegments prints as JSON (ControlRecordUtils reads each
-# at version 0; the JSON converter is then called with the message's own Version field).
-# From raft/src/main/resources/common/message/*.json and clients/.../LeaderChangeMessage.json.
-_CONTROL_SCHEMAS: dict[str, dict[str, Any]] = {
-    "SNAPSHOT_HEADER": {
-        "name": "SnapshotHeaderRecord",
-        "validVersions": "0",
-        "flexibleVersions": "0+",
-        "fields": [_fld("Version", "int16"), _fld("LastContainedLogTimestamp", "int64")],
-    },
-    "SNAPSHOT_FOOTER": {
-        "name": "SnapshotFooterRecord",
-        "validVersions": "0",
-        "flexibleVersions": "0+",
-        "fields": [_fld("Version", "int16")],
-    },
-    "KRAFT_VERSION": {
-        "name": "KRaftVersionRecord",
-        "validVersions": "0",
-        "flexibleVersions": "0+",
-        "fields": [_fld("Version", "int16"), _fld("KRaftVersion", "int16")],
-    },
-    "KRAFT_VOTERS": {
-        "name": "VotersRecord",
-        "validVersions": "0",
-        "flexibleVersions": "0+",
-        "fields": [
-            _fld("Version", "int16"),
-            _fld(
-                "Voters",
-                "[]Voter",
-                fields=[
-                    _fld("VoterId", "int32"),
-                    _fld("VoterDirectoryId", "uuid"),
-                    _fld(
-                        "Endpoints",
-                        "[]Endpoint",
-                        fields=[
-                            _fld("Name", "string"),
-                            _fld("Host", "string"),
-                            _fld("Port", "uint16"),
-                        ],
-                    ),
-                    _fld(
-                        "KRaftVersionFeature",
-                        "KRaftVersionFeature",
-                        fields=[
-                            _fld("MinSupportedVersion", "int16"),
-                            _fld("MaxSupportedVersion", "int16"),
-                        ],
-                    ),
-                ],
-            ),
-        ],
-    },
-}
-
-
 def _control_json(name: str, value: bytes) -> str:
     """The JSON Kafka prints for a KRaft control record value (Jackson's compact form)."""
-    from ..decoders import _schemas, message
+    from ..decoders import _schemas, kraft_control, message
 
-    spec = (
-        _schemas.CLIENT["LeaderChangeMessage"]
+    schema = (
+        message.compile_schema(_schemas.CLIENT["LeaderChangeMessage"])
         if name == "LEADER_CHANGE"
-        else _CONTROL_SCHEMAS[name]
+        else kraft_control.SCHEMAS[name]
     )
-    schema = message.compile_schema(spec)
     try:
         obj = message.read(schema, value, 0)
         version = int(obj.get("version", 0))
