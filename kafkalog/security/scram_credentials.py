@@ -295,6 +295,15 @@ class ScramCredentialStore:
                 self._save()
             return results
 
+    def replay(self, credentials: Iterable[tuple[str, ScramCredential]]) -> None:
+        """Put ``(user, credential)`` pairs as they are (``ScramControlManager.replay`` of
+        ``UserScramCredentialRecord``s: no checks, a later one for the same user and mechanism
+        wins), persisted once."""
+        with self._lock:
+            for user, cred in credentials:
+                self._users.setdefault(user, {})[cred.mechanism] = cred
+            self._save()
+
     def set_password(self, user: str, mechanism: str, password: str,
                      iterations: int = MIN_ITERATIONS) -> None:
         """Create or replace a user's credential from a password (what ``kafka-configs.sh

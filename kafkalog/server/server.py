@@ -47,7 +47,9 @@ from ..clock import Clock
 from ..config import LogConfig
 from ..log_dir import LogDir
 from ..security.acls import AclStore
-from ..security.scram_credentials import ScramCredentialStore
+from ..security.scram_credentials import MECHANISM_TYPES, ScramCredential, ScramCredentialStore
+from ..storage.bootstrap_metadata import read_bootstrap_directory
+from ..storage.kraft_snapshot import BOOTSTRAP_FILE_NAME
 from .broker import Broker, ServerConfig
 from .connection import Connection
 from .feature_store import FeatureStore
@@ -214,6 +216,8 @@ class KafkaServer:
             broker.group_configs = GroupConfigStore(log_dir.root, self.config)
             broker.features = FeatureStore(log_dir.root, self.config.node_id)
             broker.scram_credentials = ScramCredentialStore(log_dir.root)
+            if not broker.scram_credentials.path.exists():
+                _replay_bootstrap_scram(broker.scram_credentials, log_dir.root)
             broker.acls = AclStore(log_dir.root)
             broker.acls_changed()
             for mechanism, user, password, iterations in self._add_scram:
@@ -326,6 +330,26 @@ class KafkaServer:
             pass
         finally:
             self._connections.discard(task)
+
+
+def _replay_bootstrap_scram(store: ScramCredentialStore, root: str | os.PathLike[str]) -> None:
+    """A node formatted with ``kafka-storage.sh format --add-scram`` (or ``kafkalog storage
+    format``) keeps its first SCRAM users in ``bootstrap.checkpoint``; Kafka's controller
+    replays them when it starts on an empty metadata log. Served here for the first time (no
+    credential file yet), the directory gets them the same way."""
+    if not os.path.exists(os.path.join(root, BOOTSTRAP_FILE_NAME)):
+        return
+    names = {t: m for m, t in MECHANISM_TYPES.items()}
+    creds = []
+    for r in read_bootstrap_directory(root).records:
+        mechanism = names.get(r.data.get("mechanism"))
+        if r.name == "UserScramCredentialRecord" and mechanism is not None:
+            d = r.data
+            creds.append((d["name"], ScramCredential(
+                mechanism, bytes(d["salt"]), bytes(d["storedKey"]),
+                bytes(d["serverKey"]), d["iterations"])))
+    if creds:
+        store.replay(creds)
 
 
 def _warm_up() -> None:

@@ -12,6 +12,7 @@ a client certificate for mutual TLS.
 from __future__ import annotations
 
 import asyncio
+import io
 import shutil
 import socket
 import ssl
@@ -123,6 +124,45 @@ def test_rdkafka_sasl_plaintext(tmp_path, mechanism):
         assert got == [b"v%d" % i for i in range(20)]
     finally:
         server.stop()
+
+
+def test_users_bootstrapped_by_storage_format_log_in(tmp_path):
+    """``kafkalog storage format --add-scram`` (kafka-storage.sh) puts SCRAM users in
+    bootstrap.checkpoint; served for the first time, the directory has them, as a Kafka
+    controller replays them: librdkafka logs in with a password-derived SCRAM-SHA-256 user and
+    a SCRAM-SHA-512 one given as salt + salted password."""
+    import base64
+    import hashlib
+
+    from kafkalog.storage import command as storage_command
+
+    root = tmp_path / "logs"
+    props = tmp_path / "server.properties"
+    props.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
+                     f"controller.quorum.voters=100@localhost:9093\nlog.dirs={root}\n")
+    salt = b"kafkalog-salt"
+    salted = hashlib.pbkdf2_hmac("sha512", b"bob-secret", salt, 8192)
+    bob = (f'SCRAM-SHA-512=[name=bob,salt="{base64.b64encode(salt).decode()}",'
+           f'saltedpassword="{base64.b64encode(salted).decode()}",iterations=8192]')
+    assert storage_command.main(
+        ["format", "-c", str(props), "-t", "XcZZOzUqS4yHOjhMQB6JLQ", "--release-version", "3.9",
+         "--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]", "--add-scram", bob],
+        stdout=io.StringIO()) == 0
+    server = _server(tmp_path, "SASL_PLAINTEXT")
+    try:
+        for mech, user, pw in (("SCRAM-SHA-256", "alice", "alice-secret"),
+                               ("SCRAM-SHA-512", "bob", "bob-secret")):
+            got = _rdkafka_roundtrip(_rdkafka_conf(server, "SASL_PLAINTEXT", mech, user, pw),
+                                     "boot-" + user)
+            assert got == [b"v%d" % i for i in range(20)]
+        conf = _rdkafka_conf(server, "SASL_PLAINTEXT", "SCRAM-SHA-256", "alice", "wrong")
+        assert "invalid credentials" in _rdkafka_auth_error(conf)
+    finally:
+        server.stop()
+    # replayed once: the store now exists and is what later starts read
+    store = ScramCredentialStore(root)
+    assert store.users() == ["alice", "bob"]
+    assert store.get("bob", "SCRAM-SHA-512").iterations == 8192
 
 
 def test_wrong_credentials_are_refused_with_kafkas_messages(tmp_path):
