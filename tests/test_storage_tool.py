@@ -778,3 +778,20 @@ def test_cli_dispatch(tmp_path, capsys):
     assert main(["storage", "version-mapping", "-r", "3.8-IV0"]) == 0
     assert capsys.readouterr().out.startswith("metadata.version=20 (3.8-IV0)\n")
     assert main(["storage", "format"]) == 1
+
+
+def test_verify_reports_a_cut_bootstrap_checkpoint(tmp_path):
+    """kafkalog verify: a formatted metadata dir is clean; a cut bootstrap.checkpoint (the
+    footer half written) is an error naming the file and the position of the partial batch."""
+    from kafkalog.tools.verify import verify_paths
+
+    d = tmp_path / "meta"
+    Formatter(node_id=1, cluster_id=CLUSTER_ID, directories=[str(d)],
+              controller_listener_name="CONTROLLER").run()
+    assert [f for f in verify_paths([str(d)]).findings if f.severity == "error"] == []
+    path = d / "bootstrap.checkpoint"
+    data = path.read_bytes()
+    path.write_bytes(data[:-10])
+    errors = [f for f in verify_paths([str(d)]).findings if f.severity == "error"]
+    assert [(f.check, f.file) for f in errors] == [("bootstrap", str(path))]
+    assert errors[0].position == len(data) - 75  # the footer batch is 75 bytes

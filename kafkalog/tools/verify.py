@@ -1039,6 +1039,24 @@ def _check_epochs_against_log(
                 )
 
 
+def _verify_bootstrap(d: Path) -> list[Finding]:
+    """A KRaft metadata directory's ``bootstrap.checkpoint``: a controller reads it at its
+    first start (``BootstrapDirectory.read``) and cannot start when it does not decode or has
+    no ``metadata.version``."""
+    from ..storage.bootstrap_metadata import read_bootstrap_directory
+    from ..storage.kraft_snapshot import BOOTSTRAP_FILE_NAME
+
+    path = d / BOOTSTRAP_FILE_NAME
+    if not path.exists():
+        return []
+    try:
+        read_bootstrap_directory(d)
+    except KafkaLogError as e:
+        return [Finding("bootstrap", "error", str(path), e.message, position=e.position,
+                        offset=e.offset)]
+    return []
+
+
 def verify_log_dir(
     directory: str | os.PathLike[str], partitions: dict[str, PartitionReport]
 ) -> list[Finding]:
@@ -1053,6 +1071,7 @@ def verify_log_dir(
             MetaProperties.read(meta)
         except KafkaLogError as e:
             out.append(Finding("checkpoint_parse", "error", str(meta), e.message))
+    out.extend(_verify_bootstrap(d))
     parsed: dict[str, list[tuple[str, int, int]]] = {}
     for name in _LOG_DIR_CHECKPOINTS:
         p = d / name
