@@ -898,38 +898,42 @@ class MetaProperties:
     def from_properties(
         cls, props: Mapping[str, str], path: PathLike | None = None
     ) -> MetaProperties:
-        """Validate like Kafka's ``MetaProperties.Builder(Properties)`` + ``build()``.
+        """Validate like Kafka's ``MetaProperties.Builder(Properties)`` + ``build()``, with
+        its texts (``kafka-storage.sh info`` prints them): a version that is not a number or
+        not 0/1, a missing or non-numeric ``node.id`` (``broker.id`` for version 0, where it
+        is optional), a ``directory.id`` that is not a Uuid, no ``cluster.id`` in version 1.
 
-        Raises CorruptCheckpointError naming the key that is wrong.
+        Raises CorruptCheckpointError naming the file.
         """
 
         def bad(msg: str) -> CorruptCheckpointError:
             return CorruptCheckpointError(msg, path=path)
 
         raw_version = props.get("version", "0")
-        if raw_version not in ("0", "1"):
-            raise bad(f"unknown meta.properties version (expected 0 or 1, found {raw_version!r})")
-        version = int(raw_version)
+        try:
+            version = _parse_java_int(raw_version.strip(), _INT32)
+        except ValueError:
+            raise bad(f"Invalid meta.properties version string '{raw_version}'") from None
+        if version not in (0, 1):
+            raise bad(f"Unknown meta.properties version number {version}")
         id_key = "broker.id" if version == 0 else "node.id"
         node_id: int | None = None
-        if id_key in props:
+        if id_key in props or version == 1:
+            if id_key not in props:
+                raise bad(f"Failed to find {id_key}")
             try:
                 node_id = _parse_java_int(props[id_key], _INT32)
             except ValueError:
-                raise bad(
-                    f"unable to read {id_key} as a base-10 number (found {props[id_key]!r})"
-                ) from None
-        elif version == 1:
-            raise bad("node.id was not found (required by version 1)")
-        cluster_id = props.get("cluster.id")
-        if version == 1 and cluster_id is None:
-            raise bad("cluster.id was not found (required by version 1)")
+                raise bad(f"Unable to read {id_key} as a base-10 number.") from None
         directory_id = None
         if "directory.id" in props:
             try:
                 directory_id = Uuid.from_string(props["directory.id"])
             except ValueError as e:
-                raise bad(f"unable to read directory.id as a Uuid: {e}") from None
+                raise bad(f"Unable to read directory.id as a Uuid: {e}") from None
+        cluster_id = props.get("cluster.id")
+        if version == 1 and cluster_id is None:
+            raise bad("cluster.id was not found.")
         return cls(version, cluster_id, node_id, directory_id)
 
     @classmethod

@@ -55,6 +55,14 @@ def java_int(text: str) -> int:
     raise ValueError(f'For input string: "{text}"')
 
 
+def java_short(text: str) -> int:
+    """``Short.parseShort``: :func:`java_int` within 16 bits (ValueError otherwise)."""
+    value = java_int(text)
+    if not -(1 << 15) <= value < (1 << 15):
+        raise ValueError(f'Value out of range. Value:"{text}" Radix:10')
+    return value
+
+
 class UsageError(Exception):
     """Bad arguments; the message is what to print (``<prog>: error: ...``)."""
 

@@ -365,10 +365,11 @@ def test_real_meta_properties_byte_for_byte(tmp_path: Path, folder, jdk, expecte
 @pytest.mark.parametrize(
     "text, match",
     [
-        (b"version=2\n", "expected 0 or 1, found '2'"),
-        (b"version=1\ncluster.id=x\n", "node.id was not found"),
-        (b"version=1\nnode.id=1\n", "cluster.id was not found"),
-        (b"version=0\nbroker.id=one\n", "unable to read broker.id"),
+        # Kafka's MetaProperties.Builder texts (kafka-storage.sh info prints them)
+        (b"version=2\n", "Unknown meta.properties version number 2"),
+        (b"version=1\ncluster.id=x\n", "Failed to find node.id"),
+        (b"version=1\nnode.id=1\n", "cluster.id was not found."),
+        (b"version=0\nbroker.id=one\n", "Unable to read broker.id as a base-10 number."),
         (b"version=1\nnode.id=1\ncluster.id=c\ndirectory.id=zz\n", "directory.id as a Uuid"),
         (b"version=0\nbroker.id=\\u12\n", "uxxxx"),
     ],

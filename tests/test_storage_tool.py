@@ -21,6 +21,7 @@ import pytest
 from kafkalog.checkpoint import MetaProperties, Uuid
 from kafkalog.decoders import cluster_metadata as cm
 from kafkalog.decoders import kraft_control as kc
+from kafkalog.errors import CorruptCheckpointError
 from kafkalog.records.batch import iter_batches
 from kafkalog.storage import bootstrap_metadata as bm
 from kafkalog.storage import command, dynamic_voters, formatter, kraft_snapshot, storage_config
@@ -654,10 +655,10 @@ def test_meta_properties_builder_texts():
         ({"version": "1", "node.id": "1", "cluster.id": "c", "directory.id": "!"},
          "Unable to read directory.id as a Uuid: "),
     ]:
-        with pytest.raises(mpe.MetaPropertiesError) as e:
-            mpe.parse_meta_properties(props)
-        assert e.value.message.startswith(text)
-    assert mpe.parse_meta_properties({}) == MetaProperties(0)  # v0, nothing else required
+        with pytest.raises(CorruptCheckpointError) as e:
+            MetaProperties.from_properties(props, path="p")
+        assert e.value.message.startswith(text) and e.value.path == "p"
+    assert MetaProperties.from_properties({}) == MetaProperties(0)  # v0: nothing required
 
 
 def test_load_sorts_directories(tmp_path):

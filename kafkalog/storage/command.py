@@ -37,7 +37,7 @@ from typing import IO
 from ..checkpoint import Uuid
 from ..cluster.features import FEATURES, default_level
 from ..errors import ConfigError, KafkaLogError
-from ..usage import ArgumentParser, UsageError, java_int
+from ..usage import ArgumentParser, UsageError, java_short
 from .bootstrap_metadata import METADATA_VERSION, FormatterError
 from .dynamic_voters import DynamicVoters, VotersError
 from .formatter import (
@@ -179,9 +179,7 @@ def parse_name_and_level(text: str) -> tuple[str, int]:
         raise FormatterError(f"Can't parse feature=level string {text}: equals sign not found.")
     name, level = text[:eq].strip(), text[eq + 1:].strip()
     try:
-        value = java_int(level)
-        if not -32768 <= value <= 32767:
-            raise ValueError(level)
+        value = java_short(level)
     except ValueError:
         raise FormatterError(f"Can't parse feature=level string {text}: unable to parse "
                              f"{level} as a short.") from None
@@ -259,9 +257,7 @@ def feature_dependencies(specs: Sequence[str], out: IO[str]) -> None:
                                  "'feature=version' (e.g. 'group.version=1')")
         name, version = parts[0].strip(), parts[1].strip()
         try:
-            level = java_int(version)
-            if not -32768 <= level <= 32767:
-                raise ValueError(version)
+            level = java_short(version)
         except ValueError:
             raise FormatterError(f"Invalid version format: {version} for feature "
                                  f"{name}") from None

@@ -12,13 +12,13 @@ Ported from Kafka 4.2 (``metadata/.../properties/MetaPropertiesEnsemble.java``,
 * :class:`Copier` assigns new properties and writes them (``Properties.store`` shape, fsynced,
   moved over the old file), in ``HashMap`` order of the directories, as Kafka does.
 
-:func:`parse_meta_properties` validates a file's properties with the texts Kafka's
-``MetaProperties.Builder`` throws (``kafka-storage.sh info`` prints them).
+A file's own checks (and their texts) are :meth:`kafkalog.checkpoint.MetaProperties.
+from_properties`'s, Kafka's ``MetaProperties.Builder``'s.
 
->>> parse_meta_properties({"version": "1", "node.id": "1"})
-Traceback (most recent call last):
-...
-kafkalog.storage.meta_properties_ensemble.MetaPropertiesError: cluster.id was not found.
+>>> import tempfile
+>>> d = tempfile.mkdtemp()
+>>> sorted(load([d]).empty_log_dirs) == [d]
+True
 """
 
 from __future__ import annotations
@@ -27,15 +27,13 @@ import os
 import secrets
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..checkpoint import MetaProperties, Uuid, read_properties
+from ..checkpoint import MetaProperties, Uuid
 from ..decoders.jvm_order import java_hash_map_order
 from ..errors import KafkaLogError
-from ..usage import java_int
 
 __all__ = ["META_PROPERTIES_NAME", "MetaPropertiesError", "MetaPropertiesEnsemble", "Copier",
-           "load", "parse_meta_properties", "read_meta_properties", "is_reserved_directory_id",
+           "load", "read_meta_properties", "is_reserved_directory_id",
            "REQUIRE_V0", "REQUIRE_METADATA_LOG_DIR", "REQUIRE_AT_LEAST_ONE_VALID"]
 
 META_PROPERTIES_NAME = "meta.properties"
@@ -54,50 +52,11 @@ def is_reserved_directory_id(u: Uuid) -> bool:
     return u.most_significant_bits == 0 and u.least_significant_bits < 100
 
 
-def parse_meta_properties(props: Mapping[str, str]) -> MetaProperties:
-    """``new MetaProperties.Builder(props).build()``.
-
-    Raises
-    ------
-    MetaPropertiesError
-        Kafka's text: an invalid or unknown version, a missing or non-numeric ``node.id``
-        (``broker.id`` for version 0), a directory id that is not a Uuid, no ``cluster.id``.
-    """
-    raw = props.get("version", "0")
-    try:
-        version = java_int(raw.strip())
-    except ValueError:
-        raise MetaPropertiesError(f"Invalid meta.properties version string '{raw}'") from None
-    if version not in (0, 1):
-        raise MetaPropertiesError(f"Unknown meta.properties version number {version}")
-    node_id = None
-    id_key = "broker.id" if version == 0 else "node.id"
-    if id_key in props or version == 1:
-        if id_key not in props:
-            raise MetaPropertiesError(f"Failed to find {id_key}")
-        try:
-            node_id = java_int(props[id_key])
-        except ValueError:
-            raise MetaPropertiesError(f"Unable to read {id_key} as a base-10 number.") from None
-    directory_id = None
-    if "directory.id" in props:
-        try:
-            directory_id = Uuid.from_string(props["directory.id"])
-        except ValueError as e:
-            raise MetaPropertiesError(f"Unable to read directory.id as a Uuid: {e}") from None
-    cluster_id = props.get("cluster.id")
-    if version == 1 and cluster_id is None:
-        raise MetaPropertiesError("cluster.id was not found.")
-    return MetaProperties(version, cluster_id, node_id, directory_id)
-
-
 def read_meta_properties(path: str | os.PathLike[str]) -> MetaProperties:
-    """Read and validate one ``meta.properties`` (FileNotFoundError when there is none)."""
-    try:
-        props, _ = read_properties(Path(path).read_bytes())
-    except ValueError as e:  # a malformed \\uxxxx escape (Properties.load)
-        raise MetaPropertiesError(str(e), path=path) from None
-    return parse_meta_properties(props)
+    """Read and validate one ``meta.properties`` (FileNotFoundError when there is none;
+    :class:`~kafkalog.errors.CorruptCheckpointError` with Kafka's ``MetaProperties.Builder``
+    text when it does not validate)."""
+    return MetaProperties.read(path)
 
 
 def meta_properties_str(m: MetaProperties) -> str:
