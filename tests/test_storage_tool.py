@@ -528,7 +528,7 @@ def test_bootstrap_scram_records(tmp_path):
     assert [r.data["name"] for r in recs] == ["alice", "bob"]
     # the stored key and server key follow from the salted password (RFC 5802), as
     # kafkalog serve's SCRAM authenticator checks them
-    from kafkalog.security.scram_credentials import ScramCredential, salted_password
+    from kafkalog.security.scram_credentials import ScramCredential
     alice = recs[0].data
     want = ScramCredential.from_password("SCRAM-SHA-512", "changeit", 4096, alice["salt"])
     assert (alice["storedKey"], alice["serverKey"], alice["iterations"]) == (
@@ -536,7 +536,12 @@ def test_bootstrap_scram_records(tmp_path):
     assert alice["salt"].isascii() and alice["salt"].isalnum()  # base 36 digits
     bob = recs[1].data
     assert bob["salt"] == b"1lt8st" and bob["iterations"] == 8192
-    assert salted_password("SCRAM-SHA-512", "x", b"1lt8st", 8192) != bob["storedKey"]
+    import base64
+    given = base64.b64decode("mT0yyUUxnlJaC99HXgRTSYlbuqa4FSGtJCJfTMvjYCE=")
+    want = ScramCredential.from_salted_password("SCRAM-SHA-512", b"1lt8st", given, 8192)
+    assert (bob["storedKey"], bob["serverKey"]) == (want.stored_key, want.server_key)
+    # (the salted password itself is never stored)
+    assert given not in (bob["storedKey"], bob["serverKey"], bob["salt"])
 
 
 def test_scram_records_old_release_version(tmp_path):

@@ -36,6 +36,7 @@ __all__ = [
     "encode_record",
     "format_for_dump",
     "record_type_name",
+    "schema_of",
     "decode_leader_change",
     "SCHEMAS",
     "FRAME_VERSION",
@@ -61,6 +62,11 @@ def _snake_upper(name: str) -> str:
             out.append(ch)
             prev_upper = False
     return "".join(out).upper()
+
+
+def schema_of(name: str) -> message.Struct:
+    """The compiled schema of a metadata record by its schema name (``"TopicRecord"``)."""
+    return SCHEMAS[_BY_NAME[name]]
 
 
 def record_type_name(api_key: int) -> str:

@@ -78,7 +78,7 @@ class MetadataRecord:
         return cluster_metadata.encode_record(self.name, dict(self.data), self.version)
 
     def __str__(self) -> str:
-        schema = cluster_metadata.SCHEMAS[cluster_metadata._BY_NAME[self.name]]
+        schema = cluster_metadata.schema_of(self.name)
         parts = []
         for f in schema.fields:
             if f.versions is not None and not f.versions[0] <= self.version <= f.versions[1]:

@@ -36,6 +36,7 @@ from typing import IO
 
 from ..checkpoint import Uuid
 from ..cluster.features import FEATURES, default_level
+from ..cluster.metadata_version import LATEST_PRODUCTION_LEVEL, MINIMUM_LEVEL
 from ..errors import ConfigError, KafkaLogError
 from ..usage import ArgumentParser, UsageError, java_short
 from .bootstrap_metadata import METADATA_VERSION, FormatterError
@@ -241,7 +242,7 @@ def run_format(args: argparse.Namespace, config: StorageConfig, out: IO[str]) ->
 def version_mapping(release: str | None, out: IO[str]) -> None:
     """``runVersionMappingCommand``: ``metadata.version=<level> (<release>)`` then each
     production feature's default level at it."""
-    text = release if release is not None else metadata_version_name(29)
+    text = release if release is not None else metadata_version_name(LATEST_PRODUCTION_LEVEL)
     level = metadata_version_from_string(text, True)
     out.write(f"metadata.version={level} ({text})\n")
     for name in FEATURES:
@@ -262,7 +263,7 @@ def feature_dependencies(specs: Sequence[str], out: IO[str]) -> None:
             raise FormatterError(f"Invalid version format: {version} for feature "
                                  f"{name}") from None
         if name == METADATA_VERSION:
-            if not 7 <= level <= LATEST_TESTING_LEVEL:
+            if not MINIMUM_LEVEL <= level <= LATEST_TESTING_LEVEL:
                 raise FormatterError(f"Unknown metadata.version {level}")
             out.write(f"{name}={level} ({metadata_version_name(level)}) has no "
                       "dependencies.\n")
