@@ -2,8 +2,10 @@
 can run at, and where the finalized levels are kept.
 
 A Kafka cluster finalizes its features in the metadata log (``FeatureLevelRecord``); a log
-directory served here keeps them in ``.kafkalog-features.json`` at its root (absent: the
-defaults), with their epoch. The rules are :class:`kafkalog.cluster.features.FeatureControl`.
+directory served here keeps them in ``.kafkalog-features.json`` at its root, with their epoch.
+Absent, a directory with a ``bootstrap.checkpoint`` (``kafka-storage.sh format``) starts at the
+levels it names that kafkalog serves (a new Kafka cluster finalizes its bootstrap levels), else
+at the defaults. The rules are :class:`kafkalog.cluster.features.FeatureControl`.
 
 What kafkalog supports (:data:`SUPPORTED`), as a Kafka 4.2 node would advertise it, narrowed to
 what it really does:
@@ -49,13 +51,33 @@ SUPPORTED: dict[str, tuple[int, int]] = {
 class FeatureStore:
     """The finalized features of a served log directory, persisted after each change."""
 
-    def __init__(self, root: str | Path, node_id: int) -> None:
+    def __init__(self, root: str | Path, node_id: int,
+                 bootstrap: dict[str, int] | None = None) -> None:
         self._file = JsonStateFile(Path(root) / FEATURES_FILE, "finalized features",
                                    "features", sort_keys=True)
         self.path = self._file.path
-        stored = self._file.load(self._parse) or {}
+        stored = self._file.load(self._parse)
+        #: bootstrap levels this node cannot run at (feature -> level), left at its own
+        self.unserved: dict[str, int] = {}
+        if stored is None and bootstrap:
+            stored = {"finalized": self._from_bootstrap(bootstrap), "epoch": 0}
+        stored = stored or {}
         self.control = FeatureControl(node_id, SUPPORTED, stored.get("finalized"),
                                       stored.get("epoch", 0))
+
+    def _from_bootstrap(self, levels: dict[str, int]) -> dict[str, int]:
+        """A new cluster finalizes its ``bootstrap.checkpoint`` levels (the controller replays
+        them on an empty metadata log): the ones this node serves are taken, the others kept
+        in :attr:`unserved`. A feature the bootstrap does not name is at level 0 there."""
+        out: dict[str, int] = {}
+        for name in sorted({*SUPPORTED, *levels} - {"kraft.version"}):
+            level = levels.get(name, 0)
+            lo, hi = SUPPORTED.get(name, (0, 0))
+            if lo <= level <= hi:
+                out[name] = level
+            else:
+                self.unserved[name] = level
+        return out
 
     def _parse(self, body: dict) -> dict:
         finalized = body.get("finalized", {})

@@ -48,7 +48,7 @@ from ..config import LogConfig
 from ..log_dir import LogDir
 from ..security.acls import AclStore
 from ..security.scram_credentials import MECHANISM_TYPES, ScramCredential, ScramCredentialStore
-from ..storage.bootstrap_metadata import read_bootstrap_directory
+from ..storage.bootstrap_metadata import BootstrapMetadata, read_bootstrap_directory
 from ..storage.kraft_snapshot import BOOTSTRAP_FILE_NAME
 from .broker import Broker, ServerConfig
 from .connection import Connection
@@ -214,10 +214,17 @@ class KafkaServer:
             broker = Broker(log_dir, self.config, clock=self._clock)
             broker.transactions = TransactionCoordinator(broker)
             broker.group_configs = GroupConfigStore(log_dir.root, self.config)
-            broker.features = FeatureStore(log_dir.root, self.config.node_id)
+            bootstrap = _read_bootstrap(log_dir.root)
+            broker.features = FeatureStore(log_dir.root, self.config.node_id, None if
+                                           bootstrap is None else _feature_levels(bootstrap))
+            if broker.features.unserved:
+                logger.warning("bootstrap.checkpoint finalizes %s; kafkalog serves %s",
+                               ", ".join(f"{k}={v}" for k, v in broker.features.unserved.items()),
+                               ", ".join(f"{k}={v}" for k, v in
+                                         broker.features.control.finalized().items()))
             broker.scram_credentials = ScramCredentialStore(log_dir.root)
-            if not broker.scram_credentials.path.exists():
-                _replay_bootstrap_scram(broker.scram_credentials, log_dir.root)
+            if bootstrap is not None and not broker.scram_credentials.path.exists():
+                _replay_bootstrap_scram(broker.scram_credentials, bootstrap)
             broker.acls = AclStore(log_dir.root)
             broker.acls_changed()
             for mechanism, user, password, iterations in self._add_scram:
@@ -332,22 +339,32 @@ class KafkaServer:
             self._connections.discard(task)
 
 
-def _replay_bootstrap_scram(store: ScramCredentialStore, root: str | os.PathLike[str]) -> None:
-    """A node formatted with ``kafka-storage.sh format --add-scram`` (or ``kafkalog storage
-    format``) keeps its first SCRAM users in ``bootstrap.checkpoint``; Kafka's controller
-    replays them when it starts on an empty metadata log. Served here for the first time (no
-    credential file yet), the directory gets them the same way."""
+def _read_bootstrap(root: str | os.PathLike[str]) -> BootstrapMetadata | None:
+    """The directory's ``bootstrap.checkpoint`` (``kafka-storage.sh format`` or ``kafkalog
+    storage format`` wrote it), None without one. Kafka's controller replays it when it starts
+    on an empty metadata log: served for the first time, the directory takes its feature levels
+    and SCRAM users the same way."""
     if not os.path.exists(os.path.join(root, BOOTSTRAP_FILE_NAME)):
-        return
+        return None
+    return read_bootstrap_directory(root)
+
+
+def _feature_levels(bootstrap: BootstrapMetadata) -> dict[str, int]:
+    return {r.data["name"]: int(r.data["featureLevel"]) for r in bootstrap.records
+            if r.name == "FeatureLevelRecord"}
+
+
+def _replay_bootstrap_scram(store: ScramCredentialStore, bootstrap: BootstrapMetadata) -> None:
+    """The bootstrap's ``UserScramCredentialRecord``s into a new credential store."""
     names = {t: m for m, t in MECHANISM_TYPES.items()}
     creds = []
-    for r in read_bootstrap_directory(root).records:
+    for r in bootstrap.records:
         mechanism = names.get(r.data.get("mechanism"))
         if r.name == "UserScramCredentialRecord" and mechanism is not None:
             d = r.data
             creds.append((d["name"], ScramCredential(
-                mechanism, bytes(d["salt"]), bytes(d["storedKey"]),
-                bytes(d["serverKey"]), d["iterations"])))
+                mechanism, bytes(d["salt"]), bytes(d["storedKey"]), bytes(d["serverKey"]),
+                d["iterations"])))
     if creds:
         store.replay(creds)
 

@@ -597,6 +597,39 @@ def test_features_through_kafka_python(server, log_dir):
     assert "finalized" not in got["eligible.leader.replicas.version"]     # level 0: unlisted
 
 
+def test_features_from_a_formatted_directory(tmp_path, caplog):
+    """A directory ``kafkalog storage format --release-version 3.9`` formatted (as
+    kafka-storage.sh would) is served at its bootstrap levels on first start, as a new Kafka
+    cluster finalizes them: metadata.version 21 (3.9-IV0), ELR 0 (unlisted). group.version and
+    share.version 0 are named in a warning (kafkalog always serves KIP-848 and KIP-932)."""
+    import io
+    import logging
+
+    from kafkalog.storage import command as storage_command
+
+    root = tmp_path / "logs"
+    props = tmp_path / "server.properties"
+    props.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
+                     f"controller.quorum.voters=100@localhost:9093\nlog.dirs={root}\n")
+    assert storage_command.main(["format", "-c", str(props), "-t", "XcZZOzUqS4yHOjhMQB6JLQ",
+                                 "--release-version", "3.9"], stdout=io.StringIO()) == 0
+    with caplog.at_level(logging.WARNING, logger="kafkalog.server"):
+        s = start_server(root)
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=s.address)
+        try:
+            got = admin.describe_features()
+        finally:
+            admin.close()
+    finally:
+        s.stop()
+    assert got["metadata.version"]["finalized"] == (21, 21)
+    assert "finalized" not in got["eligible.leader.replicas.version"]
+    assert got["group.version"]["finalized"] == (1, 1)
+    assert any("bootstrap.checkpoint finalizes group.version=0, share.version=0" in r.message
+               for r in caplog.records)
+
+
 def test_api_versions_features_by_version(server):
     """ApiVersions v3 leaves out supported features whose minimum is 0 (KAFKA-17492), v4 lists
     them; below v3 there are none; UpdateFeatures v0-1 answer per feature, v2 does not."""
