@@ -237,6 +237,10 @@ def test_info_reports_mismatched_ids_and_unreadable_files(tmp_path):
     assert out.endswith("Found problems:\n  Mismatched cluster IDs between storage "
                         f"directories.\n  Error loading {c / 'meta.properties'}: Unable to read "
                         "node.id as a base-10 number.\n\n")
+    # without a config file there is no mode to hold a legacy (v0) directory against
+    MetaProperties(0, "one", 1).write(c / "meta.properties")
+    rc, out, _ = run(["info", "--log-dir", str(c)])
+    assert rc == 0 and "Found metadata: {broker.id=1, cluster.id=one, version=0}" in out
     MetaProperties(1, "one", 2).write(b / "meta.properties")
     rc, out, _ = run(["info", "--log-dir", str(a), "--log-dir", str(b)])
     assert rc == 1 and "  Mismatched node IDs between storage directories.\n" in out

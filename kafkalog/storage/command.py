@@ -111,9 +111,10 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def info(out: IO[str], kraft_mode: bool, directories: Sequence[str]) -> int:
+def info(out: IO[str], kraft_mode: bool | None, directories: Sequence[str]) -> int:
     """``StorageTool.infoCommand``: print what each directory holds; 1 when a problem was
-    found."""
+    found. ``kraft_mode`` None (no config file: ``--log-dir`` alone) skips the check of the
+    directories' layout against the config's mode."""
     problems: list[str] = []
     found: list[str] = []
     prev = None
@@ -139,7 +140,7 @@ def info(out: IO[str], kraft_mode: bool, directories: Sequence[str]) -> int:
             problems.append("Mismatched cluster IDs between storage directories.")
         elif prev.node_id != cur.node_id:
             problems.append("Mismatched node IDs between storage directories.")
-    if prev is not None:
+    if prev is not None and kraft_mode is not None:
         if kraft_mode and prev.version == 0:
             problems.append("The kafka configuration file appears to be for a cluster in KRaft "
                             "mode, but the directories are formatted for legacy mode.")
@@ -314,7 +315,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
                 config = load_config(args.config)
                 dirs = config.log_directories() + list(args.log_dir or [])
                 return info(out, True, sorted(set(dirs)))
-            return info(out, True, sorted(set(args.log_dir)))
+            return info(out, None, sorted(set(args.log_dir)))
         config = load_config(args.config)
         run_format(args, config, out)
         return EXIT_OK
