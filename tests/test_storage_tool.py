@@ -17,6 +17,8 @@ import stat
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kafkalog.checkpoint import MetaProperties, Uuid
 from kafkalog.decoders import cluster_metadata as cm
@@ -805,3 +807,26 @@ def test_verify_reports_a_cut_bootstrap_checkpoint(tmp_path):
     errors = [f for f in verify_paths([str(d)]).findings if f.severity == "error"]
     assert [(f.check, f.file) for f in errors] == [("bootstrap", str(path))]
     assert errors[0].position == len(data) - 75  # the footer batch is 75 bytes
+
+
+@given(node_id=st.integers(0, 2**31 - 1), port=st.integers(0, 65535),
+       host=st.one_of(st.from_regex(r"[a-z0-9][a-z0-9.-]{0,20}", fullmatch=True),
+                      st.ip_addresses(v=6).map(str)),
+       bits=st.integers(0, 2**128 - 1))
+@settings(max_examples=200, deadline=None)
+def test_dynamic_voter_round_trip(node_id, port, host, bits):
+    """Any voter prints as a string that parses back to it (IPv6 hosts bracketed), and the
+    bootstrap snapshot's VotersRecord reads back with kio to the same voter."""
+    from kio.schema.voters_record.v0 import VotersRecord
+    from kio.serial import entity_reader
+
+    u = Uuid.from_bytes(bits.to_bytes(16, "big"))
+    v = DynamicVoter(u, node_id, host, port)
+    assert DynamicVoter.parse(str(v)) == v
+    rec, _ = entity_reader(VotersRecord)(memoryview(kc.encode(
+        "KRAFT_VOTERS", DynamicVoters([v]).voters_record("ctl"))), 0)
+    [got] = rec.voters
+    # (kio reads Kafka's zero Uuid as None)
+    dir_bytes = got.voter_directory_id.bytes if got.voter_directory_id else bytes(16)
+    assert (got.voter_id, dir_bytes, got.endpoints[0].host,
+            got.endpoints[0].port) == (node_id, u.to_bytes(), host, port)
