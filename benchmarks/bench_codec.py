@@ -250,8 +250,9 @@ def _peer_rows(builder: type, keys: list, values: list, stamps: list, codec_id: 
     return run
 
 
-def bench_rows(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
-    """The row-path rows (see the module docstring)."""
+def bench_rows(cols: RecordColumns, peers: dict, repeat: int,
+               codecs: tuple[str, ...] = ROW_CODECS) -> list[dict]:
+    """The row-path rows (see the module docstring), for ``codecs``."""
     import shutil
     import tempfile
 
@@ -269,7 +270,7 @@ def bench_rows(cols: RecordColumns, peers: dict, repeat: int) -> list[dict]:
     out = []
     tmp = tempfile.mkdtemp(prefix="kafkalog-bench-rows-")
     try:
-        for codec in ROW_CODECS:
+        for codec in codecs:
             reps = max(1, repeat // 3) if codec == "gzip" else repeat
             for headers in (False, True):
                 tag = f"{codec}.headers" if headers else codec
@@ -638,7 +639,20 @@ def format_rows(rows: list[dict]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="100,000 records instead of 1M")
+    parser.add_argument("--rows-only", metavar="CODECS",
+                        help="only the encode_rows/log_append.records rows of these codecs "
+                             "(comma separated, e.g. snappy,zstd)")
     args = parser.parse_args(argv)
+    if args.rows_only:
+        codecs = tuple(args.rows_only.split(","))
+        unknown = set(codecs) - set(ROW_CODECS)
+        if unknown:
+            parser.error(f"unknown codec(s) {', '.join(sorted(unknown))} "
+                         f"(expected some of {', '.join(ROW_CODECS)})")
+        n = 100_000 if args.quick else 1_000_000
+        print(format_rows(bench_rows(make_columns(n), _peers(), 3 if args.quick else 6,
+                                     codecs)))
+        return 0
     print(format_rows(run(quick=args.quick)))
     return 0
 
