@@ -830,3 +830,31 @@ def test_dynamic_voter_round_trip(node_id, port, host, bits):
     dir_bytes = got.voter_directory_id.bytes if got.voter_directory_id else bytes(16)
     assert (got.voter_id, dir_bytes, got.endpoints[0].host,
             got.endpoints[0].port) == (node_id, u.to_bytes(), host, port)
+
+
+def test_info_on_directories_real_brokers_wrote():
+    """meta.properties files Kafka brokers wrote (3.7 KRaft, 2.x and ZooKeeper era): read with
+    their ids; together, the tool reports what a broker would refuse (two clusters)."""
+    real = FIXTURE.parent
+    kraft, zk = real / "LDI-POC", real / "VolodymyrZee-kafka"
+    if not (kraft / "meta.properties").exists() or not (zk / "meta.properties").exists():
+        pytest.skip("shared fixtures not present")
+    rc, out, _ = run(["info", "--log-dir", str(kraft)])
+    assert rc == 0
+    assert out == (f"Found log directory:\n  {kraft}\n\nFound metadata: "
+                   "{cluster.id=q1w2e3r4t5y6u7i8o9p0, directory.id=XHhkr4tkSsD900pOQ8pPfg, "
+                   "node.id=1, version=1}\n\n")
+    rc, out, _ = run(["info", "--log-dir", str(zk)])
+    assert rc == 0
+    assert "Found metadata: {broker.id=0, cluster.id=lRaQCIBoRh2xRKLuP9CAQg, version=0}" in out
+    rc, out, _ = run(["info", "--log-dir", str(kraft), "--log-dir", str(zk)])
+    assert rc == 1 and out.endswith("Found problem:\n  Mismatched cluster IDs between storage "
+                                    "directories.\n\n")
+    # a KRaft config over the ZooKeeper-era directory: the broker would refuse it
+    out_io = io.StringIO()
+    assert command.info(out_io, True, [str(zk)]) == 1
+    assert "formatted for legacy mode" in out_io.getvalue()
+    # and format refuses to take over a directory of another cluster
+    ens = mpe.load([str(kraft)])
+    with pytest.raises(mpe.MetaPropertiesError, match="Invalid cluster.id"):
+        ens.verify(expected_cluster_id=CLUSTER_ID, expected_node_id=1)
