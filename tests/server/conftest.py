@@ -28,6 +28,21 @@ def start_server(path: Path, **kw: object) -> KafkaServer:
     return KafkaServer(path, "127.0.0.1", 0, **kw).start()  # type: ignore[arg-type]
 
 
+def format_log_dir(root: Path, *args: str) -> None:
+    """Format ``root`` as a broker's only log dir with ``kafkalog storage format`` (Kafka's
+    ``kafka-storage.sh format``; a static quorum, so no snapshot), ``args`` added."""
+    import io
+
+    from kafkalog.storage import command as storage_command
+
+    props = root.parent / f"{root.name}.server.properties"
+    props.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
+                     f"controller.quorum.voters=100@localhost:9093\nlog.dirs={root}\n")
+    err = io.StringIO()
+    assert storage_command.main(["format", "-c", str(props), "-t", "XcZZOzUqS4yHOjhMQB6JLQ",
+                                 *args], stdout=io.StringIO(), stderr=err) == 0, err.getvalue()
+
+
 @pytest.fixture
 def log_dir(tmp_path: Path) -> Path:
     return tmp_path / "kafka-logs"

@@ -15,7 +15,7 @@ from kafkalog import LogDir
 from kafkalog.log_dir import TOPICS_FILE
 from kafkalog.server.protocol import ErrorCode as E
 
-from .conftest import start_server
+from .conftest import format_log_dir, start_server
 from .wire import WireClient
 
 ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
@@ -547,6 +547,19 @@ def test_alter_replica_log_dirs(server, log_dir):
 # -- Features (ApiVersions v3+, UpdateFeatures) ---------------------------------------------------
 
 
+def _features_at_start(root) -> dict:
+    """kafka-python's describe_features of a server started over ``root``, then stopped."""
+    s = start_server(root)
+    try:
+        admin = KafkaAdminClient(bootstrap_servers=s.address)
+        try:
+            return admin.describe_features()
+        finally:
+            admin.close()
+    finally:
+        s.stop()
+
+
 def test_features_through_kafka_python(server, log_dir):
     """kafka-python's describe_features / update_features: what kafkalog supports and has
     finalized, Kafka's refusals (the whole request fails on the first), a validate-only
@@ -583,15 +596,7 @@ def test_features_through_kafka_python(server, log_dir):
     finally:
         admin.close()
     server.stop()
-    s = start_server(log_dir)
-    try:
-        admin = KafkaAdminClient(bootstrap_servers=s.address)
-        try:
-            got = admin.describe_features()
-        finally:
-            admin.close()
-    finally:
-        s.stop()
+    got = _features_at_start(log_dir)
     assert got["metadata.version"]["finalized"] == (28, 28)
     assert got["metadata.version"]["finalized_epoch"] == 1
     assert "finalized" not in got["eligible.leader.replicas.version"]     # level 0: unlisted
@@ -602,27 +607,12 @@ def test_features_from_a_formatted_directory(tmp_path, caplog):
     kafka-storage.sh would) is served at its bootstrap levels on first start, as a new Kafka
     cluster finalizes them: metadata.version 21 (3.9-IV0), ELR 0 (unlisted). group.version and
     share.version 0 are named in a warning (kafkalog always serves KIP-848 and KIP-932)."""
-    import io
     import logging
 
-    from kafkalog.storage import command as storage_command
-
     root = tmp_path / "logs"
-    props = tmp_path / "server.properties"
-    props.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
-                     f"controller.quorum.voters=100@localhost:9093\nlog.dirs={root}\n")
-    assert storage_command.main(["format", "-c", str(props), "-t", "XcZZOzUqS4yHOjhMQB6JLQ",
-                                 "--release-version", "3.9"], stdout=io.StringIO()) == 0
+    format_log_dir(root, "--release-version", "3.9")
     with caplog.at_level(logging.WARNING, logger="kafkalog.server"):
-        s = start_server(root)
-    try:
-        admin = KafkaAdminClient(bootstrap_servers=s.address)
-        try:
-            got = admin.describe_features()
-        finally:
-            admin.close()
-    finally:
-        s.stop()
+        got = _features_at_start(root)
     assert got["metadata.version"]["finalized"] == (21, 21)
     assert "finalized" not in got["eligible.leader.replicas.version"]
     assert got["group.version"]["finalized"] == (1, 1)

@@ -12,7 +12,6 @@ a client certificate for mutual TLS.
 from __future__ import annotations
 
 import asyncio
-import io
 import shutil
 import socket
 import ssl
@@ -25,7 +24,7 @@ import pytest
 
 from kafkalog.security import ScramCredentialStore
 
-from .conftest import TEST_CONFIG, start_server
+from .conftest import TEST_CONFIG, format_log_dir, start_server
 from .wire import WireClient
 
 trustme = pytest.importorskip("trustme", reason="trustme (dev dependency) makes the test CA")
@@ -134,20 +133,13 @@ def test_users_bootstrapped_by_storage_format_log_in(tmp_path):
     import base64
     import hashlib
 
-    from kafkalog.storage import command as storage_command
-
     root = tmp_path / "logs"
-    props = tmp_path / "server.properties"
-    props.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
-                     f"controller.quorum.voters=100@localhost:9093\nlog.dirs={root}\n")
     salt = b"kafkalog-salt"
     salted = hashlib.pbkdf2_hmac("sha512", b"bob-secret", salt, 8192)
     bob = (f'SCRAM-SHA-512=[name=bob,salt="{base64.b64encode(salt).decode()}",'
            f'saltedpassword="{base64.b64encode(salted).decode()}",iterations=8192]')
-    assert storage_command.main(
-        ["format", "-c", str(props), "-t", "XcZZOzUqS4yHOjhMQB6JLQ", "--release-version", "3.9",
-         "--add-scram", "SCRAM-SHA-256=[name=alice,password=alice-secret]", "--add-scram", bob],
-        stdout=io.StringIO()) == 0
+    format_log_dir(root, "--release-version", "3.9", "--add-scram",
+                   "SCRAM-SHA-256=[name=alice,password=alice-secret]", "--add-scram", bob)
     server = _server(tmp_path, "SASL_PLAINTEXT")
     try:
         for mech, user, pw in (("SCRAM-SHA-256", "alice", "alice-secret"),
