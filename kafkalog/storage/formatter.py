@@ -57,9 +57,8 @@ __all__ = ["Formatter", "LATEST_TESTING_LEVEL", "metadata_version_from_string",
 #: Kafka 4.2's ``MetadataVersion.latestTesting()`` (4.3-IV0): its enum's last level
 LATEST_TESTING_LEVEL = 30
 #: release -> its latest production level ("3.7" -> 3.7-IV4), as IBP_VERSIONS maps it
-_RELEASES: dict[str, int] = {}
-for _level in range(MINIMUM_LEVEL, LATEST_PRODUCTION_LEVEL + 1):
-    _RELEASES[LEVELS[_level].split("-")[0]] = _level
+_RELEASES: dict[str, int] = {LEVELS[lv].split("-")[0]: lv
+                              for lv in range(MINIMUM_LEVEL, LATEST_PRODUCTION_LEVEL + 1)}
 
 
 def metadata_version_name(level: int) -> str:
