@@ -112,7 +112,8 @@ from .segment import LogSegment, validate_entries
 from .segment_append_state import append_v2_batch as _append_v2_batch
 from .segments import LogSegments
 
-__all__ = ["Log", "LogAppendInfo", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP", "MAX_TIMESTAMP"]
+__all__ = ["Log", "LogAppendInfo", "FetchedBatch", "EARLIEST_TIMESTAMP", "LATEST_TIMESTAMP",
+           "MAX_TIMESTAMP"]
 
 logger = logging.getLogger(__name__)
 
@@ -183,6 +184,17 @@ class LogAppendInfo(NamedTuple):
 # LogAppendInfo from a tuple of all 10 fields without NamedTuple.__new__'s argument parsing
 # (the single-batch append path builds one per call)
 _new_append_info = partial(tuple.__new__, LogAppendInfo)
+
+
+class FetchedBatch(NamedTuple):
+    """One batch of a :meth:`Log.batches` read."""
+
+    #: the ``RecordBatch`` (or v0/v1 ``LegacyEntry``): header fields, producer, epoch
+    batch: Any
+    #: the batch's byte position in its segment's ``.log`` file (``batch.path``)
+    position: int
+    #: its records inside the read's offset range, in offset order
+    records: list[Any]
 
 
 class Log:
@@ -1218,6 +1230,32 @@ class Log:
         CorruptRecordError
             Bad bytes, with the segment file and position.
         """
+        for fetched in self.batches(start_offset, end_offset, include_control=include_control,
+                                    isolation=isolation):
+            yield from fetched.records
+
+    def batches(self, start_offset: int | None = None, end_offset: int | None = None,
+                *, include_control: bool = False,
+                isolation: str = "read_uncommitted") -> Iterator[FetchedBatch]:
+        """Iterate the batches that hold offsets in ``[start_offset, end_offset)`` with their
+        records in that range, as a consumer reads them: what it knows beyond the records
+        (the timestamp type, the partition leader epoch, the producer of each batch) is on
+        ``batch`` (a ``RecordBatch``, or a ``LegacyEntry`` for v0/v1 entries).
+
+        Bounds, control batches, ``isolation`` and errors as :meth:`records` (each batch's
+        records are decoded before it is handed out, so a corrupt one raises with its
+        segment file and position, and nothing of it is yielded).
+
+        Examples
+        --------
+        >>> import tempfile
+        >>> from kafkalog import Record
+        >>> with Log.open(tempfile.mkdtemp()) as log:
+        ...     _ = log.append([Record(b"k", b"v", 5)], partition_leader_epoch=3)
+        ...     [(f.batch.partition_leader_epoch, f.batch.timestamp_type, f.position,
+        ...       f.records[0].value) for f in log.batches()]
+        [(3, 'CreateTime', 0, b'v')]
+        """
         from .records.batch import iter_batches
 
         tx = _transactions.read_committed_filter(self, start_offset, end_offset, isolation)
@@ -1245,9 +1283,10 @@ class Log:
                             raise seg.changed_under_reader(
                                 pos, f"offset {first} after {last} in one read")
                         last = batch.last_offset
-                    for r in batch:
-                        if start <= r.offset < end:
-                            yield r
+                    records = list(batch)
+                    if batch.base_offset < start or batch.last_offset >= end:
+                        records = [r for r in records if start <= r.offset < end]
+                    yield FetchedBatch(batch, pos + batch.position, records)
             except CorruptRecordError as e:
                 raise e.with_location(path=seg.log_path, position_base=pos) from None
 
