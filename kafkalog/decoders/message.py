@@ -38,6 +38,7 @@ import base64
 import math
 import re
 import struct
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -865,6 +866,22 @@ def _jstr(s: str) -> str:
 
 def java_double(d: float) -> str:
     """Java's ``Double.toString`` (shortest repr; scientific outside [1e-3, 1e7))."""
+    return _java_floating(d, repr)
+
+
+def java_float(f: float) -> str:
+    """Java's ``Float.toString`` of the float32 nearest ``f``: the shortest digits that read
+    back as that float32 (not as a double), scientific outside [1e-3, 1e7) as for doubles.
+
+    >>> java_float(0.1), java_float(1e10), java_float(3.4028234663852886e38)
+    ('0.1', '1.0E10', '3.4028235E38')
+    """
+    import numpy as np
+
+    return _java_floating(float(np.float32(f)), lambda a: str(np.float32(a)))
+
+
+def _java_floating(d: float, shortest: Callable[[float], str]) -> str:
     if math.isnan(d):
         return "NaN"
     if math.isinf(d):
@@ -873,7 +890,7 @@ def java_double(d: float) -> str:
         return "-0.0" if math.copysign(1.0, d) < 0 else "0.0"
     sign = "-" if d < 0 else ""
     a = abs(d)
-    digits, exp = _shortest_digits(a)          # a = 0.d1d2... * 10**exp
+    digits, exp = _shortest_digits(shortest(a))  # a = 0.d1d2... * 10**exp
     if 1e-3 <= a < 1e7:
         point = exp
         if point <= 0:
@@ -887,8 +904,8 @@ def java_double(d: float) -> str:
     return f"{sign}{mant}E{exp - 1}"
 
 
-def _shortest_digits(a: float) -> tuple[str, int]:
-    r = repr(a)                                  # Python repr is the shortest round-trip form
+def _shortest_digits(r: str) -> tuple[str, int]:
+    # r: Python's repr (numpy's str for float32), the shortest text that round-trips
     if "e" in r or "E" in r:
         m, e = r.lower().split("e")
         e10 = int(e)
