@@ -29,6 +29,9 @@ Subcommands
 ``storage``
     Kafka's ``kafka-storage.sh``: format a KRaft node's log directories or inspect them
     (``kafkalog.storage.command``).
+``console-consumer``, ``console-producer``
+    Kafka's ``kafka-console-consumer.sh`` and ``kafka-console-producer.sh`` over log
+    directories, offline (``kafkalog.console``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -252,6 +255,12 @@ def build_parser() -> argparse.ArgumentParser:
     st = sub.add_parser("storage", help="Format or inspect a KRaft node's log directories "
                                         "(kafka-storage.sh).", add_help=False)
     st.add_argument("storage_args", nargs=argparse.REMAINDER)
+    cc = sub.add_parser("console-consumer", help="Print the records of topics of log dirs "
+                        "(kafka-console-consumer.sh, offline).", add_help=False)
+    cc.add_argument("console_consumer_args", nargs=argparse.REMAINDER)
+    cp = sub.add_parser("console-producer", help="Append lines of stdin as records to a topic "
+                        "of a log dir (kafka-console-producer.sh, offline).", add_help=False)
+    cp.add_argument("console_producer_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -509,6 +518,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .storage import command as storage_command
 
         return storage_command.main(argv[1:])
+    if argv[:1] == ["console-consumer"]:
+        from .console import console_consumer
+
+        return console_consumer.main(argv[1:])
+    if argv[:1] == ["console-producer"]:
+        from .console import console_producer
+
+        return console_producer.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -525,7 +542,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, get-offsets, log-dirs, tiered, tiered-restore, serve, "
-            "storage, demo)\n"
+            "storage, console-consumer, console-producer, demo)\n"
         )
         return EXIT_USAGE
     try:

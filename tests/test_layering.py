@@ -62,6 +62,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.storage": 7,  # kafka-storage.sh: meta.properties, bootstrap metadata, formatting
     "kafkalog.tools": 8,
     "kafkalog.admin": 8,  # the offline operator commands over a log dir
+    "kafkalog.console": 8,  # kafka-console-consumer.sh / kafka-console-producer.sh over log dirs
     "kafkalog.server": 8,
     "kafkalog.spark": 8,
     "kafkalog.tools.demo": 9,  # runs the engine, the tools and Spark end to end
