@@ -542,3 +542,82 @@ def test_real_group_commits_are_where_a_group_consumer_starts():
             assert firsts[p] == last[p]
         else:
             assert p not in firsts
+
+
+# -- the columnar path (DefaultMessageFormatter.format_table) against write_to -------------------
+
+_PRINTS = ("timestamp", "key", "value", "partition", "offset", "delivery", "epoch", "headers")
+_opt_bytes = st.none() | st.binary(max_size=12)
+_records = st.lists(st.tuples(_opt_bytes, _opt_bytes,
+                              st.lists(st.tuples(st.text(max_size=4), _opt_bytes), max_size=3)),
+                    min_size=1, max_size=25)
+
+
+@given(records=_records,
+       prints=st.fixed_dictionaries({p: st.sampled_from(["true", "false"]) for p in _PRINTS}),
+       seps=st.fixed_dictionaries({
+           "key.separator": st.sampled_from(["\t", "<sep>", ""]),
+           "line.separator": st.sampled_from(["\n", "<end>", "\r\n"]),
+           "headers.separator": st.sampled_from([",", "|"]),
+           "null.literal": st.sampled_from(["null", "", "<null>"])}),
+       log_append=st.booleans(), codec=st.sampled_from(["none", "zstd", "gzip"]),
+       split=st.integers(0, 25))
+def test_format_table_writes_what_write_to_writes(records, prints, seps, log_append, codec,
+                                                  split):
+    import tempfile
+
+    configs = {f"print.{k}": v for k, v in prints.items()} | seps
+    f = formatter("DefaultMessageFormatter", configs)
+    assert f.formats_tables
+    with tempfile.TemporaryDirectory() as tmp:
+        with LogDir.open(Path(tmp) / "logs") as d:
+            d.create_topic("t", 4, {"message.timestamp.type": "LogAppendTime"} if log_append
+                           else None)
+            log = d.log("t", 3)
+            rows = [Record(k, v, 1000 + i, h) for i, (k, v, h) in enumerate(records)]
+            for part in (rows[:split], rows[split:]):
+                if part:
+                    log.append(part, compression=codec)
+            table = log.read_table()
+            one_by_one = io.BytesIO()
+            for fetched in log.batches():
+                ttype = fetched.batch.timestamp_type
+                for r in fetched.records:
+                    f.write_to(ConsumerRecord("t", 3, r.offset, r.timestamp, ttype, r.key,
+                                              r.value, tuple(r.headers)), one_by_one)
+            assert bytes(f.format_table(table, 3)) == one_by_one.getvalue()
+            # a slice of the table (the command's max-messages cut) as well
+            cut = table.slice(1, max(0, table.num_rows - 2))
+            assert bytes(f.format_table(cut, 3)) == b"".join(
+                bytes(f.format_table(cut.slice(i, 1), 3)) for i in range(cut.num_rows))
+
+
+def test_both_paths_of_the_command_print_and_commit_the_same(tmp_path):
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("t", 2)
+        log = d.log("t", 0)
+        log.append([Record(b"a", b"1", 1), Record(None, None, 2, [("h", None)])])
+        log.append([Record(b"x", b"aborted", 3)], producer_id=5, producer_epoch=0,
+                   base_sequence=0, transactional=True)
+        log.abort_transaction(5, 0)
+        log.append([Record(b"b", b"2", 4)], compression="snappy")
+        d.log("t", 1).append([Record(b"c", b"3", 5)])
+    common = ["--topic", "t", "--from-beginning", "--isolation-level", "read_committed",
+              "--formatter-property", "print.key=true", "--formatter-property",
+              "print.headers=true", "--formatter-property", "print.offset=true"]
+    for max_messages in (["--max-messages", "2"], []):
+        outs = []
+        for i, fmt in enumerate(("DefaultMessageFormatter", "LoggingMessageFormatter")):
+            status, out, err = run(str(root), *common, *max_messages, "--formatter", fmt,
+                                   "--group", f"g{i}{len(max_messages)}")
+            assert status == 0, err
+            with LogDir.open(root, read_only=True) as d:
+                from kafkalog.groups.metadata_manager import GroupMetadataManager
+
+                committed = GroupMetadataManager(d).fetch_offsets(f"g{i}{len(max_messages)}")
+            outs.append((out, committed))
+        assert outs[0] == outs[1]
+    assert outs[0][0] == b"Offset:0\tNO_HEADERS\ta\t1\nOffset:1\th:null\tnull\tnull\n" \
+        b"Offset:4\tNO_HEADERS\tb\t2\nOffset:0\tNO_HEADERS\tc\t3\n"
+    assert outs[0][1] == {("t", 0): 5, ("t", 1): 1}

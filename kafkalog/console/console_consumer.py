@@ -46,7 +46,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 from ..admin import INTERNAL_TOPICS, open_error_text, open_log_dir
 from ..checkpoint import read_properties
-from ..errors import KafkaLogError, OffsetOutOfRangeError
+from ..errors import KafkaLogError
 from ..log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 from ..usage import ArgumentParser, UsageError, java_int, parse_args
 from .deserializers import SerializationError
@@ -365,8 +365,8 @@ def _reset_offset(policy: tuple[str, int], logs: LogDir, log: Log, end: int,
                         f"[{tp[0]}-{tp[1]}]")
 
 
-def _records(logs: LogDir, log: Log, topic: str, partition: int, start: int, end: int,
-             isolation: str) -> Iterator[tuple[ConsumerRecord | None, int]]:
+def _records(log: Log, topic: str, partition: int, start: int, end: int, isolation: str
+             ) -> Iterator[tuple[ConsumerRecord | None, int]]:
     """``(record, position after it)``, and ``(None, position)`` where the fetch position
     moves past a batch without handing out a record (control batches, aborted records)."""
     for fetched in log.batches(start, end, include_control=True, isolation=isolation):
@@ -381,10 +381,10 @@ def _records(logs: LogDir, log: Log, topic: str, partition: int, start: int, end
 
 
 def _error_line(e: BaseException) -> str:
+    """``Class: message`` as Kafka's log shows an exception (Kafka's class for a
+    deserializer's error; ours, with file and position, for the others)."""
     if isinstance(e, SerializationError):
         return f"{e.java_class}: {e.message}"
-    if isinstance(e, KafkaLogError):
-        return f"{type(e).__name__}: {e}"
     return f"{type(e).__name__}: {e}"
 
 
@@ -534,43 +534,90 @@ def _consume(opts: ConsoleConsumerOptions, held: dict[tuple[str, int], LogDir],
     for tp, (log, end) in bounds.items():
         if opts.max_messages != -1 and count[0] >= opts.max_messages:
             break
-        topic, partition = tp
-        logs = held[tp]
         start = positions[tp]
         if start >= end:
             continue
         try:
-            for record, after in _records(logs, log, topic, partition, start, end,
-                                          opts.isolation):
-                if record is None:
-                    positions[tp] = max(positions[tp], after)
-                    continue
-                if opts.max_messages != -1 and count[0] >= opts.max_messages:
-                    return EXIT_OK
-                count[0] += 1
-                positions[tp] = after
-                try:
-                    fmt.write_to(record, out)
-                    line = fmt.log_line(record)
-                    if line is not None:
-                        err.write(f"INFO {line}\n")
-                except (KafkaLogError, ValueError) as e:
-                    if not a.skip_message_on_error:
-                        err.write(f"ERROR Unknown error when running consumer: "
-                                  f"{_error_line(e)}\n")
-                        return EXIT_ERROR
-                    err.write(f"ERROR Error processing message, skipping this message: "
-                              f"{_error_line(e)}\n")
+            if fmt.formats_tables:
+                status = _consume_tables(opts, log, tp, start, end, positions, out, count)
+            else:
+                status = _consume_records(opts, log, tp, start, end, positions, out, err,
+                                          count)
+            if status is not None:
+                return status
         except BrokenPipeError:
             err.write("Unable to write to standard out, closing consumer.\n")
             return EXIT_OK
-        except OffsetOutOfRangeError as e:
-            err.write(f"ERROR Error processing message, terminating consumer process: "
-                      f"{_error_line(e)}\n")
-            return EXIT_ERROR
         except KafkaLogError as e:
             err.write(f"ERROR Error processing message, terminating consumer process: "
                       f"{_error_line(e)}\n")
             return EXIT_ERROR
     return EXIT_OK
 
+
+def _consume_records(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int], start: int,
+                     end: int, positions: dict[tuple[str, int], int], out: IO[bytes],
+                     err: IO[str], count: list[int]) -> int | None:
+    """Records of ``[start, end)`` formatted one by one; an exit status to stop with, or
+    None to go on with the next partition."""
+    fmt = opts.formatter
+    for record, after in _records(log, tp[0], tp[1], start, end, opts.isolation):
+        if record is None:
+            positions[tp] = max(positions[tp], after)
+            continue
+        if opts.max_messages != -1 and count[0] >= opts.max_messages:
+            # the consumer seeks back to the first record it fetched and did not hand out
+            # (resetUnconsumedOffsets): that is where a group's commit resumes
+            positions[tp] = record.offset
+            return EXIT_OK
+        count[0] += 1
+        positions[tp] = after
+        try:
+            fmt.write_to(record, out)
+            line = fmt.log_line(record)
+            if line is not None:
+                err.write(f"INFO {line}\n")
+        except (KafkaLogError, ValueError) as e:
+            if not opts.args.skip_message_on_error:
+                err.write(f"ERROR Unknown error when running consumer: {_error_line(e)}\n")
+                return EXIT_ERROR
+            err.write(f"ERROR Error processing message, skipping this message: "
+                      f"{_error_line(e)}\n")
+    return None
+
+
+#: offsets per read_table call of the columnar path: grows while chunks stay small, shrinks
+#: when one is large, so that one chunk of decoded columns stays around 4-16 MiB
+_FIRST_CHUNK, _MAX_CHUNK = 4096, 1 << 20
+_SMALL_CHUNK_BYTES, _LARGE_CHUNK_BYTES = 4 << 20, 16 << 20
+
+
+def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int], start: int,
+                    end: int, positions: dict[tuple[str, int], int], out: IO[bytes],
+                    count: list[int]) -> int | None:
+    """The same bytes as :func:`_consume_records` for the default formatter without
+    deserializers, a chunk of records at a time through the columnar decoder (a formatter
+    that cannot fail: no per-record errors to skip)."""
+    fmt = opts.formatter
+    step, s = _FIRST_CHUNK, start
+    while s < end:
+        e = min(end, s + step)
+        table = log.read_table(s, e, isolation=opts.isolation)
+        n = table.num_rows
+        if opts.max_messages != -1 and count[0] + n > opts.max_messages:
+            # as _consume_records: the position is the first record not handed out
+            keep = opts.max_messages - count[0]
+            positions[tp] = table.column("offset")[keep].as_py()
+            out.write(fmt.format_table(table.slice(0, keep), tp[1]))
+            count[0] += keep
+            return EXIT_OK
+        out.write(fmt.format_table(table, tp[1]))
+        count[0] += n
+        positions[tp] = e
+        size = table.nbytes
+        if size > _LARGE_CHUNK_BYTES and step > 64:
+            step //= 2
+        elif size < _SMALL_CHUNK_BYTES and step < _MAX_CHUNK:
+            step *= 2
+        s = e
+    return None
