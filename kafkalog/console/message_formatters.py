@@ -214,60 +214,54 @@ class DefaultMessageFormatter(MessageFormatter):
 
     def format_table(self, table: Any, partition: int) -> Any:
         """The bytes :meth:`write_to` writes for each row of ``table`` (``Log.read_table``'s
-        columns), all rows at once, without Python per record: a ``pyarrow.Buffer``.
+        columns), all rows at once (one ``kafkalog.native.console_lines`` kernel call per
+        record batch of the table, no Python per record): a ``numpy.uint8`` array.
 
         Same bytes as :meth:`write_to` row by row (a property test holds the two together);
         only while :attr:`formats_tables`."""
         import numpy as np
-        import pyarrow as pa
-        import pyarrow.compute as pc
 
-        n = table.num_rows
-        if n == 0:
-            return pa.py_buffer(b"")
-        null = pa.scalar(self.null_literal, pa.binary())
+        from ..native import console_lines as kl
+        from ..native._jit import kernel_input
 
-        def text(col: Any) -> Any:
-            return pc.cast(col, pa.string()).cast(pa.binary())
-
-        def prefixed(prefix: bytes, col: Any) -> Any:
-            return pc.binary_join_element_wise(pa.scalar(prefix, pa.binary()), col, b"")
-
-        fields = []
-        if self.print_timestamp:
-            ts = text(table.column("timestamp"))
-            ttype = table.column("timestamp_type")
-            fields.append(pc.if_else(
-                pc.equal(ttype, 0), prefixed(b"CreateTime:", ts),
-                pc.if_else(pc.equal(ttype, 1), prefixed(b"LogAppendTime:", ts),
-                           pa.scalar(b"NO_TIMESTAMP", pa.binary()))))
-        if self.print_partition:
-            fields.append(pa.array([b"Partition:%d" % partition] * n, pa.binary()))
-        if self.print_offset:
-            fields.append(prefixed(b"Offset:", text(table.column("offset"))))
-        if self.print_delivery:
-            fields.append(pa.array([b"Delivery:NOT_PRESENT"] * n, pa.binary()))
-        if self.print_epoch:
-            fields.append(pa.array([b"Epoch:NOT_PRESENT"] * n, pa.binary()))
-        if self.print_headers:
-            fields.append(self._headers_column(table.column("headers")))
-        if self.print_key:
-            fields.append(pc.fill_null(table.column("key"), null))
-        if self.print_value:
-            fields.append(pc.fill_null(table.column("value"), null))
-        if not fields:
-            return pa.py_buffer(b"")
-        # field sep field ... then the line separator: an empty last field joined with the
-        # line separator ends each row (print.value=false ends on the line separator too)
-        joined = pc.binary_join_element_wise(*fields, self.key_separator) \
-            if len(fields) > 1 else fields[0]
-        lines = pc.binary_join_element_wise(
-            joined, pa.array([b""] * n, pa.binary()), self.line_separator)
-        arr = lines.combine_chunks() if isinstance(lines, pa.ChunkedArray) else lines
-        # the rows' bytes are contiguous in the array's data buffer: hand out that slice
-        offsets = np.frombuffer(arr.buffers()[1], dtype=np.int32,
-                                count=len(arr) + 1, offset=4 * arr.offset)
-        return arr.buffers()[2][int(offsets[0]):int(offsets[-1])]
+        fields = 0
+        for on, bit in ((self.print_timestamp, kl.FIELD_TIMESTAMP),
+                        (self.print_partition, kl.FIELD_PARTITION),
+                        (self.print_offset, kl.FIELD_OFFSET),
+                        (self.print_delivery, kl.FIELD_DELIVERY),
+                        (self.print_epoch, kl.FIELD_EPOCH),
+                        (self.print_headers, kl.FIELD_HEADERS),
+                        (self.print_key, kl.FIELD_KEY), (self.print_value, kl.FIELD_VALUE)):
+            if on:
+                fields |= bit
+        key_sep = kernel_input(np.frombuffer(self.key_separator, np.uint8), np.uint8)
+        line_sep = kernel_input(np.frombuffer(self.line_separator, np.uint8), np.uint8)
+        null = kernel_input(np.frombuffer(self.null_literal, np.uint8), np.uint8)
+        parts = []
+        for batch in table.to_batches():
+            n = batch.num_rows
+            if n == 0 or not fields:
+                continue
+            kd, ko, kv = _binary_column(batch.column("key"))
+            vd, vo, vv = _binary_column(batch.column("value"))
+            if fields & kl.FIELD_HEADERS:
+                hd, ho, _ = _binary_column(self._headers_column(batch.column("headers")))
+            else:
+                hd, ho = _EMPTY_DATA, kernel_input(np.zeros(n + 1, np.int64), np.int64)
+            ts = kernel_input(batch.column("timestamp").to_numpy(), np.int64)
+            tt = kernel_input(batch.column("timestamp_type").to_numpy(), np.int32)
+            offs = kernel_input(batch.column("offset").to_numpy(), np.int64)
+            sizes = np.empty(n, np.int64)
+            total = kl.line_sizes(fields, n, ts, tt, offs, partition, ko, kv, vo, vv, ho,
+                                  len(key_sep), len(line_sep), len(null), sizes)
+            out = np.empty(total, np.uint8)
+            written = kl.write_lines(fields, n, ts, tt, offs, partition, kd, ko, kv, vd, vo,
+                                     vv, hd, ho, key_sep, line_sep, null, out)
+            assert written == total
+            parts.append(out)
+        if not parts:
+            return np.empty(0, np.uint8)
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
 
     def _headers_column(self, headers: Any) -> Any:
         import pyarrow as pa
@@ -284,6 +278,39 @@ class DefaultMessageFormatter(MessageFormatter):
         joined = pc.binary_join(lists, pa.scalar(self.headers_separator, pa.binary()))
         return pc.if_else(pc.equal(pc.list_value_length(headers), 0),
                           pa.scalar(b"NO_HEADERS", pa.binary()), joined)
+
+
+def _binary_column(arr: Any) -> tuple[Any, Any, Any]:
+    """A binary Arrow array as the kernel reads it: ``(data, n + 1 int64 offsets into it,
+    one validity byte per row)``, views of its buffers where the types allow."""
+    import numpy as np
+    import pyarrow as pa
+
+    from ..native._jit import kernel_input
+
+    if isinstance(arr, pa.ChunkedArray):
+        arr = arr.combine_chunks()
+    n = len(arr)
+    bufs = arr.buffers()
+    offsets = np.frombuffer(bufs[1], np.int32, count=n + 1, offset=4 * arr.offset)
+    data = _EMPTY_DATA if bufs[2] is None else kernel_input(np.frombuffer(bufs[2], np.uint8),
+                                                           np.uint8)
+    if arr.null_count == 0:
+        valid = np.ones(n, np.uint8)
+    else:
+        valid = arr.is_valid().to_numpy(zero_copy_only=False).view(np.uint8)
+    return data, kernel_input(offsets, np.int64), kernel_input(valid, np.uint8)
+
+
+def _empty_data() -> Any:
+    import numpy as np
+
+    from ..native._jit import kernel_input
+
+    return kernel_input(np.zeros(0, np.uint8), np.uint8)
+
+
+_EMPTY_DATA = _empty_data()
 
 
 class LoggingMessageFormatter(DefaultMessageFormatter):
