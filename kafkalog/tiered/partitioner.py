@@ -6,8 +6,8 @@ Kafka (``storage/.../remote/metadata/storage/RemoteLogMetadataTopicPartitioner.j
 
 where ``Objects.hash`` is ``Arrays.hashCode`` over a ``Long``, a ``Long`` and an ``Integer``,
 its int written big-endian, and ``murmur2``/``toPositive`` are the producer partitioner's
-(``clients/.../common/utils/Utils.java``). ``n`` is ``remote.log.metadata.topic.num.partitions``
-(default 50).
+(``clients/.../common/utils/Utils.java``; :mod:`kafkalog.records.murmur2`, re-exported here).
+``n`` is ``remote.log.metadata.topic.num.partitions`` (default 50).
 
 >>> metadata_partition("AAAAAAAAAAAAAAAAAAAAyg", 7)
 31
@@ -18,6 +18,7 @@ from __future__ import annotations
 import struct
 
 from ..decoders.message import uuid_from_str
+from ..records.murmur2 import murmur2, to_positive
 
 __all__ = ["DEFAULT_METADATA_TOPIC_PARTITIONS", "metadata_partition", "murmur2",
            "topic_id_partition_hash"]
@@ -31,32 +32,6 @@ _M32 = 0xFFFFFFFF
 def _int32(n: int) -> int:
     n &= _M32
     return n - (1 << 32) if n & 0x80000000 else n
-
-
-def murmur2(data: bytes) -> int:
-    """Kafka's ``Utils.murmur2`` (a signed 32-bit int), seed ``0x9747b28c``."""
-    m, r = 0x5BD1E995, 24
-    length = len(data)
-    h = (0x9747B28C ^ length) & _M32
-    n4 = length // 4
-    for (k,) in struct.iter_unpack("<I", data[: n4 * 4]):
-        k = (k * m) & _M32
-        k ^= k >> r
-        k = (k * m) & _M32
-        h = ((h * m) & _M32) ^ k
-    tail = data[n4 * 4:]
-    # the switch falls through: 3 bytes left xor the third, then the second, then the first
-    if len(tail) >= 3:
-        h ^= tail[2] << 16
-    if len(tail) >= 2:
-        h ^= tail[1] << 8
-    if tail:
-        h ^= tail[0]
-        h = (h * m) & _M32
-    h ^= h >> 13
-    h = (h * m) & _M32
-    h ^= h >> 15
-    return _int32(h)
 
 
 def _long_hash(v: int) -> int:
@@ -85,4 +60,4 @@ def metadata_partition(topic_id: str, partition: int,
         raise ValueError(f"remote.log.metadata.topic.num.partitions must be >= 1 "
                          f"(found {num_partitions})")
     h = topic_id_partition_hash(topic_id, partition)
-    return (murmur2(struct.pack(">i", h)) & 0x7FFFFFFF) % num_partitions
+    return to_positive(murmur2(struct.pack(">i", h))) % num_partitions
