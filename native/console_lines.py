@@ -52,11 +52,15 @@ _INT64_MIN = -9223372036854775807 - 1
 _INT64_MIN_TEXT = np.frombuffer(b"-9223372036854775808", np.uint8)
 
 
+_POW10 = np.array([10 ** i for i in range(19)], np.int64)
+# "00" "01" ... "99": two digits per division when writing a number
+_PAIRS = np.frombuffer("".join(f"{i:02d}" for i in range(100)).encode(), np.uint8)
+
+
 @kernel
 def _positive_digits(v):
     n = 1
-    while v >= 10:
-        v //= 10
+    while n < 19 and v >= _POW10[n]:
         n += 1
     return n
 
@@ -80,18 +84,27 @@ def _write_int(out, pos, v):
     if v < 0:
         out[pos] = 45  # '-'
         v = -v
-    p = end - 1
-    while True:
-        out[p] = 48 + v % 10
-        v //= 10
-        p -= 1
-        if v == 0:
-            break
+    p = end
+    while v >= 100:
+        r = v % 100
+        v //= 100
+        out[p - 2] = _PAIRS[2 * r]
+        out[p - 1] = _PAIRS[2 * r + 1]
+        p -= 2
+    if v >= 10:
+        out[p - 2] = _PAIRS[2 * v]
+        out[p - 1] = _PAIRS[2 * v + 1]
+    else:
+        out[p - 1] = 48 + v
     return end
 
 
 @kernel
 def _copy(out, pos, src, start, end):
+    n = end - start
+    if n > 8:  # (a slice copy is a memmove: twice a byte loop's speed on 100 B values)
+        out[pos:pos + n] = src[start:end]
+        return pos + n
     for j in range(start, end):
         out[pos] = src[j]
         pos += 1

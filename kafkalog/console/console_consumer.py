@@ -597,27 +597,43 @@ def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int],
                     count: list[int]) -> int | None:
     """The same bytes as :func:`_consume_records` for the default formatter without
     deserializers, a chunk of records at a time through the columnar decoder (a formatter
-    that cannot fail: no per-record errors to skip)."""
+    that cannot fail: no per-record errors to skip).
+
+    The next chunk is decoded on a second thread while this one is formatted and written
+    (decoding, the line kernel and the write all release the GIL): at most two chunks of
+    decoded columns are held."""
+    from concurrent.futures import ThreadPoolExecutor
+
     fmt = opts.formatter
-    step, s = _FIRST_CHUNK, start
-    while s < end:
-        e = min(end, s + step)
-        table = log.read_table(s, e, isolation=opts.isolation)
-        n = table.num_rows
-        if opts.max_messages != -1 and count[0] + n > opts.max_messages:
-            # as _consume_records: the position is the first record not handed out
-            keep = opts.max_messages - count[0]
-            positions[tp] = table.column("offset")[keep].as_py()
-            out.write(fmt.format_table(table.slice(0, keep), tp[1]))
-            count[0] += keep
-            return EXIT_OK
-        out.write(fmt.format_table(table, tp[1]))
-        count[0] += n
-        positions[tp] = e
-        size = table.nbytes
-        if size > _LARGE_CHUNK_BYTES and step > 64:
-            step //= 2
-        elif size < _SMALL_CHUNK_BYTES and step < _MAX_CHUNK:
-            step *= 2
-        s = e
+
+    def read(s: int, e: int) -> Any:
+        return log.read_table(s, e, isolation=opts.isolation)
+
+    step = _FIRST_CHUNK
+    with ThreadPoolExecutor(1, thread_name_prefix="console-consumer-decode") as pool:
+        s, e = start, min(end, start + step)
+        pending = pool.submit(read, s, e)
+        while pending is not None:
+            table = pending.result()
+            size = table.nbytes
+            if size > _LARGE_CHUNK_BYTES and step > 64:
+                step //= 2
+            elif size < _SMALL_CHUNK_BYTES and step < _MAX_CHUNK:
+                step *= 2
+            pending = pool.submit(read, e, min(end, e + step)) if e < end else None
+            n = table.num_rows
+            if opts.max_messages != -1 and count[0] + n > opts.max_messages:
+                # as _consume_records: the position is the first record not handed out
+                keep = opts.max_messages - count[0]
+                positions[tp] = table.column("offset")[keep].as_py()
+                out.write(fmt.format_table(table.slice(0, keep), tp[1]))
+                count[0] += keep
+                if pending is not None:
+                    pending.cancel()
+                return EXIT_OK
+            out.write(fmt.format_table(table, tp[1]))
+            count[0] += n
+            positions[tp] = e
+            if pending is not None:
+                e = min(end, e + step)
     return None

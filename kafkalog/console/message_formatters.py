@@ -218,7 +218,8 @@ class DefaultMessageFormatter(MessageFormatter):
         record batch of the table, no Python per record): a ``numpy.uint8`` array.
 
         Same bytes as :meth:`write_to` row by row (a property test holds the two together);
-        only while :attr:`formats_tables`."""
+        only while :attr:`formats_tables`. The array may be the formatter's buffer, valid
+        until the next call (write it out first)."""
         import numpy as np
 
         from ..native import console_lines as kl
@@ -254,7 +255,7 @@ class DefaultMessageFormatter(MessageFormatter):
             sizes = np.empty(n, np.int64)
             total = kl.line_sizes(fields, n, ts, tt, offs, partition, ko, kv, vo, vv, ho,
                                   len(key_sep), len(line_sep), len(null), sizes)
-            out = np.empty(total, np.uint8)
+            out = self._output(total, len(parts) + 1)
             written = kl.write_lines(fields, n, ts, tt, offs, partition, kd, ko, kv, vd, vo,
                                      vv, hd, ho, key_sep, line_sep, null, out)
             assert written == total
@@ -262,6 +263,19 @@ class DefaultMessageFormatter(MessageFormatter):
         if not parts:
             return np.empty(0, np.uint8)
         return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _output(self, size: int, nth: int) -> Any:
+        """Room for ``size`` bytes of output: the first part of a call reuses the formatter's
+        buffer (its pages already mapped: a fresh array of a chunk's lines costs a page fault
+        per 4 KiB); later parts of the same call get their own."""
+        import numpy as np
+
+        if nth > 1:
+            return np.empty(size, np.uint8)
+        buf = getattr(self, "_scratch", None)
+        if buf is None or len(buf) < size:
+            buf = self._scratch = np.empty(max(size, 1 << 20), np.uint8)
+        return buf[:size]
 
     def _headers_column(self, headers: Any) -> Any:
         import pyarrow as pa
