@@ -99,7 +99,7 @@ from ..errors import (
 )
 from ..records.builder import encode_batch
 from ..records.record import Record
-from ..records.varint import size_of_varint, size_of_varlong
+from ..records.varint import size_of_varlong
 from ..usage import ArgumentParser, UsageError, java_int, parse_args
 from .line_message_reader import (
     LINE_MESSAGE_READER_CLASS,
@@ -215,9 +215,16 @@ def record_size_in_bytes(offset_delta: int, timestamp_delta: int, key: bytes | N
     >>> record_size_in_bytes(0, 0, None, b"v", ())
     8
     """
-    body = (1 + size_of_varint(offset_delta) + size_of_varlong(timestamp_delta)
-            + _fields_size(key, value, headers))
-    return body + size_of_varint(body)
+    return _record_size(offset_delta, timestamp_delta, _fields_size(key, value, headers))
+
+
+def _record_size(offset_delta: int, timestamp_delta: int, fields_size: int) -> int:
+    # record_size_in_bytes with the fields' size known (the producer computes it once a
+    # record; the deltas are lengths in the common case: offset deltas always)
+    body = 1 + _length_size(offset_delta) + fields_size + (
+        _length_size(timestamp_delta) if timestamp_delta >= 0
+        else size_of_varlong(timestamp_delta))
+    return body + _length_size(body)
 
 
 def estimate_size_upper_bound(key: bytes | None, value: bytes | None,
@@ -379,23 +386,25 @@ class _ProducerBatch:
 
     def estimated_size(self) -> int:
         """``estimatedBytesWritten``."""
-        return estimated_bytes_written(self.uncompressed_size, self.ratio, self.compressed)
+        if not self.compressed:  # (its first case, inline: this runs several times a record)
+            return RECORD_BATCH_OVERHEAD + self.uncompressed_size
+        return estimated_bytes_written(self.uncompressed_size, self.ratio, True)
 
     def is_full(self) -> bool:
         """``isFull``: closed for appends, or the write limit reached (after one record)."""
         return self.closed or (bool(self.records)
                                and self.write_limit <= self.estimated_size())
 
-    def try_append(self, record: Record, timestamp: int) -> int | None:
-        """``tryAppend``: add ``record`` (its ``timestamp``) when ``hasRoomFor`` (the first
-        always fits); the estimated bytes it added, or None (no room)."""
+    def try_append(self, record: Record, timestamp: int, fields_size: int) -> int | None:
+        """``tryAppend``: add ``record`` (its ``timestamp``; ``fields_size``: its key, value
+        and headers' bytes, :func:`_fields_size`) when ``hasRoomFor`` (the first always
+        fits); the estimated bytes it added, or None (no room)."""
         n = len(self.records)
         if self.is_full():
             return None
         if n == 0:
             self.base_timestamp = timestamp
-        size = record_size_in_bytes(n, timestamp - self.base_timestamp, record.key,
-                                    record.value, record.headers)
+        size = _record_size(n, timestamp - self.base_timestamp, fields_size)
         before = self.estimated_size()
         # hasRoomFor does not count the new record's compression ("be conservative")
         if n and self.write_limit < before + size:
@@ -413,6 +422,10 @@ class ProduceStats:
     records: dict[int, int]
     batches: dict[int, int]
     failed: int = 0
+
+
+#: "no open batch" for LogDirProducer._oldest_batch_ms (above any clock)
+_NO_BATCH_MS = 1 << 63
 
 
 class LogDirProducer:
@@ -488,6 +501,7 @@ class LogDirProducer:
         self._sticky = BuiltInPartitioner(count, config.batch_size, rng)
         self._on_error = on_error
         self._batches: dict[int, _ProducerBatch] = {}
+        self._oldest_batch_ms = _NO_BATCH_MS
         self._closed_batches: list[_ProducerBatch] = []
         self._ratio = 1.0  # CompressionType.rate of every codec
         self._epochs: dict[int, int] = {}
@@ -508,7 +522,8 @@ class LogDirProducer:
         """
         now = self._clock.milliseconds()
         self._drain_lingered(now)
-        size = estimate_size_upper_bound(record.key, record.value, record.headers)
+        fields = _fields_size(record.key, record.value, record.headers)
+        size = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields  # the upper bound
         refusal = None
         if size > self.config.max_request_size:
             refusal = (f"The message is {size} bytes when serialized which is larger than "
@@ -524,9 +539,10 @@ class LogDirProducer:
             return
         rec = Record(record.key, record.value, now, record.headers)
         if record.key is not None and not self.config.ignore_keys:
-            self._append(partition_for_key(record.key, self.num_partitions), rec, now)
+            self._append(partition_for_key(record.key, self.num_partitions), rec, now, fields,
+                         size)
         else:
-            self._append(None, rec, now)
+            self._append(None, rec, now, fields, size)
         self._drain_closed(sync)
         if sync:
             self.flush(sync=True)
@@ -548,7 +564,8 @@ class LogDirProducer:
         batch = self._batches.get(partition)
         return batch is None or batch.is_full()
 
-    def _append(self, partition: int | None, record: Record, now: int) -> None:
+    def _append(self, partition: int | None, record: Record, now: int, fields: int,
+                upper_bound: int) -> None:
         sticky = self._sticky
         while True:
             p = sticky.peek_current_partition() if partition is None else partition
@@ -558,7 +575,7 @@ class LogDirProducer:
                 continue
             batch = self._batches.get(p)
             if batch is not None:
-                appended = batch.try_append(record, now)
+                appended = batch.try_append(record, now, fields)
                 if appended is not None:
                     if partition is None:
                         sticky.update_partition_info(appended, enable_switch=batch.is_full())
@@ -570,11 +587,11 @@ class LogDirProducer:
                 self._closed_batches.append(self._batches.pop(p))
                 if partition is None and sticky.update_partition_info(0, enable_switch=True):
                     continue  # the partition switched: the record goes to the new one
-            size = estimate_size_upper_bound(record.key, record.value, record.headers)
-            batch = _ProducerBatch(p, max(self.config.batch_size, size), self._ratio,
+            batch = _ProducerBatch(p, max(self.config.batch_size, upper_bound), self._ratio,
                                    self.config.compression != "none", now)
-            batch.try_append(record, now)
+            batch.try_append(record, now, fields)
             self._batches[p] = batch
+            self._oldest_batch_ms = min(self._oldest_batch_ms, now)
             if partition is None:
                 sticky.update_partition_info(batch.estimated_size(),
                                              enable_switch=batch.is_full())
@@ -586,10 +603,14 @@ class LogDirProducer:
 
     def _drain_lingered(self, now: int) -> None:
         # a batch is ready once linger.ms passed since it was created: the sender has sent it
-        # before this record arrives
-        for p in sorted(self._batches):
-            if now - self._batches[p].created_ms >= self.config.linger_ms:
-                self._closed_batches.append(self._batches.pop(p))
+        # before this record arrives. (_oldest_batch_ms is at most every open batch's
+        # creation time, so a record with none ready skips the scan.)
+        if self._batches and now - self._oldest_batch_ms >= self.config.linger_ms:
+            for p in sorted(self._batches):
+                if now - self._batches[p].created_ms >= self.config.linger_ms:
+                    self._closed_batches.append(self._batches.pop(p))
+            self._oldest_batch_ms = min((b.created_ms for b in self._batches.values()),
+                                        default=_NO_BATCH_MS)
         self._drain_closed(False)
 
     def _drain_closed(self, sync: bool) -> None:
