@@ -45,10 +45,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from ..admin import INTERNAL_TOPICS, open_error_text, open_log_dir
-from ..checkpoint import read_properties
 from ..errors import KafkaLogError
 from ..log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 from ..usage import ArgumentParser, UsageError, java_int, parse_args
+from .command_line import load_props, parse_key_value_args
 from .deserializers import SerializationError
 from .message_formatters import ConsumerRecord, MessageFormatter, formatter
 
@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from ..log import Log
     from ..log_dir import LogDir
 
-__all__ = ["main", "build_parser", "ConsoleConsumerOptions", "parse_key_value_args", "EXIT_OK",
-           "EXIT_ERROR", "EXIT_USAGE"]
+__all__ = ["main", "build_parser", "ConsoleConsumerOptions", "EXIT_OK", "EXIT_ERROR",
+           "EXIT_USAGE"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -157,24 +157,11 @@ def _java_int_arg(text: str) -> int:
         raise argparse.ArgumentTypeError(f"Cannot parse argument '{text}' of option") from None
 
 
-def parse_key_value_args(args: Sequence[str]) -> dict[str, str]:
-    """``CommandLineUtils.parseKeyValueArgs``: ``k=v`` (split at the first ``=``); ``k`` or
-    ``k=`` is ``k`` with an empty value; empty arguments are ignored."""
-    props: dict[str, str] = {}
-    for a in args:
-        if not a:
-            continue
-        k, _, v = a.partition("=")
-        props[k] = v
-    return props
-
-
 def _load_props(path: str) -> dict[str, str]:
     try:
-        data = Path(path).read_bytes()
+        return load_props(path)
     except OSError as e:
         raise UsageError(f"{path}: {e.strerror or e}") from None
-    return read_properties(data)[0]
 
 
 class ConsoleConsumerOptions:

@@ -85,11 +85,9 @@ import struct
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 from ..admin import INTERNAL_TOPICS, listed_topics, open_error_text, open_log_dir
-from ..checkpoint import read_properties
 from ..clock import Clock, SystemClock
 from ..errors import (
     InvalidRecordError,
@@ -101,6 +99,7 @@ from ..records.builder import encode_batch
 from ..records.record import Record
 from ..records.varint import size_of_varlong
 from ..usage import ArgumentParser, UsageError, java_int, parse_args
+from .command_line import load_props, parse_key_value_args
 from .line_message_reader import (
     LINE_MESSAGE_READER_CLASS,
     LineMessageReader,
@@ -771,20 +770,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _parse_key_value_args(args: Sequence[str] | None) -> dict[str, str]:
-    # CommandLineUtils.parseKeyValueArgs: split at the first "=", a missing value is ""
-    props: dict[str, str] = {}
-    for arg in args or ():
-        key, _, value = arg.partition("=")
-        props[key] = value
-    return props
-
-
-def _load_props(path: str) -> dict[str, str]:
-    # Utils.loadProps: Properties.load(InputStream), ISO-8859-1 with escapes
-    return read_properties(Path(path).read_bytes())[0]
-
-
 def check_args(args: argparse.Namespace, out: IO[str]) -> None:
     """``ConsoleProducerOptions.checkArgs``: required ``--topic``, the deprecated options and
     their replacements not together (Kafka's texts), the deprecation warnings (on ``out``, as
@@ -834,9 +819,9 @@ def compression_codec(args: argparse.Namespace) -> str:
 
 def reader_properties(args: argparse.Namespace) -> dict[str, str]:
     """``readerProps()``: ``--reader-config``, then ``topic``, then ``--reader-property``."""
-    props = _load_props(args.reader_config) if args.reader_config is not None else {}
+    props = load_props(args.reader_config) if args.reader_config is not None else {}
     props["topic"] = args.topic
-    props.update(_parse_key_value_args(args.reader_property))
+    props.update(parse_key_value_args(args.reader_property))
     return props
 
 
@@ -851,8 +836,8 @@ def producer_properties(args: argparse.Namespace) -> dict[str, str]:
     >>> producer_properties(args)["batch.size"]
     '456'
     """
-    props = _load_props(args.command_config) if args.command_config is not None else {}
-    props.update(_parse_key_value_args(args.command_property))
+    props = load_props(args.command_config) if args.command_config is not None else {}
+    props.update(parse_key_value_args(args.command_property))
     if args.bootstrap_server is not None:
         props["bootstrap.servers"] = args.bootstrap_server
     props["compression.type"] = compression_codec(args)
