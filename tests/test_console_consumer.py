@@ -621,3 +621,14 @@ def test_both_paths_of_the_command_print_and_commit_the_same(tmp_path):
     assert outs[0][0] == b"Offset:0\tNO_HEADERS\ta\t1\nOffset:1\th:null\tnull\tnull\n" \
         b"Offset:4\tNO_HEADERS\tb\t2\nOffset:0\tNO_HEADERS\tc\t3\n"
     assert outs[0][1] == {("t", 0): 5, ("t", 1): 1}
+
+
+def test_a_partition_in_two_dirs_is_refused(tmp_path):
+    for name in ("d1", "d2"):
+        with LogDir.open(tmp_path / name) as d:
+            d.create_topic("t", 1)
+            d.log("t", 0).append([Record(None, name.encode(), 1)])
+    status, out, err = run(str(tmp_path / "d1"), str(tmp_path / "d2"), "--topic", "t",
+                           "--from-beginning")
+    assert (status, out) == (1, b"")
+    assert "Duplicate log directories for t-0 are found in both" in err

@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ..log_dir import LogDir
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "INTERNAL_TOPICS", "CommandFailed",
-           "open_log_dir", "open_error_text", "listed_topics", "node_id"]
+           "open_log_dir", "open_error_text", "listed_topics", "hold_partitions", "node_id"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -111,6 +111,27 @@ def listed_topics(logs: LogDir) -> list[str]:
     from ..log_dir import METADATA_TOPIC
 
     return [t for t in logs.topics() if t != METADATA_TOPIC]
+
+
+def hold_partitions(held: dict[tuple[str, int], LogDir], logs: LogDir,
+                    wanted: Callable[[str, int], bool]) -> None:
+    """Add to ``held`` the partitions of ``logs`` (one of a broker's ``log.dirs``) that
+    ``wanted`` accepts, among the topics a broker lists (:func:`listed_topics`).
+
+    Raises
+    ------
+    CommandFailed
+        A partition already held by another dir: LogManager refuses to start ("Duplicate log
+        directories for t-p").
+    """
+    listed = set(listed_topics(logs))
+    for t, p in logs.partitions():
+        if t not in listed or not wanted(t, p):
+            continue
+        if (t, p) in held:
+            raise CommandFailed(f"Duplicate log directories for {t}-{p} are found in both "
+                                f"{held[(t, p)].root} and {logs.root}")
+        held[(t, p)] = logs
 
 
 def node_id(logs: LogDir) -> int:

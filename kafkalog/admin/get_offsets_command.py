@@ -64,7 +64,7 @@ from . import (
     EXIT_USAGE,
     INTERNAL_TOPICS,
     CommandFailed,
-    listed_topics,
+    hold_partitions,
     open_log_dir,
 )
 from .topic_partition_filter import (
@@ -242,20 +242,7 @@ def fetch_offsets(log_dirs: Sequence[str], flt: TopicPartitionFilter, timestamp:
             # (only the matching partitions are loaded: a few of a broker's thousands)
             logs = open_log_dir(d, writable=False, partitions=wanted)
             opened.append(logs)
-            for topic in listed_topics(logs):
-                if exclude_internal_topics and topic in INTERNAL_TOPICS:
-                    continue
-                if not flt.is_topic_allowed(topic):
-                    continue
-                for t, p in logs.partitions():
-                    if t != topic or not flt.is_topic_partition_allowed(t, p):
-                        continue
-                    if (t, p) in held:
-                        # LogManager refuses to start: "Duplicate log directories for t-p"
-                        raise CommandFailed(
-                            f"Duplicate log directories for {t}-{p} are found in both "
-                            f"{held[(t, p)].root} and {logs.root}")
-                    held[(t, p)] = logs
+            hold_partitions(held, logs, wanted)
         if not held:
             raise CommandFailed("Could not match any topic-partitions with the specified filters")
         store = read_log_dirs(log_dirs)

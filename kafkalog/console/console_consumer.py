@@ -44,7 +44,13 @@ from contextlib import ExitStack
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
-from ..admin import INTERNAL_TOPICS, open_error_text, open_log_dir
+from ..admin import (
+    INTERNAL_TOPICS,
+    CommandFailed,
+    hold_partitions,
+    open_error_text,
+    open_log_dir,
+)
 from ..errors import KafkaLogError
 from ..log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
 from ..usage import ArgumentParser, UsageError, java_int, parse_args
@@ -323,13 +329,7 @@ class _Partitions:
                 self.coordinator = logs
             else:
                 logs = stack.enter_context(open_log_dir(d, writable=False, partitions=wanted))
-            for tp in logs.partitions():
-                if not wanted(*tp):
-                    continue
-                if tp in self.held:
-                    raise KafkaLogError(f"Duplicate log directories for {tp[0]}-{tp[1]} are "
-                                        f"found in both {self.held[tp].root} and {logs.root}")
-                self.held[tp] = logs
+            hold_partitions(self.held, logs, wanted)
 
 
 def _end_offset(logs: LogDir, log: Log, topic: str, partition: int, isolation: str) -> int:
@@ -448,7 +448,7 @@ def _run(opts: ConsoleConsumerOptions, out: IO[bytes], err: IO[str], count: list
                     raise FileNotFoundError(f"{d}: no such log directory")
             coord = _coordinator_dir(a.log_dirs) if opts.group is not None else None
             opened = _Partitions(stack, a.log_dirs, _wanted(opts), coord, opts.commit)
-        except (OSError, KafkaLogError) as e:
+        except (OSError, KafkaLogError, CommandFailed) as e:
             err.write(f"ERROR {open_error_text(e)}\n")
             return EXIT_ERROR
         held = opened.held
