@@ -428,9 +428,10 @@ def test_corrupt_bytes_are_reported_with_file_and_position(tree):
 
 
 @pytest.mark.parametrize("argv,message", [
-    (["--from-beginning"], "Exactly one of the following arguments is required: --topic, "
-                           "--include"),
-    (["--topic", "t", "--include", "x"], "can't be used with option"),
+    (["--from-beginning"], "Exactly one of the following arguments is required: [topic], "
+                           "[include]"),
+    (["--topic", "t", "--include", "x"], "Exactly one of the following arguments is "
+                                         "required: [topic], [include]"),
     (["--include", "t", "--partition", "0"], "The topic is required when partition is "
                                              "specified."),
     (["--topic", "t", "--partition", "0", "--offset", "1", "--from-beginning"],

@@ -182,10 +182,9 @@ class ConsoleConsumerOptions:
     def __init__(self, args: argparse.Namespace, out: IO[str]) -> None:
         self.args = args
         if (args.topic is None) == (args.include is None):
-            raise UsageError("Exactly one of the following arguments is required: --topic, "
-                             "--include" if args.topic is None else
-                             "Option \"['topic', 'include']\" can't be used with option "
-                             "\"['include', 'topic']\"")
+            # CommandLineUtils.checkOneOfArgs (jopt-simple prints an option as [name])
+            raise UsageError("Exactly one of the following arguments is required: [topic], "
+                             "[include]")
         if args.partition is not None:
             if args.topic is None:
                 raise UsageError("The topic is required when partition is specified.")
@@ -233,7 +232,6 @@ class ConsoleConsumerOptions:
         self.group: str | None = groups[0] if groups else None
         self.commit = (self.group is not None
                        and props.get("enable.auto.commit", "true").strip().lower() == "true")
-        self.props = props
         self.auto_offset_reset = _reset_policy(props["auto.offset.reset"])
         isolation = props["isolation.level"].strip().lower()
         if isolation not in ("read_uncommitted", "read_committed"):
