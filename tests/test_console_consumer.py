@@ -633,3 +633,47 @@ def test_a_partition_in_two_dirs_is_refused(tmp_path):
                            "--from-beginning")
     assert (status, out) == (1, b"")
     assert "Duplicate log directories for t-0 are found in both" in err
+
+
+_WRITER = """
+import sys, time
+from kafkalog import Record
+from kafkalog.log_dir import LogDir
+with LogDir.open(sys.argv[1], {"segment.bytes": 100_000}) as d:
+    d.create_topic("t", 1)
+    log = d.log("t", 0)
+    print("ready", flush=True)
+    i, end = 0, time.monotonic() + float(sys.argv[2])
+    while time.monotonic() < end:
+        log.append([Record(b"k%d" % j, b"v%d" % j, 1000 + j) for j in range(i, i + 50)])
+        d.set_high_watermark("t", 0, log.log_end_offset)
+        d.checkpoint_high_watermarks()
+        i += 50
+"""
+
+
+def test_reads_a_dir_another_process_is_writing(tmp_path):
+    """A broker (here: a kafkalog process holding the dir's lock) appends and rolls while
+    the console consumer reads: each run prints a gapless prefix of what was written."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "live"
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(root), "4"],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+        counts = []
+        while writer.poll() is None and len(counts) < 40:
+            status, out, err = run(str(root), "--topic", "t", "--from-beginning",
+                                   "--formatter-property", "print.offset=true")
+            assert status == 0, err
+            lines = out.splitlines()
+            assert lines == [b"Offset:%d\tv%d" % (i, i) for i in range(len(lines))]
+            counts.append(len(lines))
+    finally:
+        writer.wait(30)
+    assert writer.returncode == 0
+    assert len(counts) >= 2 and counts[-1] > counts[0] and counts == sorted(counts)
+    with LogDir.open(root, read_only=True) as d:
+        assert len(d.log("t", 0).segments) > 1  # it rolled while being read
