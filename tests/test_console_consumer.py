@@ -677,3 +677,31 @@ def test_reads_a_dir_another_process_is_writing(tmp_path):
     assert len(counts) >= 2 and counts[-1] > counts[0] and counts == sorted(counts)
     with LogDir.open(root, read_only=True) as d:
         assert len(d.log("t", 0).segments) > 1  # it rolled while being read
+
+
+def test_columnar_chunks_stay_bounded_with_large_records(tmp_path, monkeypatch):
+    """The first chunk is sized from the log's bytes per offset and later ones from what the
+    previous decoded to: 1 MiB records are not decoded 4096 at a time."""
+    import os
+
+    from kafkalog.log import Log
+
+    root = tmp_path / "logs"
+    value = os.urandom(1 << 20)
+    with LogDir.open(root) as d:
+        d.create_topic("t", 1, {"max.message.bytes": 2_000_000})
+        for i in range(60):
+            d.log("t", 0).append([Record(b"k%d" % i, value, i)])
+    sizes = []
+    read_table = Log.read_table
+
+    def spy(self, *args, **kwargs):
+        table = read_table(self, *args, **kwargs)
+        sizes.append(table.nbytes)
+        return table
+    monkeypatch.setattr(Log, "read_table", spy)
+    out = io.BytesIO()
+    assert console_consumer.main([str(root), "--topic", "t", "--from-beginning"], stdout=out,
+                                 stderr=io.StringIO()) == 0
+    assert out.getvalue() == (value + b"\n") * 60
+    assert len(sizes) > 3 and max(sizes) <= 16 * (1 << 20) + (1 << 20)

@@ -571,9 +571,10 @@ def _consume_records(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int]
     return None
 
 
-#: offsets per read_table call of the columnar path: grows while chunks stay small, shrinks
-#: when one is large, so that one chunk of decoded columns stays around 4-16 MiB
-_FIRST_CHUNK, _MAX_CHUNK = 4096, 1 << 20
+#: offsets per read_table call of the columnar path: the first chunk sized from the log's
+#: bytes per offset, then grown while chunks stay small and shrunk when one is large, so that
+#: a chunk of decoded columns stays around 4-16 MiB
+_FIRST_CHUNK_BYTES, _MAX_CHUNK = 4 << 20, 1 << 20
 _SMALL_CHUNK_BYTES, _LARGE_CHUNK_BYTES = 4 << 20, 16 << 20
 
 
@@ -594,14 +595,17 @@ def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int],
     def read(s: int, e: int) -> Any:
         return log.read_table(s, e, isolation=opts.isolation)
 
-    step = _FIRST_CHUNK
+    # the first chunk from the partition's average bytes per offset (a chunk of 4096 records
+    # of 1 MiB would be 4 GiB); then from what each chunk decoded to
+    per_offset = log.size // max(1, log.log_end_offset - log.log_start_offset)
+    step = max(1, min(_MAX_CHUNK, _FIRST_CHUNK_BYTES // max(1, per_offset)))
     with ThreadPoolExecutor(1, thread_name_prefix="console-consumer-decode") as pool:
         s, e = start, min(end, start + step)
         pending = pool.submit(read, s, e)
         while pending is not None:
             table = pending.result()
             size = table.nbytes
-            if size > _LARGE_CHUNK_BYTES and step > 64:
+            if size > _LARGE_CHUNK_BYTES and step > 1:
                 step //= 2
             elif size < _SMALL_CHUNK_BYTES and step < _MAX_CHUNK:
                 step *= 2
