@@ -571,10 +571,11 @@ def _consume_records(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int]
     return None
 
 
-#: offsets per read_table call of the columnar path: the first chunk sized from the log's
-#: bytes per offset, then grown while chunks stay small and shrunk when one is large, so that
+#: offsets per read_table call of the columnar path: the first chunk at most 4096 offsets and
+#: 4 MiB by the log's bytes per offset (small first: the second thread starts sooner), then
+#: grown while chunks stay small and shrunk when one is large, so that
 #: a chunk of decoded columns stays around 4-16 MiB
-_FIRST_CHUNK_BYTES, _MAX_CHUNK = 4 << 20, 1 << 20
+_FIRST_CHUNK, _FIRST_CHUNK_BYTES, _MAX_CHUNK = 4096, 4 << 20, 1 << 20
 _SMALL_CHUNK_BYTES, _LARGE_CHUNK_BYTES = 4 << 20, 16 << 20
 
 
@@ -598,7 +599,7 @@ def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int],
     # the first chunk from the partition's average bytes per offset (a chunk of 4096 records
     # of 1 MiB would be 4 GiB); then from what each chunk decoded to
     per_offset = log.size // max(1, log.log_end_offset - log.log_start_offset)
-    step = max(1, min(_MAX_CHUNK, _FIRST_CHUNK_BYTES // max(1, per_offset)))
+    step = max(1, min(_FIRST_CHUNK, _FIRST_CHUNK_BYTES // max(1, per_offset)))
     with ThreadPoolExecutor(1, thread_name_prefix="console-consumer-decode") as pool:
         s, e = start, min(end, start + step)
         pending = pool.submit(read, s, e)
