@@ -738,3 +738,15 @@ def test_console_producer_lines_come_back_from_the_console_consumer(tmp_path, co
     assert sorted(r for rs in printed.values() for r in rs) == sorted(lines)
     for rows in printed.values():  # each partition in the order the lines came
         assert rows == [line for line in lines if line in set(rows)]
+
+
+def test_a_group_commit_creates_the_offsets_topic_as_a_broker_would(tree):
+    assert not any(p.name.startswith("__consumer_offsets-") for p in tree.iterdir())
+    status, out, _ = run(str(tree), "--topic", "orders", "--group", "g", "--from-beginning")
+    assert (status, out) == (0, b"v0\nv1\nv2\nw\n")
+    with LogDir.open(tree, read_only=True) as d:
+        assert d.declared_partitions("__consumer_offsets") == 50
+        from kafkalog.groups.metadata_manager import GroupMetadataManager
+
+        assert GroupMetadataManager(d).fetch_offsets("g") == {("orders", 0): 3,
+                                                              ("orders", 1): 1}

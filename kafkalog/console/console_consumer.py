@@ -26,7 +26,9 @@ in offset order either way).
 it has none, and, unless ``enable.auto.commit=false``, commits the positions reached when it
 exits, as the consumer commits on close: the dir holding the group's ``__consumer_offsets``
 partition is then opened for writing (refused while a broker holds it, and for a group with
-active members). Without ``--group`` nothing is written anywhere.
+active members). When no given dir holds ``__consumer_offsets``, the first one gets it, created
+as a broker creates it on a group's first request (``offsets.topic.num.partitions``, 50).
+Without ``--group`` nothing is written anywhere.
 
 Exit status: 0; 1 when a record cannot be read (corrupt bytes, named with file and position:
 Kafka's consumer logs the error and exits 0) or formatted (unless
