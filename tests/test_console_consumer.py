@@ -271,6 +271,19 @@ def test_coordinator_formatter_error_names_the_offset():
 
 # -- the command over log dirs --------------------------------------------------------------------
 
+def prints(*fields: str) -> list[str]:
+    """``--formatter-property print.<field>=true`` for each field."""
+    return [a for f in fields for a in ("--formatter-property", f"print.{f}=true")]
+
+
+def committed(root: Path, group: str) -> dict:
+    """The group's committed offsets in the dir (read-only)."""
+    from kafkalog.groups.metadata_manager import GroupMetadataManager
+
+    with LogDir.open(root, read_only=True) as d:
+        return GroupMetadataManager(d).fetch_offsets(group)
+
+
 def run(*argv: str) -> tuple[int, bytes, str]:
     out, err = io.BytesIO(), io.StringIO()
     status = console_consumer.main(list(argv), stdout=out, stderr=err)
@@ -293,10 +306,7 @@ def tree(tmp_path: Path) -> Path:
 
 def test_reads_every_partition_from_the_beginning(tree):
     status, out, err = run(str(tree), "--topic", "orders", "--from-beginning",
-                           "--formatter-property", "print.key=true",
-                           "--formatter-property", "print.partition=true",
-                           "--formatter-property", "print.headers=true",
-                           "--formatter-property", "print.epoch=true")
+                           *prints("key", "partition", "headers", "epoch"))
     assert status == 0, err
     assert out.decode().splitlines() == [
         f"Partition:0\tEpoch:NOT_PRESENT\tNO_HEADERS\tk{i}\tv{i}" for i in range(3)] + [
@@ -324,7 +334,7 @@ def test_partition_offset_and_max_messages(tree):
 
 def test_log_append_time_and_include_regex(tree):
     status, out, _ = run(str(tree), "--include", "a.*", "--from-beginning",
-                         "--formatter-property", "print.timestamp=true")
+                         *prints("timestamp"))
     assert status == 0
     line = out.decode().strip()
     assert re.fullmatch(r"LogAppendTime:\d+\tb", line) and line != "LogAppendTime:5\tb"
@@ -372,11 +382,7 @@ def test_group_starts_at_its_commits_and_commits_on_exit(tree):
     status, out, err = run(str(tree), "--topic", "orders", "--from-beginning", "--group", "g",
                            "--max-messages", "2")
     assert (status, out) == (0, b"v0\nv1\n"), err
-    with LogDir.open(tree, read_only=True) as d:
-        from kafkalog.groups.metadata_manager import GroupMetadataManager
-
-        assert GroupMetadataManager(d).fetch_offsets("g") == {("orders", 0): 2,
-                                                              ("orders", 1): 0}
+    assert committed(tree, "g") == {("orders", 0): 2, ("orders", 1): 0}
     # the next run resumes there (--from-beginning only applies without a commit)
     assert run(str(tree), "--topic", "orders", "--from-beginning", "--group", "g")[1] == \
         b"v2\nw\n"
@@ -384,10 +390,7 @@ def test_group_starts_at_its_commits_and_commits_on_exit(tree):
     # enable.auto.commit=false: read from the commits, write nothing
     assert run(str(tree), "--topic", "orders", "--group", "h", "--from-beginning",
                "--command-property", "enable.auto.commit=false")[1] == b"v0\nv1\nv2\nw\n"
-    with LogDir.open(tree, read_only=True) as d:
-        from kafkalog.groups.metadata_manager import GroupMetadataManager
-
-        assert GroupMetadataManager(d).fetch_offsets("h") == {}
+    assert committed(tree, "h") == {}
 
 
 def test_a_locked_dir_is_read_but_not_committed_to(tree):
@@ -410,7 +413,7 @@ def test_formatter_errors_stop_or_are_skipped(tree):
     # stays printed, and the next record goes on from there (Kafka writes field by field)
     status, out, err = run(str(tree), "--topic", "orders", "--from-beginning",
                            "--value-deserializer", "ShortDeserializer",
-                           "--formatter-property", "print.key=true",
+                           *prints("key"),
                            "--skip-message-on-error")
     assert status == 0 and err.count("skipping this message") == 1
     assert out == b"".join(b"k%d\t%d\n" % (i, struct.unpack(">h", b"v%d" % i)[0])
@@ -447,11 +450,13 @@ def test_corrupt_bytes_are_reported_with_file_and_position(tree):
     (["--topic", "t", "--from-beginning", "--command-property", "auto.offset.reset=latest"],
      "Can't simultaneously specify --from-beginning and 'auto.offset.reset=latest', please "
      "remove one option"),
-    (["--topic", "t", "--property", "print.key=true", "--formatter-property", "print.key=true"],
+    (["--topic", "t", "--property", "print.key=true", *prints("key")],
      "Options --property and --formatter-property cannot be specified together."),
     (["--topic", "t", "--consumer-property", "a=b", "--command-property", "a=b"],
      "Options --consumer-property and --command-property cannot be specified together."),
     (["--topic", "t", "--formatter", "com.example.Formatter"], "com.example.Formatter"),
+    (["--topic", "t", "--max-messages", "2147483648"],
+     "Cannot parse argument '2147483648' of option max-messages"),
 ])
 def test_option_errors_are_kafkas(tree, argv, message):
     status, out, err = run(str(tree), *argv)
@@ -477,8 +482,7 @@ def test_v0_messages_kafka_python_wrote_print_no_timestamp(tmp_path):
     part.mkdir(parents=True)
     (part / "00000000000000000000.log").write_bytes(bytes(builder.build()))
     status, out, err = run(str(tmp_path / "logs"), "--topic", "old", "--from-beginning",
-                           "--formatter-property", "print.timestamp=true",
-                           "--formatter-property", "print.key=true")
+                           *prints("timestamp", "key"))
     assert status == 0, err
     assert out == b"".join(b"NO_TIMESTAMP\tk%d\tv%d\n" % (i, i) for i in range(3))
 
@@ -503,10 +507,7 @@ def test_real_broker_files_print_as_kafka_python_reads_them():
                                 f"{'null' if r.key is None else r.key.decode()}\t"
                                 f"{r.value.decode()}")
     status, out, err = run(str(REAL), "--topic", "first_topic", "--from-beginning",
-                           "--formatter-property", "print.timestamp=true",
-                           "--formatter-property", "print.partition=true",
-                           "--formatter-property", "print.offset=true",
-                           "--formatter-property", "print.key=true")
+                           *prints("timestamp", "partition", "offset", "key"))
     assert status == 0, err
     assert out.decode().splitlines() == expected and len(expected) == 41
 
@@ -530,8 +531,7 @@ def test_real_group_commits_are_where_a_group_consumer_starts():
     # read-only (enable.auto.commit=false): the fixture directory is not written
     status, out, err = run(str(REAL), "--topic", "first_topic", "--group",
                            "my-second-application", "--command-property",
-                           "enable.auto.commit=false", "--formatter-property",
-                           "print.offset=true", "--formatter-property", "print.partition=true")
+                           "enable.auto.commit=false", *prints("offset", "partition"))
     assert status == 0, err
     firsts: dict[int, int] = {}
     for line in out.decode().splitlines():
@@ -605,19 +605,14 @@ def test_both_paths_of_the_command_print_and_commit_the_same(tmp_path):
         log.append([Record(b"b", b"2", 4)], compression="snappy")
         d.log("t", 1).append([Record(b"c", b"3", 5)])
     common = ["--topic", "t", "--from-beginning", "--isolation-level", "read_committed",
-              "--formatter-property", "print.key=true", "--formatter-property",
-              "print.headers=true", "--formatter-property", "print.offset=true"]
+              *prints("key", "headers", "offset")]
     for max_messages in (["--max-messages", "2"], []):
         outs = []
         for i, fmt in enumerate(("DefaultMessageFormatter", "LoggingMessageFormatter")):
             status, out, err = run(str(root), *common, *max_messages, "--formatter", fmt,
                                    "--group", f"g{i}{len(max_messages)}")
             assert status == 0, err
-            with LogDir.open(root, read_only=True) as d:
-                from kafkalog.groups.metadata_manager import GroupMetadataManager
-
-                committed = GroupMetadataManager(d).fetch_offsets(f"g{i}{len(max_messages)}")
-            outs.append((out, committed))
+            outs.append((out, committed(root, f"g{i}{len(max_messages)}")))
         assert outs[0] == outs[1]
     assert outs[0][0] == b"Offset:0\tNO_HEADERS\ta\t1\nOffset:1\th:null\tnull\tnull\n" \
         b"Offset:4\tNO_HEADERS\tb\t2\nOffset:0\tNO_HEADERS\tc\t3\n"
@@ -666,7 +661,7 @@ def test_reads_a_dir_another_process_is_writing(tmp_path):
         counts = []
         while writer.poll() is None and len(counts) < 40:
             status, out, err = run(str(root), "--topic", "t", "--from-beginning",
-                                   "--formatter-property", "print.offset=true")
+                                   *prints("offset"))
             assert status == 0, err
             lines = out.splitlines()
             assert lines == [b"Offset:%d\tv%d" % (i, i) for i in range(len(lines))]
@@ -726,9 +721,7 @@ def test_console_producer_lines_come_back_from_the_console_consumer(tmp_path, co
         stderr=io.StringIO())
     assert status == 0
     status, out, err = run(str(root), "--topic", "t", "--from-beginning",
-                           "--formatter-property", "print.partition=true",
-                           "--formatter-property", "print.headers=true",
-                           "--formatter-property", "print.key=true",
+                           *prints("partition", "headers", "key"),
                            "--formatter-property", "null.literal=<NULL>")
     assert status == 0, err
     printed: dict[str, list[str]] = {}
@@ -746,7 +739,4 @@ def test_a_group_commit_creates_the_offsets_topic_as_a_broker_would(tree):
     assert (status, out) == (0, b"v0\nv1\nv2\nw\n")
     with LogDir.open(tree, read_only=True) as d:
         assert d.declared_partitions("__consumer_offsets") == 50
-        from kafkalog.groups.metadata_manager import GroupMetadataManager
-
-        assert GroupMetadataManager(d).fetch_offsets("g") == {("orders", 0): 3,
-                                                              ("orders", 1): 1}
+    assert committed(tree, "g") == {("orders", 0): 3, ("orders", 1): 1}

@@ -8,12 +8,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import argparse
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..checkpoint import read_properties
+from ..usage import java_int
 
-__all__ = ["parse_key_value_args", "load_props"]
+__all__ = ["parse_key_value_args", "load_props", "java_number_arg"]
 
 
 def parse_key_value_args(args: Sequence[str] | None) -> dict[str, str]:
@@ -35,3 +37,18 @@ def load_props(path: str) -> dict[str, str]:
         The file cannot be read.
     """
     return read_properties(Path(path).read_bytes())[0]
+
+
+def java_number_arg(bits: int, option: str) -> Callable[[str], int]:
+    """An argparse ``type`` for a jopt-simple ``Integer`` (``bits=32``) or ``Long`` (64)
+    option: Java's parse, and jopt-simple's text for what does not parse."""
+    def parse(text: str) -> int:
+        try:
+            value = java_int(text) if bits == 32 else int(text, 10)
+        except ValueError:
+            value = None
+        if value is None or not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
+            raise argparse.ArgumentTypeError(
+                f"Cannot parse argument '{text}' of option {option}")
+        return value
+    return parse

@@ -55,8 +55,8 @@ from ..admin import (
 )
 from ..errors import KafkaLogError
 from ..log import EARLIEST_TIMESTAMP, LATEST_TIMESTAMP
-from ..usage import ArgumentParser, UsageError, java_int, parse_args
-from .command_line import load_props, parse_key_value_args
+from ..usage import ArgumentParser, UsageError, parse_args
+from .command_line import java_number_arg, load_props, parse_key_value_args
 from .deserializers import SerializationError
 from .message_formatters import ConsumerRecord, MessageFormatter, formatter
 
@@ -96,7 +96,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include", metavar="Java regex (String)",
                    help="Regular expression specifying list of topics to include for "
                         "consumption.")
-    p.add_argument("--partition", metavar="partition", type=_java_int_arg,
+    p.add_argument("--partition", metavar="partition", type=java_number_arg(32, "partition"),
                    help="The partition to consume from. Consumption starts from the end of the "
                         "partition unless '--offset' is specified.")
     p.add_argument("--offset", metavar="consume offset",
@@ -107,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="If the consumer does not already have an established offset to "
                         "consume from, start with the earliest message present in the log "
                         "rather than the latest message.")
-    p.add_argument("--max-messages", metavar="num_messages", type=_java_int_arg,
+    p.add_argument("--max-messages", metavar="num_messages",
+                   type=java_number_arg(32, "max-messages"),
                    help="The maximum number of messages to consume before exiting. If not set, "
                         "consumption is continual.")
     p.add_argument("--timeout-ms", metavar="timeout_ms",
@@ -156,13 +157,6 @@ def build_parser() -> argparse.ArgumentParser:
                    help="Log lifecycle events of the consumer in addition to logging consumed "
                         "messages. (This is specific for system tests.)")
     return p
-
-
-def _java_int_arg(text: str) -> int:
-    try:
-        return java_int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"Cannot parse argument '{text}' of option") from None
 
 
 def _load_props(path: str) -> dict[str, str]:

@@ -98,8 +98,8 @@ from ..errors import (
 from ..records.builder import encode_batch
 from ..records.record import Record
 from ..records.varint import size_of_varlong
-from ..usage import ArgumentParser, UsageError, java_int, parse_args
-from .command_line import load_props, parse_key_value_args
+from ..usage import ArgumentParser, UsageError, parse_args
+from .command_line import java_number_arg, load_props, parse_key_value_args
 from .line_message_reader import (
     LINE_MESSAGE_READER_CLASS,
     LineMessageReader,
@@ -234,7 +234,12 @@ def estimate_size_upper_bound(key: bytes | None, value: bytes | None,
     >>> estimate_size_upper_bound(None, b"v", ())
     86
     """
-    return RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + _fields_size(key, value, headers)
+    return _upper_bound(_fields_size(key, value, headers))
+
+
+def _upper_bound(fields_size: int) -> int:
+    # estimate_size_upper_bound with the fields' size known
+    return RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields_size
 
 
 # -- producer configuration ------------------------------------------------------------------
@@ -522,7 +527,7 @@ class LogDirProducer:
         now = self._clock.milliseconds()
         self._drain_lingered(now)
         fields = _fields_size(record.key, record.value, record.headers)
-        size = RECORD_BATCH_OVERHEAD + MAX_RECORD_OVERHEAD + fields  # the upper bound
+        size = _upper_bound(fields)
         refusal = None
         if size > self.config.max_request_size:
             refusal = (f"The message is {size} bytes when serialized which is larger than "
@@ -681,19 +686,6 @@ class LogDirProducer:
 # -- options ---------------------------------------------------------------------------------
 
 
-def _java_number(bits: int, option: str) -> Callable[[str], int]:
-    def parse(text: str) -> int:
-        try:
-            value = java_int(text) if bits == 32 else int(text, 10)
-        except ValueError:
-            value = None
-        if value is None or not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
-            raise argparse.ArgumentTypeError(
-                f"Cannot parse argument '{text}' of option {option}")
-        return value
-    return parse
-
-
 _DEFAULTS: dict[str, object] = {
     # option dest -> ConsoleProducer's default (what maybeMergeOptions merges when unset)
     "message_send_max_retries": 3, "retry_backoff_ms": 100, "timeout": 1000,
@@ -725,31 +717,31 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--compression-codec", nargs="?", const="", metavar="compression-codec",
                    help="The compression codec: either 'none', 'gzip', 'snappy', 'lz4', or "
                         "'zstd'. If specified without value, then it defaults to 'gzip'")
-    p.add_argument("--batch-size", type=_java_number(32, "batch-size"), metavar="size",
+    p.add_argument("--batch-size", type=java_number_arg(32, "batch-size"), metavar="size",
                    help="batch.size: the bytes of a partition's batch (default 16384). "
                         "Replaced by --max-partition-memory-bytes when set.")
-    p.add_argument("--message-send-max-retries", type=_java_number(32,
+    p.add_argument("--message-send-max-retries", type=java_number_arg(32,
                    "message-send-max-retries"), help="retries (no effect offline)")
-    p.add_argument("--retry-backoff-ms", type=_java_number(64, "retry-backoff-ms"),
+    p.add_argument("--retry-backoff-ms", type=java_number_arg(64, "retry-backoff-ms"),
                    help="retry.backoff.ms (no effect offline)")
-    p.add_argument("--timeout", type=_java_number(64, "timeout"), metavar="timeout_ms",
+    p.add_argument("--timeout", type=java_number_arg(64, "timeout"), metavar="timeout_ms",
                    help="linger.ms: how long a batch waits for more records (default 1000)")
     p.add_argument("--request-required-acks", metavar="request required acks",
                    help="acks (no effect offline: a single replica)")
-    p.add_argument("--request-timeout-ms", type=_java_number(32, "request-timeout-ms"),
+    p.add_argument("--request-timeout-ms", type=java_number_arg(32, "request-timeout-ms"),
                    help="request.timeout.ms (no effect offline)")
-    p.add_argument("--metadata-expiry-ms", type=_java_number(64, "metadata-expiry-ms"),
+    p.add_argument("--metadata-expiry-ms", type=java_number_arg(64, "metadata-expiry-ms"),
                    help="metadata.max.age.ms (no effect offline)")
-    p.add_argument("--max-block-ms", type=_java_number(64, "max-block-ms"),
+    p.add_argument("--max-block-ms", type=java_number_arg(64, "max-block-ms"),
                    help="max.block.ms (no effect offline)")
-    p.add_argument("--max-memory-bytes", type=_java_number(64, "max-memory-bytes"),
+    p.add_argument("--max-memory-bytes", type=java_number_arg(64, "max-memory-bytes"),
                    help="buffer.memory: a larger record is refused (default 33554432)")
     p.add_argument("--max-partition-memory-bytes",
-                   type=_java_number(32, "max-partition-memory-bytes"),
+                   type=java_number_arg(32, "max-partition-memory-bytes"),
                    help="(Deprecated) batch.size; use --batch-size")
     p.add_argument("--line-reader", metavar="reader_class",
                    help=f"Only {LINE_MESSAGE_READER_CLASS} (the default).")
-    p.add_argument("--socket-buffer-size", type=_java_number(32, "socket-buffer-size"),
+    p.add_argument("--socket-buffer-size", type=java_number_arg(32, "socket-buffer-size"),
                    help="send.buffer.bytes (no effect offline)")
     p.add_argument("--property", action="append", metavar="prop",
                    help="(DEPRECATED) Use --reader-property.")
