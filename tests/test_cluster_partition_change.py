@@ -562,3 +562,15 @@ def test_merge_bumps_epochs_like_partition_registration() -> None:
     offline = p.merge(PartitionChangeRecord(leader=-1))
     assert (offline.leader, offline.isr, offline.leader_epoch) == (-1, [1, 2, 3], 5)
     assert p.leader_epoch == 4                                  # merge never mutates
+
+
+def test_reserved_directory_ids_are_kafkas():
+    """DirectoryId since 3.7.0: MIGRATING = Uuid(0, 0), UNASSIGNED = Uuid(0, 1), LOST = Uuid(0, 2)."""
+    import base64
+
+    from kafkalog.cluster.model import LOST_DIR, MIGRATING_DIR, UNASSIGNED_DIR
+
+    def uuid(lsb: int) -> str:
+        return base64.urlsafe_b64encode(bytes(8) + lsb.to_bytes(8, "big")).decode().rstrip("=")
+
+    assert (MIGRATING_DIR, UNASSIGNED_DIR, LOST_DIR) == (uuid(0), uuid(1), uuid(2))

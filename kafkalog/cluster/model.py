@@ -56,10 +56,12 @@ NO_LEADER_CHANGE = -2     # LeaderConstants.NO_LEADER_CHANGE (PartitionChangeRec
 RECOVERED = 0             # LeaderRecoveryState.RECOVERED
 RECOVERING = 1            # LeaderRecoveryState.RECOVERING (after an unclean election)
 LEADER_RECOVERY_NO_CHANGE = -1
-# DirectoryId reserved values (KIP-858), as Kafka prints Uuids (base64url, no padding).
-UNASSIGNED_DIR = "AAAAAAAAAAAAAAAAAAAAAA"
-LOST_DIR = "AAAAAAAAAAAAAAAAAAAAAQ"
-MIGRATING_DIR = "AAAAAAAAAAAAAAAAAAAAAg"
+# DirectoryId reserved values (KIP-858), as Kafka prints Uuids (base64url, no padding). Every
+# release with directories (3.7.0 on) has MIGRATING all zeros, UNASSIGNED 1 and LOST 2
+# (DirectoryId.java after "MINOR: DirectoryId.MIGRATING should be all zeros", #14858).
+MIGRATING_DIR = "AAAAAAAAAAAAAAAAAAAAAA"
+UNASSIGNED_DIR = "AAAAAAAAAAAAAAAAAAAAAQ"
+LOST_DIR = "AAAAAAAAAAAAAAAAAAAAAg"
 # SecurityProtocol ids (clients/.../security/auth/SecurityProtocol.java)
 SECURITY_PROTOCOLS = {0: "PLAINTEXT", 1: "SSL", 2: "SASL_PLAINTEXT", 3: "SASL_SSL"}
 
