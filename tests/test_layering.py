@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.tools": 8,
     "kafkalog.admin": 8,  # the offline operator commands over a log dir
     "kafkalog.console": 8,  # kafka-console-consumer.sh / kafka-console-producer.sh over log dirs
+    "kafkalog.metadata_shell": 8,  # kafka-metadata-shell.sh over a metadata log or snapshot
     "kafkalog.server": 8,
     "kafkalog.spark": 8,
     "kafkalog.tools.demo": 9,  # runs the engine, the tools and Spark end to end

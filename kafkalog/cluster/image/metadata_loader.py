@@ -1,0 +1,209 @@
+"""Build a metadata image from a KRaft log segment, a snapshot, or a whole metadata partition.
+
+``load_metadata_image(path)`` reads what ``kafka-metadata-shell.sh --snapshot PATH`` reads:
+
+- a file (a ``__cluster_metadata-0/*.log`` segment or a ``*.checkpoint`` snapshot) is read
+  batch by batch as Kafka's ``SnapshotFileReader`` does: control batches are not metadata
+  (``LEADER_CHANGE`` names the quorum leader; the others are skipped), every record of a data
+  batch is replayed in offset order;
+- a directory (``__cluster_metadata-0``, or a log dir holding it) is read as a broker loads it:
+  its latest snapshot, then the segments' records from the snapshot's end offset on. This is
+  kafkalog's addition; Kafka's shell takes one file.
+
+Records go through Kafka's ``MetadataBatchLoader`` rules: between ``BeginTransactionRecord``
+and ``EndTransactionRecord`` they take effect only at the end; ``AbortTransactionRecord`` drops
+them, and so does the end of the input while a transaction is open. The image's provenance is
+that of the last batch that took effect (its last offset, leader epoch and max timestamp).
+
+A record that cannot be decoded or that Kafka would not apply is a *fault*: it is reported
+(file, offset, what was wrong) and skipped, as Kafka's fault handler logs it and goes on. A
+corrupt batch ends the file with a fault: what came before it is the image, as a broker's
+recovery would keep it.
+
+Example
+-------
+>>> loaded = load_metadata("/var/kafka-logs/__cluster_metadata-0")    # doctest: +SKIP
+>>> sorted(loaded.image.topics_by_name)                               # doctest: +SKIP
+['__consumer_offsets', 'orders']
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ...decoders import cluster_metadata, kraft_control
+from ...errors import KafkaLogError
+from ..log_reading import segments, snapshots
+from .metadata_delta import MetadataDelta, MetadataReplayError
+from .metadata_image import MetadataImage, MetadataProvenance
+
+__all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "METADATA_PARTITION"]
+
+METADATA_PARTITION = "__cluster_metadata-0"
+_TRANSACTION_MARKERS = frozenset({"BeginTransactionRecord", "EndTransactionRecord",
+                                  "AbortTransactionRecord"})
+
+
+@dataclass
+class LoadedMetadata:
+    """An image and what reading it found: the quorum leader and the faults."""
+
+    image: MetadataImage
+    files: list[Path] = field(default_factory=list)
+    #: (leader id, epoch) of the last LEADER_CHANGE control record read
+    leader: tuple[int, int] | None = None
+    #: "file: offset N: what was wrong", in the order met
+    faults: list[str] = field(default_factory=list)
+    #: records applied (transaction markers and no-op records included)
+    records: int = 0
+
+
+def load_metadata_image(path: str | os.PathLike[str]) -> MetadataImage:
+    """The metadata image of a segment, snapshot or metadata partition directory.
+
+    Faults are not reported here; use :func:`load_metadata` to see them.
+    """
+    return load_metadata(path).image
+
+
+def load_metadata(path: str | os.PathLike[str]) -> LoadedMetadata:
+    """Read ``path`` (see the module docstring) into a :class:`LoadedMetadata`.
+
+    Raises ``FileNotFoundError`` for a missing path and :class:`KafkaLogError` for a directory
+    with no metadata partition or a file that is not a log (its first batch unreadable).
+    """
+    p = Path(path)
+    if not p.exists():
+        raise FileNotFoundError(f"{p}: no such file or directory")
+    loader = _Loader()
+    if p.is_dir():
+        part = p if (any(p.glob("*.log")) or any(p.glob("*.checkpoint"))) \
+            else p / METADATA_PARTITION
+        if not part.is_dir():
+            raise KafkaLogError(f"{p}: neither a metadata partition directory nor a log dir "
+                                f"holding {METADATA_PARTITION}", path=str(p))
+        picked = snapshots(part)
+        start = 0
+        if picked:
+            start, snap = picked[-1]
+            loader.read_file(snap, is_snapshot=True, snapshot_end=start)
+        for seg in segments(part):
+            loader.read_file(seg, min_offset=start)
+    else:
+        loader.read_file(p)
+    loader.finish()
+    return loader.result
+
+
+class _Loader:
+    """``SnapshotFileReader`` + ``MetadataLoader`` + ``MetadataBatchLoader``, offline."""
+
+    def __init__(self) -> None:
+        self.result = LoadedMetadata(MetadataImage())
+        self._delta = MetadataDelta(self.result.image)
+        self._pending: list[tuple[dict[str, Any], Path, int]] = []    # an open transaction
+        self._in_transaction = False
+
+    def read_file(self, path: Path, *, is_snapshot: bool = False, snapshot_end: int = 0,
+                  min_offset: int = 0) -> None:
+        from ...records.batch import iter_batches, parse_control_key
+
+        self.result.files.append(path)
+        header_time = -1
+        try:
+            for batch in iter_batches(str(path)):
+                if batch.last_offset < min_offset:
+                    continue
+                epoch = batch.partition_leader_epoch
+                if batch.is_control:
+                    for rec in batch:
+                        try:
+                            ctl = parse_control_key(rec.key)
+                            if ctl.type == "LEADER_CHANGE":
+                                msg = cluster_metadata.decode_leader_change(rec.value)
+                                self.result.leader = (msg["leaderId"], epoch)
+                            elif ctl.type_id == kraft_control.SNAPSHOT_HEADER:
+                                header_time = kraft_control.decode(
+                                    "SNAPSHOT_HEADER", rec.value)["lastContainedLogTimestamp"]
+                        except (KafkaLogError, ValueError) as e:
+                            self._fault(path, rec.offset, f"unable to read control record: {e}")
+                    continue
+                applied = 0
+                for rec in batch:
+                    if rec.offset < min_offset:
+                        continue
+                    try:
+                        obj = cluster_metadata.decode_record_obj(rec.key, rec.value)
+                    except (KafkaLogError, ValueError) as e:
+                        self._fault(path, rec.offset, f"unable to read metadata record: {e}")
+                        continue
+                    applied += 1
+                    self._replay(obj, path, rec.offset, batch.base_offset, epoch,
+                                 batch.max_timestamp)
+                if applied and not self._in_transaction:
+                    # Batch.data(...).lastOffset(): base offset + records read - 1
+                    self.result.image.provenance = MetadataProvenance(
+                        batch.base_offset + applied - 1, epoch, batch.max_timestamp)
+        except KafkaLogError as e:
+            self.result.faults.append(f"{path}: stopped reading: {e}")
+        if is_snapshot and not self._in_transaction:
+            # a snapshot's image ends where its id says (SnapshotManifest provenance)
+            epoch = _snapshot_epoch(path)
+            self.result.image.provenance = MetadataProvenance(snapshot_end - 1, epoch,
+                                                              header_time)
+
+    def _replay(self, obj: dict[str, Any], path: Path, offset: int, base_offset: int,
+                epoch: int, max_timestamp: int) -> None:
+        self.result.records += 1
+        name = obj["name"]
+        if name == "BeginTransactionRecord":
+            if self._in_transaction:
+                self._fault(path, offset, "Encountered BeginTransactionRecord while already "
+                                          "in a transaction")
+                return
+            if offset > base_offset:
+                # the records before it in this batch take effect now (provenance: the last)
+                self.result.image.provenance = MetadataProvenance(offset - 1, epoch,
+                                                                  max_timestamp)
+            self._in_transaction = True
+            self._pending = []
+        elif name in ("EndTransactionRecord", "AbortTransactionRecord"):
+            if not self._in_transaction:
+                self._fault(path, offset, f"Encountered {name} without having seen a "
+                                          "BeginTransactionRecord")
+                return
+            self._in_transaction = False
+            pending, self._pending = self._pending, []
+            if name == "EndTransactionRecord":
+                for o, p, off in pending:
+                    self._apply(o, p, off)
+        elif self._in_transaction:
+            self._pending.append((obj, path, offset))
+        else:
+            self._apply(obj, path, offset)
+
+    def _apply(self, obj: dict[str, Any], path: Path, offset: int) -> None:
+        try:
+            self._delta.replay(obj)
+        except (MetadataReplayError, KeyError, TypeError) as e:
+            self._fault(path, offset, f"Error loading metadata log record: {e}")
+
+    def _fault(self, path: Path, offset: int, what: str) -> None:
+        self.result.faults.append(f"{path}: offset {offset}: {what}")
+
+    def finish(self) -> None:
+        if self._in_transaction:
+            n = len(self._pending)
+            self.result.faults.append(
+                f"{self.result.files[-1] if self.result.files else '?'}: the input ends in an "
+                f"open metadata transaction; its {n} record(s) are not part of the image")
+
+
+def _snapshot_epoch(path: Path) -> int:
+    from ... import files
+
+    parsed = files.parse_kraft_snapshot_file_name(path)
+    return parsed[1] if parsed else -1
