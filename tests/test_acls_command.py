@@ -352,6 +352,9 @@ def test_add_needs_a_resource_and_a_principal(logdir: Path) -> None:
      "IdempotentWrite, Alter, ClusterAction, Create, Describe"),
     (["--delegation-token", "d", "--operation", "Read"],
      "ResourceType DELEGATION_TOKEN only supports operations Describe, All"),
+    (["--transactional-id", "x", "--operation", "Read"],
+     "ResourceType TRANSACTIONAL_ID only supports operations Describe, Write, TwoPhaseCommit, "
+     "All"),
     # SecurityUtils.operation: "Describe_Configs" is no operation name (UNKNOWN)
     (["--topic", "t", "--operation", "Describe_Configs"],
      "ResourceType TOPIC only supports operations Read, All, AlterConfigs, DescribeConfigs, "
@@ -369,6 +372,15 @@ def test_operation_names_any_case(logdir: Path) -> None:
                     "--operation", "Read")
     assert rc == 0
     assert {b.operation for b in _acls(logdir)} == {A.DESCRIBE_CONFIGS, A.ALTER_CONFIGS, A.READ}
+
+
+def test_two_phase_commit_on_a_transactional_id(logdir: Path) -> None:
+    """Kafka 4.x (KIP-939): TwoPhaseCommit is an operation, supported on transactional ids."""
+    rc, _, err = _run(logdir, "--add", "--allow-principal", "User:a", "--transactional-id",
+                      "tx", "--operation", "TwoPhaseCommit")
+    assert (rc, err) == (0, "")
+    assert {(b.operation, b.resource_type) for b in _acls(logdir)} == {
+        (A.TWO_PHASE_COMMIT, ResourceType.TRANSACTIONAL_ID)}
 
 
 def test_errors_while_executing(logdir: Path) -> None:

@@ -92,7 +92,8 @@ def test_enum_codes_are_kafkas():
     assert {m.name: m.value for m in Op} == {
         "UNKNOWN": 0, "ANY": 1, "ALL": 2, "READ": 3, "WRITE": 4, "CREATE": 5, "DELETE": 6,
         "ALTER": 7, "DESCRIBE": 8, "CLUSTER_ACTION": 9, "DESCRIBE_CONFIGS": 10,
-        "ALTER_CONFIGS": 11, "IDEMPOTENT_WRITE": 12, "CREATE_TOKENS": 13, "DESCRIBE_TOKENS": 14}
+        "ALTER_CONFIGS": 11, "IDEMPOTENT_WRITE": 12, "CREATE_TOKENS": 13, "DESCRIBE_TOKENS": 14,
+            "TWO_PHASE_COMMIT": 15}
     assert {m.name: m.value for m in Perm} == {"UNKNOWN": 0, "ANY": 1, "DENY": 2, "ALLOW": 3}
 
 

@@ -138,7 +138,7 @@ _VALID_OPERATIONS_TEXT = {
     ResourceType.GROUP: "Read, All, AlterConfigs, DescribeConfigs, Delete, Describe",
     ResourceType.CLUSTER: "All, AlterConfigs, DescribeConfigs, IdempotentWrite, Alter, "
                           "ClusterAction, Create, Describe",
-    ResourceType.TRANSACTIONAL_ID: "Describe, Write, All",
+    ResourceType.TRANSACTIONAL_ID: "Describe, Write, TwoPhaseCommit, All",
     ResourceType.DELEGATION_TOKEN: "Describe, All",
     ResourceType.USER: "CreateTokens, DescribeTokens, All",
 }

@@ -176,6 +176,7 @@ class AclOperation(_KafkaEnum):
     IDEMPOTENT_WRITE = 12
     CREATE_TOKENS = 13
     DESCRIBE_TOKENS = 14
+    TWO_PHASE_COMMIT = 15  # KIP-939 (4.x): InitProducerId with enable2Pc on a transactional id
 
 
 class AclPermissionType(_KafkaEnum):
@@ -415,7 +416,8 @@ _SUPPORTED_OPERATIONS = {
         AclOperation.CREATE, AclOperation.CLUSTER_ACTION, AclOperation.DESCRIBE_CONFIGS,
         AclOperation.ALTER_CONFIGS, AclOperation.IDEMPOTENT_WRITE, AclOperation.ALTER,
         AclOperation.DESCRIBE}),
-    ResourceType.TRANSACTIONAL_ID: frozenset({AclOperation.DESCRIBE, AclOperation.WRITE}),
+    ResourceType.TRANSACTIONAL_ID: frozenset({AclOperation.DESCRIBE, AclOperation.WRITE,
+                                              AclOperation.TWO_PHASE_COMMIT}),
     ResourceType.DELEGATION_TOKEN: frozenset({AclOperation.DESCRIBE}),
     ResourceType.USER: frozenset({AclOperation.CREATE_TOKENS, AclOperation.DESCRIBE_TOKENS}),
 }
