@@ -22,6 +22,7 @@ Example
 
 from __future__ import annotations
 
+import functools
 import struct
 from typing import Any
 
@@ -48,6 +49,7 @@ _BY_NAME = {s.name: k for k, s in SCHEMAS.items()}
 _LEADER_CHANGE = message.compile_schema(_schemas.CLIENT["LeaderChangeMessage"])
 
 
+@functools.cache
 def _snake_upper(name: str) -> str:
     """Kafka's ``MessageGenerator.toSnakeCase(name).toUpperCase()`` (MetadataRecordType names)."""
     out = []

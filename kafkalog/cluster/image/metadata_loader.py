@@ -43,8 +43,8 @@ from .metadata_image import MetadataImage, MetadataProvenance
 __all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "METADATA_PARTITION"]
 
 METADATA_PARTITION = "__cluster_metadata-0"
-_TRANSACTION_MARKERS = frozenset({"BeginTransactionRecord", "EndTransactionRecord",
-                                  "AbortTransactionRecord"})
+# a NoOpRecord's whole value: frame version 1, api key 20, version 0, no tagged fields
+_NO_OP_V0 = b"\x01\x14\x00\x00"
 
 
 @dataclass
@@ -134,6 +134,13 @@ class _Loader:
                 applied = 0
                 for rec in batch:
                     if rec.offset < min_offset:
+                        continue
+                    value = rec.value
+                    if value is not None and value == _NO_OP_V0:
+                        # a controller writes one NoOpRecord per idle interval (500 ms): most
+                        # records of a metadata log; they change nothing but the provenance
+                        applied += 1
+                        self.result.records += 1
                         continue
                     try:
                         obj = cluster_metadata.decode_record_obj(rec.key, rec.value)
