@@ -598,3 +598,35 @@ def test_image_replay_matches_cluster_model(reps: list[int], changes: list[dict]
     a = image.topics_by_name["t"].partitions[0]
     b = model.topics["t"].partitions[0]
     assert a.summary() | {"controller_epoch": 0} == b.summary() | {"controller_epoch": 0}
+
+
+def test_end_offset_is_the_image_of_a_shorter_log(tmp_path: Path) -> None:
+    """``end_offset``: the image a broker whose log ended there held (what-if forensics); a
+    transaction open at the cut is left out; NoOps go through the decoder-free path."""
+    log = _Log()
+    log.add(_topic("a", T1))                                                # 0-1
+    log.add([_meta("NoOpRecord", {})] * 3, epoch=6)                         # 2-4
+    log.add([_meta("BeginTransactionRecord", {"name": "x"}), *_topic("b", T2),
+             _meta("EndTransactionRecord", {})], epoch=7)                   # 5-8
+    log.add([_meta("PartitionChangeRecord", {"partitionId": 0, "topicId": T1,
+                                             "leader": -1})], epoch=7)      # 9
+    path = log.write(tmp_path / "00000000000000000000.log")
+    full = load_metadata(path)
+    assert sorted(full.image.topics_by_name) == ["a", "b"] and full.records == 10
+    assert full.image.topics_by_name["a"].partitions[0].leader == -1
+    cut = load_metadata(path, end_offset=8)              # the EndTransactionRecord is cut off
+    assert sorted(cut.image.topics_by_name) == ["a"]
+    assert cut.image.provenance.last_contained_offset == 4
+    assert cut.image.provenance.last_contained_epoch == 6
+    assert "open metadata transaction" in cut.faults[-1]
+    assert load_metadata(path, end_offset=9).image.topics_by_name["a"].partitions[0].leader == 1
+    assert load_metadata(path, end_offset=0).image.is_empty()
+
+
+def test_module_doctests() -> None:
+    import doctest
+    import importlib
+
+    for name in ("node", "registrations", "metadata_image", "metadata_delta", "image_nodes"):
+        mod = importlib.import_module(f"kafkalog.cluster.image.{name}")
+        assert doctest.testmod(mod).failed == 0, name

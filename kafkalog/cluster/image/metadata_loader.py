@@ -61,19 +61,25 @@ class LoadedMetadata:
     records: int = 0
 
 
-def load_metadata_image(path: str | os.PathLike[str]) -> MetadataImage:
+def load_metadata_image(path: str | os.PathLike[str], *,
+                        end_offset: int | None = None) -> MetadataImage:
     """The metadata image of a segment, snapshot or metadata partition directory.
 
     Faults are not reported here; use :func:`load_metadata` to see them.
     """
-    return load_metadata(path).image
+    return load_metadata(path, end_offset=end_offset).image
 
 
-def load_metadata(path: str | os.PathLike[str]) -> LoadedMetadata:
+def load_metadata(path: str | os.PathLike[str], *,
+                  end_offset: int | None = None) -> LoadedMetadata:
     """Read ``path`` (see the module docstring) into a :class:`LoadedMetadata`.
 
+    ``end_offset`` stops before that offset: the image a broker whose metadata log ended there
+    held (a directory then starts from the latest snapshot ending at or before it). A
+    transaction still open at the cut is not part of the image, as at the end of the log.
+
     Raises ``FileNotFoundError`` for a missing path and :class:`KafkaLogError` for a directory
-    with no metadata partition or a file that is not a log (its first batch unreadable).
+    with no metadata partition.
     """
     p = Path(path)
     if not p.exists():
@@ -85,15 +91,15 @@ def load_metadata(path: str | os.PathLike[str]) -> LoadedMetadata:
         if not part.is_dir():
             raise KafkaLogError(f"{p}: neither a metadata partition directory nor a log dir "
                                 f"holding {METADATA_PARTITION}", path=str(p))
-        picked = snapshots(part)
+        picked = [s for s in snapshots(part) if end_offset is None or s[0] <= end_offset]
         start = 0
         if picked:
             start, snap = picked[-1]
             loader.read_file(snap, is_snapshot=True, snapshot_end=start)
         for seg in segments(part):
-            loader.read_file(seg, min_offset=start)
+            loader.read_file(seg, min_offset=start, end_offset=end_offset)
     else:
-        loader.read_file(p)
+        loader.read_file(p, end_offset=end_offset)
     loader.finish()
     return loader.result
 
@@ -108,7 +114,7 @@ class _Loader:
         self._in_transaction = False
 
     def read_file(self, path: Path, *, is_snapshot: bool = False, snapshot_end: int = 0,
-                  min_offset: int = 0) -> None:
+                  min_offset: int = 0, end_offset: int | None = None) -> None:
         from ...records.batch import iter_batches, parse_control_key
 
         self.result.files.append(path)
@@ -117,6 +123,8 @@ class _Loader:
             for batch in iter_batches(str(path)):
                 if batch.last_offset < min_offset:
                     continue
+                if end_offset is not None and batch.base_offset >= end_offset:
+                    break
                 epoch = batch.partition_leader_epoch
                 if batch.is_control:
                     for rec in batch:
@@ -131,15 +139,17 @@ class _Loader:
                         except (KafkaLogError, ValueError) as e:
                             self._fault(path, rec.offset, f"unable to read control record: {e}")
                     continue
-                applied = 0
+                applied, last = 0, -1
                 for rec in batch:
                     if rec.offset < min_offset:
                         continue
+                    if end_offset is not None and rec.offset >= end_offset:
+                        break
                     value = rec.value
                     if value is not None and value == _NO_OP_V0:
                         # a controller writes one NoOpRecord per idle interval (500 ms): most
                         # records of a metadata log; they change nothing but the provenance
-                        applied += 1
+                        applied, last = applied + 1, rec.offset
                         self.result.records += 1
                         continue
                     try:
@@ -147,13 +157,13 @@ class _Loader:
                     except (KafkaLogError, ValueError) as e:
                         self._fault(path, rec.offset, f"unable to read metadata record: {e}")
                         continue
-                    applied += 1
+                    applied, last = applied + 1, rec.offset
                     self._replay(obj, path, rec.offset, batch.base_offset, epoch,
                                  batch.max_timestamp)
                 if applied and not self._in_transaction:
-                    # Batch.data(...).lastOffset(): base offset + records read - 1
+                    # the batch took effect: the image ends at its last record applied
                     self.result.image.provenance = MetadataProvenance(
-                        batch.base_offset + applied - 1, epoch, batch.max_timestamp)
+                        last, epoch, batch.max_timestamp)
         except KafkaLogError as e:
             self.result.faults.append(f"{path}: stopped reading: {e}")
         if is_snapshot and not self._in_transaction:
