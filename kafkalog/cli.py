@@ -32,6 +32,9 @@ Subcommands
 ``console-consumer``, ``console-producer``
     Kafka's ``kafka-console-consumer.sh`` and ``kafka-console-producer.sh`` over log
     directories, offline (``kafkalog.console``).
+``metadata-shell``
+    Kafka's ``kafka-metadata-shell.sh``: browse a KRaft metadata snapshot or log as a file
+    tree, interactively or one command at a time (``kafkalog.metadata_shell``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -261,6 +264,9 @@ def build_parser() -> argparse.ArgumentParser:
     cp = sub.add_parser("console-producer", help="Append lines of stdin as records to a topic "
                         "of a log dir (kafka-console-producer.sh, offline).", add_help=False)
     cp.add_argument("console_producer_args", nargs=argparse.REMAINDER)
+    ms = sub.add_parser("metadata-shell", help="Browse a KRaft metadata snapshot or log as a "
+                        "file tree (kafka-metadata-shell.sh).", add_help=False)
+    ms.add_argument("metadata_shell_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -526,6 +532,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .console import console_producer
 
         return console_producer.main(argv[1:])
+    if argv[:1] == ["metadata-shell"]:
+        from .metadata_shell import metadata_shell
+
+        return metadata_shell.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -542,7 +552,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, get-offsets, log-dirs, tiered, tiered-restore, serve, "
-            "storage, console-consumer, console-producer, demo)\n"
+            "storage, console-consumer, console-producer, metadata-shell, demo)\n"
         )
         return EXIT_USAGE
     try:

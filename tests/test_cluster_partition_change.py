@@ -565,7 +565,7 @@ def test_merge_bumps_epochs_like_partition_registration() -> None:
 
 
 def test_reserved_directory_ids_are_kafkas():
-    """DirectoryId since 3.7.0: MIGRATING = Uuid(0, 0), UNASSIGNED = Uuid(0, 1), LOST = Uuid(0, 2)."""
+    """DirectoryId since 3.7.0: MIGRATING = Uuid(0, 0), UNASSIGNED (0, 1), LOST (0, 2)."""
     import base64
 
     from kafkalog.cluster.model import LOST_DIR, MIGRATING_DIR, UNASSIGNED_DIR

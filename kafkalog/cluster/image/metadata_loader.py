@@ -40,7 +40,8 @@ from ..log_reading import segments, snapshots
 from .metadata_delta import MetadataDelta, MetadataReplayError
 from .metadata_image import MetadataImage, MetadataProvenance
 
-__all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "METADATA_PARTITION"]
+__all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "metadata_partition_dir",
+           "METADATA_PARTITION"]
 
 METADATA_PARTITION = "__cluster_metadata-0"
 # a NoOpRecord's whole value: frame version 1, api key 20, version 0, no tagged fields
@@ -86,11 +87,7 @@ def load_metadata(path: str | os.PathLike[str], *,
         raise FileNotFoundError(f"{p}: no such file or directory")
     loader = _Loader()
     if p.is_dir():
-        part = p if (any(p.glob("*.log")) or any(p.glob("*.checkpoint"))) \
-            else p / METADATA_PARTITION
-        if not part.is_dir():
-            raise KafkaLogError(f"{p}: neither a metadata partition directory nor a log dir "
-                                f"holding {METADATA_PARTITION}", path=str(p))
+        part = metadata_partition_dir(p)
         picked = [s for s in snapshots(part) if end_offset is None or s[0] <= end_offset]
         start = 0
         if picked:
@@ -102,6 +99,19 @@ def load_metadata(path: str | os.PathLike[str], *,
         loader.read_file(p, end_offset=end_offset)
     loader.finish()
     return loader.result
+
+
+def metadata_partition_dir(path: str | os.PathLike[str]) -> Path:
+    """The metadata partition directory ``path`` names: ``path`` itself, or the
+    ``__cluster_metadata-0`` a log dir holds. :class:`KafkaLogError` when it has neither a
+    segment nor a snapshot."""
+    p = Path(path)
+    # a log dir holds the partition dir (and bootstrap.checkpoint: not a snapshot of it)
+    part = p / METADATA_PARTITION if (p / METADATA_PARTITION).is_dir() else p
+    if not (segments(part) or snapshots(part)):
+        raise KafkaLogError(f"neither a metadata partition directory nor a log dir holding "
+                            f"{METADATA_PARTITION}", path=str(p))
+    return part
 
 
 class _Loader:

@@ -23,6 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+# Java's String.compareTo order (UTF-16 code units): how Kafka sorts node names
+from ...groups.java_order import java_string_key
+
 __all__ = [
     "MetadataNode",
     "MetadataLeafNode",
@@ -32,6 +35,7 @@ __all__ = [
     "NORMAL_NO_SCHEMA",
     "DISABLED",
     "NodeStringifier",
+    "java_string_key",
 ]
 
 
@@ -158,8 +162,3 @@ class NodeStringifier(MetadataNodePrinter):
 
     def __str__(self) -> str:
         return "".join(self._out)
-
-
-def java_string_key(s: str) -> bytes:
-    """Sort key equal to Java's ``String.compareTo`` (UTF-16 code unit order)."""
-    return s.encode("utf-16-be", "surrogatepass")

@@ -1,0 +1,62 @@
+"""``tree``: print nodes and everything under them (Kafka's ``TreeCommandHandler``).
+
+Each target is a glob; every node it matches is printed with :class:`ShellNodePrinter`
+(a directory shows its children, not its own name), no match gives
+``tree: <target>: No such file or directory.``.
+
+>>> TreeCommandHandler.TYPE.description
+'Show the contents of metadata nodes in a tree structure.'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import IO, TYPE_CHECKING, Any
+
+from .command_utils import Candidate, complete_path
+from .commands import CommandType, Handler
+from .glob_visitor import GlobVisitor, MetadataNodeInfo
+from .shell_node_printer import ShellNodePrinter
+
+if TYPE_CHECKING:
+    from .command_parser import ArgumentParser
+    from .interactive_shell import InteractiveShell
+    from .shell_state import MetadataShellState
+
+__all__ = ["TreeCommandHandler"]
+
+
+class _TreeCommandType(CommandType):
+    name = "tree"
+    description = "Show the contents of metadata nodes in a tree structure."
+    shell_only = False
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument("targets", nargs="+", help="The metadata nodes to display.")
+
+    def create_handler(self, namespace: dict[str, Any]) -> Handler:
+        return TreeCommandHandler(list(namespace["targets"]))
+
+    def complete_next(self, state: MetadataShellState, next_words: list[str],
+                      candidates: list[Candidate]) -> None:
+        complete_path(state, next_words[-1], candidates)
+
+
+@dataclass
+class TreeCommandHandler(Handler):
+    """``tree TARGET...``."""
+
+    targets: list[str] = field(default_factory=list)
+
+    TYPE = _TreeCommandType()
+
+    def run(self, shell: InteractiveShell | None, writer: IO[str],
+            state: MetadataShellState) -> None:
+        for target in self.targets:
+            def handle(info: MetadataNodeInfo | None, target: str = target) -> None:
+                if info is None:
+                    writer.write(f"tree: {target}: No such file or directory.\n")
+                else:
+                    info.node.print(ShellNodePrinter(writer))
+
+            state.visit(GlobVisitor(target, handle))
