@@ -439,3 +439,55 @@ def test_directory_snapshots_lock_their_log_dir(tmp_path: Path) -> None:
             assert _main("-s", str(where), "ls", loader=None) == (
                 1, "", f"Error: {_unable_to_lock(tmp_path)}\n")
 
+
+
+def test_bootstrap_checkpoints() -> None:
+    """``bootstrap.checkpoint`` is a snapshot file too: Kafka 3.7's (LDI-POC), as its shell
+    reads it."""
+    bootstrap = shared_fixture_path("kafka-real", "LDI-POC", "bootstrap.checkpoint")
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["-s", str(bootstrap), "cat", "/image/features/metadataVersion",
+                 "/image/provenance"], stdout=out, stderr=err) == 0
+    assert (out.getvalue(), err.getvalue()) == (
+        "Optional[3.7-IV4]\noffset 1, epoch 0, time 2026-01-30T16:43:50.996Z[UTC]\n", "")
+
+
+def test_storage_format_then_shell(tmp_path: Path) -> None:
+    """``kafkalog storage format --add-scram --feature`` writes the bootstrap records; the
+    shell shows them: the SCRAM credential's keys are the RFC 5802 ones (computed here with
+    hashlib/hmac from the salted password), the features as formatted."""
+    import base64
+    import hashlib
+    import hmac
+
+    from kafkalog.storage import command as storage
+
+    logdir = tmp_path / "logs"
+    config = tmp_path / "server.properties"
+    config.write_text("process.roles=broker\nnode.id=0\ncontroller.listener.names=CONTROLLER\n"
+                      "controller.quorum.voters=100@localhost:9093\n"
+                      f"log.dirs={logdir}\n")
+    salted = b"\x60\x21"
+    rc = storage.main(["format", "-c", str(config), "-t", "XcZZOzUqS4yHOjhMQB6JLQ",
+                       "-r", "3.9-IV0", "-f", "group.version=1",
+                       "-S", 'SCRAM-SHA-256=[name=alice,iterations=8192,salt="N3E=",'
+                             'saltedpassword="YCE="]'],
+                      stdout=io.StringIO(), stderr=io.StringIO())
+    assert rc == 0
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["-s", str(logdir / "bootstrap.checkpoint"), "tree", "/image/features",
+                 "/image/scram/SCRAM-SHA-256"], stdout=out, stderr=err) == 0
+    client_key = hmac.new(salted, b"Client Key", hashlib.sha256).digest()
+    stored = hashlib.sha256(client_key).hexdigest()
+    server = hmac.new(salted, b"Server Key", hashlib.sha256).hexdigest()
+    assert base64.b64decode("YCE=") == salted
+    assert err.getvalue() == ""
+    # tree prints a node's children, not the node itself (TreeCommandHandler)
+    assert out.getvalue() == (
+        "finalized_group.version:\n"
+        "  1\n"
+        "metadataVersion:\n"
+        "  Optional[3.9-IV0]\n"
+        "alice:\n"
+        f"  ScramCredentialData(salt=3771, storedKey={stored}, serverKey={server}, "
+        "iterations=8192)\n")
