@@ -630,3 +630,25 @@ def test_module_doctests() -> None:
     for name in ("node", "registrations", "metadata_image", "metadata_delta", "image_nodes"):
         mod = importlib.import_module(f"kafkalog.cluster.image.{name}")
         assert doctest.testmod(mod).failed == 0, name
+
+
+def test_lone_noop_batches_are_checked_not_decoded(tmp_path: Path) -> None:
+    """A batch holding one NoOpRecord (what a controller writes each idle interval, as in the
+    real LDI-POC log) takes the decoder-free path: same provenance, and its CRC still checked."""
+    log = _Log()
+    log.add(_topic("a", T1))
+    for epoch in (3, 4):
+        log.add([_meta("NoOpRecord", {})], epoch=epoch, ts=1700000000000 + epoch)
+    path = log.write(tmp_path / "00000000000000000000.log")
+    loaded = load_metadata(path)
+    assert loaded.records == 4 and loaded.faults == []
+    assert loaded.image.provenance.last_contained_offset == 3
+    assert loaded.image.provenance.last_contained_epoch == 4
+    assert loaded.image.provenance.last_contained_log_time_ms == 1700000000004
+    data = bytearray(path.read_bytes())
+    data[-1] ^= 0x01                                  # the last NoOp's value: CRC mismatch
+    path.write_bytes(bytes(data))
+    loaded = load_metadata(path)
+    assert loaded.image.provenance.last_contained_offset == 2
+    assert len(loaded.faults) == 1 and "stopped reading" in loaded.faults[0]
+    assert "crc" in loaded.faults[0].lower()

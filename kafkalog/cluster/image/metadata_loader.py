@@ -46,6 +46,9 @@ __all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "metadata_p
 METADATA_PARTITION = "__cluster_metadata-0"
 # a NoOpRecord's whole value: frame version 1, api key 20, version 0, no tagged fields
 _NO_OP_V0 = b"\x01\x14\x00\x00"
+# the records area of a batch holding only that record (length 10, attributes 0, timestamp and
+# offset deltas 0, null key, the 4-byte value, no headers): what a controller writes
+_NO_OP_BATCH_RECORDS = bytes.fromhex("1400000001080114000000")
 
 
 @dataclass
@@ -148,6 +151,17 @@ class _Loader:
                                     "SNAPSHOT_HEADER", rec.value)["lastContainedLogTimestamp"]
                         except (KafkaLogError, ValueError) as e:
                             self._fault(path, rec.offset, f"unable to read control record: {e}")
+                    continue
+                if (batch.record_count == 1 and batch.compression_id == 0
+                        and batch.base_offset >= min_offset
+                        and batch.records_bytes() == _NO_OP_BATCH_RECORDS):
+                    # one NoOpRecord alone, as a controller writes it each idle interval:
+                    # checked (CRC) but not decoded
+                    batch.ensure_valid()
+                    self.result.records += 1
+                    if not self._in_transaction:
+                        self.result.image.provenance = MetadataProvenance(
+                            batch.base_offset, epoch, batch.max_timestamp)
                     continue
                 applied, last = 0, -1
                 for rec in batch:
