@@ -652,3 +652,19 @@ def test_lone_noop_batches_are_checked_not_decoded(tmp_path: Path) -> None:
     assert loaded.image.provenance.last_contained_offset == 2
     assert len(loaded.faults) == 1 and "stopped reading" in loaded.faults[0]
     assert "crc" in loaded.faults[0].lower()
+
+
+def test_partition_registration_copy_is_deep() -> None:
+    import copy as copy_module
+
+    from kafkalog.cluster.model import PartitionRegistration
+
+    p = PartitionRegistration(replicas=[1, 2], isr=[1], leader=1, leader_epoch=3,
+                              partition_epoch=4, removing_replicas=[2], adding_replicas=[3],
+                              leader_recovery_state=1, elr=[2], last_known_elr=[5],
+                              directories=[DIR_A, DIR_B], controller_epoch=9)
+    c = p.copy()
+    assert c == p == copy_module.deepcopy(p)
+    for name in ("replicas", "isr", "removing_replicas", "adding_replicas", "elr",
+                 "last_known_elr", "directories"):
+        assert getattr(c, name) is not getattr(p, name)
