@@ -645,6 +645,7 @@ def test_lone_noop_batches_are_checked_not_decoded(tmp_path: Path) -> None:
     assert loaded.image.provenance.last_contained_offset == 3
     assert loaded.image.provenance.last_contained_epoch == 4
     assert loaded.image.provenance.last_contained_log_time_ms == 1700000000004
+    assert load_metadata(path, end_offset=3).image.provenance.last_contained_offset == 2
     data = bytearray(path.read_bytes())
     data[-1] ^= 0x01                                  # the last NoOp's value: CRC mismatch
     path.write_bytes(bytes(data))
