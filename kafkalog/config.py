@@ -50,6 +50,10 @@ _RULES: dict[str, tuple[str, int, int]] = {
     "min_compaction_lag_ms": ("long", 0, LONG_MAX),
     "max_compaction_lag_ms": ("long", 1, LONG_MAX),
     "delete_retention_ms": ("long", 0, LONG_MAX),
+    # KIP-390 (CompressionType.*.levelValidator): gzip is [1, 9] or -1, checked apart
+    "compression_gzip_level": ("int", -1, 9),
+    "compression_lz4_level": ("int", 1, 17),
+    "compression_zstd_level": ("int", -131072, 22),
 }
 #: double-valued fields -> (minimum, maximum) (Kafka's ``between`` validators)
 _DOUBLE_RULES: dict[str, tuple[float, float]] = {
@@ -57,6 +61,9 @@ _DOUBLE_RULES: dict[str, tuple[float, float]] = {
 }
 
 _TIMESTAMP_TYPES = ("CreateTime", "LogAppendTime")
+#: BrokerCompressionType names: a codec the log stores batches in, or "producer" (as sent)
+COMPRESSION_TYPES = ("uncompressed", "zstd", "lz4", "snappy", "gzip", "producer")
+_CODEC_IDS = {"uncompressed": 0, "gzip": 1, "snappy": 2, "lz4": 3, "zstd": 4}
 _CLEANUP_POLICIES = ("delete", "compact")
 
 
@@ -105,6 +112,13 @@ class LogConfig:
     delete_retention_ms:
         ``delete.retention.ms``: how long a tombstone (and an empty transaction's marker) stays
         after the cleaning that first kept it (1 day; KIP-534's delete horizon).
+    compression_type:
+        ``compression.type``: the codec batches are stored in (``uncompressed``, ``gzip``,
+        ``snappy``, ``lz4``, ``zstd``), a batch sent in another one being recompressed as a
+        broker recompresses it; ``producer`` (default) keeps the producer's codec.
+    compression_gzip_level, compression_lz4_level, compression_zstd_level:
+        ``compression.<codec>.level`` (KIP-390): the level of that codec when
+        ``compression.type`` names it (-1 for gzip is zlib's default, 9 for lz4, 3 for zstd).
 
     Examples
     --------
@@ -134,6 +148,10 @@ class LogConfig:
     min_compaction_lag_ms: int = 0
     max_compaction_lag_ms: int = LONG_MAX
     delete_retention_ms: int = 24 * _HOUR_MS
+    compression_type: str = "producer"
+    compression_gzip_level: int = -1
+    compression_lz4_level: int = 9
+    compression_zstd_level: int = 3
 
     def __post_init__(self) -> None:
         for name, (_kind, lo, hi) in _RULES.items():
@@ -164,6 +182,14 @@ class LogConfig:
                 f"conflict topic config setting min.compaction.lag.ms "
                 f"({self.min_compaction_lag_ms}) > max.compaction.lag.ms "
                 f"({self.max_compaction_lag_ms})")
+        if self.compression_gzip_level == 0:
+            # GZIP.levelValidator: "Value must be between 1 and 9 or equal to -1"
+            raise ConfigError("compression.gzip.level: value 0 out of range (expected in "
+                              "[1, 9] or -1, found 0)")
+        if self.compression_type not in COMPRESSION_TYPES:
+            raise ConfigError(
+                f"compression.type: expected one of {', '.join(COMPRESSION_TYPES)}, found "
+                f"{self.compression_type!r}")
         if not isinstance(self.preallocate, bool):
             raise ConfigError(f"preallocate: expected true or false, found {self.preallocate!r}")
         if self.message_timestamp_type not in _TIMESTAMP_TYPES:
@@ -200,6 +226,23 @@ class LogConfig:
         if self.compact and self.max_compaction_lag_ms > 0:
             return min(self.max_compaction_lag_ms, self.segment_ms)
         return self.segment_ms
+
+    def target_compression(self, producer_codec: int) -> tuple[int, int | None]:
+        """The codec id and level a batch sent with ``producer_codec`` is stored in (Kafka's
+        ``BrokerCompressionType.targetCompression``): the producer's codec at its default
+        level under ``compression.type=producer``, else the topic's codec and level.
+
+        >>> LogConfig(compression_type="zstd", compression_zstd_level=9).target_compression(3)
+        (4, 9)
+        >>> LogConfig().target_compression(3)
+        (3, None)
+        """
+        if self.compression_type == "producer":
+            return producer_codec, None
+        codec = _CODEC_IDS[self.compression_type]
+        level = {1: self.compression_gzip_level, 3: self.compression_lz4_level,
+                 4: self.compression_zstd_level}.get(codec)
+        return codec, level
 
     @cached_property
     def log_append_time(self) -> bool:
@@ -309,6 +352,11 @@ class LogConfig:
                                        ("log.cleaner.max.compaction.lag.ms", 1)))
         take("delete_retention_ms", (("delete.retention.ms", 1),
                                      ("log.cleaner.delete.retention.ms", 1)))
+        # ServerTopicConfigSynonyms: the broker's names are the topic's
+        take("compression_type", (("compression.type", 1),), "str")
+        take("compression_gzip_level", (("compression.gzip.level", 1),))
+        take("compression_lz4_level", (("compression.lz4.level", 1),))
+        take("compression_zstd_level", (("compression.zstd.level", 1),))
         if strict:
             unknown = sorted(set(props) - used)
             if unknown:

@@ -499,7 +499,9 @@ class Log:
             batches of ``records_per_batch`` records, each appended as Kafka appends one
             produce request. A missing timestamp is the clock's now (as a producer does).
         compression:
-            ``"none"``, ``"gzip"``, ``"snappy"``, ``"lz4"``, ``"zstd"`` (or the codec id).
+            ``"none"``, ``"gzip"``, ``"snappy"``, ``"lz4"``, ``"zstd"`` (or the codec id): the
+            producer's codec; a topic ``compression.type`` other than ``producer`` wins, as a
+            broker stores what its config says.
         producer_id, producer_epoch, base_sequence, transactional:
             Idempotent/transactional producer fields of the batch header.
         partition_leader_epoch:
@@ -522,6 +524,9 @@ class Log:
         """
         _check_header_args(producer_id, producer_epoch, base_sequence, partition_leader_epoch,
                            records_per_batch)
+        # the topic's compression.type, when not "producer", is the codec stored
+        codec, level = self._config.target_compression(_codec_id(compression))
+        compression = codec
         with self._write_lock:
             if self._closed or self._read_only:
                 self._check_writable()
@@ -534,6 +539,7 @@ class Log:
                 _reject_keyless(records, True, self._dir)
             if columnar:
                 data = self._encode_columns(records, now, compression=compression,
+                                            compression_level=level,
                                             producer_id=producer_id,
                                             producer_epoch=producer_epoch,
                                             base_sequence=base_sequence,
@@ -549,7 +555,7 @@ class Log:
                     # record needs the per-record path below)
                     data = encode_records_v2(
                         records, now, base_offset=self._log_end_offset,
-                        codec=_codec_id(compression), log_append=False,
+                        codec=codec, log_append=False, compression_level=level,
                         producer_id=producer_id, producer_epoch=producer_epoch,
                         base_sequence=base_sequence, transactional=transactional,
                         partition_leader_epoch=partition_leader_epoch, in_place=True)
@@ -561,6 +567,7 @@ class Log:
                     _reject_keyless(recs, False, self._dir)
                 data = encode_batch(
                     recs, base_offset=self._log_end_offset, compression=compression,
+                    compression_level=level,
                     producer_id=producer_id, producer_epoch=producer_epoch,
                     base_sequence=base_sequence, transactional=transactional,
                     partition_leader_epoch=partition_leader_epoch)

@@ -61,6 +61,7 @@ from .records.batch import (
     PARTITION_LEADER_EPOCH_OFFSET,
     RECORD_BATCH_OVERHEAD,
     TIMESTAMP_TYPE_MASK,
+    TRANSACTIONAL_FLAG_MASK,
 )
 from .records.columnar import MIN_RECORD_SIZE
 from .records.compression import DEFAULT_MAX_DECOMPRESSED, decompress
@@ -178,6 +179,16 @@ def validate_and_assign_offsets(
             "produced records rejected: compacted topic cannot accept message without key",
             position=0)
 
+    source_codec = attrs & COMPRESSION_CODEC_MASK
+    target_codec, level = config.target_compression(source_codec)
+    if target_codec != source_codec:
+        # the topic's compression.type is another codec: the records are rebuilt in it
+        # (validateMessagesAndAssignOffsetsCompressed, not in place: buildRecordsAndAssignOffsets)
+        rebuilt = _rebuild(data, count, base_offset=base_offset, now=now, codec=target_codec,
+                           level=level, log_append=log_append,
+                           partition_leader_epoch=partition_leader_epoch)
+        _, _, _, _, _, _, _, _, rebuilt_max, _, _, _, _ = HEADER_STRUCT.unpack_from(rebuilt)
+        return ValidatedBatch(rebuilt, count, rebuilt_max, now if log_append else -1)
     if log_append:
         new_attrs, new_max = attrs | TIMESTAMP_TYPE_MASK, now
     else:
@@ -191,6 +202,26 @@ def validate_and_assign_offsets(
     _I32.pack_into(data, PARTITION_LEADER_EPOCH_OFFSET, partition_leader_epoch)
     del view
     return ValidatedBatch(data, count, new_max, now if log_append else -1)
+
+
+def _rebuild(data: bytearray, count: int, *, base_offset: int, now: int, codec: int,
+             level: int | None, log_append: bool, partition_leader_epoch: int) -> bytes:
+    """The batch's records as a new batch in ``codec`` (Kafka's ``MemoryRecordsBuilder`` with
+    the producer's id, epoch, base sequence and transactional flag; the records' timestamps,
+    keys, values and headers as sent; the append time as the max timestamp for
+    ``LogAppendTime``)."""
+    from .records.columnar import decode_columns, encode_columns
+
+    (_b, _l, _e, _m, _c, attrs, _d, _bt, _mt, producer_id, producer_epoch, base_sequence,
+     _n) = HEADER_STRUCT.unpack_from(data)
+    columns = decode_columns(bytes(data), validate=False)      # the CRC was checked above
+    return bytes(encode_columns(
+        columns, base_offset=base_offset, records_per_batch=count, compression=codec,
+        compression_level=level, timestamp_type="log_append" if log_append else "create",
+        log_append_time=now if log_append else None, producer_id=producer_id,
+        producer_epoch=producer_epoch, base_sequence=base_sequence,
+        partition_leader_epoch=partition_leader_epoch,
+        transactional=bool(attrs & TRANSACTIONAL_FLAG_MASK)))
 
 
 def _check_records(view: memoryview, count: int, attrs: int, base_ts: int, max_ts: int

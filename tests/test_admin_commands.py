@@ -204,7 +204,7 @@ def test_configs_describe_kafka_text(logdir: Path, capsys) -> None:
                       "--entity-name", "compacted", "--describe", "--all")
     lines = out.splitlines()
     assert rc == 0 and lines[0] == "All configs for topic compacted are:"
-    assert len(lines) == 19      # every topic config kafkalog implements
+    assert len(lines) == 23      # every topic config kafkalog implements
     assert ("  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:"
             "cleanup.policy=compact, DEFAULT_CONFIG:log.cleanup.policy=delete}") in lines
     assert ("  segment.bytes=1073741824 sensitive=false synonyms={DEFAULT_CONFIG:"
@@ -245,7 +245,9 @@ def test_configs_alter_add_and_delete_persist(logdir: Path, capsys) -> None:
     ("segment.bytes=ten", "segment.bytes"),
     ("retention.ms=1000,cleanup.policy=[shred]", "cleanup.policy"),
     ("no.such.config=1", "Unknown topic config name: no.such.config"),
-    ("compression.type=lz4", "compression.type is not implemented by kafkalog"),
+    ("min.insync.replicas=2", "min.insync.replicas is not implemented by kafkalog"),
+    ("compression.type=brotli", "compression.type"),
+    ("compression.type=lz4,compression.zstd.level=23", "compression.zstd.level"),
 ])
 def test_configs_alter_bad_config_changes_nothing(logdir: Path, capsys, add: str,
                                                   names: str) -> None:

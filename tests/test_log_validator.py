@@ -141,3 +141,135 @@ def test_records_that_do_not_parse_or_skip_offsets_are_refused():
     skipped[second + 3] = 10  # zig-zag 5
     with pytest.raises(InvalidRecordError, match="offset deltas"):
         validate_and_assign_offsets(_recrc(skipped), base_offset=0, now=0, config=LogConfig())
+
+
+# -- compression.type: the topic's codec ---------------------------------------------------------
+
+def _records_of(data: bytes) -> list[tuple]:
+    """(offset, timestamp, key, value, headers) read by aiokafka's reader (a peer decoder)."""
+    from aiokafka.record.default_records import DefaultRecordBatch
+
+    b = DefaultRecordBatch(bytes(data))
+    return [(r.offset, r.timestamp, r.key, r.value, list(r.headers)) for r in b]
+
+
+def _header(data: bytes) -> tuple:
+    (batch,) = iter_batches(bytes(data))
+    return (batch.base_offset, batch.partition_leader_epoch, batch.compression,
+            batch.timestamp_type, batch.base_timestamp, batch.max_timestamp, batch.producer_id,
+            batch.producer_epoch, batch.base_sequence, batch.is_transactional,
+            batch.record_count)
+
+
+@pytest.mark.parametrize(("source", "target", "name"), [
+    (3, "zstd", "zstd"), (1, "uncompressed", "none"), (0, "gzip", "gzip"), (4, "snappy", "snappy"),
+    (2, "lz4", "lz4")])
+def test_topic_compression_type_rebuilds_in_its_codec(source, target, name):
+    """``compression.type`` names another codec: the batch is rebuilt in it
+    (``buildRecordsAndAssignOffsets``): same records (read back by aiokafka), the producer's
+    id, epoch and base sequence, the new offsets and leader epoch; byte for byte what our row
+    encoder writes for those records (levels included)."""
+    raw = kafka_python_batch(9, source, producer_id=77, epoch=2, sequence=40)
+    config = LogConfig(compression_type=target, compression_zstd_level=7,
+                       compression_gzip_level=1, compression_lz4_level=12)
+    v = validate_and_assign_offsets(raw, base_offset=500, now=99, config=config,
+                                    partition_leader_epoch=6)
+    assert v.record_count == 9 and v.max_timestamp == 1008 and v.log_append_time == -1
+    assert _header(v.data) == (500, 6, name, "CreateTime", 1000, 1008, 77, 2, 40, False, 9)
+    sent = _records_of(raw)
+    assert _records_of(v.data) == [(500 + o, *rest) for o, *rest in sent]
+    level = {"zstd": 7, "gzip": 1, "lz4": 12}.get(name)
+    expect = encode_batch([Record(k, val, t, h) for _, t, k, val, h in sent], base_offset=500,
+                          compression=name, compression_level=level, producer_id=77,
+                          producer_epoch=2, base_sequence=40, partition_leader_epoch=6)
+    assert bytes(v.data) == expect
+
+
+def test_topic_compression_type_same_codec_or_producer_stays_in_place():
+    raw = kafka_python_batch(5, 4)
+    for config in (LogConfig(compression_type="zstd", compression_zstd_level=19), LogConfig()):
+        v = validate_and_assign_offsets(raw, base_offset=1, now=5, config=config)
+        assert bytes(v.data[16:]) == raw[16:]      # the producer's bytes, levels aside
+
+
+def test_topic_compression_type_with_log_append_time_and_transactions():
+    from kafka.record.default_records import DefaultRecordBatchBuilder
+
+    b = DefaultRecordBatchBuilder(magic=2, compression_type=0, is_transactional=1,
+                                  producer_id=5, producer_epoch=0, base_sequence=0,
+                                  batch_size=1 << 20)
+    for i in range(4):
+        b.append(i, timestamp=2000 - i, key=None, value=b"v%d" % i, headers=[])
+    raw = bytes(b.build())
+    config = LogConfig(compression_type="lz4", message_timestamp_type="LogAppendTime")
+    v = validate_and_assign_offsets(raw, base_offset=0, now=123456, config=config)
+    assert (v.max_timestamp, v.log_append_time) == (123456, 123456)
+    assert _header(v.data) == (0, -1, "lz4", "LogAppendTime", 2000, 123456, 5, 0, 0, True, 4)
+    # readers report the append time for every record of a LogAppendTime batch
+    assert [t for _, t, *_ in _records_of(v.data)] == [123456] * 4
+    assert [r[2:] for r in _records_of(v.data)] == [(None, b"v%d" % i, []) for i in range(4)]
+
+
+def test_log_append_stores_the_topic_codec(tmp_path):
+    """Embedded appends follow the topic's codec too (Log.append with records or columns,
+    append_as_leader); compression.type=producer keeps the caller's."""
+    import pyarrow as pa
+
+    config = LogConfig(compression_type="gzip", compression_gzip_level=9)
+    with Log.open(tmp_path / "g", config=config) as log:
+        log.append([Record(b"k", b"v", 1)], compression="lz4")
+        log.append([Record(b"k%d" % i, b"v", 1) for i in range(40)])   # the row kernel path
+        log.append(pa.table({"key": [b"a", b"b"], "value": [b"1", b"2"]}), compression="zstd")
+        log.append_as_leader(kafka_python_batch(3, 2))
+    with Log.open(tmp_path / "g", read_only=True) as log:
+        codecs = {b.batch.compression for b in log.batches()}
+        values = [r.value for r in log.records()]
+    assert codecs == {"gzip"}
+    assert values == [b"v"] * 41 + [b"1", b"2", b"v0", b"v1", b"v2"]
+    with Log.open(tmp_path / "p") as log:
+        log.append([Record(b"k", b"v", 1)], compression="lz4")
+        assert {b.batch.compression for b in log.batches()} == {"lz4"}
+
+
+_CODEC_NAMES = ["none", "gzip", "snappy", "lz4", "zstd"]
+_TOPIC_TYPES = ["uncompressed", "gzip", "snappy", "lz4", "zstd"]
+
+
+def test_recompression_equals_encoding_the_records_in_the_topic_codec():
+    """Property: for random records, codecs and producer fields, the rebuilt batch is the one
+    our encoder writes for the same records in the topic's codec (so every reader of our
+    batches reads it), and it reads back as the records sent."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    blob = st.one_of(st.none(), st.binary(max_size=40))
+    record = st.tuples(blob, blob, st.integers(0, 2**41),
+                       st.lists(st.tuples(st.text(max_size=5), blob), max_size=2))
+
+    @settings(max_examples=60, deadline=None)
+    @given(records=st.lists(record, min_size=1, max_size=12),
+           source=st.integers(0, 4), target=st.integers(0, 4),
+           pid=st.sampled_from([-1, 3]), lat=st.booleans())
+    def check(records, source, target, pid, lat):
+        recs = [Record(k, v, t, h) for k, v, t, h in records]
+        seq = 0 if pid >= 0 else -1
+        raw = encode_batch(recs, compression=_CODEC_NAMES[source], producer_id=pid,
+                           producer_epoch=0 if pid >= 0 else -1, base_sequence=seq)
+        config = LogConfig(compression_type=_TOPIC_TYPES[target],
+                           message_timestamp_type="LogAppendTime" if lat else "CreateTime")
+        v = validate_and_assign_offsets(raw, base_offset=10, now=77, config=config,
+                                        partition_leader_epoch=1)
+        if source == target:
+            assert bytes(v.data[16:]) == raw[16:] or lat
+            return
+        expect = encode_batch(recs, base_offset=10, compression=_CODEC_NAMES[target],
+                              producer_id=pid, producer_epoch=0 if pid >= 0 else -1,
+                              base_sequence=seq, partition_leader_epoch=1,
+                              timestamp_type="log_append" if lat else "create",
+                              log_append_time=77 if lat else None)
+        assert bytes(v.data) == expect
+        got = [(r.key, r.value, list(r.headers)) for b in iter_batches(bytes(v.data))
+               for r in b]
+        assert got == [(k, val, [(hk, hv) for hk, hv in h]) for k, val, _, h in records]
+
+    check()

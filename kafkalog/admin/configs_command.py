@@ -40,7 +40,7 @@ config's first broker synonym when that one has a default (``log.roll.ms``,
 ``segment.ms``, ``segment.jitter.ms``, ``flush.ms`` and ``retention.ms`` show no broker synonym:
 ConfigHelper drops the lower ones). ``--all`` lists every topic config kafkalog implements ("All
 configs for topic T are:"; Kafka's list also has the ones kafkalog does not implement, e.g.
-``compression.type``).
+``min.insync.replicas``).
 
 Alter follows ``alterConfig`` for topics: ``--add-config`` is split on commas outside ``[...]``
 and each pair on ``=``; brackets are removed from values (``cleanup.policy=[compact,delete]``);
@@ -213,6 +213,11 @@ _BROKER_SYNONYM: dict[str, str | None] = {
     "cleanup.policy": "log.cleanup.policy",
     "preallocate": "log.preallocate",
     "message.timestamp.type": "log.message.timestamp.type",
+    # ServerTopicConfigSynonyms: the same name at both levels
+    "compression.type": "compression.type",
+    "compression.gzip.level": "compression.gzip.level",
+    "compression.lz4.level": "compression.lz4.level",
+    "compression.zstd.level": "compression.zstd.level",
 }
 
 # ConfigCommand.parseConfigsToBeAdded: a comma or '=' not inside [...]

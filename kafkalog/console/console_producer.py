@@ -69,8 +69,9 @@ used: ``batch.size``, ``linger.ms``, ``compression.{gzip,lz4,zstd}.level``,
 validated with ``ProducerConfig``'s texts. ``partitioner.class`` (a Java class) and
 ``transactional.id`` (the console producer never starts a transaction: Kafka's send fails)
 are refused; the rest are accepted without effect. ``--line-reader`` takes only Kafka's
-``org.apache.kafka.tools.LineMessageReader`` (no Java class can be loaded); the topic's
-``compression.type`` config is not applied (a log dir's topic configs do not hold it).
+``org.apache.kafka.tools.LineMessageReader`` (no Java class can be loaded). A topic whose
+``compression.type`` names a codec stores its batches in that codec (the log recompresses
+them, as a broker does).
 
 Exit status: 0 done, 1 an error (Kafka's exception text on stderr after
 ``kafkalog console-producer: error:``), 2 usage, 130 interrupted (what was read is written).

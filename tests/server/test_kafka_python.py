@@ -112,3 +112,27 @@ def test_transactions_committed_and_aborted(server, log_dir):
     with Log.open(log_dir / "tx-0", read_only=True) as log:
         assert [r.value for r in log.records(isolation="read_committed")] == \
             [v for _, v, _ in committed]
+
+
+def test_topic_compression_type_recompresses(server, log_dir):
+    """A topic created with ``compression.type=zstd`` (and a level) stores zstd batches whatever
+    the producer sends, keeping the idempotent producer's fields, as a broker does; the
+    consumer reads the records back, headers included."""
+    from kafkalog.records.batch import iter_batches
+
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        admin.create_topics([NewTopic("zt", PARTITIONS, 1, topic_configs={
+            "compression.type": "zstd", "compression.zstd.level": "7"})])
+    finally:
+        admin.close()
+    records = make_records(600, seed=11)
+    produce(server.address, "zt", records, enable_idempotence=True, compression_type="gzip")
+    assert_same(by_partition(records), consume(server.address, "zt", 600))
+    server.stop()
+    assert_idempotent_batches(log_dir, "zt", PARTITIONS, 600)
+    codecs = set()
+    for p in range(PARTITIONS):
+        for seg in sorted((log_dir / f"zt-{p}").glob("*.log")):
+            codecs |= {b.compression for b in iter_batches(str(seg))}
+    assert codecs == {"zstd"}
