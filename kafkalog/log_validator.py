@@ -19,10 +19,15 @@ one v2 record batch:
   timestamp), with the CRC recomputed only when the attributes or max timestamp change. Base
   offset and leader epoch lie outside the CRC, so the record bytes are never re-encoded.
 
-Deliberate deviation: Kafka rebuilds (re-encodes) a compressed batch whose records' offset deltas
-are not ``0, 1, 2, ...`` (old clients wrote wrong inner offsets for v1 messages); no v2 client
-does that, and this engine never re-encodes a producer's records, so such a batch is refused with
-:class:`InvalidRecordError`. The timestamp bounds (``message.timestamp.before/after.max.ms``) are
+* **The topic's codec** (``compression.type``, ``BrokerCompressionType.targetCompression``):
+  ``producer`` or the batch's own codec keeps the bytes as above; another codec rebuilds the
+  batch in it at the topic's ``compression.<codec>.level`` (``buildRecordsAndAssignOffsets``:
+  the records as sent, the producer id, epoch, base sequence and transactional flag kept, the
+  base timestamp the first record's, LogAppendTime as above).
+
+Deliberate deviation: Kafka also rebuilds a compressed batch whose records' offset deltas are
+not ``0, 1, 2, ...`` (old clients wrote wrong inner offsets for v1 messages); no v2 client does
+that, so such a batch is refused with :class:`InvalidRecordError`. The timestamp bounds (``message.timestamp.before/after.max.ms``) are
 Kafka's defaults (unbounded) and not checked.
 
 Threads: pure functions over a private copy of the bytes.
