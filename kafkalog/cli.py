@@ -59,7 +59,7 @@ from typing import IO, Any
 
 from .tools import dump as d
 from .tools.render import JsonRenderer, TextRenderer
-from .usage import ArgumentParser, UsageError, java_split
+from .usage import ArgumentParser, UsageError, java_split, replace_unencodable
 
 __all__ = ["main", "main_entry", "build_parser", "run_dump"]
 
@@ -557,8 +557,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         if args.command == "dump-segments":
-            _replace_unencodable(sys.stdout)
-            _replace_unencodable(sys.stderr)
+            replace_unencodable(sys.stdout)
+            replace_unencodable(sys.stderr)
             try:
                 opts = _options_from_args(args, sys.stdout)
             except _KafkaAbort as e:
@@ -588,16 +588,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
     return EXIT_USAGE
 
-
-def _replace_unencodable(stream: IO[str]) -> None:
-    """Java's PrintStream writes '?' for characters the console encoding cannot hold; never
-    fail on them (a payload decoded from bytes can hold anything)."""
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        try:
-            reconfigure(errors="replace")
-        except (ValueError, OSError):
-            pass
 
 
 def _isatty(stream: IO[str]) -> bool:

@@ -27,8 +27,8 @@ one v2 record batch:
 
 Deliberate deviation: Kafka also rebuilds a compressed batch whose records' offset deltas are
 not ``0, 1, 2, ...`` (old clients wrote wrong inner offsets for v1 messages); no v2 client does
-that, so such a batch is refused with :class:`InvalidRecordError`. The timestamp bounds (``message.timestamp.before/after.max.ms``) are
-Kafka's defaults (unbounded) and not checked.
+that, so such a batch is refused with :class:`InvalidRecordError`. The timestamp bounds
+(``message.timestamp.before/after.max.ms``) are Kafka's defaults (unbounded) and not checked.
 
 Threads: pure functions over a private copy of the bytes.
 

@@ -19,10 +19,37 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["ArgumentParser", "UsageError", "parse_args", "java_split", "EXIT_USAGE"]
+__all__ = ["ArgumentParser", "UsageError", "parse_args", "java_split", "java_trim",
+           "replace_unencodable", "EXIT_USAGE"]
 
 #: the exit status of bad arguments (kafkalog's subcommands; dump-segments uses Kafka's 1)
 EXIT_USAGE = 2
+
+
+def java_trim(s: str) -> str:
+    """Java's ``String.trim()``: strips every char ``<= ' '`` (controls included) from both
+    ends, not Python's Unicode whitespace.
+
+    >>> java_trim("\\t ls \\x00"), java_trim("\\u00a0x")
+    ('ls', '\\xa0x')
+    """
+    start, end = 0, len(s)
+    while start < end and s[start] <= " ":
+        start += 1
+    while end > start and s[end - 1] <= " ":
+        end -= 1
+    return s[start:end]
+
+
+def replace_unencodable(stream: IO[str]) -> None:
+    """Java's PrintStream writes '?' for characters the console encoding cannot hold: never
+    fail on them (a payload or a topic name decoded from bytes can hold anything)."""
+    reconfigure = getattr(stream, "reconfigure", None)
+    if reconfigure is not None:
+        try:
+            reconfigure(errors="replace")
+        except (ValueError, OSError):
+            pass
 
 
 def java_split(text: str, sep: str = ",") -> list[str]:

@@ -148,17 +148,8 @@ class MetadataReplay:
         topic = self._topic(d["topicId"], f"PartitionRecord {d['partitionId']}")
         if topic is None:
             return
-        topic.partitions[d["partitionId"]] = PartitionRegistration(
-            replicas=list(d["replicas"]), isr=list(d["isr"]),
-            removing_replicas=list(d.get("removingReplicas") or []),
-            adding_replicas=list(d.get("addingReplicas") or []),
-            leader=d["leader"], leader_epoch=d["leaderEpoch"],
-            partition_epoch=d["partitionEpoch"],
-            leader_recovery_state=d.get("leaderRecoveryState", 0),
-            elr=list(d.get("eligibleLeaderReplicas") or []),
-            last_known_elr=list(d.get("lastKnownElr") or []),
-            directories=list(d.get("directories") or []),
-            controller_epoch=self.metadata_epoch)
+        topic.partitions[d["partitionId"]] = PartitionRegistration.from_record(
+            d, controller_epoch=self.metadata_epoch)
 
     def _on_PartitionChangeRecord(self, d: dict[str, Any], ts: int) -> None:
         topic = self._topic(d["topicId"], f"PartitionChangeRecord {d['partitionId']}")

@@ -198,6 +198,22 @@ class PartitionRegistration:
     directories: list[str] = field(default_factory=list)
     controller_epoch: int = -1
 
+    @classmethod
+    def from_record(cls, d: dict[str, Any], controller_epoch: int = -1) -> PartitionRegistration:
+        """The fields of a decoded ``PartitionRecord`` (directories as the record holds them:
+        empty for records before 3.7-IV2)."""
+        return cls(
+            replicas=list(d["replicas"]), isr=list(d["isr"]),
+            removing_replicas=list(d.get("removingReplicas") or []),
+            adding_replicas=list(d.get("addingReplicas") or []),
+            leader=d["leader"], leader_epoch=d["leaderEpoch"],
+            partition_epoch=d["partitionEpoch"],
+            leader_recovery_state=d.get("leaderRecoveryState", 0),
+            elr=list(d.get("eligibleLeaderReplicas") or []),
+            last_known_elr=list(d.get("lastKnownElr") or []),
+            directories=list(d.get("directories") or []),
+            controller_epoch=controller_epoch)
+
     def copy(self) -> PartitionRegistration:
         """A deep copy (lists are not shared). The fields are ints and lists of ints or
         strings, so copying the lists is a deep copy (``copy.deepcopy`` was most of a

@@ -99,7 +99,7 @@ from ..errors import (
 from ..records.builder import encode_batch
 from ..records.record import Record
 from ..records.varint import size_of_varlong
-from ..usage import ArgumentParser, UsageError, parse_args
+from ..usage import ArgumentParser, UsageError, java_trim, parse_args
 from .command_line import java_number_arg, load_props, parse_key_value_args
 from .line_message_reader import (
     LINE_MESSAGE_READER_CLASS,
@@ -256,10 +256,6 @@ def _config_error(name: str, value: object, message: str) -> ProducerConfigError
     return ProducerConfigError(f"Invalid value {value} for configuration {name}: {message}")
 
 
-def _java_trim(s: str) -> str:
-    return s.strip("".join(chr(c) for c in range(0x21)))
-
-
 _JAVA_NUMBER = re.compile(r"[+-]?[0-9]+")
 
 
@@ -270,7 +266,7 @@ def _number(props: Mapping[str, str], name: str, default: int, bits: int,
     raw = props.get(name)
     if raw is None:
         return default
-    text = _java_trim(raw)
+    text = java_trim(raw)
     value = int(text) if _JAVA_NUMBER.fullmatch(text) else None
     if value is None or not -(1 << (bits - 1)) <= value < (1 << (bits - 1)):
         raise _config_error(name, raw, f"Not a number of type {'INT' if bits == 32 else 'LONG'}")
@@ -285,7 +281,7 @@ def _boolean(props: Mapping[str, str], name: str, default: bool) -> bool:
     raw = props.get(name)
     if raw is None:
         return default
-    text = _java_trim(raw).lower()
+    text = java_trim(raw).lower()
     if text not in ("true", "false"):
         raise _config_error(name, raw, "Expected value to be either true or false")
     return text == "true"
@@ -325,7 +321,7 @@ class ProducerConfig:
             A value ``ProducerConfig`` refuses (its text), ``partitioner.class`` or
             ``transactional.id`` (not available offline, see the module docstring).
         """
-        codec = _java_trim(props.get("compression.type", "none"))
+        codec = java_trim(props.get("compression.type", "none"))
         if codec not in _CODECS:
             raise _config_error("compression.type", codec,
                                 "String must be one of: " + ", ".join(_CODECS))
@@ -335,11 +331,11 @@ class ProducerConfig:
                                 "Value must be between 1 and 9 or equal to -1")
         lz4_level = _number(props, "compression.lz4.level", 9, 32, 1, 17)
         zstd_level = _number(props, "compression.zstd.level", 3, 32, -131072, 22)
-        acks = _java_trim(props.get("acks", "all"))
+        acks = java_trim(props.get("acks", "all"))
         if acks not in ("all", "-1", "0", "1"):
             raise _config_error("acks", acks, "String must be one of: all, -1, 0, 1")
         for name in ("partitioner.class", "transactional.id"):
-            if _java_trim(props.get(name, "")):
+            if java_trim(props.get(name, "")):
                 raise ProducerConfigError(
                     f"{name}={props[name]} is not supported offline: "
                     + ("no Java partitioner can be loaded" if name == "partitioner.class" else
@@ -355,7 +351,7 @@ class ProducerConfig:
             max_request_size=_number(props, "max.request.size", 1024 * 1024, 32, 0),
             buffer_memory=_number(props, "buffer.memory", 32 * 1024 * 1024, 64, 0),
             ignore_keys=_boolean(props, "partitioner.ignore.keys", False),
-            client_id=_java_trim(props.get("client.id", "")),
+            client_id=java_trim(props.get("client.id", "")),
             acks=acks,
         )
 

@@ -42,6 +42,7 @@ from collections.abc import Iterator, Mapping
 from typing import IO, NamedTuple
 
 from ..records.record import Header
+from ..usage import java_trim
 
 __all__ = ["LineMessageReader", "LineReaderError", "ProducerRecord", "read_lines"]
 
@@ -69,18 +70,8 @@ class ProducerRecord(NamedTuple):
     headers: tuple[Header, ...] = ()
 
 
-def _java_trim(s: str) -> str:
-    # String.trim: every char <= U+0020 at both ends, not Python's Unicode whitespace
-    i, j = 0, len(s)
-    while i < j and s[i] <= " ":
-        i += 1
-    while j > i and s[j - 1] <= " ":
-        j -= 1
-    return s[i:j]
-
-
 def _is_true(value: object) -> bool:
-    return _java_trim(str(value)).lower() == "true"
+    return java_trim(str(value)).lower() == "true"
 
 
 def _java_pattern_split(pattern: re.Pattern[str], text: str) -> list[str]:

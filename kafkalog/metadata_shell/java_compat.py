@@ -17,6 +17,7 @@ import re
 import unicodedata
 
 from kafkalog.cluster.image.node import java_string_key
+from kafkalog.usage import java_trim
 
 __all__ = [
     "JAVA_INT_MAX",
@@ -49,16 +50,6 @@ def java_len(s: str) -> int:
     if s.isascii():
         return n
     return n + sum(1 for c in s if ord(c) > 0xFFFF)
-
-
-def java_trim(s: str) -> str:
-    """``String.trim()``: strips every char ``<= ' '`` (controls included) from both ends."""
-    start, end = 0, len(s)
-    while start < end and s[start] <= " ":
-        start += 1
-    while end > start and s[end - 1] <= " ":
-        end -= 1
-    return s[start:end]
 
 
 def java_is_whitespace(c: str) -> bool:

@@ -35,6 +35,7 @@ from typing import IO
 from kafkalog.cluster.image import MetadataNode
 from kafkalog.errors import KafkaLogError, LogLockedError
 from kafkalog.lock import KAFKA_LOCK_FILE_NAME, DirectoryLock
+from kafkalog.usage import replace_unencodable
 
 from .command_parser import ArgumentParser, ArgumentParserError, HelpScreenError, LongType
 from .commands import Commands
@@ -242,7 +243,7 @@ def main(argv: Sequence[str] | None = None, *, image_loader: ImageLoader | None 
     """Run the tool on ``argv`` (without the program name); returns the exit status."""
     if stdout is None:
         # Kafka writes UTF-8 whatever the locale; never fail on a name the console cannot show
-        _replace_unencodable(sys.stdout)
+        replace_unencodable(sys.stdout)
     out = sys.stdout if stdout is None else stdout
     err = sys.stderr if stderr is None else stderr
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -283,11 +284,3 @@ def main(argv: Sequence[str] | None = None, *, image_loader: ImageLoader | None 
         traceback.print_exc(file=err)
         return 1
 
-
-def _replace_unencodable(stream: IO[str]) -> None:
-    reconfigure = getattr(stream, "reconfigure", None)
-    if reconfigure is not None:
-        try:
-            reconfigure(errors="replace")
-        except (ValueError, OSError):
-            pass

@@ -164,16 +164,9 @@ class MetadataDelta:
         if dirs and len(dirs) != len(replicas):
             raise MetadataReplayError(
                 f"The lengths for replicas and directories do not match: {_record_text(d)}")
-        topic.partitions[d["partitionId"]] = PartitionRegistration(
-            replicas=replicas, isr=list(d["isr"]),
-            removing_replicas=list(d.get("removingReplicas") or []),
-            adding_replicas=list(d.get("addingReplicas") or []),
-            leader=d["leader"], leader_epoch=d["leaderEpoch"],
-            partition_epoch=d["partitionEpoch"],
-            leader_recovery_state=d.get("leaderRecoveryState", 0),
-            elr=list(d.get("eligibleLeaderReplicas") or []),
-            last_known_elr=list(d.get("lastKnownElr") or []),
-            directories=_default_to_migrating(dirs, len(replicas)))
+        part = PartitionRegistration.from_record(d)
+        part.directories = _default_to_migrating(dirs, len(replicas))
+        topic.partitions[d["partitionId"]] = part
 
     def _PartitionChangeRecord(self, d: dict[str, Any]) -> None:
         topic = self.image.topics_by_id.get(d["topicId"])
