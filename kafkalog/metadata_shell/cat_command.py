@@ -13,33 +13,25 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from .command_utils import Candidate, complete_path
-from .commands import CommandType, Handler
+from .commands import Handler, PathsCommandType
 from .glob_visitor import GlobVisitor, MetadataNodeInfo
 from .shell_node_printer import ShellNodePrinter
 
 if TYPE_CHECKING:
-    from .command_parser import ArgumentParser
     from .interactive_shell import InteractiveShell
     from .shell_state import MetadataShellState
 
 __all__ = ["CatCommandHandler"]
 
 
-class _CatCommandType(CommandType):
+class _CatCommandType(PathsCommandType):
     name = "cat"
     description = "Show the contents of metadata files."
     shell_only = False
-
-    def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("targets", nargs="+", help="The metadata files to display.")
+    argument, nargs, help = "targets", "+", "The metadata files to display."
 
     def create_handler(self, namespace: dict[str, Any]) -> Handler:
         return CatCommandHandler(list(namespace["targets"]))
-
-    def complete_next(self, state: MetadataShellState, next_words: list[str],
-                      candidates: list[Candidate]) -> None:
-        complete_path(state, next_words[-1], candidates)
 
 
 @dataclass

@@ -66,6 +66,24 @@ class CommandType:
         return f"CommandType({self.name!r})"
 
 
+class PathsCommandType(CommandType):
+    """A command over node paths (``ls``, ``cat``, ``tree``, ``find``): one positional
+    argument of paths (``argument``, ``nargs``, ``help``), each completed as a path."""
+
+    argument = "targets"
+    nargs = "*"
+    help = ""
+
+    def add_arguments(self, parser: ArgumentParser) -> None:
+        parser.add_argument(self.argument, nargs=self.nargs, help=self.help)
+
+    def complete_next(self, state: MetadataShellState, next_words: list[str],
+                      candidates: list[Candidate]) -> None:
+        from .command_utils import complete_path
+
+        complete_path(state, next_words[-1], candidates)
+
+
 _TYPES: dict[str, CommandType] | None = None
 
 

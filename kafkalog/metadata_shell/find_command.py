@@ -17,33 +17,26 @@ from typing import IO, TYPE_CHECKING, Any
 
 from kafkalog.cluster.image import MetadataNode
 
-from .command_utils import Candidate, complete_path, get_effective_paths
-from .commands import CommandType, Handler
+from .command_utils import get_effective_paths
+from .commands import Handler, PathsCommandType
 from .glob_visitor import GlobVisitor, MetadataNodeInfo
 from .java_compat import java_string_key
 
 if TYPE_CHECKING:
-    from .command_parser import ArgumentParser
     from .interactive_shell import InteractiveShell
     from .shell_state import MetadataShellState
 
 __all__ = ["FindCommandHandler"]
 
 
-class _FindCommandType(CommandType):
+class _FindCommandType(PathsCommandType):
     name = "find"
     description = "Search for nodes in the directory hierarchy."
     shell_only = False
-
-    def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("paths", nargs="*", help="The paths to start at.")
+    argument, nargs, help = "paths", "*", "The paths to start at."
 
     def create_handler(self, namespace: dict[str, Any]) -> Handler:
         return FindCommandHandler(list(namespace["paths"]))
-
-    def complete_next(self, state: MetadataShellState, next_words: list[str],
-                      candidates: list[Candidate]) -> None:
-        complete_path(state, next_words[-1], candidates)
 
 
 @dataclass

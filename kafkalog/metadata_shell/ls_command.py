@@ -24,13 +24,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import IO, TYPE_CHECKING, Any
 
-from .command_utils import Candidate, complete_path, get_effective_paths
-from .commands import CommandType, Handler
+from .command_utils import get_effective_paths
+from .commands import Handler, PathsCommandType
 from .glob_visitor import GlobVisitor, MetadataNodeInfo
 from .java_compat import java_len, java_string_key
 
 if TYPE_CHECKING:
-    from .command_parser import ArgumentParser
     from .interactive_shell import InteractiveShell
     from .shell_state import MetadataShellState
 
@@ -44,20 +43,14 @@ __all__ = [
 ]
 
 
-class _LsCommandType(CommandType):
+class _LsCommandType(PathsCommandType):
     name = "ls"
     description = "List metadata nodes."
     shell_only = False
-
-    def add_arguments(self, parser: ArgumentParser) -> None:
-        parser.add_argument("targets", nargs="*", help="The metadata node paths to list.")
+    argument, nargs, help = "targets", "*", "The metadata node paths to list."
 
     def create_handler(self, namespace: dict[str, Any]) -> Handler:
         return LsCommandHandler(list(namespace["targets"]))
-
-    def complete_next(self, state: MetadataShellState, next_words: list[str],
-                      candidates: list[Candidate]) -> None:
-        complete_path(state, next_words[-1], candidates)
 
 
 @dataclass
