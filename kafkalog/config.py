@@ -54,6 +54,8 @@ _RULES: dict[str, tuple[str, int, int]] = {
     "compression_gzip_level": ("int", -1, 9),
     "compression_lz4_level": ("int", 1, 17),
     "compression_zstd_level": ("int", -131072, 22),
+    "message_timestamp_before_max_ms": ("long", 0, LONG_MAX),
+    "message_timestamp_after_max_ms": ("long", 0, LONG_MAX),
 }
 #: double-valued fields -> (minimum, maximum) (Kafka's ``between`` validators)
 _DOUBLE_RULES: dict[str, tuple[float, float]] = {
@@ -116,6 +118,11 @@ class LogConfig:
         ``compression.type``: the codec batches are stored in (``uncompressed``, ``gzip``,
         ``snappy``, ``lz4``, ``zstd``), a batch sent in another one being recompressed as a
         broker recompresses it; ``producer`` (default) keeps the producer's codec.
+    message_timestamp_before_max_ms, message_timestamp_after_max_ms:
+        ``message.timestamp.before.max.ms``/``after.max.ms`` (KIP-937): how far a produced
+        record's CreateTime may lie before/after the broker's clock; others are refused with
+        :class:`~kafkalog.errors.InvalidTimestampError`. Both unbounded, Kafka 3.9's defaults
+        (Kafka 4.x bounds ``after`` to one hour).
     compression_gzip_level, compression_lz4_level, compression_zstd_level:
         ``compression.<codec>.level`` (KIP-390): the level of that codec when
         ``compression.type`` names it (-1 for gzip is zlib's default, 9 for lz4, 3 for zstd).
@@ -152,6 +159,8 @@ class LogConfig:
     compression_gzip_level: int = -1
     compression_lz4_level: int = 9
     compression_zstd_level: int = 3
+    message_timestamp_before_max_ms: int = LONG_MAX
+    message_timestamp_after_max_ms: int = LONG_MAX
 
     def __post_init__(self) -> None:
         for name, (_kind, lo, hi) in _RULES.items():
@@ -353,6 +362,10 @@ class LogConfig:
         take("delete_retention_ms", (("delete.retention.ms", 1),
                                      ("log.cleaner.delete.retention.ms", 1)))
         # ServerTopicConfigSynonyms: the broker's names are the topic's
+        take("message_timestamp_before_max_ms", (("message.timestamp.before.max.ms", 1),
+                                                 ("log.message.timestamp.before.max.ms", 1)))
+        take("message_timestamp_after_max_ms", (("message.timestamp.after.max.ms", 1),
+                                                ("log.message.timestamp.after.max.ms", 1)))
         take("compression_type", (("compression.type", 1),), "str")
         take("compression_gzip_level", (("compression.gzip.level", 1),))
         take("compression_lz4_level", (("compression.lz4.level", 1),))

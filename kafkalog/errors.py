@@ -49,6 +49,7 @@ __all__ = [
     "CorruptRecordError",
     "RecordTooLargeError",
     "InvalidRecordError",
+    "InvalidTimestampError",
     "InvalidRequestError",
     "CorruptIndexError",
     "CorruptCheckpointError",
@@ -144,6 +145,20 @@ class InvalidRecordError(KafkaLogError, ValueError):
 
     Kafka's ``InvalidRecordException``; also a ``ValueError``.
     """
+
+
+class InvalidTimestampError(InvalidRecordError):
+    """A produced record whose timestamp the topic refuses (Kafka's ``InvalidTimestampException``:
+    outside ``message.timestamp.before/after.max.ms``, or a producer's LogAppendTime batch).
+
+    ``record_errors`` holds ``(batch index, message)`` per record refused, as a produce
+    response's ``record_errors``.
+    """
+
+    def __init__(self, message: str, *, record_errors: list[tuple[int, str]] | None = None,
+                 **kw: object) -> None:
+        super().__init__(message, **kw)  # type: ignore[arg-type]
+        self.record_errors = list(record_errors or [])
 
 
 class InvalidRequestError(KafkaLogError, ValueError):

@@ -50,8 +50,8 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from .config import LogConfig
-from .errors import CorruptRecordError, InvalidRecordError, KafkaLogError
+from .config import LONG_MAX, LogConfig
+from .errors import CorruptRecordError, InvalidRecordError, InvalidTimestampError, KafkaLogError
 from .native import records_decode as _rd
 from .records.batch import (
     ATTRIBUTES_OFFSET,
@@ -179,6 +179,9 @@ def validate_and_assign_offsets(
 
     log_append = config.message_timestamp_type == "LogAppendTime"
     largest, all_keys = _check_records(view, count, attrs, base_ts, max_ts)
+    if (attrs & TIMESTAMP_TYPE_MASK or config.message_timestamp_before_max_ms < LONG_MAX
+            or config.message_timestamp_after_max_ms < LONG_MAX):
+        _check_timestamps(data, now, config, log_append)
     if "compact" in config.cleanup_policy and not all_keys:
         raise InvalidRecordError(
             "produced records rejected: compacted topic cannot accept message without key",
@@ -207,6 +210,38 @@ def validate_and_assign_offsets(
     _I32.pack_into(data, PARTITION_LEADER_EPOCH_OFFSET, partition_leader_epoch)
     del view
     return ValidatedBatch(data, count, new_max, now if log_append else -1)
+
+
+def _check_timestamps(data: bytearray, now: int, config: LogConfig, log_append: bool) -> None:
+    """``LogValidator.validateTimestamp`` for every record: a CreateTime record outside
+    ``[now - message.timestamp.before.max.ms, now + message.timestamp.after.max.ms]``, or a
+    record of a batch the producer marked LogAppendTime on a LogAppendTime topic, is refused;
+    all the records refused are listed (Kafka's ``RecordValidationException`` with
+    ``InvalidTimestampException``)."""
+    from .records.batch import RecordBatch
+
+    before = config.message_timestamp_before_max_ms
+    after = config.message_timestamp_after_max_ms
+    batch = RecordBatch(bytes(data))
+    producer_lat = batch.timestamp_type == "LogAppendTime"
+    errors: list[tuple[int, str]] = []
+    # a LogAppendTime batch's records read as its max timestamp (DefaultRecordBatch), so
+    # Kafka checks that one
+    for index, record in enumerate(batch.records()):
+        offset, ts = record.offset, record.timestamp
+        if not log_append and ts != NO_TIMESTAMP:
+            diff = now - ts
+            if diff > before or -diff > after:
+                errors.append((index, f"Timestamp {ts} of message with offset {offset} is out "
+                                      f"of range. The timestamp should be within "
+                                      f"[{now - before}, {now + after}]"))
+        elif producer_lat:
+            errors.append((index, f"Invalid timestamp type in message with offset {offset}. "
+                                  "Producer should not set timestamp type to LogAppendTime."))
+    if errors:
+        raise InvalidTimestampError(
+            "produced records rejected: One or more records have been rejected due to invalid "
+            f"timestamp (first: {errors[0][1]})", record_errors=errors, position=0)
 
 
 def _rebuild(data: bytearray, count: int, *, base_offset: int, now: int, codec: int,

@@ -204,7 +204,7 @@ def test_configs_describe_kafka_text(logdir: Path, capsys) -> None:
                       "--entity-name", "compacted", "--describe", "--all")
     lines = out.splitlines()
     assert rc == 0 and lines[0] == "All configs for topic compacted are:"
-    assert len(lines) == 23      # every topic config kafkalog implements
+    assert len(lines) == 25      # every topic config kafkalog implements
     assert ("  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:"
             "cleanup.policy=compact, DEFAULT_CONFIG:log.cleanup.policy=delete}") in lines
     assert ("  segment.bytes=1073741824 sensitive=false synonyms={DEFAULT_CONFIG:"

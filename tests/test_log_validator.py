@@ -273,3 +273,53 @@ def test_recompression_equals_encoding_the_records_in_the_topic_codec():
         assert got == [(k, val, [(hk, hv) for hk, hv in h]) for k, val, _, h in records]
 
     check()
+
+
+# -- message.timestamp.before/after.max.ms ---------------------------------------------------------
+
+def test_timestamp_bounds_refuse_records_out_of_range():
+    """KIP-937: a CreateTime record more than ``before`` ms behind the broker's clock or more
+    than ``after`` ms ahead is refused; every such record is listed (Kafka's record errors) and
+    the message is Kafka's."""
+    from kafkalog.errors import InvalidTimestampError
+
+    raw = kafka_python_batch(5)                        # timestamps 1000..1004, offsets 0..4
+    config = LogConfig(message_timestamp_before_max_ms=2, message_timestamp_after_max_ms=0)
+    with pytest.raises(InvalidTimestampError) as e:
+        validate_and_assign_offsets(raw, base_offset=9, now=1003, config=config)
+    assert e.value.record_errors == [
+        (0, "Timestamp 1000 of message with offset 0 is out of range. The timestamp should be "
+            "within [1001, 1003]"),
+        (4, "Timestamp 1004 of message with offset 4 is out of range. The timestamp should be "
+            "within [1001, 1003]")]
+    assert "One or more records have been rejected due to invalid timestamp" in str(e.value)
+    # inside the bounds, or the topic stamps LogAppendTime: accepted
+    ok = LogConfig(message_timestamp_before_max_ms=3, message_timestamp_after_max_ms=1)
+    assert validate_and_assign_offsets(raw, base_offset=9, now=1003, config=ok).max_timestamp \
+        == 1004
+    lat = config.replace(message_timestamp_type="LogAppendTime")
+    assert validate_and_assign_offsets(raw, base_offset=9, now=1003, config=lat).log_append_time \
+        == 1003
+    # the broker names (log.message.timestamp.*) are the defaults' synonyms
+    assert LogConfig.from_properties({"log.message.timestamp.after.max.ms": "3600000"}) \
+        .message_timestamp_after_max_ms == 3600000
+
+
+def test_a_producers_log_append_time_batch():
+    """Kafka refuses a producer's batch marked LogAppendTime on a LogAppendTime topic; a
+    CreateTime topic takes it, its records reading as the batch's max timestamp (as Kafka's
+    reader gives them), which the bounds then check."""
+    from kafkalog.errors import InvalidTimestampError
+
+    raw = encode_batch([Record(None, b"a", 5), Record(None, b"b", -1)],
+                       timestamp_type="log_append", log_append_time=7)
+    with pytest.raises(InvalidTimestampError) as e:
+        validate_and_assign_offsets(raw, base_offset=0, now=9,
+                                    config=LogConfig(message_timestamp_type="LogAppendTime"))
+    assert [i for i, _ in e.value.record_errors] == [0, 1]
+    assert "Producer should not set timestamp type to LogAppendTime" in e.value.record_errors[0][1]
+    v = validate_and_assign_offsets(raw, base_offset=0, now=9, config=LogConfig())
+    assert v.max_timestamp == 7 and v.log_append_time == -1
+    with pytest.raises(InvalidTimestampError, match="Timestamp 7 of message with offset 0"):
+        validate_and_assign_offsets(raw, base_offset=0, now=9,
+                                    config=LogConfig(message_timestamp_before_max_ms=1))

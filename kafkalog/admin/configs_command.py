@@ -213,6 +213,8 @@ _BROKER_SYNONYM: dict[str, str | None] = {
     "cleanup.policy": "log.cleanup.policy",
     "preallocate": "log.preallocate",
     "message.timestamp.type": "log.message.timestamp.type",
+    "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
+    "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
     # ServerTopicConfigSynonyms: the same name at both levels
     "compression.type": "compression.type",
     "compression.gzip.level": "compression.gzip.level",

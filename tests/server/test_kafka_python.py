@@ -136,3 +136,28 @@ def test_topic_compression_type_recompresses(server, log_dir):
         for seg in sorted((log_dir / f"zt-{p}").glob("*.log")):
             codecs |= {b.compression for b in iter_batches(str(seg))}
     assert codecs == {"zstd"}
+
+
+def test_timestamp_bounds_reach_the_producer(server):
+    """``message.timestamp.before.max.ms`` on a topic: kafka-python's send of an old record
+    fails with INVALID_TIMESTAMP (32), a current one is written."""
+    import time
+
+    from kafka.errors import InvalidTimestampError
+
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        admin.create_topics([NewTopic("tb", 1, 1, topic_configs={
+            "message.timestamp.before.max.ms": "60000"})])
+    finally:
+        admin.close()
+    p = KafkaProducer(bootstrap_servers=server.address, retries=0)
+    try:
+        hour_ago = int(time.time() * 1000) - 3_600_000
+        old = p.send("tb", value=b"old", partition=0, timestamp_ms=hour_ago)
+        with pytest.raises(InvalidTimestampError):
+            old.get(30)
+        assert p.send("tb", value=b"now", partition=0).get(30).offset == 0
+    finally:
+        p.close()
+    assert [v for _, v, _ in consume(server.address, "tb", 1, 1)[0]] == [b"now"]

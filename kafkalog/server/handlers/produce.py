@@ -29,7 +29,7 @@ import struct
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import KafkaLogError
+from ...errors import InvalidTimestampError, KafkaLogError
 from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
@@ -75,7 +75,14 @@ def _append(ctx: RequestContext, topic: str, index: int, records: bytes | None,
                                     partition_leader_epoch=broker.leader_epoch(topic, index))
     except KafkaLogError as e:
         logger.debug("%s: produce to %s-%d refused: %s", ctx.peer, topic, index, e)
-        return _partition_error(index, error_code_for(e), e.message)
+        out = _partition_error(index, error_code_for(e), e.message)
+        # the records refused (RecordValidationException's record errors), Kafka's message
+        if isinstance(e, InvalidTimestampError):
+            out["record_errors"] = [{"batch_index": i, "batch_index_error_message": m}
+                                    for i, m in e.record_errors]
+            out["error_message"] = ("One or more records have been rejected due to invalid "
+                                    "timestamp")
+        return out
     except OSError as e:
         logger.error("%s-%d: append failed: %s", topic, index, e)
         return _partition_error(index, error_code_for(e), str(e))
