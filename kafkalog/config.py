@@ -56,6 +56,7 @@ _RULES: dict[str, tuple[str, int, int]] = {
     "compression_zstd_level": ("int", -131072, 22),
     "message_timestamp_before_max_ms": ("long", 0, LONG_MAX),
     "message_timestamp_after_max_ms": ("long", 0, LONG_MAX),
+    "min_insync_replicas": ("int", 1, INT_MAX),
 }
 #: double-valued fields -> (minimum, maximum) (Kafka's ``between`` validators)
 _DOUBLE_RULES: dict[str, tuple[float, float]] = {
@@ -123,6 +124,10 @@ class LogConfig:
         record's CreateTime may lie before/after the broker's clock; others are refused with
         :class:`~kafkalog.errors.InvalidTimestampError`. Both unbounded, Kafka 3.9's defaults
         (Kafka 4.x bounds ``after`` to one hour).
+    min_insync_replicas, unclean_leader_election_enable:
+        ``min.insync.replicas`` and ``unclean.leader.election.enable``: validated and kept; with
+        one replica they change nothing, as in Kafka (``Partition.effectiveMinIsr`` is
+        ``min(min.insync.replicas, replicas)``; the one replica is always the leader).
     compression_gzip_level, compression_lz4_level, compression_zstd_level:
         ``compression.<codec>.level`` (KIP-390): the level of that codec when
         ``compression.type`` names it (-1 for gzip is zlib's default, 9 for lz4, 3 for zstd).
@@ -161,6 +166,8 @@ class LogConfig:
     compression_zstd_level: int = 3
     message_timestamp_before_max_ms: int = LONG_MAX
     message_timestamp_after_max_ms: int = LONG_MAX
+    min_insync_replicas: int = 1
+    unclean_leader_election_enable: bool = False
 
     def __post_init__(self) -> None:
         for name, (_kind, lo, hi) in _RULES.items():
@@ -199,6 +206,9 @@ class LogConfig:
             raise ConfigError(
                 f"compression.type: expected one of {', '.join(COMPRESSION_TYPES)}, found "
                 f"{self.compression_type!r}")
+        if not isinstance(self.unclean_leader_election_enable, bool):
+            raise ConfigError("unclean.leader.election.enable: expected true or false, found "
+                              f"{self.unclean_leader_election_enable!r}")
         if not isinstance(self.preallocate, bool):
             raise ConfigError(f"preallocate: expected true or false, found {self.preallocate!r}")
         if self.message_timestamp_type not in _TIMESTAMP_TYPES:
@@ -366,6 +376,8 @@ class LogConfig:
                                                  ("log.message.timestamp.before.max.ms", 1)))
         take("message_timestamp_after_max_ms", (("message.timestamp.after.max.ms", 1),
                                                 ("log.message.timestamp.after.max.ms", 1)))
+        take("min_insync_replicas", (("min.insync.replicas", 1),))
+        take("unclean_leader_election_enable", (("unclean.leader.election.enable", 1),), "bool")
         take("compression_type", (("compression.type", 1),), "str")
         take("compression_gzip_level", (("compression.gzip.level", 1),))
         take("compression_lz4_level", (("compression.lz4.level", 1),))

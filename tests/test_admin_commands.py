@@ -204,7 +204,7 @@ def test_configs_describe_kafka_text(logdir: Path, capsys) -> None:
                       "--entity-name", "compacted", "--describe", "--all")
     lines = out.splitlines()
     assert rc == 0 and lines[0] == "All configs for topic compacted are:"
-    assert len(lines) == 25      # every topic config kafkalog implements
+    assert len(lines) == 27      # every topic config kafkalog implements
     assert ("  cleanup.policy=compact sensitive=false synonyms={DYNAMIC_TOPIC_CONFIG:"
             "cleanup.policy=compact, DEFAULT_CONFIG:log.cleanup.policy=delete}") in lines
     assert ("  segment.bytes=1073741824 sensitive=false synonyms={DEFAULT_CONFIG:"
@@ -245,7 +245,8 @@ def test_configs_alter_add_and_delete_persist(logdir: Path, capsys) -> None:
     ("segment.bytes=ten", "segment.bytes"),
     ("retention.ms=1000,cleanup.policy=[shred]", "cleanup.policy"),
     ("no.such.config=1", "Unknown topic config name: no.such.config"),
-    ("min.insync.replicas=2", "min.insync.replicas is not implemented by kafkalog"),
+    ("remote.storage.enable=true", "remote.storage.enable is not implemented by kafkalog"),
+    ("min.insync.replicas=0", "min.insync.replicas"),
     ("compression.type=brotli", "compression.type"),
     ("compression.type=lz4,compression.zstd.level=23", "compression.zstd.level"),
 ])

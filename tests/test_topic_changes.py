@@ -128,8 +128,8 @@ def test_update_topic_config_bad_input_changes_nothing(tmp_path):
     with LogDir.open(root) as d:
         d.create_topic("orders", 1, {"retention.ms": "1000"})
         before = (root / TOPICS_FILE).read_bytes()
-        with pytest.raises(ValueError, match="min.insync.replicas"):
-            d.update_topic_config("orders", {"min.insync.replicas": "2"})
+        with pytest.raises(ValueError, match="remote.storage.enable"):
+            d.update_topic_config("orders", {"remote.storage.enable": "true"})
         with pytest.raises(ConfigError, match="compression.type"):
             d.update_topic_config("orders", {"compression.type": "ZSTD"})
         with pytest.raises(ConfigError, match="segment.bytes"):

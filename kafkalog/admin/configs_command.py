@@ -40,7 +40,7 @@ config's first broker synonym when that one has a default (``log.roll.ms``,
 ``segment.ms``, ``segment.jitter.ms``, ``flush.ms`` and ``retention.ms`` show no broker synonym:
 ConfigHelper drops the lower ones). ``--all`` lists every topic config kafkalog implements ("All
 configs for topic T are:"; Kafka's list also has the ones kafkalog does not implement, e.g.
-``min.insync.replicas``).
+``remote.storage.enable``).
 
 Alter follows ``alterConfig`` for topics: ``--add-config`` is split on commas outside ``[...]``
 and each pair on ``=``; brackets are removed from values (``cleanup.policy=[compact,delete]``);
@@ -216,6 +216,8 @@ _BROKER_SYNONYM: dict[str, str | None] = {
     "message.timestamp.before.max.ms": "log.message.timestamp.before.max.ms",
     "message.timestamp.after.max.ms": "log.message.timestamp.after.max.ms",
     # ServerTopicConfigSynonyms: the same name at both levels
+    "min.insync.replicas": "min.insync.replicas",
+    "unclean.leader.election.enable": "unclean.leader.election.enable",
     "compression.type": "compression.type",
     "compression.gzip.level": "compression.gzip.level",
     "compression.lz4.level": "compression.lz4.level",

@@ -269,7 +269,7 @@ def test_create_topics_validation(server, wire):
     r = wire.request(19, 7, {"topics": [
         ct("ok", 2, configs={"retention.ms": "1000"}), ct("exists"), ct("bad name"),
         ct("dup"), ct("dup"), ct("zero", 0), ct("rf3", 1, 3),
-        ct("cfg", configs={"min.insync.replicas": "2"}),
+        ct("cfg", configs={"remote.storage.enable": "true"}),
         ct("val", configs={"segment.bytes": "-5"})], "timeout": 1000, "validate_only": False})
     codes = {t.name: t.error_code for t in r.topics}
     assert codes == {"ok": E.none, "exists": E.topic_already_exists,

@@ -161,3 +161,21 @@ def test_timestamp_bounds_reach_the_producer(server):
     finally:
         p.close()
     assert [v for _, v, _ in consume(server.address, "tb", 1, 1)[0]] == [b"now"]
+
+
+def test_min_insync_replicas_is_taken_and_one_replica_suffices(server):
+    """A topic created with ``min.insync.replicas=2`` (common in production scripts) is
+    accepted, and acks=all produces succeed: with one replica Kafka's effective minimum ISR
+    is 1 (``Partition.effectiveMinIsr``)."""
+    admin = KafkaAdminClient(bootstrap_servers=server.address)
+    try:
+        admin.create_topics([NewTopic("mi", 1, 1, topic_configs={
+            "min.insync.replicas": "2", "unclean.leader.election.enable": "false"})])
+    finally:
+        admin.close()
+    assert server.broker.log_dir.topic_config("mi").min_insync_replicas == 2
+    p = KafkaProducer(bootstrap_servers=server.address, acks="all", retries=0)
+    try:
+        assert p.send("mi", value=b"v", partition=0).get(30).offset == 0
+    finally:
+        p.close()

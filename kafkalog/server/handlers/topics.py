@@ -12,7 +12,7 @@ and ``ControllerApis.createTopics``, 3.9), for one broker:
   -1 for both counts (``INVALID_REQUEST``);
 * configs: the topic configs the engine implements (:class:`kafkalog.config.LogConfig`), checked
   by it; any other name or a bad value ``INVALID_CONFIG`` (Kafka accepts configs the engine has
-  no behaviour for, such as ``min.insync.replicas``: refusing them is a deliberate deviation,
+  no behaviour for, such as ``remote.storage.enable``: refusing them is a deliberate deviation,
   an accepted setting would otherwise be silently ignored);
 * ``validate_only``: everything checked, nothing created. From v5 the answer carries the counts
   and the topic's effective configs, from v7 its id.
