@@ -25,10 +25,14 @@ one v2 record batch:
   the records as sent, the producer id, epoch, base sequence and transactional flag kept, the
   base timestamp the first record's, LogAppendTime as above).
 
+* **Timestamps** (``validateTimestamp``): with ``message.timestamp.before/after.max.ms`` set,
+  a CreateTime record too far from the broker's clock is refused; so is a batch the producer
+  marked LogAppendTime on a LogAppendTime topic. Every record refused is listed
+  (:class:`~kafkalog.errors.InvalidTimestampError`, INVALID_TIMESTAMP on the wire).
+
 Deliberate deviation: Kafka also rebuilds a compressed batch whose records' offset deltas are
 not ``0, 1, 2, ...`` (old clients wrote wrong inner offsets for v1 messages); no v2 client does
-that, so such a batch is refused with :class:`InvalidRecordError`. The timestamp bounds
-(``message.timestamp.before/after.max.ms``) are Kafka's defaults (unbounded) and not checked.
+that, so such a batch is refused with :class:`InvalidRecordError`.
 
 Threads: pure functions over a private copy of the bytes.
 
