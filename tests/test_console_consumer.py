@@ -740,3 +740,70 @@ def test_a_group_commit_creates_the_offsets_topic_as_a_broker_would(tree):
     with LogDir.open(tree, read_only=True) as d:
         assert d.declared_partitions("__consumer_offsets") == 50
     assert committed(tree, "g") == {("orders", 0): 3, ("orders", 1): 1}
+
+
+_SLOW_WRITER = """
+import sys, time
+from kafkalog import Record
+from kafkalog.log_dir import LogDir
+with LogDir.open(sys.argv[1]) as d:
+    log = d.log("t", 0)
+    print("ready", flush=True)
+    for i in range(int(sys.argv[2]), int(sys.argv[3])):
+        time.sleep(0.05)
+        log.append([Record(None, b"v%d" % i, 1000 + i)])
+        d.set_high_watermark("t", 0, log.log_end_offset)
+        d.checkpoint_high_watermarks()
+"""
+
+
+@pytest.mark.parametrize("formatter_args", [(), ("--value-deserializer",
+                                                  "org.apache.kafka.common.serialization."
+                                                  "StringDeserializer")])
+def test_timeout_ms_follows_appends_until_idle(tmp_path, formatter_args):
+    """``--timeout-ms``: what another process appends while the consumer runs is printed,
+    in order and once, and the consumer exits after the timeout with Kafka's TimeoutException
+    line, the total and status 0 (Kafka's receive() loop); a group commits where it got."""
+    import subprocess
+    import sys
+    import threading
+
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("t", 1)
+        d.log("t", 0).append([Record(None, b"v%d" % i, 1000 + i) for i in range(5)])
+    writer = subprocess.Popen([sys.executable, "-c", _SLOW_WRITER, str(root), "5", "25"],
+                              stdout=subprocess.PIPE, text=True)
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+    result: list = []
+    reader = threading.Thread(target=lambda: result.append(run(
+        str(root), "--topic", "t", "--from-beginning", "--timeout-ms", "1500",
+        *formatter_args)))
+    reader.start()
+    writer.wait(60)
+    reader.join(60)
+    assert writer.returncode == 0 and not reader.is_alive()
+    status, out, err = result[0]
+    assert status == 0
+    assert out.splitlines() == [b"v%d" % i for i in range(25)]
+    assert err.splitlines() == [
+        "ERROR Error processing message, terminating consumer process: "
+        "org.apache.kafka.common.errors.TimeoutException",
+        "Processed a total of 25 messages"]
+
+
+def test_timeout_ms_with_max_messages_and_a_group(tmp_path):
+    """``--max-messages`` ends a following run as soon as it is reached; nothing new within
+    ``--timeout-ms`` ends it with the TimeoutException line; a group resumes where it got."""
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("t", 1)
+        d.log("t", 0).append([Record(None, b"v%d" % i, 1000 + i) for i in range(4)])
+    assert run(str(root), "--topic", "t", "--from-beginning", "--timeout-ms", "100",
+               "--max-messages", "3", "--group", "g")[:2] == (0, b"v0\nv1\nv2\n")
+    status, out, err = run(str(root), "--topic", "t", "--timeout-ms", "100", "--group", "g")
+    assert (status, out) == (0, b"v3\n")
+    assert "TimeoutException" in err and "Processed a total of 1 messages" in err
+    status, out, err = run(str(root), "--topic", "t", "--timeout-ms", "100", "--group", "g")
+    assert (status, out) == (0, b"")
+    assert run(str(root), "--topic", "t", "--timeout-ms", "x")[0] == 2

@@ -13,10 +13,13 @@ same records, byte for byte, and ``Processed a total of N messages`` on stderr. 
 Kafka's; the log dirs (a broker's ``log.dirs`` entries) take the place of
 ``--bootstrap-server``, which is accepted and not used.
 
-Offline, a consumer does not wait for more: it reads every partition to its end (the high
-watermark, or the last stable offset with ``--isolation-level read_committed``) and exits, so
-``--timeout-ms`` changes nothing; without ``--from-beginning`` or ``--offset`` it starts at the
-end, as Kafka's does, and prints nothing. Subscribed partitions (``--topic`` without
+Offline, a consumer reads every partition to its end (the high watermark, or the last stable
+offset with ``--isolation-level read_committed``). Without ``--timeout-ms`` it then exits;
+with it, it follows the partitions as Kafka's waits for more: the dirs are opened again every
+100 ms and what a writer (``kafkalog serve``, an embedded log) committed meanwhile is printed,
+until no record came for ``--timeout-ms`` (Kafka's ``TimeoutException`` line on stderr, then
+the total, status 0). Without ``--from-beginning`` or ``--offset`` it starts at the end, as
+Kafka's does. Subscribed partitions (``--topic`` without
 ``--partition``, or ``--include``) are read one after the other in topic and partition order
 (a broker's consumer interleaves them as its fetches return; the records of one partition are
 in offset order either way).
@@ -111,9 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
                    type=java_number_arg(32, "max-messages"),
                    help="The maximum number of messages to consume before exiting. If not set, "
                         "consumption is continual.")
-    p.add_argument("--timeout-ms", metavar="timeout_ms",
+    p.add_argument("--timeout-ms", metavar="timeout_ms", type=java_number_arg(32, "timeout-ms"),
                    help="If specified, exit if no message is available for consumption for the "
-                        "specified interval. (offline: the read ends at the partitions' end)")
+                        "specified interval. (offline: without it the read ends at the "
+                        "partitions' end; with it the dirs are polled for records appended "
+                        "meanwhile)")
     p.add_argument("--skip-message-on-error", action="store_true",
                    help="If there is an error when processing a message, skip it instead of "
                         "halt.")
@@ -483,7 +488,6 @@ def _consume(opts: ConsoleConsumerOptions, held: dict[tuple[str, int], LogDir],
              committed: dict[tuple[str, int], int], positions: dict[tuple[str, int], int],
              out: IO[bytes], err: IO[str], count: list[int]) -> int:
     a = opts.args
-    fmt = opts.formatter
     # every assigned partition has a position before the first record is read (the
     # consumer's first poll resets them all), and is committed with it on exit
     bounds: dict[tuple[str, int], tuple[Log, int]] = {}
@@ -512,9 +516,21 @@ def _consume(opts: ConsoleConsumerOptions, held: dict[tuple[str, int], LogDir],
             return EXIT_ERROR
         positions[tp] = start
         bounds[tp] = (log, end)
+    status = _consume_bounds(opts, bounds, positions, out, err, count)
+    if status is not None or a.timeout_ms is None:
+        return EXIT_OK if status is None else status
+    return _follow(opts, positions, out, err, count)
+
+
+def _consume_bounds(opts: ConsoleConsumerOptions, bounds: dict[tuple[str, int], tuple[Log, int]],
+                    positions: dict[tuple[str, int], int], out: IO[bytes], err: IO[str],
+                    count: list[int]) -> int | None:
+    """Each partition from its position to its bound; an exit status when the run must end
+    (``--max-messages`` reached, an error, a closed output), else None."""
+    fmt = opts.formatter
     for tp, (log, end) in bounds.items():
         if opts.max_messages != -1 and count[0] >= opts.max_messages:
-            break
+            return EXIT_OK
         start = positions[tp]
         if start >= end:
             continue
@@ -533,7 +549,56 @@ def _consume(opts: ConsoleConsumerOptions, held: dict[tuple[str, int], LogDir],
             err.write(f"ERROR Error processing message, terminating consumer process: "
                       f"{_error_line(e)}\n")
             return EXIT_ERROR
-    return EXIT_OK
+    if opts.max_messages != -1 and count[0] >= opts.max_messages:
+        return EXIT_OK
+    return None
+
+
+#: how often ``--timeout-ms`` looks at the dirs again
+FOLLOW_POLL_S = 0.1
+
+
+def _follow(opts: ConsoleConsumerOptions, positions: dict[tuple[str, int], int],
+            out: IO[bytes], err: IO[str], count: list[int]) -> int:
+    """``--timeout-ms``: Kafka's ``receive()`` loop offline. The dirs are opened again (read
+    only, every ``FOLLOW_POLL_S``) to see what was appended and committed since; the assigned
+    partitions are read on from their positions (one moved below the log start by retention
+    resets as ``auto.offset.reset`` says), until no record came for ``--timeout-ms``."""
+    timeout_s = max(0, opts.args.timeout_ms) / 1000
+    out.flush()
+    idle_since = time.monotonic()
+    while True:
+        before = count[0]
+        with ExitStack() as stack:
+            try:
+                opened = _Partitions(stack, opts.args.log_dirs,
+                                     lambda t, p: (t, p) in positions, None, False)
+                bounds: dict[tuple[str, int], tuple[Log, int]] = {}
+                for tp in sorted(positions):
+                    logs = opened.held.get(tp)
+                    if logs is None:
+                        continue                     # deleted meanwhile
+                    log = logs.log(*tp)
+                    end = _end_offset(logs, log, tp[0], tp[1], opts.isolation)
+                    if not log.log_start_offset <= positions[tp] <= log.log_end_offset:
+                        positions[tp] = _reset_offset(opts.auto_offset_reset, logs, log, end,
+                                                      tp)
+                    bounds[tp] = (log, end)
+            except (OSError, KafkaLogError, CommandFailed) as e:
+                err.write(f"ERROR Error processing message, terminating consumer process: "
+                          f"{_error_line(e)}\n")
+                return EXIT_ERROR
+            status = _consume_bounds(opts, bounds, positions, out, err, count)
+            if status is not None:
+                return status
+        if count[0] > before:
+            out.flush()
+            idle_since = time.monotonic()
+        elif time.monotonic() - idle_since > timeout_s:
+            err.write("ERROR Error processing message, terminating consumer process: "
+                      "org.apache.kafka.common.errors.TimeoutException\n")
+            return EXIT_OK
+        time.sleep(FOLLOW_POLL_S)
 
 
 def _consume_records(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int], start: int,
