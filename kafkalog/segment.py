@@ -886,7 +886,11 @@ class LogSegment:
         if self._time_index_trusted is False:
             return [self._search_without_time_index(t, starting_offset) for t in ts.tolist()]
         entry_ts, entry_offsets = self._time_lookup_many(ts)
-        positions = self._position_lookup_many(np.maximum(entry_offsets, starting_offset))
+        # the scan starts at the entry before (the segment start for the first): the batches
+        # from there to the entry's are checked on the way (see _search_for_timestamp); for a
+        # sound index they are all earlier than the target, so the answers are the same
+        _, prev_offsets = self._time_lookup_many(entry_ts - 1)
+        positions = self._position_lookup_many(np.maximum(prev_offsets, starting_offset))
         return [self._search_for_timestamp(
                     t, p, starting_offset,
                     # none found ((-1, base offset): the start is the segment's), or one not
@@ -910,15 +914,24 @@ class LogSegment:
         Invariant of an entry: the batch holding its offset is the one whose max timestamp
         it records (Kafka's ``maxTimestampSoFar`` and its batch), and no record before it
         is later. A damaged entry that stays monotonic passes the sanity check and would
-        start the search past the answer (Kafka answers a later offset); so the batch holding
-        its offset is read on the way (it lies within one index interval of ``position``)
-        and, if it disagrees, the segment's searches stop using the time index."""
+        start the search past the answer (Kafka answers a later offset); so the batches from
+        ``position`` (the previous entry's) to the one holding its offset are read on the way
+        (about two index intervals): that batch's max must be the entry's timestamp and none
+        before it later. If not, the segment's searches stop using the time index."""
         pending = entry  # the entry, until the batch holding its offset has been seen
         hit = None
         for chunk_pos, sc in self.scan_headers(position):
             max_ts = sc["max_timestamps"]
             if pending is not None:
                 i = int(np.searchsorted(sc["last_offsets"], pending[1], side="left"))
+                before = max_ts[:i]
+                if before.shape[0] and int(before.max()) > pending[0]:
+                    j = int(np.argmax(before))
+                    self._distrust_time_index(
+                        f"entry ({pending[0]}, {pending[1]}): the batch at position "
+                        f"{chunk_pos + int(sc['positions'][j])}, before the one holding offset "
+                        f"{pending[1]}, has max timestamp {int(before[j])}")
+                    return self._search_without_time_index(timestamp, starting_offset)
                 if i < max_ts.shape[0]:
                     if int(max_ts[i]) != pending[0]:
                         self._distrust_time_index(

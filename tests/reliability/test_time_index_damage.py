@@ -142,3 +142,27 @@ def test_real_kafka_time_index_is_trusted(tmp_path, caplog):
                 assert all(s.check_time_index() for s in log.segments)
                 assert log.segments[0].searched_max_timestamp().timestamp == max(stamps)
     assert not [r for r in caplog.records if "disagrees" in r.getMessage()]
+
+
+def test_entry_moved_below_an_earlier_record(template, tmp_path):
+    """A case hypothesis found: one entry rewritten 25 ms earlier and one offset later stays
+    monotonic, and the batch holding its new offset happens to have exactly that max
+    timestamp; but a record before it is later, so the search started at the entry answered
+    past the first record at or after the target. The batches from the previous entry to the
+    entry's are now checked too."""
+    src, stamps = template
+    d = tmp_path / "topic-0"
+    shutil.copytree(src, d)
+    p = sorted(d.glob("*.timeindex"))[1]
+    raw = bytearray(p.read_bytes())
+    k = 6
+    ts = int.from_bytes(raw[12 * k:12 * k + 8], "big") - 25
+    off = int.from_bytes(raw[12 * k + 8:12 * k + 12], "big") + 1
+    raw[12 * k:12 * k + 12] = ts.to_bytes(8, "big") + off.to_bytes(4, "big")
+    p.write_bytes(bytes(raw))
+    targets = list(range(T - 50, T + 10 * len(stamps) + 20, 7))
+    want = [_reference(stamps, t) for t in targets]
+    for read_only in (False, True):
+        with Log.open(d, CFG, read_only=read_only) as log:
+            assert log.offsets_for_timestamps(targets) == want
+            assert [log.offset_for_timestamp(t) for t in targets] == want
