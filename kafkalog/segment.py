@@ -313,6 +313,8 @@ class LogSegment:
         # then the max timestamp (and its batch's offset) of the batches when that was found,
         # with the running max (from the damaged index) at that moment
         self._time_index_trusted: bool | None = None
+        # time-index entries (by offset) found to agree with the batches up to theirs
+        self._checked_time_entries: set[int] = set()
         self._scanned_max: tuple[TimestampOffset, TimestampOffset] | None = None
         self._bytes_since_last_index_entry = 0
         self._offset_index: OffsetIndex | None = None
@@ -886,19 +888,26 @@ class LogSegment:
         if self._time_index_trusted is False:
             return [self._search_without_time_index(t, starting_offset) for t in ts.tolist()]
         entry_ts, entry_offsets = self._time_lookup_many(ts)
-        # the scan starts at the entry before (the segment start for the first): the batches
-        # from there to the entry's are checked on the way (see _search_for_timestamp); for a
-        # sound index they are all earlier than the target, so the answers are the same
-        _, prev_offsets = self._time_lookup_many(entry_ts - 1)
-        positions = self._position_lookup_many(np.maximum(prev_offsets, starting_offset))
-        return [self._search_for_timestamp(
-                    t, p, starting_offset,
-                    # none found ((-1, base offset): the start is the segment's), or one not
-                    # above starting_offset, does not place the start: nothing to check
-                    (e_ts, e_off) if e_off > starting_offset
-                    and (e_ts, e_off) != (NO_TIMESTAMP, self.base_offset) else None)
-                for t, p, e_ts, e_off in zip(ts.tolist(), positions.tolist(),
-                                             entry_ts.tolist(), entry_offsets.tolist())]
+        # an entry not checked yet: the scan starts at the entry before it (the segment start
+        # for the first) and the batches from there to the entry's are checked on the way (see
+        # _search_for_timestamp); for a sound index they are all earlier than the target, so
+        # the answers are the same. Once checked, an entry places the start itself.
+        checked = self._checked_time_entries
+        # none found ((-1, base offset): the start is the segment's), or one not above
+        # starting_offset, does not place the start: nothing to check
+        check = [e_off > starting_offset and e_off not in checked
+                 and (e_ts, e_off) != (NO_TIMESTAMP, self.base_offset)
+                 for e_ts, e_off in zip(entry_ts.tolist(), entry_offsets.tolist())]
+        starts = entry_offsets
+        if any(check):
+            mask = np.array(check)
+            starts = entry_offsets.copy()
+            starts[mask] = self._time_lookup_many(entry_ts[mask] - 1)[1]
+        positions = self._position_lookup_many(np.maximum(starts, starting_offset))
+        return [self._search_for_timestamp(t, p, starting_offset,
+                                           (e_ts, e_off) if c else None)
+                for t, p, e_ts, e_off, c in zip(ts.tolist(), positions.tolist(),
+                                                entry_ts.tolist(), entry_offsets.tolist(), check)]
 
     def _search_without_time_index(self, timestamp: int, starting_offset: int
                                    ) -> tuple[int, int] | None:
@@ -939,6 +948,7 @@ class LogSegment:
                             f"{pending[1]} (at position {chunk_pos + int(sc['positions'][i])}) "
                             f"has max timestamp {int(max_ts[i])}")
                         return self._search_without_time_index(timestamp, starting_offset)
+                    self._checked_time_entries.add(pending[1])
                     pending = None
             if hit is None:
                 hit = self._first_hit(chunk_pos, sc, timestamp, starting_offset)
@@ -1416,6 +1426,7 @@ class LogSegment:
             self._max_timestamp_and_offset = TimestampOffset(NO_TIMESTAMP, -1)
             self._rolling_based_timestamp = None
         self._time_index_trusted = self._scanned_max = None  # (rebuilt from these batches)
+        self._checked_time_entries = set()
         truncated = file_size - valid_bytes
         os.ftruncate(self._fd, valid_bytes)  # (gives back reserved blocks too)
         self._size = valid_bytes
@@ -1495,6 +1506,7 @@ class LogSegment:
         self._bytes_since_last_index_entry = 0
         self._max_timestamp_and_offset = self._read_largest_timestamp()
         self._time_index_trusted = self._scanned_max = None
+        self._checked_time_entries = set()
         return truncated
 
     def _read_largest_timestamp(self) -> TimestampOffset:
@@ -1576,6 +1588,7 @@ class LogSegment:
         self._ro_end_offset = None  # (settle_read_only_tail sets it again for the last one)
         self._max_timestamp_and_offset = None
         self._time_index_trusted = self._scanned_max = None
+        self._checked_time_entries = set()
         return True
 
     def settle_read_only_tail(self) -> int:
