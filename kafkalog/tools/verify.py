@@ -1483,8 +1483,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]",
                    help="also cross-check against a ZooKeeper-mode cluster (topic ids, leader "
                    "epochs, replica placement; see kafkalog.tools.verify_zookeeper)")
+    p.add_argument("--metadata", metavar="PATH",
+                   help="also cross-check against a KRaft cluster's metadata: a "
+                   "__cluster_metadata-0 directory (or a log dir holding one), segment or "
+                   "snapshot; which partition directories a broker would move aside as strays, "
+                   "leader epochs, log directory assignment (see kafkalog.tools.verify_kraft)")
     p.add_argument("--broker-id", type=int, metavar="ID",
-                   help="this broker's id for --zookeeper (default: meta.properties)")
+                   help="this broker's id for --zookeeper and --metadata (default: "
+                   "meta.properties)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -1498,6 +1504,11 @@ def run(args: argparse.Namespace) -> int:
 
         report.log_dir_findings.extend(
             cross_check_zookeeper(args.dirs, args.zookeeper, broker_id=args.broker_id))
+    if getattr(args, "metadata", None):
+        from .verify_kraft import cross_check_kraft
+
+        report.log_dir_findings.extend(
+            cross_check_kraft(args.dirs, args.metadata, broker_id=args.broker_id))
     if args.json:
         sys.stdout.write(json.dumps(report.to_dict(), indent=2) + "\n")
     else:

@@ -40,56 +40,17 @@ from .. import files
 from ..checkpoint import LeaderEpochCheckpointFile, MetaProperties, PartitionMetadataFile
 from ..cluster.model import ClusterModel
 from ..errors import KafkaLogError
+from .partition_dirs import is_partition_dir, node_id, partition_dirs
 from .verify import Finding
 
 __all__ = ["cross_check", "cross_check_zookeeper"]
 
-_INTERNAL_KRAFT = "__cluster_metadata"
-
-
-def _topic_partition(p: Path) -> tuple[str, int] | None:
-    """``(topic, partition)`` of a live partition directory name (renamed delete, future and
-    stray directories excluded), else ``None``."""
-    if not p.is_dir() or files.is_delete_dir(p) or files.is_future_dir(p) or files.is_stray_dir(p):
-        return None
-    try:
-        return files.parse_topic_partition_name(p)
-    except ValueError:
-        return None
-
-
-def _is_partition_dir(p: Path) -> bool:
-    """A partition directory: its name parses, it is not a log dir (no ``meta.properties``)
-    and it holds a segment or one of the partition's own files."""
-    if _topic_partition(p) is None or (p / MetaProperties.FILE_NAME).exists():
-        return False
-    own = (files.LEADER_EPOCH_CHECKPOINT_FILE, PartitionMetadataFile.FILE_NAME)
-    return any(files.is_log_file(c) or c.name in own for c in p.iterdir())
-
-
-def _partition_dirs(path: Path) -> list[tuple[str, int, Path]]:
-    """``(topic, partition, dir)`` for ``path`` if it is a partition directory, else for its
-    partition subdirectories (KRaft's ``__cluster_metadata`` excluded)."""
-    if _is_partition_dir(path):
-        tp = _topic_partition(path)
-        return [(tp[0], tp[1], path)] if tp else []
-    out = []
-    for child in sorted(path.iterdir()):
-        tp = _topic_partition(child)
-        if tp is not None and tp[0] != _INTERNAL_KRAFT:
-            out.append((tp[0], tp[1], child))
-    return out
-
-
 def _broker_id(log_dir: Path, findings: list[Finding]) -> int | None:
-    meta = log_dir / MetaProperties.FILE_NAME
-    if not meta.is_file():
-        return None
-    try:
-        return MetaProperties.read(meta).node_id
-    except KafkaLogError as e:
-        findings.append(Finding("zk_broker_id", "warning", str(meta), f"unreadable: {e}"))
-        return None
+    bid, problem = node_id(log_dir)
+    if problem is not None:
+        findings.append(Finding("zk_broker_id", "warning",
+                                str(log_dir / MetaProperties.FILE_NAME), problem))
+    return bid
 
 
 def cross_check(paths: list[str | os.PathLike[str]], model: ClusterModel, *,
@@ -100,7 +61,7 @@ def cross_check(paths: list[str | os.PathLike[str]], model: ClusterModel, *,
     whole_dirs: dict[int, list[str]] = {}               # broker -> log dirs checked whole
     for raw in paths:
         path = Path(raw)
-        is_log_dir = not _is_partition_dir(path)
+        is_log_dir = not is_partition_dir(path)
         log_dir = path if is_log_dir else path.parent
         bid = broker_id if broker_id is not None else _broker_id(log_dir, findings)
         if bid is None:
@@ -109,7 +70,7 @@ def cross_check(paths: list[str | os.PathLike[str]], model: ClusterModel, *,
                                     " replica placement not checked"))
         elif is_log_dir:
             whole_dirs.setdefault(bid, []).append(str(path))
-        for topic, pid, d in _partition_dirs(path):
+        for topic, pid, d in partition_dirs(path):
             if bid is not None:
                 held.setdefault(bid, set()).add((topic, pid))
             _check_partition(model, topic, pid, d, bid, findings)
