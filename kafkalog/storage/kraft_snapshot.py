@@ -132,7 +132,10 @@ def write_bootstrap_snapshot(log_dir: str | os.PathLike[str], kraft_version: int
     ``.checkpoint.part`` temp file."""
     snapshot_dir = Path(log_dir) / CLUSTER_METADATA_DIR
     snapshot_dir.mkdir(parents=True, exist_ok=True)
-    data = bootstrap_snapshot_bytes(kraft_version, voters_record, clock(), clock)
+    # one reading of the clock for the header's lastContainedLogTimestamp and the batches'
+    # timestamps (two readings could straddle a millisecond)
+    now = clock()
+    data = bootstrap_snapshot_bytes(kraft_version, voters_record, now, lambda: now)
     fd, tmp = tempfile.mkstemp(dir=snapshot_dir, prefix=BOOTSTRAP_SNAPSHOT_NAME[:-11] + "-",
                                suffix=".checkpoint.part")
     try:
