@@ -42,11 +42,11 @@ import os
 from pathlib import Path
 
 from .. import files
-from ..checkpoint import LeaderEpochCheckpointFile, MetaProperties, PartitionMetadataFile
+from ..checkpoint import MetaProperties, PartitionMetadataFile
 from ..cluster.image import MetadataImage, load_metadata
 from ..cluster.model import LOST_DIR, MIGRATING_DIR, UNASSIGNED_DIR
 from ..errors import KafkaLogError
-from .partition_dirs import is_partition_dir, node_id, partition_dirs
+from .partition_dirs import LogDirWalk, check_leader_epoch
 from .verify import Finding
 
 __all__ = ["cross_check_image", "cross_check_kraft"]
@@ -55,51 +55,35 @@ _RESERVED_DIRS = frozenset({MIGRATING_DIR, UNASSIGNED_DIR, LOST_DIR})
 _STRAY = "a broker with this metadata moves it aside as a stray at startup"
 
 
-def _log_dir_facts(log_dir: Path, broker_id: int | None,
-                   findings: list[Finding]) -> tuple[int | None, str | None]:
-    """(broker id, directory id) of a log dir."""
-    bid, problem = node_id(log_dir)
-    if problem is not None:
-        findings.append(Finding("kraft_broker_id", "warning",
-                                str(log_dir / MetaProperties.FILE_NAME), problem))
-    dir_id = None
+def _directory_id(log_dir: Path) -> str | None:
     meta = log_dir / MetaProperties.FILE_NAME
-    if meta.is_file() and problem is None:
-        found = MetaProperties.read(meta).directory_id
-        dir_id = None if found is None else str(found)
-    return (broker_id if broker_id is not None else bid), dir_id
+    try:
+        found = MetaProperties.read(meta).directory_id if meta.is_file() else None
+    except KafkaLogError:
+        return None                          # (reported by the walk as kraft_broker_id)
+    return None if found is None else str(found)
 
 
 def cross_check_image(paths: list[str | os.PathLike[str]], image: MetadataImage, *,
                       broker_id: int | None = None) -> list[Finding]:
     """Compare partition directories (or log dirs holding them) with a metadata image."""
     findings: list[Finding] = []
-    held: dict[int, set[tuple[str, int]]] = {}
-    whole_dirs: dict[int, list[str]] = {}
-    for raw in paths:
-        path = Path(raw)
-        is_log_dir = not is_partition_dir(path)
-        log_dir = path if is_log_dir else path.parent
-        bid, dir_id = _log_dir_facts(log_dir, broker_id, findings)
-        if bid is None:
-            findings.append(Finding("kraft_broker_id", "info", str(log_dir),
-                                    "broker id unknown (no meta.properties and no --broker-id):"
-                                    " replica placement not checked"))
-        elif is_log_dir:
-            whole_dirs.setdefault(bid, []).append(str(path))
-        for topic, pid, d in partition_dirs(path):
-            if bid is not None:
-                held.setdefault(bid, set()).add((topic, pid))
-            _check_partition(image, topic, pid, d, bid, dir_id, findings)
-    for bid, dirs in whole_dirs.items():
-        for name, topic in sorted(image.topics_by_name.items()):
-            for pid, part in sorted(topic.partitions.items()):
-                if bid in part.replicas and (name, pid) not in held.get(bid, set()):
-                    findings.append(Finding(
-                        "kraft_replica_missing", "warning", ", ".join(dirs),
-                        f"the metadata places {name}-{pid} on broker {bid} (replicas "
-                        f"{part.replicas}) but no such directory was found",
-                        expected=f"{name}-{pid}/", found=None))
+    walk = LogDirWalk(paths, "kraft", findings, broker_id)
+    dir_ids: dict[Path, str | None] = {}
+    for topic, pid, d, bid, log_dir in walk:
+        if log_dir not in dir_ids:
+            dir_ids[log_dir] = _directory_id(log_dir)
+        _check_partition(image, topic, pid, d, bid, dir_ids[log_dir], findings)
+    placed: dict[int, list[tuple[str, int, list[int]]]] = {}
+    for name, topic in sorted(image.topics_by_name.items()):
+        for pid, part in sorted(topic.partitions.items()):
+            for b in part.replicas:
+                placed.setdefault(b, []).append((name, pid, part.replicas))
+    for name, pid, bid, replicas, dirs in walk.missing(lambda b: placed.get(b, [])):
+        findings.append(Finding(
+            "kraft_replica_missing", "warning", dirs,
+            f"the metadata places {name}-{pid} on broker {bid} (replicas {replicas}) but no "
+            "such directory was found", expected=f"{name}-{pid}/", found=None))
     return findings
 
 
@@ -147,21 +131,9 @@ def _check_partition(image: MetadataImage, topic: str, pid: int, d: Path, bid: i
                 "kraft_directory", "warning", str(d),
                 f"the metadata assigns this replica to log directory {assigned}, this log "
                 f"dir is {dir_id}", expected=assigned, found=dir_id))
-    ckpt = d / files.LEADER_EPOCH_CHECKPOINT_FILE
-    if ckpt.is_file():
-        try:
-            entries = LeaderEpochCheckpointFile(ckpt).read()
-        except KafkaLogError as e:
-            findings.append(Finding("kraft_leader_epoch", "warning", str(ckpt),
-                                    f"unreadable: {e}"))
-            return
-        if entries and entries[-1].epoch > part.leader_epoch:
-            findings.append(Finding(
-                "kraft_leader_epoch", "error", str(ckpt),
-                f"leader epoch {entries[-1].epoch} (from offset {entries[-1].start_offset}) is "
-                f"greater than the partition's leader epoch {part.leader_epoch} in the metadata",
-                offset=entries[-1].start_offset, expected=f"<= {part.leader_epoch}",
-                found=entries[-1].epoch))
+    check_leader_epoch(d / files.LEADER_EPOCH_CHECKPOINT_FILE, part.leader_epoch,
+                       "kraft_leader_epoch", "the partition's leader epoch in the metadata",
+                       findings)
 
 
 def cross_check_kraft(paths: list[str | os.PathLike[str]], metadata: str | os.PathLike[str],

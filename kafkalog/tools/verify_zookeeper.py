@@ -37,53 +37,30 @@ import os
 from pathlib import Path
 
 from .. import files
-from ..checkpoint import LeaderEpochCheckpointFile, MetaProperties, PartitionMetadataFile
+from ..checkpoint import PartitionMetadataFile
 from ..cluster.model import ClusterModel
 from ..errors import KafkaLogError
-from .partition_dirs import is_partition_dir, node_id, partition_dirs
+from .partition_dirs import LogDirWalk, check_leader_epoch
 from .verify import Finding
 
 __all__ = ["cross_check", "cross_check_zookeeper"]
-
-def _broker_id(log_dir: Path, findings: list[Finding]) -> int | None:
-    bid, problem = node_id(log_dir)
-    if problem is not None:
-        findings.append(Finding("zk_broker_id", "warning",
-                                str(log_dir / MetaProperties.FILE_NAME), problem))
-    return bid
-
 
 def cross_check(paths: list[str | os.PathLike[str]], model: ClusterModel, *,
                 broker_id: int | None = None) -> list[Finding]:
     """Compare partition directories (or log dirs holding them) with a ZooKeeper model."""
     findings: list[Finding] = []
-    held: dict[int, set[tuple[str, int]]] = {}          # broker -> partitions found on disk
-    whole_dirs: dict[int, list[str]] = {}               # broker -> log dirs checked whole
-    for raw in paths:
-        path = Path(raw)
-        is_log_dir = not is_partition_dir(path)
-        log_dir = path if is_log_dir else path.parent
-        bid = broker_id if broker_id is not None else _broker_id(log_dir, findings)
-        if bid is None:
-            findings.append(Finding("zk_broker_id", "info", str(log_dir),
-                                    "broker id unknown (no meta.properties and no --broker-id):"
-                                    " replica placement not checked"))
-        elif is_log_dir:
-            whole_dirs.setdefault(bid, []).append(str(path))
-        for topic, pid, d in partition_dirs(path):
-            if bid is not None:
-                held.setdefault(bid, set()).add((topic, pid))
-            _check_partition(model, topic, pid, d, bid, findings)
-    for bid, dirs in whole_dirs.items():
-        for topic, pid, part in model.partitions():
-            if (topic, pid) in held.get(bid, set()):
-                continue
-            if bid in part.replicas:
-                findings.append(Finding(
-                    "zk_replica_missing", "warning", ", ".join(dirs),
-                    f"ZooKeeper places {topic}-{pid} on broker {bid} (replicas "
-                    f"{part.replicas}) but no such directory was found",
-                    expected=f"{files.log_dir_name(topic, pid)}/", found=None))
+    walk = LogDirWalk(paths, "zk", findings, broker_id)
+    for topic, pid, d, bid, _ in walk:
+        _check_partition(model, topic, pid, d, bid, findings)
+    placed = {}
+    for topic, pid, part in model.partitions():
+        for b in part.replicas:
+            placed.setdefault(b, []).append((topic, pid, part.replicas))
+    for topic, pid, bid, replicas, dirs in walk.missing(lambda b: placed.get(b, [])):
+        findings.append(Finding(
+            "zk_replica_missing", "warning", dirs,
+            f"ZooKeeper places {topic}-{pid} on broker {bid} (replicas {replicas}) but no such "
+            "directory was found", expected=f"{files.log_dir_name(topic, pid)}/", found=None))
     return findings
 
 
@@ -117,21 +94,9 @@ def _check_partition(model: ClusterModel, topic: str, pid: int, d: Path, bid: in
             "zk_replica_placement", "warning", str(d),
             f"broker {bid} holds {topic}-{pid} but ZooKeeper assigns it to {part.replicas}",
             expected=part.replicas, found=bid))
-    ckpt = d / files.LEADER_EPOCH_CHECKPOINT_FILE
-    if ckpt.is_file() and part.isr:              # a state znode was read (its ISR is never empty)
-        try:
-            entries = LeaderEpochCheckpointFile(ckpt).read()
-        except KafkaLogError as e:
-            findings.append(Finding("zk_leader_epoch", "warning", str(ckpt),
-                                    f"unreadable: {e}"))
-            return
-        if entries and entries[-1].epoch > part.leader_epoch:
-            findings.append(Finding(
-                "zk_leader_epoch", "error", str(ckpt),
-                f"leader epoch {entries[-1].epoch} (from offset {entries[-1].start_offset}) is "
-                f"greater than the partition state's leader_epoch {part.leader_epoch}",
-                offset=entries[-1].start_offset, expected=f"<= {part.leader_epoch}",
-                found=entries[-1].epoch))
+    if part.isr:                                 # a state znode was read (its ISR is never empty)
+        check_leader_epoch(d / files.LEADER_EPOCH_CHECKPOINT_FILE, part.leader_epoch,
+                           "zk_leader_epoch", "the partition state's leader_epoch", findings)
 
 
 def cross_check_zookeeper(paths: list[str | os.PathLike[str]], connect_string: str, *,
