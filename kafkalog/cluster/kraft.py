@@ -41,7 +41,7 @@ from ..checkpoint import MetaProperties
 from ..decoders import cluster_metadata
 from ..errors import KafkaLogError
 from .consumer_offsets import offsets_dirs, replay_offsets
-from .log_reading import iter_batches_or_warn, segments, snapshots
+from .log_reading import lone_noops_or_batches, segments, snapshots
 from .model import (
     NO_LEADER_CHANGE,
     SECURITY_PROTOCOLS,
@@ -236,7 +236,16 @@ def replay_metadata_dir(directory: str | os.PathLike[str], model: ClusterModel, 
     pending: list[tuple[dict[str, Any], int]] | None = None   # an open metadata transaction
     for path, min_offset in sources:
         is_snapshot = path is snap
-        for batch in iter_batches_or_warn(path, model.warnings):
+        for batch in lone_noops_or_batches(path, model.warnings):
+            if type(batch) is tuple:
+                # a batch of one NoOpRecord (most of a metadata log): only its epoch counts
+                base, epoch, _ = batch
+                if base < min_offset:
+                    continue
+                if not is_snapshot and at_offset is not None and base >= at_offset:
+                    return replay
+                replay.metadata_epoch = max(replay.metadata_epoch, epoch)
+                continue
             if batch.last_offset < min_offset:
                 continue
             if not is_snapshot and at_offset is not None and batch.base_offset >= at_offset:

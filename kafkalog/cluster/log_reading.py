@@ -15,7 +15,7 @@ from typing import Any
 from .. import files
 from ..errors import KafkaLogError
 
-__all__ = ["segments", "snapshots", "iter_batches_or_warn"]
+__all__ = ["segments", "snapshots", "iter_batches_or_warn", "lone_noops_or_batches"]
 
 
 def segments(directory: str | os.PathLike[str]) -> list[Path]:
@@ -40,5 +40,17 @@ def iter_batches_or_warn(path: Path, warnings: list[str]) -> Iterator[Any]:
 
     try:
         yield from iter_batches(str(path))
+    except KafkaLogError as e:
+        warnings.append(f"{path}: stopped reading: {e}")
+
+
+def lone_noops_or_batches(path: Path, warnings: list[str]) -> Iterator[Any]:
+    """:func:`iter_batches_or_warn`, except that a batch holding one NoOpRecord comes as
+    ``(base offset, leader epoch, max timestamp)`` (found in bulk, see
+    :func:`kafkalog.cluster.image.metadata_loader.entries`)."""
+    from .image.metadata_loader import entries
+
+    try:
+        yield from entries(path)
     except KafkaLogError as e:
         warnings.append(f"{path}: stopped reading: {e}")

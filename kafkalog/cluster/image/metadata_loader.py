@@ -44,8 +44,8 @@ from ..log_reading import segments, snapshots
 from .metadata_delta import MetadataDelta, MetadataReplayError
 from .metadata_image import MetadataImage, MetadataProvenance
 
-__all__ = ["LoadedMetadata", "load_metadata", "load_metadata_image", "metadata_partition_dir",
-           "METADATA_PARTITION"]
+__all__ = ["LoadedMetadata", "entries", "load_metadata", "load_metadata_image",
+           "metadata_partition_dir", "METADATA_PARTITION"]
 
 METADATA_PARTITION = "__cluster_metadata-0"
 # a NoOpRecord's whole value: frame version 1, api key 20, version 0, no tagged fields
@@ -154,9 +154,9 @@ class _Loader:
         header_time = -1
         lone_noop: tuple[int, int, int] | None = None
         try:
-            for batch in _entries(path):
+            for batch in entries(path):
                 if type(batch) is tuple:
-                    # a lone NoOpRecord (see _entries): (base offset, epoch, max timestamp)
+                    # a lone NoOpRecord (see entries): (base offset, epoch, max timestamp)
                     if batch[0] < min_offset:
                         continue
                     if end_offset is not None and batch[0] >= end_offset:
@@ -268,7 +268,7 @@ class _Loader:
                 f"open metadata transaction; its {n} record(s) are not part of the image")
 
 
-def _entries(path: Path) -> Iterator[Any]:
+def entries(path: Path) -> Iterator[Any]:
     """The file's entries as ``iter_batches`` yields them (CRC checked; a corrupt entry raises
     :class:`CorruptRecordError` where it is), except that a batch holding one NoOpRecord and
     nothing else comes as ``(base offset, leader epoch, max timestamp)``.
