@@ -284,6 +284,8 @@ _ADMIN_COMMANDS = {
                    "(kafka-get-offsets.sh, offline).",
     "log-dirs": "Sizes and offset lags of the partitions of a broker's log dirs "
                 "(kafka-log-dirs.sh --describe, offline).",
+    "features": "Describe a KRaft node's features from its metadata log (kafka-features.sh, "
+                "offline).",
 }
 
 
@@ -504,6 +506,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .admin import delete_records_command
 
         return delete_records_command.main(argv[1:])
+    if argv[:1] == ["features"]:
+        from .admin import features_command
+
+        return features_command.main(argv[1:])
     if argv[:1] == ["transactions"]:
         from .admin import transactions_command
 
@@ -551,8 +557,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
-            "delete-records, transactions, get-offsets, log-dirs, tiered, tiered-restore, serve, "
-            "storage, console-consumer, console-producer, metadata-shell, demo)\n"
+            "delete-records, transactions, get-offsets, log-dirs, features, tiered, "
+            "tiered-restore, serve, storage, console-consumer, console-producer, "
+            "metadata-shell, demo)\n"
         )
         return EXIT_USAGE
     try:

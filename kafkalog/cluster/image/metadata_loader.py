@@ -67,6 +67,9 @@ class LoadedMetadata:
     files: list[Path] = field(default_factory=list)
     #: (leader id, epoch) of the last LEADER_CHANGE control record read
     leader: tuple[int, int] | None = None
+    #: the last KRaftVersionRecord's kraft.version (a control record, not in the image:
+    #: KAFKA-18979), None when there is none
+    kraft_version: int | None = None
     #: "file: offset N: what was wrong", in the order met
     faults: list[str] = field(default_factory=list)
     #: records applied (transaction markers and no-op records included)
@@ -180,6 +183,9 @@ class _Loader:
                             if ctl.type == "LEADER_CHANGE":
                                 msg = cluster_metadata.decode_leader_change(rec.value)
                                 self.result.leader = (msg["leaderId"], epoch)
+                            elif ctl.type_id == kraft_control.KRAFT_VERSION:
+                                self.result.kraft_version = kraft_control.decode(
+                                    "KRAFT_VERSION", rec.value)["kRaftVersion"]
                             elif ctl.type_id == kraft_control.SNAPSHOT_HEADER:
                                 header_time = kraft_control.decode(
                                     "SNAPSHOT_HEADER", rec.value)["lastContainedLogTimestamp"]
