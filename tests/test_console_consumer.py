@@ -807,3 +807,51 @@ def test_timeout_ms_with_max_messages_and_a_group(tmp_path):
     status, out, err = run(str(root), "--topic", "t", "--timeout-ms", "100", "--group", "g")
     assert (status, out) == (0, b"")
     assert run(str(root), "--topic", "t", "--timeout-ms", "x")[0] == 2
+
+
+_TOPIC_CREATOR = """
+import sys, time
+from kafkalog import Record
+from kafkalog.log_dir import LogDir
+print("ready", flush=True)
+sys.stdin.readline()
+time.sleep(0.3)
+with LogDir.open(sys.argv[1]) as d:
+    d.create_topic("orders-eu", 1)
+    d.log("orders-eu", 0).append([Record(None, b"eu%d" % i, 1000 + i) for i in range(3)])
+    d.log("orders-us", 0).append([Record(None, b"us-late", 2000)])
+    for t in ("orders-eu", "orders-us"):
+        d.set_high_watermark(t, 0, d.log(t, 0).log_end_offset)
+    d.checkpoint_high_watermarks()
+"""
+
+
+def test_timeout_ms_picks_up_topics_created_meanwhile(tmp_path):
+    """An ``--include`` consumer that follows gets a topic created while it runs (its
+    metadata refresh), from ``auto.offset.reset`` (earliest with --from-beginning)."""
+    import subprocess
+    import sys
+
+    root = tmp_path / "logs"
+    with LogDir.open(root) as d:
+        d.create_topic("orders-us", 1)
+        d.log("orders-us", 0).append([Record(None, b"us0", 1000)])
+    import threading
+
+    writer = subprocess.Popen([sys.executable, "-c", _TOPIC_CREATOR, str(root)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert writer.stdout is not None and writer.stdout.readline().strip() == "ready"
+    result: list = []
+    reader = threading.Thread(target=lambda: result.append(run(
+        str(root), "--include", "orders-.*", "--from-beginning", "--timeout-ms", "2500")))
+    reader.start()
+    assert writer.stdin is not None
+    writer.stdin.write("go\n")
+    writer.stdin.close()
+    writer.wait(30)
+    reader.join(60)
+    status, out, err = result[0]
+    assert writer.returncode == 0 and status == 0
+    assert sorted(out.splitlines()) == [b"eu0", b"eu1", b"eu2", b"us-late", b"us0"]
+    assert out.splitlines()[0] == b"us0"
+    assert "Processed a total of 5 messages" in err

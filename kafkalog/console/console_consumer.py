@@ -563,7 +563,9 @@ def _follow(opts: ConsoleConsumerOptions, positions: dict[tuple[str, int], int],
     """``--timeout-ms``: Kafka's ``receive()`` loop offline. The dirs are opened again (read
     only, every ``FOLLOW_POLL_S``) to see what was appended and committed since; the assigned
     partitions are read on from their positions (one moved below the log start by retention
-    resets as ``auto.offset.reset`` says), until no record came for ``--timeout-ms``."""
+    resets as ``auto.offset.reset`` says), partitions created meanwhile that the subscription
+    matches are added (positioned by ``auto.offset.reset``), until no record came for
+    ``--timeout-ms``."""
     timeout_s = max(0, opts.args.timeout_ms) / 1000
     out.flush()
     idle_since = time.monotonic()
@@ -571,16 +573,20 @@ def _follow(opts: ConsoleConsumerOptions, positions: dict[tuple[str, int], int],
         before = count[0]
         with ExitStack() as stack:
             try:
-                opened = _Partitions(stack, opts.args.log_dirs,
-                                     lambda t, p: (t, p) in positions, None, False)
+                opened = _Partitions(stack, opts.args.log_dirs, _wanted(opts), None, False)
                 bounds: dict[tuple[str, int], tuple[Log, int]] = {}
-                for tp in sorted(positions):
+                for tp in sorted(set(positions) | set(opened.held)):
                     logs = opened.held.get(tp)
                     if logs is None:
                         continue                     # deleted meanwhile
                     log = logs.log(*tp)
                     end = _end_offset(logs, log, tp[0], tp[1], opts.isolation)
-                    if not log.log_start_offset <= positions[tp] <= log.log_end_offset:
+                    if tp not in positions:
+                        # a partition (or --include topic) created meanwhile: the consumer's
+                        # next metadata refresh assigns it, positioned by auto.offset.reset
+                        positions[tp] = _reset_offset(opts.auto_offset_reset, logs, log, end,
+                                                      tp)
+                    elif not log.log_start_offset <= positions[tp] <= log.log_end_offset:
                         positions[tp] = _reset_offset(opts.auto_offset_reset, logs, log, end,
                                                       tp)
                     bounds[tp] = (log, end)
