@@ -16,7 +16,15 @@ answers (KRaft's ``ReplicationControlManager``: "Topic 'T' already exists.", the
 ``... --alter --topic T --partitions N``               add partitions (prints nothing, as Kafka)
 ``... --delete --topic T``                             delete the topic (prints nothing)
 ``--json``                                             JSON for ``--list`` and ``--describe``
+``--metadata PATH``                                    ``--list``/``--describe`` the cluster's
+                                                       topics from its KRaft metadata image
 =====================================================  ========================================
+
+With ``--metadata`` (a ``__cluster_metadata-0`` directory, a log dir holding one, a segment or a
+snapshot) the topics are the cluster's, as ``kafka-topics.sh`` against it prints them (Kafka 4.2's
+``TopicDescription``/``PartitionDescription``): every partition, ``Leader: none`` when it has
+none, replicas, ISR and ELR lists comma-joined, ``Adding Replicas``/``Removing Replicas`` during
+a reassignment, the topic's dynamic configs.
 
 ``--topic`` is a regular expression (Kafka's ``IncludeList``: commas mean "or", the whole name
 must match; Python's ``re`` reads it) except with ``--create``. ``--if-exists`` (alter, delete,
@@ -65,6 +73,7 @@ from collections.abc import Sequence
 from typing import IO, TYPE_CHECKING, Any
 
 from ..errors import ConfigError, KafkaLogError
+from ..groups.java_order import java_string_key
 from ..usage import ArgumentParser, UsageError, parse_args
 from . import (
     EXIT_ERROR,
@@ -137,6 +146,11 @@ def build_parser() -> argparse.ArgumentParser:
                    help="if set when describing topics, only show topics that have overridden "
                         "configs")
     p.add_argument("--json", action="store_true", help="print JSON (with --list, --describe)")
+    p.add_argument("--metadata", metavar="PATH",
+                   help="list or describe the cluster's topics from its KRaft metadata (a "
+                   "__cluster_metadata-0 directory, a log dir holding one, a segment or a "
+                   "snapshot): every partition, its leader, replicas, ISR and ELR, as "
+                   "kafka-topics.sh shows them, instead of the partitions this dir holds")
     return p
 
 
@@ -191,7 +205,8 @@ def _check_options(args: argparse.Namespace) -> str:
     allowed = {"config": ("create",), "partitions": ("create", "alter"),
                "replication_factor": ("create",), "if_exists": ("alter", "delete", "describe"),
                "if_not_exists": ("create",), "exclude_internal": ("list", "describe"),
-               "topics_with_overrides": ("describe",), "json": ("list", "describe")}
+               "topics_with_overrides": ("describe",), "json": ("list", "describe"),
+               "metadata": ("list", "describe")}
     for option, actions in allowed.items():
         value = getattr(args, option)
         if value not in (None, False) and action not in actions:
@@ -200,10 +215,12 @@ def _check_options(args: argparse.Namespace) -> str:
     return action
 
 
-def _matching(logs: LogDir, pattern: str | None, exclude_internal: bool) -> list[str]:
-    """``TopicService.getTopics``: the dir's topics (sorted) that the ``--topic`` regular
-    expression matches (``TopicFilter.IncludeList``), internal ones dropped on request."""
-    topics = listed_topics(logs)
+def _matching(logs: LogDir, pattern: str | None, exclude_internal: bool,
+              names: list[str] | None = None) -> list[str]:
+    """``TopicService.getTopics``: the dir's topics (or ``names``; sorted) that the ``--topic``
+    regular expression matches (``TopicFilter.IncludeList``), internal ones dropped on
+    request."""
+    topics = listed_topics(logs) if names is None else sorted(names, key=java_string_key)
     if pattern is None:
         return [t for t in topics if not (exclude_internal and t in INTERNAL_TOPICS)]
     # TopicFilter: trimmed, ',' means '|', spaces and surrounding quotes dropped
@@ -223,8 +240,19 @@ def _ensure_exists(found: list[str], requested: str | None, if_exists: bool) -> 
         raise CommandFailed(f"Topic 'Optional[{requested}]' does not exist as expected")
 
 
+def _image(args: argparse.Namespace) -> Any:
+    """The metadata image ``--metadata`` names (None without it)."""
+    if not args.metadata:
+        return None
+    from ..cluster.image import load_metadata_image
+
+    return load_metadata_image(args.metadata)
+
+
 def _list(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
-    topics = _matching(logs, args.topic, args.exclude_internal)
+    image = _image(args)
+    names = None if image is None else list(image.topics_by_name)
+    topics = _matching(logs, args.topic, args.exclude_internal, names)
     if args.json:
         out.write(json.dumps({"topics": topics}) + "\n")
     else:
@@ -256,8 +284,31 @@ def _topic_description(logs: LogDir, topic: str) -> dict[str, Any]:
             "partitions": partitions}
 
 
+def _image_topic_description(image: Any, topic: str) -> dict[str, Any]:
+    """A topic as the cluster describes it (DescribeTopicPartitions over the metadata image):
+    every partition with its leader (-1: none), replicas, ISR, ELR and reassignment."""
+    t = image.topics_by_name[topic]
+    parts = []
+    for pid, p in sorted(t.partitions.items()):
+        parts.append({"partition": pid, "leader": p.leader, "replicas": list(p.replicas),
+                      "isr": list(p.isr), "elr": list(p.elr),
+                      "last_known_elr": list(p.last_known_elr),
+                      "adding_replicas": list(p.adding_replicas),
+                      "removing_replicas": list(p.removing_replicas)})
+    first = parts[0] if parts else None
+    # TopicCommand.getReplicationFactor: a reassignment's adding replicas are not counted
+    rf = 0 if first is None else len(first["replicas"]) - len(first["adding_replicas"])
+    return {"topic": topic, "topic_id": t.id, "partition_count": len(parts),
+            "replication_factor": rf,
+            "configs": dict(sorted(image.configs.get((2, topic), {}).items())),
+            "partitions": parts}
+
+
 def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
     """``describeTopic``: the topic line, then one line per partition."""
+    image = _image(args)
+    if image is not None:
+        return _describe_image(image, logs, args, out)
     topics = _matching(logs, args.topic, args.exclude_internal)
     _ensure_exists(topics, args.topic, args.if_exists)
     described = [_topic_description(logs, t) for t in topics]
@@ -282,6 +333,41 @@ def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
             lines.append(f"\tTopic: {d['topic']}\tPartition: {p['partition']}"
                          f"\tLeader: {p['leader']}\tReplicas: {p['replicas'][0]}"
                          f"\tIsr: {p['isr'][0]}\tElr: {elr}\tLastKnownElr: {elr}")
+    out.write("".join(line + "\n" for line in lines))
+    return EXIT_OK
+
+
+def _describe_image(image: Any, logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
+    """``--describe --metadata``: TopicCommand's lines for the cluster's topics."""
+    topics = _matching(logs, args.topic, args.exclude_internal, list(image.topics_by_name))
+    _ensure_exists(topics, args.topic, args.if_exists)
+    described = [_image_topic_description(image, t) for t in topics]
+    if args.topics_with_overrides:
+        described = [d for d in described if d["configs"]]
+    if args.json:
+        out.write(json.dumps({"topics": described}) + "\n")
+        return EXIT_OK
+
+    def ids(nodes: list[int]) -> str:
+        return ",".join(str(n) for n in nodes)
+
+    lines = []
+    for d in described:
+        configs = ",".join(f"{k}={v}" for k, v in d["configs"].items())
+        lines.append(f"Topic: {d['topic']}\tTopicId: {d['topic_id']}\tPartitionCount: "
+                     f"{d['partition_count']}\tReplicationFactor: {d['replication_factor']}"
+                     f"\tConfigs: {configs}")
+        if args.topics_with_overrides:
+            continue
+        for p in d["partitions"]:
+            leader = p["leader"] if p["leader"] >= 0 else "none"
+            moving = ""
+            if p["adding_replicas"] or p["removing_replicas"]:
+                moving = (f"\tAdding Replicas: {ids(p['adding_replicas'])}"
+                          f"\tRemoving Replicas: {ids(p['removing_replicas'])}")
+            lines.append(f"\tTopic: {d['topic']}\tPartition: {p['partition']}\tLeader: {leader}"
+                         f"\tReplicas: {ids(p['replicas'])}\tIsr: {ids(p['isr'])}{moving}"
+                         f"\tElr: {ids(p['elr'])}\tLastKnownElr: {ids(p['last_known_elr'])}")
     out.write("".join(line + "\n" for line in lines))
     return EXIT_OK
 
