@@ -323,3 +323,15 @@ def test_a_producers_log_append_time_batch():
     with pytest.raises(InvalidTimestampError, match="Timestamp 7 of message with offset 0"):
         validate_and_assign_offsets(raw, base_offset=0, now=9,
                                     config=LogConfig(message_timestamp_before_max_ms=1))
+
+
+def test_recompressed_batch_is_checked_against_max_message_bytes(tmp_path):
+    """Kafka checks the batch size again after a rebuild (``messageSizeMaybeChanged``): a gzip
+    batch that fits, stored uncompressed by the topic, can exceed ``max.message.bytes``."""
+    raw = encode_batch([Record(None, b"x" * 2000, 1) for _ in range(5)], compression="gzip")
+    assert len(raw) < 2000
+    config = LogConfig(compression_type="uncompressed", max_message_bytes=2000)
+    with Log.open(tmp_path / "l", config) as log:
+        with pytest.raises(RecordBatchTooLargeError, match="above max.message.bytes"):
+            log.append_as_leader(raw)
+        assert log.log_end_offset == 0
