@@ -305,22 +305,23 @@ def _image_topic_description(image: Any, topic: str) -> dict[str, Any]:
 
 
 def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
-    """``describeTopic``: the topic line, then one line per partition."""
+    """``describeTopic``: the topic line, then one line per partition (the dir's own
+    partitions, or with ``--metadata`` the cluster's)."""
     image = _image(args)
-    if image is not None:
-        return _describe_image(image, logs, args, out)
-    topics = _matching(logs, args.topic, args.exclude_internal)
+    names = None if image is None else list(image.topics_by_name)
+    topics = _matching(logs, args.topic, args.exclude_internal, names)
     _ensure_exists(topics, args.topic, args.if_exists)
-    described = [_topic_description(logs, t) for t in topics]
+    described = [_topic_description(logs, t) if image is None
+                 else _image_topic_description(image, t) for t in topics]
     if args.topics_with_overrides:
         described = [d for d in described if d["configs"]]
     if args.json:
         out.write(json.dumps({"topics": described}) + "\n")
         return EXIT_OK
-    # Kafka 3.9's admin client: KRaft brokers return the (empty) ELR lists, ZooKeeper-mode
-    # brokers none at all ("N/A")
-    zookeeper_era = logs.meta is not None and logs.meta.version == 0
-    elr = "N/A" if zookeeper_era else ""
+    # Kafka 3.9's admin client: KRaft brokers return the ELR lists (empty when ELR is off),
+    # ZooKeeper-mode brokers none at all ("N/A")
+    no_elr = "N/A" if image is None and logs.meta is not None and logs.meta.version == 0 \
+        else None
     lines = []
     for d in described:
         configs = ",".join(f"{k}={v}" for k, v in d["configs"].items())
@@ -329,47 +330,28 @@ def _describe(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
                      f"\tReplicationFactor: {d['replication_factor']}\tConfigs: {configs}")
         if args.topics_with_overrides:
             continue            # DescribeOptions.describePartitions
-        for p in d["partitions"]:
-            lines.append(f"\tTopic: {d['topic']}\tPartition: {p['partition']}"
-                         f"\tLeader: {p['leader']}\tReplicas: {p['replicas'][0]}"
-                         f"\tIsr: {p['isr'][0]}\tElr: {elr}\tLastKnownElr: {elr}")
+        lines += [_partition_line(d["topic"], p, no_elr) for p in d["partitions"]]
     out.write("".join(line + "\n" for line in lines))
     return EXIT_OK
 
 
-def _describe_image(image: Any, logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
-    """``--describe --metadata``: TopicCommand's lines for the cluster's topics."""
-    topics = _matching(logs, args.topic, args.exclude_internal, list(image.topics_by_name))
-    _ensure_exists(topics, args.topic, args.if_exists)
-    described = [_image_topic_description(image, t) for t in topics]
-    if args.topics_with_overrides:
-        described = [d for d in described if d["configs"]]
-    if args.json:
-        out.write(json.dumps({"topics": described}) + "\n")
-        return EXIT_OK
+def _partition_line(topic: str, p: dict[str, Any], no_elr: str | None) -> str:
+    """``PartitionDescription.printDescription``: ``Leader: none`` without a leader, the
+    node lists comma-joined, the reassignment's replicas while one runs."""
 
     def ids(nodes: list[int]) -> str:
         return ",".join(str(n) for n in nodes)
 
-    lines = []
-    for d in described:
-        configs = ",".join(f"{k}={v}" for k, v in d["configs"].items())
-        lines.append(f"Topic: {d['topic']}\tTopicId: {d['topic_id']}\tPartitionCount: "
-                     f"{d['partition_count']}\tReplicationFactor: {d['replication_factor']}"
-                     f"\tConfigs: {configs}")
-        if args.topics_with_overrides:
-            continue
-        for p in d["partitions"]:
-            leader = p["leader"] if p["leader"] >= 0 else "none"
-            moving = ""
-            if p["adding_replicas"] or p["removing_replicas"]:
-                moving = (f"\tAdding Replicas: {ids(p['adding_replicas'])}"
-                          f"\tRemoving Replicas: {ids(p['removing_replicas'])}")
-            lines.append(f"\tTopic: {d['topic']}\tPartition: {p['partition']}\tLeader: {leader}"
-                         f"\tReplicas: {ids(p['replicas'])}\tIsr: {ids(p['isr'])}{moving}"
-                         f"\tElr: {ids(p['elr'])}\tLastKnownElr: {ids(p['last_known_elr'])}")
-    out.write("".join(line + "\n" for line in lines))
-    return EXIT_OK
+    leader = "none" if p["leader"] < 0 else p["leader"]
+    moving = ""
+    if p.get("adding_replicas") or p.get("removing_replicas"):
+        moving = (f"\tAdding Replicas: {ids(p['adding_replicas'])}"
+                  f"\tRemoving Replicas: {ids(p['removing_replicas'])}")
+    elr = no_elr if no_elr is not None else ids(p.get("elr", []))
+    last_known = no_elr if no_elr is not None else ids(p.get("last_known_elr", []))
+    return (f"\tTopic: {topic}\tPartition: {p['partition']}\tLeader: {leader}"
+            f"\tReplicas: {ids(p['replicas'])}\tIsr: {ids(p['isr'])}{moving}"
+            f"\tElr: {elr}\tLastKnownElr: {last_known}")
 
 
 def _parse_topic_configs(specs: list[str] | None) -> dict[str, str]:
