@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kafkalog.checkpoint import Uuid
 from kafkalog.cluster import kraft
 from kafkalog.cluster.image import (
     DISABLED,
@@ -32,7 +33,6 @@ from kafkalog.cluster.image.registrations import (
     ControllerRegistration,
     VersionRange,
     iso_zoned_utc,
-    uuid_sort_key,
 )
 from kafkalog.cluster.model import ClusterModel
 from kafkalog.decoders import cluster_metadata as cm
@@ -260,7 +260,7 @@ def test_java_texts() -> None:
     assert iso_zoned_utc(1700000000001) == "2023-11-14T22:13:20.001Z[UTC]"
     assert iso_zoned_utc(-1) == "1969-12-31T23:59:59.999Z[UTC]"
     # Uuid.compareTo: signed halves, so a high first bit sorts first
-    assert sorted(["gAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ"], key=uuid_sort_key) == [
+    assert sorted(["gAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ"], key=Uuid.from_string) == [
         "gAAAAAAAAAAAAAAAAAAAAA", "AAAAAAAAAAAAAAAAAAAAAQ"]
 
 

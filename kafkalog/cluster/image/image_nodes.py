@@ -33,8 +33,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
+from ...checkpoint import Uuid
 from .metadata_image import CONFIG_RESOURCE_TYPES, ClientQuotaEntity, MetadataImage, TopicImage
-from .node import MetadataLeafNode, MetadataNode, MetadataNodePrinter
+from .node import (
+    MetadataLeafNode,
+    MetadataNode,
+    MetadataNodePrinter,
+    MetadataNodeRedactionCriteria,
+)
 from .registrations import (
     SCRAM_MECHANISMS,
     DelegationTokenData,
@@ -43,7 +49,6 @@ from .registrations import (
     java_double,
     java_optional,
     metadata_version_string,
-    parse_uuid,
     partition_registration_string,
 )
 
@@ -65,7 +70,7 @@ def _java_int(name: str) -> int | None:
 
 def _valid_uuid(name: str) -> bool:
     try:
-        parse_uuid(name)
+        Uuid.from_string(name)
     except ValueError:
         return False
     return True
@@ -108,7 +113,7 @@ class MetadataImageNode(MetadataNode):
             "scram": lambda: _scram_node(image),
             "delegationToken": lambda: _MapNode(
                 lambda: image.delegation_tokens.keys(),
-                lambda n: _DelegationTokenDataNode(image.delegation_tokens[n])
+                lambda n: _delegation_token(image.delegation_tokens[n])
                 if n in image.delegation_tokens else None),
         }
 
@@ -212,16 +217,11 @@ def _config_resource_name(type_id: int, name: str) -> str:
     return type_name if name == "" else f"{type_name}:{name}"
 
 
-class _ConfigValueNode(MetadataNode):
-    def __init__(self, type_id: int, key: str, value: str) -> None:
-        self.type_id, self.key, self.value = type_id, key, value
-
-    def is_directory(self) -> bool:
-        return False
-
-    def print(self, printer: MetadataNodePrinter) -> None:
-        redact = printer.redaction_criteria().should_redact_config(self.type_id, self.key)
-        printer.output(REDACTED if redact else self.value)
+def _config_value(type_id: int, key: str, value: str) -> MetadataNode:
+    """``ConfigurationImageNode``'s child: the value, or ``[redacted]`` when the printer's
+    criteria say the config is sensitive."""
+    return _RedactableLeaf(
+        lambda c: REDACTED if c.should_redact_config(type_id, key) else value)
 
 
 def _configs_node(image: MetadataImage) -> MetadataNode:
@@ -232,7 +232,7 @@ def _configs_node(image: MetadataImage) -> MetadataNode:
             return None
         type_id = res[0]
         return _MapNode(lambda: data.keys(),
-                        lambda k: _ConfigValueNode(type_id, k, data[k]) if k in data else None)
+                        lambda k: _config_value(type_id, k, data[k]) if k in data else None)
 
     return _MapNode(lambda: [_config_resource_name(t, n) for t, n in image.configs], resource)
 
@@ -324,20 +324,18 @@ def _acls_node(image: MetadataImage) -> MetadataNode:
     return _MapNode(lambda: ["byId"], lambda n: by_id if n == "byId" else None)
 
 
-class _ScramCredentialDataNode(MetadataNode):
-    def __init__(self, data: ScramCredentialData) -> None:
-        self.data = data
+def _scram_credential(d: ScramCredentialData) -> MetadataNode:
+    """``ScramCredentialDataNode``: the salt and keys in hex and the iterations, each
+    ``[redacted]`` under the criteria's SCRAM redaction."""
 
-    def is_directory(self) -> bool:
-        return False
+    def render(c: MetadataNodeRedactionCriteria) -> str:
+        r = c.should_redact_scram()
+        return (f"ScramCredentialData(salt={REDACTED if r else d.salt.hex()}, "
+                f"storedKey={REDACTED if r else d.stored_key.hex()}, "
+                f"serverKey={REDACTED if r else d.server_key.hex()}, "
+                f"iterations={REDACTED if r else d.iterations})")
 
-    def print(self, printer: MetadataNodePrinter) -> None:
-        r = printer.redaction_criteria().should_redact_scram()
-        d = self.data
-        printer.output(f"ScramCredentialData(salt={REDACTED if r else d.salt.hex()}, "
-                       f"storedKey={REDACTED if r else d.stored_key.hex()}, "
-                       f"serverKey={REDACTED if r else d.server_key.hex()}, "
-                       f"iterations={REDACTED if r else d.iterations})")
+    return _RedactableLeaf(render)
 
 
 def _scram_node(image: MetadataImage) -> MetadataNode:
@@ -349,28 +347,38 @@ def _scram_node(image: MetadataImage) -> MetadataNode:
             return None
         users = image.scram.get(t, {})
         return _MapNode(lambda: users.keys(),
-                        lambda u: _ScramCredentialDataNode(users[u]) if u in users else None)
+                        lambda u: _scram_credential(users[u]) if u in users else None)
 
     return _MapNode(lambda: list(SCRAM_MECHANISMS.values()), mechanism)
 
 
-class _DelegationTokenDataNode(MetadataNode):
-    def __init__(self, data: DelegationTokenData) -> None:
-        self.data = data
+def _delegation_token(d: DelegationTokenData) -> MetadataNode:
+    """``DelegationTokenDataNode``: Kafka's text, parentheses and all, every field
+    ``[redacted]`` under the criteria's delegation-token redaction."""
+
+    def render(c: MetadataNodeRedactionCriteria) -> str:
+        r = c.should_redact_delegation_token()
+
+        def v(x: object) -> str:
+            return REDACTED if r else str(x)
+
+        return (f"DelegationTokenDatatokenId={v(d.token_id)}(owner={v(d.owner)}"
+                f"(tokenRequester={v(d.requester)}(renewers={v(' '.join(d.renewers))}"
+                f", issueTimestamp={v(d.issue_timestamp)}, maxTimestamp={v(d.max_timestamp)})"
+                f", expiryTimestamp={v(d.expiry_timestamp)}")
+
+    return _RedactableLeaf(render)
+
+
+class _RedactableLeaf(MetadataNode):
+    """A file whose text depends on what the printer redacts (configs, SCRAM credentials,
+    delegation tokens)."""
+
+    def __init__(self, render: Callable[[MetadataNodeRedactionCriteria], str]) -> None:
+        self._render = render
 
     def is_directory(self) -> bool:
         return False
 
     def print(self, printer: MetadataNodePrinter) -> None:
-        # Kafka's text, parentheses and all (DelegationTokenDataNode.print)
-        r = printer.redaction_criteria().should_redact_delegation_token()
-        d = self.data
-
-        def v(x: object) -> str:
-            return REDACTED if r else str(x)
-
-        printer.output(
-            f"DelegationTokenDatatokenId={v(d.token_id)}(owner={v(d.owner)}"
-            f"(tokenRequester={v(d.requester)}(renewers={v(' '.join(d.renewers))}"
-            f", issueTimestamp={v(d.issue_timestamp)}, maxTimestamp={v(d.max_timestamp)})"
-            f", expiryTimestamp={v(d.expiry_timestamp)}")
+        printer.output(self._render(printer.redaction_criteria()))

@@ -7,7 +7,8 @@ Java's ``Optional``/``Arrays.toString``/``Double.toString``. Sources: Kafka 4.2
 ``metadata/src/main/java/org/apache/kafka/metadata/*.java`` and ``clients/.../Endpoint.java``.
 
 A Uuid is kept as Kafka prints it (base64url, no padding), which is how the record decoder
-gives it; :func:`uuid_sort_key` orders them as ``Uuid.compareTo`` does (signed 64-bit halves).
+gives it; :meth:`kafkalog.checkpoint.Uuid.from_string` is the sort key that orders them as
+``Uuid.compareTo`` does (signed 64-bit halves).
 
 Example
 -------
@@ -19,11 +20,10 @@ Example
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as _dt
 from dataclasses import dataclass, field
 
+from ...checkpoint import Uuid
 from ...decoders.message import java_double
 from ..metadata_version import LEVELS
 from ..model import SECURITY_PROTOCOLS, PartitionRegistration
@@ -43,8 +43,6 @@ __all__ = [
     "java_list",
     "java_double",
     "iso_zoned_utc",
-    "uuid_sort_key",
-    "parse_uuid",
     "SCRAM_MECHANISMS",
 ]
 
@@ -75,30 +73,6 @@ def java_optional(value: object | None) -> str:
 def java_list(items: list[object]) -> str:
     """``List.toString`` / ``Arrays.toString``: ``[a, b]``."""
     return "[" + ", ".join(str(i) for i in items) + "]"
-
-
-def parse_uuid(text: str) -> tuple[int, int]:
-    """``Uuid.fromString``: the (signed) most and least significant halves.
-
-    Raises ``ValueError`` for a string that is not 16 bytes of base64url (Kafka's
-    ``IllegalArgumentException``).
-    """
-    if len(text) > 22:
-        raise ValueError(f"Input string with prefix `{text[:22]}` is too long to be decoded "
-                         "as a base64 UUID")
-    try:
-        raw = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError) as e:
-        raise ValueError(f"{text}: not a base64 UUID") from e
-    if len(raw) != 16:
-        raise ValueError(f"Unexpected length of UUID: {len(raw)} bytes")
-    return (int.from_bytes(raw[:8], "big", signed=True),
-            int.from_bytes(raw[8:], "big", signed=True))
-
-
-def uuid_sort_key(text: str) -> tuple[int, int]:
-    """Order of ``Uuid.compareTo`` (most significant half first, both signed)."""
-    return parse_uuid(text)
 
 
 def iso_zoned_utc(ms: int) -> str:
@@ -195,13 +169,13 @@ class BrokerRegistration:
                    _features(d), d.get("rack"), bool(d.get("fenced", True)),
                    bool(d.get("inControlledShutdown", False)),
                    bool(d.get("isMigratingZkBroker", False)),
-                   tuple(sorted(d.get("logDirs") or [], key=uuid_sort_key)))
+                   tuple(sorted(d.get("logDirs") or [], key=Uuid.from_string)))
 
     def clone_with(self, fenced: bool | None, in_controlled_shutdown: bool | None,
                    directories: list[str] | None) -> BrokerRegistration:
         """``cloneWith``: ``None`` keeps a field."""
         dirs = (self.directories if directories is None
-                else tuple(sorted(directories, key=uuid_sort_key)))
+                else tuple(sorted(directories, key=Uuid.from_string)))
         return BrokerRegistration(
             self.id, self.epoch, self.incarnation_id, self.listeners, self.supported_features,
             self.rack, self.fenced if fenced is None else fenced,
