@@ -34,6 +34,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 
 from ...checkpoint import Uuid
+from ...decoders.message import java_double  # client quota values: Java's Double + ""
 from .metadata_image import CONFIG_RESOURCE_TYPES, ClientQuotaEntity, MetadataImage, TopicImage
 from .node import (
     MetadataLeafNode,
@@ -46,7 +47,6 @@ from .registrations import (
     DelegationTokenData,
     ScramCredentialData,
     iso_zoned_utc,
-    java_double,
     java_optional,
     metadata_version_string,
     partition_registration_string,

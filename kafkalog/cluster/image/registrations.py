@@ -24,7 +24,6 @@ import datetime as _dt
 from dataclasses import dataclass, field
 
 from ...checkpoint import Uuid
-from ...decoders.message import java_double
 from ..metadata_version import LEVELS
 from ..model import SECURITY_PROTOCOLS, PartitionRegistration
 from .node import java_string_key
@@ -41,7 +40,6 @@ __all__ = [
     "metadata_version_string",
     "java_optional",
     "java_list",
-    "java_double",
     "iso_zoned_utc",
     "SCRAM_MECHANISMS",
 ]
@@ -290,7 +288,3 @@ class DelegationTokenData:
 
 def _bool(b: bool) -> str:
     return "true" if b else "false"
-
-
-# java_double is re-exported: client quota values are printed with it (``Double + ""``)
-java_double = java_double
