@@ -222,30 +222,41 @@ def _check_timestamps(data: bytearray, now: int, config: LogConfig, log_append: 
     record of a batch the producer marked LogAppendTime on a LogAppendTime topic, is refused;
     all the records refused are listed (Kafka's ``RecordValidationException`` with
     ``InvalidTimestampException``)."""
-    from .records.batch import RecordBatch
+    from .records.columnar import decode_columns
 
     before = config.message_timestamp_before_max_ms
     after = config.message_timestamp_after_max_ms
-    batch = RecordBatch(bytes(data))
-    producer_lat = batch.timestamp_type == "LogAppendTime"
+    producer_lat = bool(_I16.unpack_from(data, ATTRIBUTES_OFFSET)[0] & TIMESTAMP_TYPE_MASK)
+    # one columnar decode (the CRC was checked): a LogAppendTime batch's records read as its
+    # max timestamp, as Kafka's DefaultRecordBatch gives them, so Kafka checks that one
+    cols = decode_columns(bytes(data), validate=False)
+    ts, offsets = cols.timestamps, cols.offsets       # (the producer's offsets, as Kafka's)
     errors: list[tuple[int, str]] = []
-    # a LogAppendTime batch's records read as its max timestamp (DefaultRecordBatch), so
-    # Kafka checks that one
-    for index, record in enumerate(batch.records()):
-        offset, ts = record.offset, record.timestamp
-        if not log_append and ts != NO_TIMESTAMP:
-            diff = now - ts
-            if diff > before or -diff > after:
-                errors.append((index, f"Timestamp {ts} of message with offset {offset} is out "
-                                      f"of range. The timestamp should be within "
-                                      f"[{now - before}, {now + after}]"))
-        elif producer_lat:
-            errors.append((index, f"Invalid timestamp type in message with offset {offset}. "
-                                  "Producer should not set timestamp type to LogAppendTime."))
+    if not log_append:
+        bad = (ts != NO_TIMESTAMP) & ((now - ts > before) | (ts - now > after))
+        for index in np.flatnonzero(bad).tolist():
+            errors.append((index, f"Timestamp {int(ts[index])} of message with offset "
+                                  f"{int(offsets[index])} is out of range. The timestamp "
+                                  f"should be within [{_java_long(now - before)}, "
+                                  f"{_java_long(now + after)}]"))
+    if producer_lat:
+        # the records the CreateTime check did not take: all of them on a LogAppendTime topic
+        lat = np.ones(len(cols), bool) if log_append else ts == NO_TIMESTAMP
+        for index in np.flatnonzero(lat).tolist():
+            errors.append((index, f"Invalid timestamp type in message with offset "
+                                  f"{int(offsets[index])}. Producer should not set timestamp "
+                                  "type to LogAppendTime."))
+        errors.sort()
     if errors:
         raise InvalidTimestampError(
             "produced records rejected: One or more records have been rejected due to invalid "
             f"timestamp (first: {errors[0][1]})", record_errors=errors, position=0)
+
+
+def _java_long(n: int) -> int:
+    """``n`` as Java's long arithmetic leaves it (wrapped to 64 bits: ``now + Long.MAX_VALUE``
+    in Kafka's message is negative)."""
+    return (n + (1 << 63)) % (1 << 64) - (1 << 63)
 
 
 def _rebuild(data: bytearray, count: int, *, base_offset: int, now: int, codec: int,

@@ -300,6 +300,13 @@ def test_timestamp_bounds_refuse_records_out_of_range():
     lat = config.replace(message_timestamp_type="LogAppendTime")
     assert validate_and_assign_offsets(raw, base_offset=9, now=1003, config=lat).log_append_time \
         == 1003
+    # only one bound set: Kafka's text shows the other as Java's long arithmetic leaves it
+    with pytest.raises(InvalidTimestampError) as e:
+        validate_and_assign_offsets(raw, base_offset=9, now=1003,
+                                    config=LogConfig(message_timestamp_before_max_ms=2))
+    assert e.value.record_errors == [
+        (0, "Timestamp 1000 of message with offset 0 is out of range. The timestamp should be "
+            "within [1001, -9223372036854774806]")]
     # the broker names (log.message.timestamp.*) are the defaults' synonyms
     assert LogConfig.from_properties({"log.message.timestamp.after.max.ms": "3600000"}) \
         .message_timestamp_after_max_ms == 3600000
