@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterable
 
 from ...checkpoint import Uuid
 from ...decoders.message import java_double  # client quota values: Java's Double + ""
+from ..metadata_version import LEVELS  # MetadataVersion.toString: the release name
 from .metadata_image import CONFIG_RESOURCE_TYPES, ClientQuotaEntity, MetadataImage, TopicImage
 from .node import (
     MetadataLeafNode,
@@ -48,7 +49,6 @@ from .registrations import (
     ScramCredentialData,
     iso_zoned_utc,
     java_optional,
-    metadata_version_string,
     partition_registration_string,
 )
 
@@ -146,7 +146,7 @@ def _features_node(image: MetadataImage) -> MetadataNode:
             mv = image.metadata_version
             # Kafka 4.2 prints FeaturesImage.metadataVersion(), an Optional<MetadataVersion>
             return MetadataLeafNode(java_optional(
-                None if mv is None else metadata_version_string(mv)))
+                None if mv is None else LEVELS[mv]))
         if name.startswith(prefix):
             return MetadataLeafNode(str(image.finalized_features.get(name[len(prefix):], 0)))
         return None

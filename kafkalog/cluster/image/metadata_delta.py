@@ -37,7 +37,6 @@ from .registrations import (
     DelegationTokenData,
     ScramCredentialData,
     StandardAcl,
-    metadata_version_string,
 )
 
 __all__ = ["MetadataDelta", "MetadataReplayError"]
@@ -78,7 +77,7 @@ class MetadataDelta:
                 raise MetadataReplayError(
                     "Unsupported metadata version - if you are currently upgrading your "
                     "cluster, please ensure the metadata version is set to "
-                    f"{metadata_version_string(MINIMUM_LEVEL)} (or higher) before updating the "
+                    f"{LEVELS[MINIMUM_LEVEL]} (or higher) before updating the "
                     "software version. The metadata version can be updated via the "
                     "`kafka-features` command-line tool.")
             self.image.metadata_version = level

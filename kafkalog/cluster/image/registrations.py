@@ -24,7 +24,6 @@ import datetime as _dt
 from dataclasses import dataclass, field
 
 from ...checkpoint import Uuid
-from ..metadata_version import LEVELS
 from ..model import SECURITY_PROTOCOLS, PartitionRegistration
 from .node import java_string_key
 
@@ -37,7 +36,6 @@ __all__ = [
     "ScramCredentialData",
     "DelegationTokenData",
     "partition_registration_string",
-    "metadata_version_string",
     "java_optional",
     "java_list",
     "iso_zoned_utc",
@@ -87,11 +85,6 @@ def iso_zoned_utc(ms: int) -> str:
     if t.microsecond:
         s += "." + f"{t.microsecond:06d}".rstrip("0")
     return s + "Z[UTC]"
-
-
-def metadata_version_string(level: int) -> str:
-    """``MetadataVersion.toString`` (its release name, e.g. ``3.7-IV4``)."""
-    return LEVELS[level]
 
 
 @dataclass(frozen=True)
