@@ -35,6 +35,9 @@ Subcommands
 ``metadata-shell``
     Kafka's ``kafka-metadata-shell.sh``: browse a KRaft metadata snapshot or log as a file
     tree, interactively or one command at a time (``kafkalog.metadata_shell``).
+``compare-replicas``
+    A partition's replicas copied off several brokers side by side: records compared, and
+    Kafka's follower truncation replayed under each leader (``kafkalog.replication``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -267,6 +270,10 @@ def build_parser() -> argparse.ArgumentParser:
     ms = sub.add_parser("metadata-shell", help="Browse a KRaft metadata snapshot or log as a "
                         "file tree (kafka-metadata-shell.sh).", add_help=False)
     ms.add_argument("metadata_shell_args", nargs=argparse.REMAINDER)
+    cr = sub.add_parser("compare-replicas", help="Compare a partition's replicas copied off "
+                        "several brokers, and what Kafka's followers would truncate and lose "
+                        "under each leader.", add_help=False)
+    cr.add_argument("compare_replicas_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -542,6 +549,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .metadata_shell import metadata_shell
 
         return metadata_shell.main(argv[1:])
+    if argv[:1] == ["compare-replicas"]:
+        from .replication import command as replication_command
+
+        return replication_command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -559,7 +570,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, get-offsets, log-dirs, features, tiered, "
             "tiered-restore, serve, storage, console-consumer, console-producer, "
-            "metadata-shell, demo)\n"
+            "metadata-shell, compare-replicas, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -21,17 +21,48 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from .checkpoint import EpochEntry as CheckpointEpochEntry
 from .checkpoint import LeaderEpochCheckpointFile
 
-__all__ = ["LeaderEpochFileCache", "EpochEntry", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET"]
+__all__ = ["LeaderEpochFileCache", "EpochEntry", "UNDEFINED_EPOCH", "UNDEFINED_EPOCH_OFFSET",
+           "end_offset_for"]
 
 UNDEFINED_EPOCH = -1
 UNDEFINED_EPOCH_OFFSET = -1
 
 EpochEntry = tuple[int, int]  # (epoch, start_offset)
+
+
+def end_offset_for(entries: Sequence[EpochEntry], requested_epoch: int,
+                   log_end_offset: int) -> tuple[int, int]:
+    """Kafka's ``LeaderEpochFileCache.endOffsetFor``: ``(epoch, end offset)`` for a follower
+    asking about ``requested_epoch``, over ``entries`` (``(epoch, start offset)``, increasing).
+
+    The latest epoch ends at the log end offset; an older epoch ends where the next higher
+    epoch starts (reported with the largest known epoch <= the requested one, or the requested
+    one itself when it is below every known epoch); an epoch above every known one, or -1,
+    gives ``(-1, -1)``.
+
+    >>> end_offset_for([(0, 0), (3, 120)], 2, 200), end_offset_for([(0, 0), (3, 120)], 4, 200)
+    ((0, 120), (-1, -1))
+    """
+    if requested_epoch == UNDEFINED_EPOCH or not entries:
+        return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+    if entries[-1][0] == requested_epoch:
+        return requested_epoch, log_end_offset
+    higher = next((e for e in entries if e[0] > requested_epoch), None)
+    if higher is None:
+        return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
+    floor = None
+    for e in entries:
+        if e[0] <= requested_epoch:
+            floor = e
+    if floor is None:
+        return requested_epoch, higher[1]
+    return floor[0], higher[1]
 
 
 class LeaderEpochFileCache:
@@ -76,28 +107,8 @@ class LeaderEpochFileCache:
         return e[0] if e else None
 
     def end_offset_for(self, requested_epoch: int, log_end_offset: int) -> tuple[int, int]:
-        """Kafka's ``endOffsetFor``: ``(epoch, end offset)`` for a follower asking about
-        ``requested_epoch``.
-
-        The latest epoch ends at the log end offset; an older epoch ends where the next higher
-        epoch starts (reported with the largest known epoch <= the requested one); an epoch above
-        every known one, or -1, gives ``(-1, -1)``.
-        """
-        entries = self._entries
-        if requested_epoch == UNDEFINED_EPOCH or not entries:
-            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-        if entries[-1][0] == requested_epoch:
-            return requested_epoch, log_end_offset
-        higher = next((e for e in entries if e[0] > requested_epoch), None)
-        if higher is None:
-            return UNDEFINED_EPOCH, UNDEFINED_EPOCH_OFFSET
-        floor = None
-        for e in entries:
-            if e[0] <= requested_epoch:
-                floor = e
-        if floor is None:
-            return requested_epoch, higher[1]
-        return floor[0], higher[1]
+        """Kafka's ``endOffsetFor`` over this cache (see :func:`end_offset_for`)."""
+        return end_offset_for(self._entries, requested_epoch, log_end_offset)
 
     # -- updates ---------------------------------------------------------------------------
 

@@ -57,6 +57,9 @@ LAYERS: dict[str, int] = {
     "kafkalog.groups": 7,
     "kafkalog.cluster": 7,
     "kafkalog.tiered": 7,
+    "kafkalog.replication": 7,  # the replica fetcher's truncation rules (sans-IO)
+    "kafkalog.replication.compare": 8,  # replicas of log dirs side by side (as tools.verify)
+    "kafkalog.replication.command": 8,
     "kafkalog.security": 7,  # SCRAM credentials and JAAS users of a tree (the server's wire
                              # side, kafkalog.server.sasl, is above)
     "kafkalog.storage": 7,  # kafka-storage.sh: meta.properties, bootstrap metadata, formatting

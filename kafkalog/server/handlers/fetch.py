@@ -40,6 +40,7 @@ import numpy as np
 
 from ...errors import KafkaLogError
 from ...native import scan as native_scan
+from ...replication.fetcher import OFFSET_OUT_OF_RANGE, DivergingEpoch, check_last_fetched_epoch
 from ...security.acls import AclOperation, ResourceType
 from ...transactions import READ_COMMITTED, read_committed_filter
 from ..api import RequestContext, register
@@ -88,14 +89,15 @@ def _diverging_epoch(broker: Any, log: Any, topic: str, p: Any) -> tuple[int, in
     if last_epoch < 0:
         return None
     current = broker.leader_epoch(topic, p.partition)
-    if last_epoch == current:
-        epoch, end = current, log.log_end_offset
-    else:
-        epoch, end = log.end_offset_for_epoch(last_epoch)
-    if end < 0 or epoch < 0 or p.fetch_offset < log.log_start_offset:
+    # the current epoch ends at the log end offset even before this leader appended in it
+    epoch_end = (current, log.log_end_offset) if last_epoch == current else \
+        log.end_offset_for_epoch(last_epoch)
+    answer = check_last_fetched_epoch(epoch_end, p.fetch_offset, last_epoch,
+                                      log.log_start_offset)
+    if answer == OFFSET_OUT_OF_RANGE:
         return ErrorCode.offset_out_of_range
-    if epoch < last_epoch or end < p.fetch_offset:
-        return epoch, end
+    if isinstance(answer, DivergingEpoch):
+        return answer.epoch, answer.end_offset
     return None
 
 
