@@ -659,6 +659,10 @@ class RecordBatch:
     ) -> CorruptRecordError:
         return cls(message, path=self.path, position=self.position, offset=self.base_offset)
 
+    def entry_bytes(self) -> memoryview:
+        """The whole batch as it lies in the log, 12-byte prefix included (a view, no copy)."""
+        return self._mv[self.position : self.position + self.size]
+
     def records_bytes(self) -> bytes | memoryview:
         """The records area: a memoryview of the buffer (uncompressed) or decompressed bytes."""
         p = self.position

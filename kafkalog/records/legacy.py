@@ -242,6 +242,10 @@ class LegacyEntry:
     ) -> CorruptRecordError:
         return cls(message, path=self.path, position=self.position)
 
+    def entry_bytes(self) -> memoryview:
+        """The whole entry as it lies in the log, 12-byte prefix included (a view, no copy)."""
+        return self._mv[self.position : self.position + self.size]
+
     # -- header-derived attributes --------------------------------------------------------------
 
     @property

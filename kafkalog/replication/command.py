@@ -33,6 +33,8 @@ log dirs without distinct ids are named by their paths.
 
 ``--leader`` names the replica to reconcile on; ``--metadata`` takes the leader from a KRaft
 metadata log or snapshot; else the replica with the highest leader epoch leads.
+``--save-lost DIR`` copies the batches holding what the followers would lose into partition
+directories under ``DIR`` (:func:`kafkalog.replication.compare.save_lost`).
 
 Exit status: 0; 1 when, with the chosen leader, records below the high watermark would be lost,
 replicas would stay inconsistent or a follower would retry forever (or on an error, printed on
@@ -49,7 +51,7 @@ from typing import IO, Any
 
 from ..errors import KafkaLogError
 from ..usage import ArgumentParser, parse_args
-from .compare import Candidate, PairComparison, PartitionReport, compare_replicas
+from .compare import Candidate, PairComparison, PartitionReport, compare_replicas, save_lost
 
 __all__ = ["main", "build_parser", "format_report", "report_json"]
 
@@ -78,6 +80,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition", action="append", type=int, metavar="PARTITION",
                    help="only this partition number (repeatable)")
     p.add_argument("--json", action="store_true", help="print the reports as one JSON document")
+    p.add_argument("--save-lost", metavar="DIR",
+                   help="copy the batches holding the records the leader's followers would "
+                        "lose into DIR/broker-N/<topic>-<partition> (partition directories "
+                        "with the followers' bytes), to read or produce again")
     return p
 
 
@@ -234,11 +240,18 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     try:
         reports = compare_replicas(args.paths, leader=args.leader, metadata=args.metadata,
                                    topics=args.topic, partitions=args.partition)
+        saved = {(r.topic, r.partition): save_lost(r, args.save_lost) for r in reports} \
+            if args.save_lost else {}
     except (KafkaLogError, OSError) as e:
         err.write(f"kafkalog compare-replicas: {e}\n")
         return EXIT_FINDINGS
     if args.json:
-        out.write(json.dumps({"partitions": [report_json(r) for r in reports]}) + "\n")
+        docs = [report_json(r) for r in reports]
+        for doc in docs:
+            doc["saved"] = [{"replica": s.replica, "directory": str(s.directory),
+                             "batches": s.batches, "records": s.records}
+                            for s in saved.get((doc["topic"], doc["partition"]), [])]
+        out.write(json.dumps({"partitions": docs}) + "\n")
     else:
         if not reports:
             out.write("No partition is held by two or more of the directories given.\n")
@@ -246,4 +259,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
             if i:
                 out.write("\n")
             out.write("\n".join(format_report(r)) + "\n")
+            for s in saved.get((r.topic, r.partition), []):
+                out.write(f"Saved the {s.records} records {s.replica} would lose ({s.batches} "
+                          f"batches) to {s.directory}\n")
     return EXIT_FINDINGS if any(_failed(r) for r in reports) else EXIT_OK

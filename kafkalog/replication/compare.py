@@ -49,18 +49,36 @@ from ..records.batch import iter_batches
 from .fetcher import FollowOutcome, ReplicaLog, follow
 
 __all__ = ["Replica", "PairComparison", "FollowerOutcome", "Candidate", "PartitionReport",
-           "compare_replicas", "open_replicas", "compare_pair"]
+           "compare_replicas", "open_replicas", "compare_pair", "save_lost", "SavedLost"]
 
 
 @dataclass
 class Replica:
     """One replica: ``name`` (the broker id from ``meta.properties``; the log dir as given
-    when the ids are missing or shared), its partition directory and its state."""
+    when the ids are missing or shared), its partition directory and its state.
+
+    :meth:`log` is the partition opened read-only (on first use; :meth:`close` closes it):
+    reads go through its segments' offset indexes and stop at the end it had when opened."""
 
     name: str
     directory: Path
     broker_id: int | None
     state: ReplicaLog
+    log_dir: Path | None = None
+    topic_partition: tuple[str, int] | None = None
+    _log: Log | None = field(default=None, repr=False, compare=False)
+
+    def log(self) -> Log:
+        if self._log is None or self._log.closed:
+            log_dir = self.log_dir if self.log_dir is not None else self.directory.parent
+            tp = self.topic_partition or files.parse_topic_partition_name(self.directory)
+            self._log = _open_log(self.directory, log_dir, *tp)
+        return self._log
+
+    def close(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
 
 
 @dataclass
@@ -162,7 +180,7 @@ def _open_log(d: Path, log_dir: Path, topic: str, partition: int) -> Log:
 def open_replicas(paths: Sequence[str | os.PathLike[str]]
                   ) -> dict[tuple[str, int], list[Replica]]:
     """The replicas of every partition the ``paths`` hold (log dirs or partition dirs), by
-    ``(topic, partition)``.
+    ``(topic, partition)``, each opened read-only (close them with :meth:`Replica.close`).
 
     Raises
     ------
@@ -189,8 +207,9 @@ def open_replicas(paths: Sequence[str | os.PathLike[str]]
         ids = [bid for _, bid, _, _ in dirs]
         unique = all(b is not None for b in ids) and len(set(ids)) == len(ids)
         replicas = []
-        for d, bid, log_dir, label in dirs:
-            with _open_log(d, log_dir, topic, pid) as log:
+        try:
+            for d, bid, log_dir, label in dirs:
+                log = _open_log(d, log_dir, topic, pid)
                 segs = log.segments
                 state = ReplicaLog(
                     log.log_start_offset, log.log_end_offset,
@@ -198,8 +217,12 @@ def open_replicas(paths: Sequence[str | os.PathLike[str]]
                     _checkpointed(log_dir, files.REPLICATION_OFFSET_CHECKPOINT_FILE, topic,
                                   pid),
                     segs[0].base_offset if segs else None)
-            name = str(bid) if unique else label
-            replicas.append(Replica(name, d, bid, state))
+                name = str(bid) if unique else label
+                replicas.append(Replica(name, d, bid, state, log_dir, (topic, pid), log))
+        except BaseException:
+            for r in [*replicas, *(x for rs in out.values() for x in rs)]:
+                r.close()
+            raise
         out[(topic, pid)] = replicas
     return out
 
@@ -214,16 +237,18 @@ def _span(b: Any) -> tuple[int | None, int]:
     return None, b.offset
 
 
-def _batches(directory: Path, start: int, end: int) -> Iterator[Any]:
-    """The entries (v2 batches, legacy entries) that may hold offsets in ``[start, end)``, in
-    order, CRCs checked (a corrupt one raises with its file and position)."""
-    bases = files.segment_base_offsets(directory)
-    for i, base in enumerate(bases):
-        if i + 1 < len(bases) and bases[i + 1] <= start:
+def _batches(rep: Replica, start: int, end: int) -> Iterator[Any]:
+    """The entries (v2 batches, legacy entries) of a replica that may hold offsets in
+    ``[start, end)``, in order, from the offset index's position for ``start`` on, CRCs checked
+    (a corrupt one raises with its file and position)."""
+    segs = rep.log().segments
+    for i, seg in enumerate(segs):
+        if i + 1 < len(segs) and segs[i + 1].base_offset <= start:
             continue
-        if base >= end:
+        if seg.base_offset >= end:
             return
-        for b in iter_batches(files.log_file(directory, base)):
+        pos = seg.lookup_position(start) if seg.base_offset < start else 0
+        for b in iter_batches(seg.log_path, start=pos, end=seg.size):
             first, last = _span(b)
             if last < start:
                 continue
@@ -253,18 +278,10 @@ def _records(b: Any, start: int, end: int) -> list[Any]:
     return [r for r in b if start <= r.offset < end]
 
 
-def _first_field(ra: Any, rb: Any) -> tuple[str, Any, Any]:
-    for name in ("timestamp", "key", "value", "headers"):
-        va, vb = getattr(ra, name), getattr(rb, name)
-        if va != vb:
-            return name, va, vb
-    return "record", ra, rb  # pragma: no cover - called on unequal records only
-
-
-def _offsets(directory: Path, start: int, end: int) -> np.ndarray:
+def _offsets(rep: Replica, start: int, end: int) -> np.ndarray:
     """The offsets of the records of the entries holding offsets in ``[start, end)``."""
     parts: list[np.ndarray] = []
-    for b in _batches(directory, start, end):
+    for b in _batches(rep, start, end):
         first, last = _span(b)
         if first is not None and b.record_count == last - first + 1:
             parts.append(np.arange(first, last + 1, dtype=np.int64))  # no offset missing
@@ -273,58 +290,132 @@ def _offsets(directory: Path, start: int, end: int) -> np.ndarray:
     return np.concatenate(parts) if parts else np.empty(0, np.int64)
 
 
+# A run of batches that differ is compared in windows of at most this many bytes a side (so a
+# wholly divergent log never holds more than one window of decoded columns per side).
+_RUN_BYTES = 16 << 20
+_NEVER = 2**63  # above every offset
+
+
+def _table(batches: list[Any], lo: int, hi: int) -> Any:
+    """The records of ``batches`` with ``lo <= offset < hi`` as an Arrow table (one columnar
+    decode; CRCs were checked by the walk)."""
+    from ..records.columnar import decode_columns
+
+    data = b"".join(bytes(x.entry_bytes()) for x in batches)
+    cols = decode_columns(data, start_offset=lo, end_offset=hi, validate=False,
+                          skip_control=False)
+    return cols.to_arrow(["offset", "timestamp", "key", "value", "headers"])
+
+
+def _same_binary(x: Any, y: Any) -> np.ndarray:
+    """Row by row: both null, or both set and equal."""
+    import pyarrow.compute as pc
+
+    eq = pc.fill_null(pc.equal(x, y), False)
+    both_null = pc.and_(pc.is_null(x), pc.is_null(y))
+    return np.asarray(pc.or_(eq, both_null), dtype=bool)
+
+
+def _compare_window(cmp: PairComparison, run_a: list[Any], run_b: list[Any], lo: int, hi: int,
+                    differing: list[np.ndarray]) -> None:
+    """Compare the records with ``lo <= offset < hi`` of two runs of batches (vectorized: only
+    rows with headers on either side are compared in Python)."""
+    ta, tb = _table(run_a, lo, hi), _table(run_b, lo, hi)
+    oa = ta.column("offset").to_numpy()
+    ob = tb.column("offset").to_numpy()
+    common, ia, ib = np.intersect1d(oa, ob, assume_unique=True, return_indices=True)
+    cmp.only_a += len(oa) - len(common)
+    cmp.only_b += len(ob) - len(common)
+    if not len(common):
+        return
+    same = ta.column("timestamp").to_numpy()[ia] == tb.column("timestamp").to_numpy()[ib]
+    for name in ("key", "value"):
+        same &= _same_binary(ta.column(name).take(ia), tb.column(name).take(ib))
+    import pyarrow.compute as pc
+
+    ha, hb = ta.column("headers").take(ia), tb.column("headers").take(ib)
+    na = np.asarray(pc.list_value_length(ha).fill_null(0), dtype=np.int64)
+    nb = np.asarray(pc.list_value_length(hb).fill_null(0), dtype=np.int64)
+    same &= na == nb
+    for i in np.flatnonzero(same & (na > 0)):
+        same[i] = ha[int(i)].as_py() == hb[int(i)].as_py()
+    cmp.same += int(np.count_nonzero(same))
+    diff = common[~same]
+    if len(diff):
+        differing.append(diff)
+        if cmp.first is None:
+            i = int(np.flatnonzero(~same)[0])
+            ra = _row(ta, int(ia[i]))
+            rb = _row(tb, int(ib[i]))
+            name = next(n for n in ("timestamp", "key", "value", "headers") if ra[n] != rb[n])
+            cmp.first = Difference(int(diff[0]), name, ra[name], rb[name])
+
+
+def _row(table: Any, i: int) -> dict[str, Any]:
+    row = {n: table.column(n)[i].as_py() for n in ("timestamp", "key", "value", "headers")}
+    row["headers"] = tuple((h["key"], h["value"]) for h in row["headers"] or ())
+    return row
+
+
 def compare_pair(a: Replica, b: Replica) -> PairComparison:
-    """Compare the records of two replicas over the offsets both may hold."""
+    """Compare the records of two replicas over the offsets both may hold.
+
+    The batches are walked side by side: a pair with the same header (offsets, size, CRC,
+    leader epoch) is the same records; between two such pairs, the batches of each side form
+    a run whose records are decoded and compared by offset."""
     start = max(a.state.log_start_offset, b.state.log_start_offset)
     end = min(a.state.log_end_offset, b.state.log_end_offset)
     cmp = PairComparison(a.name, b.name, start, end)
     if start >= end:
         return cmp
-    differing: list[int] = []
-    ia, ib = _batches(a.directory, start, end), _batches(b.directory, start, end)
+    differing: list[np.ndarray] = []
+    ia, ib = _batches(a, start, end), _batches(b, start, end)
     ba, bb = next(ia, None), next(ib, None)
-    pa: list[Any] = []  # records of an expanded batch not yet matched, in offset order
-    pb: list[Any] = []
-    while True:
-        if not pa and not pb and ba is not None and bb is not None \
-                and _identity(ba) == _identity(bb):
-            cmp.same += _records_in(ba, start, end)
+    run_a: list[Any] = []
+    run_b: list[Any] = []
+    size_a = size_b = 0
+    lo = start  # records below lo have been compared
+
+    def flush(hi: int) -> None:
+        nonlocal run_a, run_b, size_a, size_b, lo
+        if hi > lo and (run_a or run_b):
+            _compare_window(cmp, run_a, run_b, lo, hi, differing)
+        lo = max(lo, hi)
+        # a batch reaching past the window stays for the next one
+        run_a = [x for x in run_a if _span(x)[1] >= lo]
+        run_b = [x for x in run_b if _span(x)[1] >= lo]
+        size_a = sum(x.size for x in run_a)
+        size_b = sum(x.size for x in run_b)
+
+    while ba is not None or bb is not None:
+        if ba is not None and bb is not None and _identity(ba) == _identity(bb) \
+                and _span(ba)[0] is not None:
+            # both sides resume at the same batch: everything before it is one window
+            flush(_span(ba)[0])
+            cmp.same += _records_in(ba, max(start, lo), end)
+            lo = max(lo, _span(ba)[1] + 1)
             ba, bb = next(ia, None), next(ib, None)
             continue
-        if not pa and ba is not None:
-            pa, ba = _records(ba, start, end), next(ia, None)
-        if not pb and bb is not None:
-            pb, bb = _records(bb, start, end), next(ib, None)
-        if not pa and not pb:
-            if ba is None and bb is None:
-                break
-            continue
-        i = j = 0
-        while i < len(pa) and j < len(pb):
-            ra, rb = pa[i], pb[j]
-            if ra.offset < rb.offset:
-                cmp.only_a += 1
-                i += 1
-            elif rb.offset < ra.offset:
-                cmp.only_b += 1
-                j += 1
-            else:
-                if ra[:4] == rb[:4]:
-                    cmp.same += 1
-                else:
-                    differing.append(ra.offset)
-                    if cmp.first is None:
-                        cmp.first = Difference(ra.offset, *_first_field(ra, rb))
-                i += 1
-                j += 1
-        pa, pb = pa[i:], pb[j:]
-        if pa and not pb and bb is None:
-            cmp.only_a += len(pa)
-            pa = []
-        if pb and not pa and ba is None:
-            cmp.only_b += len(pb)
-            pb = []
-    cmp.differing = np.asarray(differing, dtype=np.int64)
+        # the side whose next batch ends first joins its run (both on a tie; an exhausted side
+        # never holds the other back: a last batch may reach past end)
+        la = _span(ba)[1] if ba is not None else _NEVER
+        lb = _span(bb)[1] if bb is not None else _NEVER
+        if ba is not None and la <= lb:
+            run_a.append(ba)
+            size_a += ba.size
+            ba = next(ia, None)
+        if bb is not None and lb <= la:
+            run_b.append(bb)
+            size_b += bb.size
+            bb = next(ib, None)
+        if size_a > _RUN_BYTES or size_b > _RUN_BYTES:
+            # every record below both heads' first offsets is in the runs by now
+            fa = _span(ba)[0] if ba is not None else end
+            fb = _span(bb)[0] if bb is not None else end
+            if fa is not None and fb is not None:  # (a legacy head: its first is unknown)
+                flush(min(fa, fb))
+    flush(end)
+    cmp.differing = np.concatenate(differing) if differing else np.empty(0, np.int64)
     return cmp
 
 
@@ -350,7 +441,7 @@ def _candidate(leader: Replica, replicas: list[Replica], pairs: dict[tuple[str, 
         discarded = discarded_hw = 0
         if kept_end < old_end:
             # a truncation removes the whole batch holding its offset
-            cut = _offsets(f.directory, kept_end, old_end)
+            cut = _offsets(f, kept_end, old_end)
             discarded = len(cut)
             if f.state.high_watermark is not None:
                 discarded_hw = int(np.count_nonzero(cut < f.state.high_watermark))
@@ -360,7 +451,7 @@ def _candidate(leader: Replica, replicas: list[Replica], pairs: dict[tuple[str, 
         # or none at all (at or above its log end offset), from the leader's log start on
         beyond = np.empty(0, np.int64)
         if old_end > view.log_end_offset:
-            beyond = _offsets(f.directory, view.log_end_offset, old_end)
+            beyond = _offsets(f, view.log_end_offset, old_end)
             beyond = beyond[beyond >= view.log_end_offset]
         lost = np.union1d(diff, beyond)
         lost = lost[lost >= view.log_start_offset]
@@ -401,8 +492,20 @@ def compare_replicas(paths: Sequence[str | os.PathLike[str]], *, leader: str | N
         from ..cluster.image.metadata_loader import load_metadata
 
         image = load_metadata(metadata).image
+    opened = open_replicas(paths)
+    try:
+        return _reports(opened, leader, image, topics, partitions)
+    finally:
+        for replicas in opened.values():
+            for r in replicas:
+                r.close()
+
+
+def _reports(opened: dict[tuple[str, int], list[Replica]], leader: str | None, image: Any,
+             topics: Sequence[str] | None, partitions: Sequence[int] | None
+             ) -> list[PartitionReport]:
     reports = []
-    for (topic, pid), replicas in open_replicas(paths).items():
+    for (topic, pid), replicas in opened.items():
         if (topics and topic not in topics) or (partitions is not None
                                                 and pid not in partitions):
             continue
@@ -454,3 +557,70 @@ def _partition_report(topic: str, pid: int, replicas: list[Replica], leader: str
     candidates += [_candidate(r, replicas, pairs, new_epoch) for r in replicas if r is not chosen]
     return PartitionReport(topic, pid, replicas, list(pairs.values()), candidates,
                            chosen.name, reason, problems)
+
+
+# -- saving what would be lost -----------------------------------------------------------------
+
+@dataclass
+class SavedLost:
+    """Where :func:`save_lost` put one follower's lost records: ``directory`` (a partition
+    directory), the ``batches`` copied and the ``records`` of them that would be lost."""
+
+    replica: str
+    directory: Path
+    batches: int
+    records: int
+
+
+def _lost_dir_name(report: PartitionReport, replica: str) -> str:
+    index, rep = next((i, r) for i, r in enumerate(report.replicas) if r.name == replica)
+    return f"broker-{rep.broker_id}" if rep.name == str(rep.broker_id) else f"replica-{index}"
+
+
+def save_lost(report: PartitionReport, out_dir: str | os.PathLike[str]) -> list[SavedLost]:
+    """Copy the batches holding the records each follower of the chosen leader would lose
+    into ``out_dir/<broker-N or replica-I>/<topic>-<partition>``: a partition directory whose
+    batches are the follower's bytes (offsets, timestamps, producer ids and leader epochs as
+    they were), readable by ``kafkalog dump-segments``/``console-consumer`` and re-producible.
+
+    A batch is copied whole when any of its records would be lost (a truncation removes whole
+    batches too); ``records`` counts only the lost ones.
+
+    Raises
+    ------
+    KafkaLogError
+        A destination that already holds files (nothing is overwritten).
+    """
+    saved = []
+    for f in report.candidates[0].followers:
+        lost = f.lost_offsets
+        if not len(lost):
+            continue
+        rep = next(r for r in report.replicas if r.name == f.replica)
+        dest = Path(out_dir) / _lost_dir_name(report, f.replica) / \
+            files.log_dir_name(report.topic, report.partition)
+        if dest.exists() and any(dest.iterdir()):
+            raise KafkaLogError("the directory for the lost records already holds files; "
+                                "nothing is overwritten", path=dest)
+        batches = 0
+        try:
+            with Log.open(dest) as out:
+                for b in _batches(rep, int(lost[0]), int(lost[-1]) + 1):
+                    first, last = _span(b)
+                    if first is None:
+                        offsets = np.fromiter((r.offset for r in b), dtype=np.int64)
+                        hit = bool(np.isin(offsets, lost).any())
+                    else:
+                        i = int(np.searchsorted(lost, first))
+                        hit = i < len(lost) and lost[i] <= last
+                    if not hit:
+                        continue
+                    if batches == 0:
+                        out.truncate_fully_and_start_at(first if first is not None
+                                                        else int(lost[0]))
+                    out.append_batches(b.entry_bytes())
+                    batches += 1
+        finally:
+            rep.close()
+        saved.append(SavedLost(f.replica, dest, batches, len(lost)))
+    return saved

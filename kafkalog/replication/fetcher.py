@@ -76,10 +76,14 @@ class ReplicaLog:
 
     def as_leader(self, leader_epoch: int) -> ReplicaLog:
         """This log once it leads in ``leader_epoch``: Kafka assigns the epoch at the log end
-        offset when a replica becomes leader (``maybeAssignEpochStartOffset``)."""
+        offset when a replica becomes leader (``assignEpochStartOffset``), and the cache's
+        ``assign`` first drops the entries in the way (an epoch >= it, or one starting at or
+        after the log end offset: an epoch led without a write)."""
         if self.latest_epoch is not None and self.latest_epoch >= leader_epoch:
             return self
-        return replace(self, epochs=(*self.epochs, (leader_epoch, self.log_end_offset)))
+        end = self.log_end_offset
+        kept = tuple(e for e in self.epochs if e[0] < leader_epoch and e[1] < end)
+        return replace(self, epochs=(*kept, (leader_epoch, end)))
 
     def truncates_fully(self, offset: int) -> bool:
         """Whether :meth:`truncated_to` ``offset`` empties the log (its first segment starts
@@ -275,7 +279,9 @@ def follow(leader: ReplicaLog, follower: ReplicaLog) -> FollowOutcome:
             fetch_offset = leader.log_end_offset
         elif leader.log_start_offset > replica_end:
             out.truncated_fully = True
-            out.truncated_to = replica_end if out.truncated_to is None else out.truncated_to
+            if log.log_start_offset < replica_end:  # (everything it held goes)
+                out.truncated_to = log.log_start_offset if out.truncated_to is None else \
+                    min(out.truncated_to, log.log_start_offset)
             log = log.truncated_fully_and_started_at(leader.log_start_offset)
             out.steps.append(Step(
                 "truncate_fully", fetch_offset, last,

@@ -16,6 +16,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from aiokafka.record.memory_records import MemoryRecords
 
 from kafkalog import Log, LogDir, Record
 from kafkalog.checkpoint import OffsetCheckpointFile
@@ -266,3 +267,29 @@ def test_partition_dirs_without_broker_ids_are_named_by_log_dir(tmp_path):
     assert r.leader == str(tmp_path / "copy2")
     # no replication-offset-checkpoint: high watermarks unknown
     assert all(x.state.high_watermark is None for x in r.replicas)
+
+
+def test_save_lost_copies_the_followers_batches(tmp_path):
+    _unclean(tmp_path)
+    out = io.StringIO()
+    assert command.main([str(tmp_path / "b1"), str(tmp_path / "b2"), "--save-lost",
+                         str(tmp_path / "lost")], stdout=out) == 0
+    dest = tmp_path / "lost" / "broker-1" / "t-0"
+    assert f"Saved the 50 records 1 would lose (5 batches) to {dest}" in out.getvalue()
+    with Log.open(dest, read_only=True) as saved, \
+            Log.open(tmp_path / "b1" / "t-0", read_only=True, standalone=False) as source:
+        assert (saved.log_start_offset, saved.log_end_offset) == (100, 150)
+        assert saved.read(100, 1 << 20) == source.read(100, 1 << 20)   # the same bytes
+        assert [r.value for r in saved.records()] == [b"b-%d" % o for o in range(100, 150)]
+    # a peer reads them: aiokafka over the saved segment
+    data = (dest / "00000000000000000100.log").read_bytes()
+    records, batches = [], MemoryRecords(data)
+    while (b := batches.next_batch()) is not None:
+        assert b.validate_crc()
+        records += [(r.offset, r.value) for r in b]
+    assert records == [(o, b"b-%d" % o) for o in range(100, 150)]
+    # never overwritten
+    err = io.StringIO()
+    assert command.main([str(tmp_path / "b1"), str(tmp_path / "b2"), "--save-lost",
+                         str(tmp_path / "lost")], stdout=io.StringIO(), stderr=err) == 1
+    assert "already holds files" in err.getvalue() and str(dest) in err.getvalue()
