@@ -541,13 +541,27 @@ def _partition_report(topic: str, pid: int, replicas: list[Replica], leader: str
         else:
             new_epoch = max(new_epoch, part.leader_epoch + 1)
             chosen = next((r for r in replicas if r.broker_id == part.leader), None)
-            if chosen is None:
-                problems.append(f"the metadata's leader {part.leader} (leader epoch "
-                                f"{part.leader_epoch}, ISR {part.isr}) is not among the "
-                                "replicas given")
-            else:
+            if chosen is not None:
                 reason = (f"the metadata's leader (leader epoch {part.leader_epoch}, ISR "
                           f"{part.isr})")
+            else:
+                # the controller elects among the replicas still there: Kafka's offline
+                # election, unclean when no ISR member is left
+                from ..cluster.election import elect_leader
+
+                live = {r.broker_id for r in replicas if r.broker_id is not None}
+                elected = elect_leader(part.replicas, part.isr, live)
+                how = "Kafka's election among the replicas given (the first in assignment " \
+                      f"order in the ISR {part.isr})"
+                if elected is None:
+                    elected = elect_leader(part.replicas, part.isr, live, unclean=True)
+                    how = ("an unclean election (no replica of the ISR "
+                           f"{part.isr} among those given: the first in assignment order)")
+                chosen = next((r for r in replicas if r.broker_id == elected), None)
+                problems.append(f"the metadata's leader {part.leader} (leader epoch "
+                                f"{part.leader_epoch}) is not among the replicas given")
+                if chosen is not None:
+                    reason = how
     if chosen is None:
         chosen = max(replicas, key=lambda r: (
             r.state.latest_epoch if r.state.latest_epoch is not None else -1,

@@ -199,23 +199,41 @@ def test_compaction_on_one_broker_is_not_a_difference(tmp_path):
     assert all(c.lost == 0 and c.kept_differences == 0 for c in r.candidates)
 
 
-def test_the_metadata_names_the_leader(tmp_path):
-    _unclean(tmp_path)
-    part = tmp_path / "controller" / "__cluster_metadata-0"
+def _metadata(root: Path, replicas: list[int], isr: list[int], leader: int) -> Path:
+    part = root / "__cluster_metadata-0"
     part.mkdir(parents=True)
     records = [("TopicRecord", {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}),
                ("PartitionRecord", {"partitionId": 0, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ",
-                                    "replicas": [1, 2], "isr": [1], "leader": 1,
+                                    "replicas": replicas, "isr": isr, "leader": leader,
                                     "leaderEpoch": 5, "partitionEpoch": 7,
                                     "directories": []})]
     (part / "00000000000000000000.log").write_bytes(encode_batch(
         [(None, cm.encode_record(n, d, 1 if n == "PartitionRecord" else None), 1000)
          for n, d in records], partition_leader_epoch=1))
+    return part
+
+
+def test_the_metadata_names_the_leader(tmp_path):
+    _unclean(tmp_path)
+    part = _metadata(tmp_path / "controller", [1, 2], [1], 1)
     [r] = compare_replicas([tmp_path / "b1", tmp_path / "b2"], metadata=part)
     assert r.leader == "1" and "the metadata's leader (leader epoch 5, ISR [1])" in \
         r.leader_reason
     assert r.candidates[0].leader_epoch == 6
     assert r.candidates[0].followers[0].outcome.truncated_to == 100
+
+
+@pytest.mark.parametrize(("isr", "elected", "how"), [
+    ([3, 2], "2", "Kafka's election among the replicas given"),
+    ([3], "1", "an unclean election (no replica of the ISR [3] among those given"),
+])
+def test_without_the_metadata_leader_kafkas_election_picks(tmp_path, isr, elected, how):
+    _unclean(tmp_path)
+    part = _metadata(tmp_path / "controller", [3, 1, 2], isr, 3)
+    [r] = compare_replicas([tmp_path / "b1", tmp_path / "b2"], metadata=part)
+    assert r.leader == elected and r.leader_reason.startswith(how)
+    assert r.problems == ["the metadata's leader 3 (leader epoch 5) is not among the replicas "
+                          "given"]
 
 
 def test_corrupt_bytes_are_reported_with_file_and_position(tmp_path):
