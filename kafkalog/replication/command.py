@@ -49,6 +49,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
+import numpy as np
+
 from ..errors import KafkaLogError
 from ..usage import ArgumentParser, parse_args
 from .compare import Candidate, PairComparison, PartitionReport, compare_replicas, save_lost
@@ -183,14 +185,18 @@ def _json_candidate(c: Candidate) -> dict[str, Any]:
 
 
 def _ranges(offsets: Any) -> list[list[int]]:
-    """Sorted offsets as ``[first, last]`` runs of consecutive offsets."""
-    out: list[list[int]] = []
-    for o in map(int, offsets):
-        if out and out[-1][1] == o - 1:
-            out[-1][1] = o
-        else:
-            out.append([o, o])
-    return out
+    """Sorted offsets as ``[first, last]`` runs of consecutive offsets.
+
+    >>> _ranges(np.array([3, 4, 5, 9, 11, 12]))
+    [[3, 5], [9, 9], [11, 12]]
+    """
+    a = np.asarray(offsets, dtype=np.int64)
+    if not len(a):
+        return []
+    breaks = np.flatnonzero(np.diff(a) != 1)
+    firsts = np.concatenate(([a[0]], a[breaks + 1]))
+    lasts = np.concatenate((a[breaks], [a[-1]]))
+    return np.stack([firsts, lasts], axis=1).tolist()
 
 
 def _bytes(v: Any) -> Any:

@@ -34,7 +34,7 @@ Example
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -65,14 +65,13 @@ class Replica:
     broker_id: int | None
     state: ReplicaLog
     log_dir: Path | None = None
-    topic_partition: tuple[str, int] | None = None
+    log_start_checkpoint: int | None = None
     _log: Log | None = field(default=None, repr=False, compare=False)
 
     def log(self) -> Log:
         if self._log is None or self._log.closed:
             log_dir = self.log_dir if self.log_dir is not None else self.directory.parent
-            tp = self.topic_partition or files.parse_topic_partition_name(self.directory)
-            self._log = _open_log(self.directory, log_dir, *tp)
+            self._log = _open_log(self.directory, log_dir, self.log_start_checkpoint)
         return self._log
 
     def close(self) -> None:
@@ -158,29 +157,24 @@ class PartitionReport:
 
 # -- opening -----------------------------------------------------------------------------------
 
-def _checkpointed(log_dir: Path, name: str, topic: str, partition: int) -> int | None:
-    """The partition's entry in the log dir's offset checkpoint ``name`` (None: absent)."""
-    ckpt = log_dir / name
-    if not ckpt.is_file():
-        return None
-    return OffsetCheckpointFile(ckpt).read().get((topic, partition))
-
-
-def _open_log(d: Path, log_dir: Path, topic: str, partition: int) -> Log:
+def _open_log(d: Path, log_dir: Path, log_start_offset: int | None) -> Log:
     """The partition read-only, with its log start offset from the log dir's checkpoint as a
-    broker loads it (a directory without one, kafkalog's standalone layout, keeps its own)."""
+    broker loads it (a directory outside a log dir, kafkalog's standalone layout, keeps its
+    own)."""
     in_log_dir = (log_dir / files.LOG_START_OFFSET_CHECKPOINT_FILE).is_file() or \
         (log_dir / files.RECOVERY_POINT_CHECKPOINT_FILE).is_file()
     if not in_log_dir:
         return Log.open(d, read_only=True)
-    start = _checkpointed(log_dir, files.LOG_START_OFFSET_CHECKPOINT_FILE, topic, partition)
-    return Log.open(d, read_only=True, standalone=False, log_start_offset=start)
+    return Log.open(d, read_only=True, standalone=False, log_start_offset=log_start_offset)
 
 
-def open_replicas(paths: Sequence[str | os.PathLike[str]]
+def open_replicas(paths: Sequence[str | os.PathLike[str]],
+                  wanted: Callable[[str, int], bool] | None = None
                   ) -> dict[tuple[str, int], list[Replica]]:
     """The replicas of every partition the ``paths`` hold (log dirs or partition dirs), by
-    ``(topic, partition)``, each opened read-only (close them with :meth:`Replica.close`).
+    ``(topic, partition)``, with their state; each is opened read-only when first read
+    (:meth:`Replica.log`; :meth:`Replica.close` closes it). ``wanted``: only the partitions
+    it accepts.
 
     Raises
     ------
@@ -201,28 +195,37 @@ def open_replicas(paths: Sequence[str | os.PathLike[str]]
         bid, _problem = node_id(log_dir)
         label = str(raw if not given else Path(raw).parent)
         for topic, pid, d in partition_dirs(path):
+            if wanted is not None and not wanted(topic, pid):
+                continue
             found.setdefault((topic, pid), []).append((d, bid, log_dir, label))
+    checkpoints: dict[tuple[Path, str], dict[tuple[str, int], int]] = {}
+
+    def checkpointed(log_dir: Path, name: str, tp: tuple[str, int]) -> int | None:
+        if (log_dir, name) not in checkpoints:  # one read per log dir, not per partition
+            ckpt = log_dir / name
+            checkpoints[(log_dir, name)] = OffsetCheckpointFile(ckpt).read() \
+                if ckpt.is_file() else {}
+        return checkpoints[(log_dir, name)].get(tp)
+
     out: dict[tuple[str, int], list[Replica]] = {}
     for (topic, pid), dirs in sorted(found.items()):
         ids = [bid for _, bid, _, _ in dirs]
         unique = all(b is not None for b in ids) and len(set(ids)) == len(ids)
         replicas = []
-        try:
-            for d, bid, log_dir, label in dirs:
-                log = _open_log(d, log_dir, topic, pid)
+        for d, bid, log_dir, label in dirs:
+            start = checkpointed(log_dir, files.LOG_START_OFFSET_CHECKPOINT_FILE, (topic, pid))
+            # read the state, then close: the reads reopen it (a log dir of thousands of
+            # partitions must not hold them all open)
+            with _open_log(d, log_dir, start) as log:
                 segs = log.segments
                 state = ReplicaLog(
                     log.log_start_offset, log.log_end_offset,
                     tuple((int(e), int(s)) for e, s in log.leader_epoch_entries),
-                    _checkpointed(log_dir, files.REPLICATION_OFFSET_CHECKPOINT_FILE, topic,
-                                  pid),
+                    checkpointed(log_dir, files.REPLICATION_OFFSET_CHECKPOINT_FILE,
+                                 (topic, pid)),
                     segs[0].base_offset if segs else None)
-                name = str(bid) if unique else label
-                replicas.append(Replica(name, d, bid, state, log_dir, (topic, pid), log))
-        except BaseException:
-            for r in [*replicas, *(x for rs in out.values() for x in rs)]:
-                r.close()
-            raise
+            name = str(bid) if unique else label
+            replicas.append(Replica(name, d, bid, state, log_dir, start))
         out[(topic, pid)] = replicas
     return out
 
@@ -263,7 +266,7 @@ def _records_in(b: Any, start: int, end: int) -> int:
     first, last = _span(b)
     if first is not None and first >= start and last < end:
         return int(b.record_count)
-    return len(_records(b, start, end))
+    return sum(1 for r in b if start <= r.offset < end)
 
 
 def _identity(b: Any) -> tuple[Any, ...]:
@@ -272,10 +275,6 @@ def _identity(b: Any) -> tuple[Any, ...]:
     if hasattr(b, "base_offset"):
         return (b.base_offset, b.last_offset, b.batch_length, b.crc, b.partition_leader_epoch)
     return (b.offset, b.size, b.crc)
-
-
-def _records(b: Any, start: int, end: int) -> list[Any]:
-    return [r for r in b if start <= r.offset < end]
 
 
 def _offsets(rep: Replica, start: int, end: int) -> np.ndarray:
@@ -492,26 +491,19 @@ def compare_replicas(paths: Sequence[str | os.PathLike[str]], *, leader: str | N
         from ..cluster.image.metadata_loader import load_metadata
 
         image = load_metadata(metadata).image
-    opened = open_replicas(paths)
-    try:
-        return _reports(opened, leader, image, topics, partitions)
-    finally:
-        for replicas in opened.values():
-            for r in replicas:
-                r.close()
+    def wanted(topic: str, pid: int) -> bool:
+        return not (topics and topic not in topics) and (partitions is None
+                                                         or pid in partitions)
 
-
-def _reports(opened: dict[tuple[str, int], list[Replica]], leader: str | None, image: Any,
-             topics: Sequence[str] | None, partitions: Sequence[int] | None
-             ) -> list[PartitionReport]:
     reports = []
-    for (topic, pid), replicas in opened.items():
-        if (topics and topic not in topics) or (partitions is not None
-                                                and pid not in partitions):
-            continue
+    for (topic, pid), replicas in open_replicas(paths, wanted).items():
         if len(replicas) < 2:
             continue
-        reports.append(_partition_report(topic, pid, replicas, leader, image))
+        try:
+            reports.append(_partition_report(topic, pid, replicas, leader, image))
+        finally:  # one partition's replicas open at a time
+            for r in replicas:
+                r.close()
     return reports
 
 

@@ -267,6 +267,9 @@ def test_command_json_filters_and_usage(tmp_path, capsys):
     assert command.main([str(tmp_path / "b1"), str(tmp_path / "b2"), "--topic", "other"],
                         stdout=out) == 0
     assert out.getvalue() == "No partition is held by two or more of the directories given.\n"
+    assert compare_replicas([tmp_path / "b1", tmp_path / "b2"], partitions=[1]) == []
+    assert len(compare_replicas([tmp_path / "b1", tmp_path / "b2"], topics=["t"],
+                                partitions=[0])) == 1
     err = io.StringIO()
     assert command.main([str(tmp_path / "b1"), str(tmp_path / "b2"), "--leader", "9"],
                         stdout=io.StringIO(), stderr=err) == 1
