@@ -32,7 +32,9 @@ Broker 1 led in epoch 0 and wrote 100..149 that nobody replicated; broker 2 was 
 log dirs without distinct ids are named by their paths.
 
 ``--leader`` names the replica to reconcile on; ``--metadata`` takes the leader from a KRaft
-metadata log or snapshot; else the replica with the highest leader epoch leads.
+metadata log or snapshot, ``--zookeeper`` from a ZooKeeper-mode cluster's partition state
+(when that leader's dir is not given: the replica Kafka's election picks among those given);
+else the replica with the highest leader epoch leads.
 ``--save-lost DIR`` copies the batches holding what the followers would lose into partition
 directories under ``DIR`` (:func:`kafkalog.replication.compare.save_lost`).
 
@@ -72,11 +74,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="each broker's log dir (a log.dirs entry) or partition directories")
     p.add_argument("--leader", metavar="REPLICA",
                    help="the replica to reconcile on: a broker id (meta.properties) or a "
-                        "partition directory (default: --metadata's leader, else the replica "
-                        "with the highest leader epoch, then log end offset)")
-    p.add_argument("--metadata", metavar="PATH",
-                   help="a KRaft metadata log (__cluster_metadata-0 or a log dir holding it), "
-                        "segment or snapshot: its leader leads")
+                        "partition directory (default: --metadata's or --zookeeper's leader, "
+                        "else the replica with the highest leader epoch, then log end "
+                        "offset)")
+    cluster = p.add_mutually_exclusive_group()
+    cluster.add_argument("--metadata", metavar="PATH",
+                         help="a KRaft metadata log (__cluster_metadata-0 or a log dir holding "
+                              "it), segment or snapshot: its leader leads")
+    cluster.add_argument("--zookeeper", metavar="HOST:PORT[/chroot]",
+                         help="a ZooKeeper-mode cluster's ZooKeeper: its partition state's "
+                              "leader leads")
     p.add_argument("--topic", action="append", metavar="TOPIC",
                    help="only this topic (repeatable)")
     p.add_argument("--partition", action="append", type=int, metavar="PARTITION",
@@ -245,7 +252,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         return status
     try:
         reports = compare_replicas(args.paths, leader=args.leader, metadata=args.metadata,
-                                   topics=args.topic, partitions=args.partition)
+                                   zookeeper=args.zookeeper, topics=args.topic,
+                                   partitions=args.partition)
         saved = {(r.topic, r.partition): save_lost(r, args.save_lost) for r in reports} \
             if args.save_lost else {}
     except (KafkaLogError, OSError) as e:

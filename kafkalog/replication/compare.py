@@ -49,7 +49,8 @@ from ..records.batch import iter_batches
 from .fetcher import FollowOutcome, ReplicaLog, follow
 
 __all__ = ["Replica", "PairComparison", "FollowerOutcome", "Candidate", "PartitionReport",
-           "compare_replicas", "open_replicas", "compare_pair", "save_lost", "SavedLost"]
+           "compare_replicas", "open_replicas", "compare_pair", "save_lost", "SavedLost",
+           "ClusterPartition", "cluster_partitions"]
 
 
 @dataclass
@@ -469,28 +470,74 @@ def _candidate(leader: Replica, replicas: list[Replica], pairs: dict[tuple[str, 
     return cand
 
 
+@dataclass(frozen=True)
+class ClusterPartition:
+    """A partition as the cluster's controller last recorded it (KRaft metadata or the
+    ZooKeeper state znode)."""
+
+    replicas: tuple[int, ...]
+    isr: tuple[int, ...]
+    leader: int
+    leader_epoch: int
+
+
+def cluster_partitions(*, metadata: str | os.PathLike[str] | None = None,
+                       zookeeper: str | None = None
+                       ) -> tuple[str, dict[tuple[str, int], ClusterPartition]]:
+    """``(source name, partitions)`` from a KRaft metadata log or snapshot
+    (:func:`kafkalog.cluster.image.metadata_loader.load_metadata`) or a ZooKeeper connect
+    string (:func:`kafkalog.cluster.zookeeper.read_cluster`).
+
+    Raises
+    ------
+    KafkaLogError
+        Unreadable metadata, or ZooKeeper unreachable.
+    """
+    out: dict[tuple[str, int], ClusterPartition] = {}
+    if metadata is not None:
+        from ..cluster.image.metadata_loader import load_metadata
+
+        image = load_metadata(metadata).image
+        for name, t in image.topics_by_name.items():
+            for pid, part in t.partitions.items():
+                out[(name, pid)] = ClusterPartition(tuple(part.replicas), tuple(part.isr),
+                                                    part.leader, part.leader_epoch)
+        return "the metadata", out
+    if zookeeper is not None:
+        from ..cluster.zookeeper import read_cluster
+
+        model = read_cluster(zookeeper)
+        for name, topic in model.topics.items():
+            for pid, part in topic.partitions.items():
+                if part.isr:  # a state znode was read
+                    out[(name, pid)] = ClusterPartition(tuple(part.replicas), tuple(part.isr),
+                                                        part.leader, part.leader_epoch)
+        return "ZooKeeper", out
+    return "", out
+
+
 def compare_replicas(paths: Sequence[str | os.PathLike[str]], *, leader: str | None = None,
                      metadata: str | os.PathLike[str] | None = None,
+                     zookeeper: str | None = None,
                      topics: Sequence[str] | None = None,
                      partitions: Sequence[int] | None = None) -> list[PartitionReport]:
     """Compare the replicas of every partition held by more than one of ``paths``.
 
     ``leader`` names the replica to reconcile on (a broker id, or a directory when the ids are
-    unknown); else the leader in ``metadata`` (a KRaft metadata log or snapshot, see
-    :func:`kafkalog.cluster.image.metadata_loader.load_metadata`); else the replica with the
+    unknown); else the cluster's leader, from ``metadata`` (a KRaft metadata log or snapshot)
+    or ``zookeeper`` (a connect string, ``host:port[/chroot]``), or when it is not among the
+    replicas given the one Kafka's election would pick from them; else the replica with the
     highest latest leader epoch, then the highest log end offset. Every replica is also
     evaluated as a candidate.
 
     Raises
     ------
     KafkaLogError
-        ``leader`` names no replica of a partition, or a directory cannot be read.
+        ``leader`` names no replica of a partition, a directory cannot be read, the metadata
+        cannot be read or ZooKeeper reached.
     """
-    image = None
-    if metadata is not None:
-        from ..cluster.image.metadata_loader import load_metadata
+    source, cluster = cluster_partitions(metadata=metadata, zookeeper=zookeeper)
 
-        image = load_metadata(metadata).image
     def wanted(topic: str, pid: int) -> bool:
         return not (topics and topic not in topics) and (partitions is None
                                                          or pid in partitions)
@@ -500,15 +547,41 @@ def compare_replicas(paths: Sequence[str | os.PathLike[str]], *, leader: str | N
         if len(replicas) < 2:
             continue
         try:
-            reports.append(_partition_report(topic, pid, replicas, leader, image))
+            reports.append(_partition_report(topic, pid, replicas, leader, source, cluster))
         finally:  # one partition's replicas open at a time
             for r in replicas:
                 r.close()
     return reports
 
 
+def _cluster_leader(replicas: list[Replica], part: ClusterPartition, source: str,
+                    problems: list[str]) -> tuple[Replica | None, str]:
+    """The replica the cluster's controller has, or would elect, as leader (and why)."""
+    chosen = next((r for r in replicas if r.broker_id == part.leader), None)
+    if chosen is not None:
+        return chosen, (f"{source}'s leader (leader epoch {part.leader_epoch}, ISR "
+                        f"{list(part.isr)})")
+    # the controller elects among the replicas still there: Kafka's offline election,
+    # unclean when no ISR member is left
+    from ..cluster.election import elect_leader
+
+    live = {r.broker_id for r in replicas if r.broker_id is not None}
+    elected = elect_leader(part.replicas, part.isr, live)
+    how = ("Kafka's election among the replicas given (the first in assignment order in the "
+           f"ISR {list(part.isr)})")
+    if elected is None:
+        elected = elect_leader(part.replicas, part.isr, live, unclean=True)
+        how = (f"an unclean election (no replica of the ISR {list(part.isr)} among those "
+               "given: the first in assignment order)")
+    problems.append(f"{source}'s leader {part.leader} (leader epoch {part.leader_epoch}) "
+                    "is not among the replicas given")
+    chosen = next((r for r in replicas if r.broker_id == elected), None)
+    return chosen, how if chosen is not None else ""
+
+
 def _partition_report(topic: str, pid: int, replicas: list[Replica], leader: str | None,
-                      image: Any) -> PartitionReport:
+                      source: str, cluster: dict[tuple[str, int], ClusterPartition]
+                      ) -> PartitionReport:
     problems: list[str] = []
     pairs: dict[tuple[str, str], PairComparison] = {}
     for i, a in enumerate(replicas):
@@ -516,6 +589,11 @@ def _partition_report(topic: str, pid: int, replicas: list[Replica], leader: str
             pairs[(a.name, b.name)] = compare_pair(a, b)
     epochs = [r.state.latest_epoch for r in replicas if r.state.latest_epoch is not None]
     new_epoch = (max(epochs) if epochs else -1) + 1
+    part = cluster.get((topic, pid))
+    if part is not None:
+        new_epoch = max(new_epoch, part.leader_epoch + 1)
+    elif source:
+        problems.append(f"{topic}-{pid} is not in the {source}")
     chosen: Replica | None = None
     reason = ""
     if leader is not None:
@@ -525,35 +603,8 @@ def _partition_report(topic: str, pid: int, replicas: list[Replica], leader: str
                 f"{topic}-{pid}: no replica named {leader!r} (replicas: "
                 f"{', '.join(r.name for r in replicas)})")
         reason = "given"
-    elif image is not None:
-        t = image.topics_by_name.get(topic)
-        part = t.partitions.get(pid) if t is not None else None
-        if part is None:
-            problems.append(f"{topic}-{pid} is not in the metadata")
-        else:
-            new_epoch = max(new_epoch, part.leader_epoch + 1)
-            chosen = next((r for r in replicas if r.broker_id == part.leader), None)
-            if chosen is not None:
-                reason = (f"the metadata's leader (leader epoch {part.leader_epoch}, ISR "
-                          f"{part.isr})")
-            else:
-                # the controller elects among the replicas still there: Kafka's offline
-                # election, unclean when no ISR member is left
-                from ..cluster.election import elect_leader
-
-                live = {r.broker_id for r in replicas if r.broker_id is not None}
-                elected = elect_leader(part.replicas, part.isr, live)
-                how = "Kafka's election among the replicas given (the first in assignment " \
-                      f"order in the ISR {part.isr})"
-                if elected is None:
-                    elected = elect_leader(part.replicas, part.isr, live, unclean=True)
-                    how = ("an unclean election (no replica of the ISR "
-                           f"{part.isr} among those given: the first in assignment order)")
-                chosen = next((r for r in replicas if r.broker_id == elected), None)
-                problems.append(f"the metadata's leader {part.leader} (leader epoch "
-                                f"{part.leader_epoch}) is not among the replicas given")
-                if chosen is not None:
-                    reason = how
+    elif part is not None:
+        chosen, reason = _cluster_leader(replicas, part, source, problems)
     if chosen is None:
         chosen = max(replicas, key=lambda r: (
             r.state.latest_epoch if r.state.latest_epoch is not None else -1,
