@@ -479,6 +479,7 @@ class ClusterPartition:
     isr: tuple[int, ...]
     leader: int
     leader_epoch: int
+    elr: tuple[int, ...] = ()  # KRaft's eligible leader replicas (KIP-966)
 
 
 def cluster_partitions(*, metadata: str | os.PathLike[str] | None = None,
@@ -501,7 +502,8 @@ def cluster_partitions(*, metadata: str | os.PathLike[str] | None = None,
         for name, t in image.topics_by_name.items():
             for pid, part in t.partitions.items():
                 out[(name, pid)] = ClusterPartition(tuple(part.replicas), tuple(part.isr),
-                                                    part.leader, part.leader_epoch)
+                                                    part.leader, part.leader_epoch,
+                                                    tuple(part.elr or ()))
         return "the metadata", out
     if zookeeper is not None:
         from ..cluster.zookeeper import read_cluster
@@ -569,6 +571,12 @@ def _cluster_leader(replicas: list[Replica], part: ClusterPartition, source: str
     elected = elect_leader(part.replicas, part.isr, live)
     how = ("Kafka's election among the replicas given (the first in assignment order in the "
            f"ISR {list(part.isr)})")
+    if elected is None and part.elr:
+        # KRaft with ELR: no ISR member left, an eligible leader replica is a clean choice
+        # (PartitionChangeBuilder.isValidNewLeader), in assignment order
+        elected = next((r for r in part.replicas if r in part.elr and r in live), None)
+        how = ("KRaft's election from the eligible leader replicas "
+               f"{list(part.elr)} (no replica of the ISR {list(part.isr)} among those given)")
     if elected is None:
         elected = elect_leader(part.replicas, part.isr, live, unclean=True)
         how = (f"an unclean election (no replica of the ISR {list(part.isr)} among those "

@@ -199,17 +199,20 @@ def test_compaction_on_one_broker_is_not_a_difference(tmp_path):
     assert all(c.lost == 0 and c.kept_differences == 0 for c in r.candidates)
 
 
-def _metadata(root: Path, replicas: list[int], isr: list[int], leader: int) -> Path:
+def _metadata(root: Path, replicas: list[int], isr: list[int], leader: int,
+              elr: list[int] | None = None) -> Path:
     part = root / "__cluster_metadata-0"
     part.mkdir(parents=True)
-    records = [("TopicRecord", {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}),
-               ("PartitionRecord", {"partitionId": 0, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ",
-                                    "replicas": replicas, "isr": isr, "leader": leader,
-                                    "leaderEpoch": 5, "partitionEpoch": 7,
-                                    "directories": []})]
+    record = {"partitionId": 0, "topicId": "AAAAAAAAAAAAAAAAAAAAAQ", "replicas": replicas,
+              "isr": isr, "leader": leader, "leaderEpoch": 5, "partitionEpoch": 7,
+              "directories": []}
+    if elr is not None:  # (PartitionRecord v2)
+        record.update(eligibleLeaderReplicas=elr, lastKnownElr=[])
+    records = [("TopicRecord", {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAQ"}, None),
+               ("PartitionRecord", record, 1 if elr is None else 2)]
     (part / "00000000000000000000.log").write_bytes(encode_batch(
-        [(None, cm.encode_record(n, d, 1 if n == "PartitionRecord" else None), 1000)
-         for n, d in records], partition_leader_epoch=1))
+        [(None, cm.encode_record(n, d, v), 1000) for n, d, v in records],
+        partition_leader_epoch=1))
     return part
 
 
@@ -223,13 +226,14 @@ def test_the_metadata_names_the_leader(tmp_path):
     assert r.candidates[0].followers[0].outcome.truncated_to == 100
 
 
-@pytest.mark.parametrize(("isr", "elected", "how"), [
-    ([3, 2], "2", "Kafka's election among the replicas given"),
-    ([3], "1", "an unclean election (no replica of the ISR [3] among those given"),
+@pytest.mark.parametrize(("isr", "elr", "elected", "how"), [
+    ([3, 2], None, "2", "Kafka's election among the replicas given"),
+    ([3], None, "1", "an unclean election (no replica of the ISR [3] among those given"),
+    ([3], [2], "2", "KRaft's election from the eligible leader replicas [2]"),
 ])
-def test_without_the_metadata_leader_kafkas_election_picks(tmp_path, isr, elected, how):
+def test_without_the_metadata_leader_kafkas_election_picks(tmp_path, isr, elr, elected, how):
     _unclean(tmp_path)
-    part = _metadata(tmp_path / "controller", [3, 1, 2], isr, 3)
+    part = _metadata(tmp_path / "controller", [3, 1, 2], isr, 3, elr)
     [r] = compare_replicas([tmp_path / "b1", tmp_path / "b2"], metadata=part)
     assert r.leader == elected and r.leader_reason.startswith(how)
     assert r.problems == ["the metadata's leader 3 (leader epoch 5) is not among the replicas "
