@@ -439,6 +439,7 @@ def _candidate(leader: Replica, replicas: list[Replica], pairs: dict[tuple[str, 
             outcome.follower.log_end_offset
         old_end = f.state.log_end_offset
         discarded = discarded_hw = 0
+        cut = np.empty(0, np.int64)
         if kept_end < old_end:
             # a truncation removes the whole batch holding its offset
             cut = _offsets(f, kept_end, old_end)
@@ -451,8 +452,10 @@ def _candidate(leader: Replica, replicas: list[Replica], pairs: dict[tuple[str, 
         # or none at all (at or above its log end offset), from the leader's log start on
         beyond = np.empty(0, np.int64)
         if old_end > view.log_end_offset:
-            beyond = _offsets(f, view.log_end_offset, old_end)
-            beyond = beyond[beyond >= view.log_end_offset]
+            # (the offsets read for the truncation hold them when it cut below that end)
+            held = cut if kept_end <= view.log_end_offset else \
+                _offsets(f, view.log_end_offset, old_end)
+            beyond = held[held >= view.log_end_offset]
         lost = np.union1d(diff, beyond)
         lost = lost[lost >= view.log_start_offset]
         hw = f.state.high_watermark
