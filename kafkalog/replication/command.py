@@ -57,7 +57,7 @@ from ..errors import KafkaLogError
 from ..usage import ArgumentParser, parse_args
 from .compare import Candidate, PairComparison, PartitionReport, compare_replicas, save_lost
 
-__all__ = ["main", "build_parser", "format_report", "report_json"]
+__all__ = ["main", "build_parser", "format_report", "report_json", "summary", "summary_line"]
 
 EXIT_OK = 0
 EXIT_FINDINGS = 1
@@ -89,6 +89,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition", action="append", type=int, metavar="PARTITION",
                    help="only this partition number (repeatable)")
     p.add_argument("--json", action="store_true", help="print the reports as one JSON document")
+    p.add_argument("--problems-only", action="store_true",
+                   help="print only the partitions that lose records, stay inconsistent or "
+                        "get stuck under their leader (the summary counts all)")
     p.add_argument("--save-lost", metavar="DIR",
                    help="copy the batches holding the records the leader's followers would "
                         "lose into DIR/broker-N/<topic>-<partition> (partition directories "
@@ -242,6 +245,28 @@ def _failed(r: PartitionReport) -> bool:
     return bool(c.lost_committed or c.kept_differences or c.stuck)
 
 
+def summary(reports: Sequence[PartitionReport]) -> dict[str, int]:
+    """Counts over the partitions, under each one's chosen leader: ``agree`` (nothing lost,
+    nothing kept different), ``losing`` (records lost), ``losingAcknowledged`` (of them,
+    acknowledged ones), ``inconsistent`` (kept differences), ``stuck``."""
+    chosen = [r.candidates[0] for r in reports]
+    return {
+        "partitions": len(reports),
+        "agree": sum(1 for c in chosen if not (c.lost or c.kept_differences or c.stuck)),
+        "losing": sum(1 for c in chosen if c.lost),
+        "losingAcknowledged": sum(1 for c in chosen if c.lost_committed),
+        "inconsistent": sum(1 for c in chosen if c.kept_differences),
+        "stuck": sum(1 for c in chosen if c.stuck),
+    }
+
+
+def summary_line(counts: dict[str, int]) -> str:
+    """The last line of the text report."""
+    return (f"{counts['partitions']} partitions compared: {counts['agree']} agree, "
+            f"{counts['losing']} lose records ({counts['losingAcknowledged']} acknowledged "
+            f"ones), {counts['inconsistent']} stay inconsistent, {counts['stuck']} stuck")
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
          stderr: IO[str] | None = None) -> int:
     """Run ``kafkalog compare-replicas``; returns the exit status."""
@@ -259,21 +284,25 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     except (KafkaLogError, OSError) as e:
         err.write(f"kafkalog compare-replicas: {e}\n")
         return EXIT_FINDINGS
+    counts = summary(reports)
+    if args.problems_only:
+        reports = [r for r in reports if r.candidates[0].lost or _failed(r)]
     if args.json:
         docs = [report_json(r) for r in reports]
         for doc in docs:
             doc["saved"] = [{"replica": s.replica, "directory": str(s.directory),
                              "batches": s.batches, "records": s.records}
                             for s in saved.get((doc["topic"], doc["partition"]), [])]
-        out.write(json.dumps({"partitions": docs}) + "\n")
+        out.write(json.dumps({"partitions": docs, "summary": counts}) + "\n")
     else:
-        if not reports:
+        if not counts["partitions"]:
             out.write("No partition is held by two or more of the directories given.\n")
-        for i, r in enumerate(reports):
-            if i:
-                out.write("\n")
+        for r in reports:
             out.write("\n".join(format_report(r)) + "\n")
             for s in saved.get((r.topic, r.partition), []):
                 out.write(f"Saved the {s.records} records {s.replica} would lose ({s.batches} "
                           f"batches) to {s.directory}\n")
+            out.write("\n")
+        if counts["partitions"]:
+            out.write(summary_line(counts) + "\n")
     return EXIT_FINDINGS if any(_failed(r) for r in reports) else EXIT_OK

@@ -318,3 +318,33 @@ def test_save_lost_copies_the_followers_batches(tmp_path):
     assert command.main([str(tmp_path / "b1"), str(tmp_path / "b2"), "--save-lost",
                          str(tmp_path / "lost")], stdout=io.StringIO(), stderr=err) == 1
     assert "already holds files" in err.getvalue() and str(dest) in err.getvalue()
+
+
+def test_many_partitions_summary_and_problems_only(tmp_path):
+    ds = {bid: LogDir.open(tmp_path / f"b{bid}", node_id=bid) for bid in (1, 2)}
+    for d in ds.values():
+        d.create_topic("t", 2)
+    for pid in (0, 1):
+        l1, l2 = ds[1].log("t", pid), ds[2].log("t", pid)
+        _append(l1, 3, 0, b"a")
+        _replicate(l1, l2)
+        if pid == 0:                           # only partition 0 diverges
+            _append(l1, 1, 0, b"b")
+            _append(l2, 1, 1, b"x")
+    _close(tmp_path, ds, {1: 30, 2: 30})      # (partition 0's high watermarks)
+    args = [str(tmp_path / "b1"), str(tmp_path / "b2")]
+    out = io.StringIO()
+    assert command.main(args, stdout=out) == 0
+    text = out.getvalue()
+    assert "Partition: 0" in text and "Partition: 1" in text
+    assert text.endswith("2 partitions compared: 1 agree, 1 lose records (0 acknowledged "
+                         "ones), 0 stay inconsistent, 0 stuck\n")
+    out = io.StringIO()
+    assert command.main([*args, "--problems-only"], stdout=out) == 0
+    assert "Partition: 0" in out.getvalue() and "Partition: 1" not in out.getvalue()
+    out = io.StringIO()
+    assert command.main([*args, "--json", "--problems-only"], stdout=out) == 0
+    doc = json.loads(out.getvalue())
+    assert [p["partition"] for p in doc["partitions"]] == [0]
+    assert doc["summary"] == {"partitions": 2, "agree": 1, "losing": 1,
+                              "losingAcknowledged": 0, "inconsistent": 0, "stuck": 0}
