@@ -45,7 +45,7 @@ from .. import files
 from ..checkpoint import OffsetCheckpointFile
 from ..errors import KafkaLogError
 from ..log import Log
-from ..records.batch import iter_batches
+from ..records.batch import RecordBatch, iter_batches
 from .fetcher import FollowOutcome, ReplicaLog, follow
 
 __all__ = ["Replica", "PairComparison", "FollowerOutcome", "Candidate", "PartitionReport",
@@ -233,12 +233,10 @@ def open_replicas(paths: Sequence[str | os.PathLike[str]],
 
 # -- reading -----------------------------------------------------------------------------------
 
-def _span(b: Any) -> tuple[int | None, int]:
-    """``(first offset, last offset)`` of an entry; a legacy entry's first offset is unknown
-    without decoding (a compressed wrapper carries its last one), so None."""
-    if hasattr(b, "base_offset"):
-        return b.base_offset, b.last_offset
-    return None, b.offset
+def _span(b: Any) -> tuple[int, int]:
+    """``(first offset, last offset)`` of an entry (a legacy compressed wrapper carries its
+    last offset; its first is its first inner message's, decoded)."""
+    return b.base_offset, b.last_offset
 
 
 def _batches(rep: Replica, start: int, end: int) -> Iterator[Any]:
@@ -256,7 +254,7 @@ def _batches(rep: Replica, start: int, end: int) -> Iterator[Any]:
             first, last = _span(b)
             if last < start:
                 continue
-            if first is not None and first >= end:
+            if first >= end:
                 return
             yield b
 
@@ -265,7 +263,7 @@ def _records_in(b: Any, start: int, end: int) -> int:
     """How many records of the entry lie in ``[start, end)`` (a v2 batch wholly inside is
     counted from its header)."""
     first, last = _span(b)
-    if first is not None and first >= start and last < end:
+    if first >= start and last < end:
         return int(b.record_count)
     return sum(1 for r in b if start <= r.offset < end)
 
@@ -273,9 +271,9 @@ def _records_in(b: Any, start: int, end: int) -> int:
 def _identity(b: Any) -> tuple[Any, ...]:
     """What makes two entries the same bytes for this comparison: offsets, size, CRC (which
     covers the rest of a v2 batch but for its partition leader epoch, so that too)."""
-    if hasattr(b, "base_offset"):
+    if isinstance(b, RecordBatch):
         return (b.base_offset, b.last_offset, b.batch_length, b.crc, b.partition_leader_epoch)
-    return (b.offset, b.size, b.crc)
+    return ("legacy", b.offset, b.size, b.crc)
 
 
 def _offsets(rep: Replica, start: int, end: int) -> np.ndarray:
@@ -283,9 +281,9 @@ def _offsets(rep: Replica, start: int, end: int) -> np.ndarray:
     parts: list[np.ndarray] = []
     for b in _batches(rep, start, end):
         first, last = _span(b)
-        if first is not None and b.record_count == last - first + 1:
+        if b.record_count == last - first + 1:
             parts.append(np.arange(first, last + 1, dtype=np.int64))  # no offset missing
-        else:  # compacted, or legacy: the offsets are the records'
+        else:  # compacted: the offsets are the records'
             parts.append(np.fromiter((r.offset for r in b), dtype=np.int64))
     return np.concatenate(parts) if parts else np.empty(0, np.int64)
 
@@ -388,8 +386,7 @@ def compare_pair(a: Replica, b: Replica) -> PairComparison:
         size_b = sum(x.size for x in run_b)
 
     while ba is not None or bb is not None:
-        if ba is not None and bb is not None and _identity(ba) == _identity(bb) \
-                and _span(ba)[0] is not None:
+        if ba is not None and bb is not None and _identity(ba) == _identity(bb):
             # both sides resume at the same batch: everything before it is one window
             flush(_span(ba)[0])
             cmp.same += _records_in(ba, max(start, lo), end)
@@ -412,8 +409,7 @@ def compare_pair(a: Replica, b: Replica) -> PairComparison:
             # every record below both heads' first offsets is in the runs by now
             fa = _span(ba)[0] if ba is not None else end
             fb = _span(bb)[0] if bb is not None else end
-            if fa is not None and fb is not None:  # (a legacy head: its first is unknown)
-                flush(min(fa, fb))
+            flush(min(fa, fb))
     flush(end)
     cmp.differing = np.concatenate(differing) if differing else np.empty(0, np.int64)
     return cmp
@@ -675,17 +671,11 @@ def save_lost(report: PartitionReport, out_dir: str | os.PathLike[str]) -> list[
             with Log.open(dest) as out:
                 for b in _batches(rep, int(lost[0]), int(lost[-1]) + 1):
                     first, last = _span(b)
-                    if first is None:
-                        offsets = np.fromiter((r.offset for r in b), dtype=np.int64)
-                        hit = bool(np.isin(offsets, lost).any())
-                    else:
-                        i = int(np.searchsorted(lost, first))
-                        hit = i < len(lost) and lost[i] <= last
-                    if not hit:
+                    i = int(np.searchsorted(lost, first))
+                    if not (i < len(lost) and lost[i] <= last):
                         continue
                     if batches == 0:
-                        out.truncate_fully_and_start_at(first if first is not None
-                                                        else int(lost[0]))
+                        out.truncate_fully_and_start_at(first)
                     out.append_batches(b.entry_bytes())
                     batches += 1
         finally:

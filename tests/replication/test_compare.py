@@ -348,3 +348,35 @@ def test_many_partitions_summary_and_problems_only(tmp_path):
     assert [p["partition"] for p in doc["partitions"]] == [0]
     assert doc["summary"] == {"partitions": 2, "agree": 1, "losing": 1,
                               "losingAcknowledged": 0, "inconsistent": 0, "stuck": 0}
+
+
+def test_legacy_entries_compare_and_save(tmp_path, monkeypatch):
+    """v0/v1 messages (a pre-0.11 broker's segments): wrappers taken as equal by their header,
+    different ones decoded (through the columnar decoder), saved whole."""
+    from kafkalog.records.legacy import encode_legacy
+    from kafkalog.replication import compare as compare_mod
+
+    for run_bytes in (1, 16 << 20):   # windows cut at every batch, and one window
+        monkeypatch.setattr(compare_mod, "_RUN_BYTES", run_bytes)
+        root = tmp_path / str(run_bytes)
+        for side, value in (("b1", b"x"), ("b2", b"y")):
+            with Log.open(root / side / "t-0") as log:
+                log.append_batches(encode_legacy([Record(b"k", b"v%d" % i, 1000 + i)
+                                                  for i in range(5)], magic=1,
+                                                 compression="gzip"))
+                log.append_batches(encode_legacy([Record(b"k", value, 2000),
+                                                  Record(b"k", b"z", 2001)], magic=1,
+                                                 base_offset=5, compression="gzip"))
+                log.append_batches(encode_legacy([Record(b"k", b"w", 3000)], magic=0,
+                                                 base_offset=7))
+        [r] = compare_replicas([root / "b1" / "t-0", root / "b2" / "t-0"],
+                               leader=str(root / "b2"))
+        [pair] = r.pairs
+        assert (pair.same, pair.differing.tolist(), pair.only_a, pair.only_b) == (7, [5], 0, 0)
+        assert (pair.first.field, pair.first.a, pair.first.b) == ("value", b"x", b"y")
+        [f] = r.candidates[0].followers
+        assert f.lost_offsets.tolist() == [5]
+        [saved] = compare_mod.save_lost(r, root / "lost")
+        assert (saved.batches, saved.records) == (1, 1)
+        with Log.open(saved.directory, read_only=True) as log:
+            assert [(x.offset, x.value) for x in log.records()] == [(5, b"x"), (6, b"z")]
