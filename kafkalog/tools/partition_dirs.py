@@ -131,6 +131,24 @@ class LogDirWalk:
                 if (topic, pid) not in self.held.get(bid, set()):
                     yield topic, pid, bid, replicas, ", ".join(dirs)
 
+    def report_missing(self, partitions: Iterable[tuple[str, int, list[int]]],
+                       source: str) -> None:
+        """A ``<prefix>_replica_missing`` warning for each replica of ``partitions``
+        (``(topic, partition, replicas)`` as the cluster's ``source`` places them) that the
+        whole log dirs of its broker lack."""
+        from .verify import Finding
+
+        placed: dict[int, list[tuple[str, int, list[int]]]] = {}
+        for topic, pid, replicas in partitions:
+            for b in replicas:
+                placed.setdefault(b, []).append((topic, pid, replicas))
+        for topic, pid, bid, replicas, dirs in self.missing(lambda b: placed.get(b, [])):
+            self.findings.append(Finding(
+                f"{self.prefix}_replica_missing", "warning", dirs,
+                f"{source} places {topic}-{pid} on broker {bid} (replicas {replicas}) but no "
+                "such directory was found", expected=f"{files.log_dir_name(topic, pid)}/",
+                found=None))
+
 
 def check_leader_epoch(ckpt: Path, leader_epoch: int, check: str, what: str,
                        findings: list[Finding]) -> None:

@@ -74,16 +74,9 @@ def cross_check_image(paths: list[str | os.PathLike[str]], image: MetadataImage,
         if log_dir not in dir_ids:
             dir_ids[log_dir] = _directory_id(log_dir)
         _check_partition(image, topic, pid, d, bid, dir_ids[log_dir], findings)
-    placed: dict[int, list[tuple[str, int, list[int]]]] = {}
-    for name, topic in sorted(image.topics_by_name.items()):
-        for pid, part in sorted(topic.partitions.items()):
-            for b in part.replicas:
-                placed.setdefault(b, []).append((name, pid, part.replicas))
-    for name, pid, bid, replicas, dirs in walk.missing(lambda b: placed.get(b, [])):
-        findings.append(Finding(
-            "kraft_replica_missing", "warning", dirs,
-            f"the metadata places {name}-{pid} on broker {bid} (replicas {replicas}) but no "
-            "such directory was found", expected=f"{name}-{pid}/", found=None))
+    walk.report_missing(((name, pid, part.replicas)
+                         for name, topic in sorted(image.topics_by_name.items())
+                         for pid, part in sorted(topic.partitions.items())), "the metadata")
     return findings
 
 

@@ -52,15 +52,8 @@ def cross_check(paths: list[str | os.PathLike[str]], model: ClusterModel, *,
     walk = LogDirWalk(paths, "zk", findings, broker_id)
     for topic, pid, d, bid, _ in walk:
         _check_partition(model, topic, pid, d, bid, findings)
-    placed = {}
-    for topic, pid, part in model.partitions():
-        for b in part.replicas:
-            placed.setdefault(b, []).append((topic, pid, part.replicas))
-    for topic, pid, bid, replicas, dirs in walk.missing(lambda b: placed.get(b, [])):
-        findings.append(Finding(
-            "zk_replica_missing", "warning", dirs,
-            f"ZooKeeper places {topic}-{pid} on broker {bid} (replicas {replicas}) but no such "
-            "directory was found", expected=f"{files.log_dir_name(topic, pid)}/", found=None))
+    walk.report_missing(((topic, pid, part.replicas) for topic, pid, part in model.partitions()),
+                        "ZooKeeper")
     return findings
 
 
