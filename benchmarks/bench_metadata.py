@@ -27,14 +27,13 @@ The image is checked (topic and partition counts, the last offset); no assertion
 
 from __future__ import annotations
 
-import argparse
 import base64
 import shutil
 import tempfile
-import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import best_of, script_main
 
 TOPICS, PARTITIONS, CHANGES, NOOPS = 2000, 10, 20000, 200000
 
@@ -74,14 +73,6 @@ def _build(path: Path, scale: int) -> int:
     path.write_bytes(b"".join(out))
     return off
 
-
-def _best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def _aiokafka_read(data: bytes) -> int:
@@ -131,13 +122,13 @@ def run(quick: bool = False) -> list[dict]:
             return loaded
 
         ours()                                       # warm the decoders' caches
-        t_ours, _ = _best(ours, repeat)
+        t_ours, _ = best_of(ours, repeat)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)
             _aiokafka_read(data[:4096])
             _kafka_python_read(data[:4096])
-            t_aio, n_aio = _best(lambda: _aiokafka_read(data), repeat)
-            t_kp, n_kp = _best(lambda: _kafka_python_read(data), repeat)
+            t_aio, n_aio = best_of(lambda: _aiokafka_read(data), repeat)
+            t_kp, n_kp = best_of(lambda: _kafka_python_read(data), repeat)
         assert n_aio == n_kp == n
 
         def model() -> object:
@@ -146,7 +137,7 @@ def run(quick: bool = False) -> list[dict]:
             assert len(m.topics) == TOPICS // scale
             return m
 
-        t_model, _ = _best(model, repeat)
+        t_model, _ = best_of(model, repeat)
         workload = (f"{n:,} records ({size / 1e6:.1f} MB): {TOPICS // scale:,} topics x "
                     f"{PARTITIONS} partitions, {CHANGES // scale:,} PartitionChangeRecords, "
                     f"{NOOPS // scale:,} lone NoOpRecord batches; best of {repeat}")
@@ -172,8 +163,4 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    for r in run(parser.parse_args().quick):
-        print(f"{r['name']:48} {r['value']:>12,.0f} {r['unit']}  baseline "
-              f"{r['baseline']:>12,.0f}  ratio {r['ratio']:.2f}x")
+    script_main(run, __doc__)

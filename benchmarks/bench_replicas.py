@@ -27,13 +27,12 @@ timings.
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import tempfile
-import time
 import warnings
-from collections.abc import Callable
 from pathlib import Path
+
+from timing import best_of, script_main
 
 RECORDS, PER_BATCH = 1_000_000, 1000
 
@@ -72,14 +71,6 @@ def _write(root: Path, n: int, divergent: bool) -> None:
         for d in dirs.values():
             d.close()
 
-
-def _best(fn: Callable[[], object], repeat: int) -> tuple[float, object]:
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        t = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - t)
-    return best, out
 
 
 def _aiokafka_compare(a: bytes, b: bytes) -> tuple[int, int]:
@@ -120,10 +111,10 @@ def _case(root: Path, case: str, n: int, repeat: int) -> list[dict]:
         return same
 
     ours()
-    t_ours, _ = _best(ours, repeat)
+    t_ours, _ = best_of(ours, repeat)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        t_aio, _ = _best(peer, repeat)
+        t_aio, _ = best_of(peer, repeat)
     workload = (f"2 replicas of {n:,} records (16 B key + 100 B value, {PER_BATCH:,} a batch, "
                 f"{size / 1e6:.0f} MB each), "
                 + ("identical" if case == "identical" else
@@ -138,7 +129,7 @@ def _case(root: Path, case: str, n: int, repeat: int) -> list[dict]:
                 "MemoryRecords over both files, CRCs checked, key, value and timestamp "
                 "compared pairwise"}]
     if case == "identical":
-        t_bytes, same = _best(lambda: segs[0].read_bytes() == segs[1].read_bytes(), repeat)
+        t_bytes, same = best_of(lambda: segs[0].read_bytes() == segs[1].read_bytes(), repeat)
         assert same
         rows.append({
             "name": "compare_replicas.identical.vs_bytes_equal", "value": rate,
@@ -160,8 +151,4 @@ def run(quick: bool = False) -> list[dict]:
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true")
-    for r in run(parser.parse_args().quick):
-        print(f"{r['name']:48} {r['value']:>12,.0f} {r['unit']}  baseline "
-              f"{r['baseline']:>12,.0f}  ratio {r['ratio']:.2f}x")
+    script_main(run, __doc__)

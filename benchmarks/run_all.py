@@ -48,6 +48,8 @@ def discover() -> dict[str, Path]:
 
 
 def load(path: Path):
+    if str(path.parent) not in sys.path:  # the modules import their shared helpers (timing)
+        sys.path.insert(0, str(path.parent))
     spec = importlib.util.spec_from_file_location(path.stem, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
