@@ -53,7 +53,12 @@ __all__ = [
 OFFSET_COMMIT_KEY_TYPE = 1
 #: GroupMetadataValue version Kafka writes (IBP >= 2.3 and every 4.x)
 GROUP_METADATA_VALUE_VERSION = 3
-#: OffsetCommitValue versions: without / with an expire timestamp
+#: OffsetCommitValue versions: without / with an expire timestamp. Kafka 2.1-4.0 write v3;
+#: 4.1+ write v4 (KAFKA-19141: v3's fields, flexible, with a tagged ``topicId`` set only by
+#: OffsetCommit v10, which is not served here). v3 is kept because every broker from 2.1 to 4.2
+#: loads it, while a 4.0 coordinator fails to load a partition holding a v4 value
+#: (``CoordinatorRecordSerde.deserialize`` throws ``UnknownRecordVersionException``, which 4.0's
+#: ``CoordinatorLoaderImpl`` does not skip). v4 is read.
 OFFSET_COMMIT_VALUE_VERSION = 3
 OFFSET_COMMIT_VALUE_VERSION_WITH_EXPIRE = 1
 NO_TIMESTAMP = -1

@@ -1,0 +1,416 @@
+"""sarama (Shopify's pure-Go Kafka client) against ``kafkalog serve``: a peer that shares no code
+with kafkalog, kafka-python, aiokafka or librdkafka.
+
+sarama encodes and decodes RecordBatch v2 with its own code and Go's codecs (``compress/gzip``,
+``golang/snappy`` in xerial framing, ``pierrec/lz4``, ``DataDog/zstd``), so:
+
+- its batches, of every codec, are stored as sent and read back by the engine record for record,
+  at the offsets sarama was told;
+- the engine's batches, of every codec and across segment rolls, are read by sarama;
+- its idempotent producer's sequences are kept;
+- its consumer groups form through our coordinator: each member gets exactly the plan its Go
+  leader computed, they commit offsets that ``kafkalog groups describe`` shows offline, and
+  sarama's ClusterAdmin describes them back (member metadata and assignments decoded in Go);
+- a group of one sarama member and one librdkafka member shares a topic under whichever
+  member the coordinator made leader.
+
+sarama 1.22's ``range`` and ``roundrobin`` are not Kafka's assignors: they order a topic's
+members by an FNV-1a hash of topic and member id and split each topic on its own
+(``balance_strategy.go``; IBM/sarama#2243, fixed for ``range`` by IBM/sarama#2245 in 2022).
+:func:`sarama_plan` ports that code, so that a wrong hand-out by the coordinator (a plan
+delivered to the wrong member, or altered) fails, without taking sarama's deviation for ours.
+
+The peer is ``tests/server/sarama_peer/main.go``, built here from Debian's
+``golang-github-shopify-sarama-dev`` sources (sarama 1.22.1, GOPATH mode, no network). sarama
+1.22 speaks the protocol of Kafka 2.1 (Produce v3, Fetch v4, JoinGroup v1, OffsetCommit v2),
+versions Kafka 4 still serves.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import math
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kafkalog import Log, Record, iter_batches
+from kafkalog.groups import assign
+
+from .peers import CODECS, assert_idempotent_batches, assert_same, by_partition, make_records
+
+GOPATH = Path("/usr/share/gocode")
+SARAMA_SRC = GOPATH / "src/github.com/Shopify/sarama"
+PEER_SRC = Path(__file__).parent / "sarama_peer"
+DEADLINE_S = 60
+
+
+@pytest.fixture(scope="module")
+def sarama_peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The peer binary, built once per module (a few seconds)."""
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("the Go toolchain is not installed (Debian package golang-go; CI installs it)")
+    if not SARAMA_SRC.is_dir():
+        pytest.skip(f"sarama's sources are not at {SARAMA_SRC} (Debian package "
+                    "golang-github-shopify-sarama-dev; CI installs it)")
+    out = tmp_path_factory.mktemp("sarama") / "sarama_peer"
+    env = {**os.environ, "GO111MODULE": "off", "GOPATH": str(GOPATH),
+           "GOCACHE": str(out.parent / "gocache"), "GOFLAGS": ""}
+    r = subprocess.run([go, "build", "-o", str(out), "."], cwd=PEER_SRC, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, f"go build failed:\n{r.stderr}"
+    return out
+
+
+def _b64(b: bytes | None) -> str | None:
+    return None if b is None else base64.b64encode(b).decode()
+
+
+def _unb64(s: str | None) -> bytes | None:
+    return None if s is None else base64.b64decode(s)
+
+
+def run_peer(peer: Path, *args: str, stdin: str = "") -> list[dict[str, Any]]:
+    r = subprocess.run([str(peer), *args], input=stdin, capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, f"sarama_peer {' '.join(args)} failed: {r.stderr}"
+    return [json.loads(line) for line in r.stdout.splitlines()]
+
+
+def produce_lines(records: list[tuple[bytes | None, bytes, list[tuple[str, bytes]]]],
+                  partitions: int, t0: int) -> str:
+    """Record i goes to partition i % partitions with timestamp t0 + i."""
+    return "".join(json.dumps({"p": i % partitions, "k": _b64(k), "v": _b64(v),
+                               "h": [[hk, _b64(hv)] for hk, hv in h], "ts": t0 + i}) + "\n"
+                   for i, (k, v, h) in enumerate(records))
+
+
+def engine_records(log_dir: Path, topic: str, partition: int) -> list[Any]:
+    with Log.open(log_dir / f"{topic}-{partition}", read_only=True) as log:
+        return [r for b in iter_batches(log.read(log.log_start_offset, 1 << 30)) for r in b]
+
+
+def batch_codecs(log_dir: Path, topic: str, partition: int) -> set[str]:
+    with Log.open(log_dir / f"{topic}-{partition}", read_only=True) as log:
+        return {b.compression for b in iter_batches(log.read(log.log_start_offset, 1 << 30))}
+
+
+# -- producing ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_sarama_batches_of_every_codec_are_stored_and_read_back(server, log_dir, sarama_peer,
+                                                                codec):
+    server.broker.create_topic("t", 3)
+    records = make_records(3000, seed=7)
+    t0 = 1_700_000_000_000
+    acks = run_peer(sarama_peer, "produce", "-broker", server.address, "-topic", "t",
+                    "-codec", codec, stdin=produce_lines(records, 3, t0))
+    # the offsets sarama was given are the ones the records have on disk
+    assert [a["i"] for a in acks] == list(range(len(records)))
+    for p in range(3):
+        assert [a["o"] for a in acks if a["p"] == p] == list(range(1000)), p
+    server.stop()
+    got: dict[int, list[Any]] = {}
+    for p in range(3):
+        recs = engine_records(log_dir, "t", p)
+        assert [r.offset for r in recs] == list(range(1000))
+        assert [r.timestamp for r in recs] == [t0 + p + 3 * i for i in range(1000)]
+        got[p] = [(r.key, r.value or b"", [(k, v or b"") for k, v in r.headers]) for r in recs]
+        # stored as sarama compressed them: several records per batch, never re-encoded
+        assert batch_codecs(log_dir, "t", p) == {codec}
+    assert_same(by_partition(records), got)
+
+
+def test_sarama_idempotent_producer(server, log_dir, sarama_peer):
+    server.broker.create_topic("t", 3)
+    records = make_records(3000, seed=8)
+    run_peer(sarama_peer, "produce", "-broker", server.address, "-topic", "t", "-codec", "lz4",
+             "-idempotent", stdin=produce_lines(records, 3, 1_700_000_000_000))
+    server.stop()
+    assert_idempotent_batches(log_dir, "t", 3, len(records))
+
+
+# -- consuming what the engine wrote --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("codec", CODECS)
+def test_sarama_reads_the_engines_batches(server, sarama_peer, codec):
+    # small segments: sarama's fetches cross segment rolls
+    server.broker.create_topic("t", 1, {"segment.bytes": "16384"})
+    records = make_records(2000, seed=9)
+    t0 = 1_690_000_000_000
+
+    def append() -> None:
+        log = server.broker.log("t", 0)
+        for start in range(0, len(records), 97):
+            log.append([Record(k, v, t0 + start + j, headers=h)
+                        for j, (k, v, h) in enumerate(records[start:start + 97])],
+                       compression=codec)
+        assert len(log.segments) > 3
+        server.broker.log_dir.set_high_watermark("t", 0, log.log_end_offset)
+
+    server.call(append)
+    got = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "t",
+                   "-partition", "0", "-n", str(len(records)))
+    assert [g["o"] for g in got] == list(range(len(records)))
+    assert [g["ts"] for g in got] == [t0 + i for i in range(len(records))]
+    have = [(_unb64(g["k"]), _unb64(g["v"]), [(k, _unb64(v)) for k, v in g["h"]]) for g in got]
+    assert_same({0: records}, {0: have})
+
+
+def test_sarama_starts_from_an_offset_in_the_middle_of_a_batch(server, sarama_peer):
+    server.broker.create_topic("t", 1)
+
+    def append() -> None:
+        log = server.broker.log("t", 0)
+        for n in range(5):
+            log.append([Record(None, b"%d-%d" % (n, i), 1_700_000_000_000) for i in range(10)],
+                       compression="zstd")
+        server.broker.log_dir.set_high_watermark("t", 0, log.log_end_offset)
+
+    server.call(append)
+    got = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "t",
+                   "-partition", "0", "-offset", "23", "-n", "27")
+    assert [(g["o"], _unb64(g["v"])) for g in got] == [
+        (o, b"%d-%d" % divmod(o, 10)) for o in range(23, 50)]
+
+
+# -- consumer groups ------------------------------------------------------------------------------
+
+
+class SaramaMember:
+    """A sarama ConsumerGroup member in its own process; it leaves when its stdin closes."""
+
+    def __init__(self, peer: Path, address: str, group: str, topics: list[str],
+                 strategy: str) -> None:
+        self.proc = subprocess.Popen(
+            [str(peer), "group", "-broker", address, "-group", group, "-topics",
+             ",".join(topics), "-strategy", strategy],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
+        self.member_id = ""
+        self.claims: dict[str, list[int]] = {}
+        self.values: list[tuple[str, int, int, bytes | None]] = []
+        self.errors: list[str] = []
+        self.closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            ev = json.loads(line)
+            kind = ev["event"]
+            if kind == "setup":
+                self.member_id = ev["member"]
+                self.claims = {t: sorted(ps) for t, ps in ev["claims"].items()}
+            elif kind == "cleanup":
+                self.claims = {}
+            elif kind == "msg":
+                self.values.append((ev["topic"], ev["p"], ev["o"], _unb64(ev["v"])))
+            elif kind == "error":
+                self.errors.append(ev["error"])
+            elif kind == "closed":
+                self.closed = True
+
+    def assigned(self) -> set[tuple[str, int]]:
+        return {(t, p) for t, ps in self.claims.items() for p in ps}
+
+    def leave(self) -> None:
+        if self.proc.poll() is None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            try:
+                self.proc.wait(30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._reader.join(10)
+
+    def state(self) -> str:
+        return (f"{self.member_id or '?'}: claims {self.claims}, {len(self.values)} records, "
+                f"errors {self.errors[-2:]}")
+
+
+def wait_until(cond: Callable[[], bool], what: str, state: Callable[[], str]) -> None:
+    deadline = time.monotonic() + DEADLINE_S
+    while not cond():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}: {state()}"
+        time.sleep(0.05)
+
+
+@pytest.fixture
+def members() -> Iterator[list[Any]]:
+    """Group members to leave at the end, whatever the test's outcome."""
+    out: list[Any] = []
+    yield out
+    for m in out:
+        m.leave()
+
+
+def fill(server: Any, topics: dict[str, int], per_partition: int, start: int = 0) -> None:
+    """``per_partition`` records ``topic/partition/i`` appended to every partition (on the
+    server's loop, which wakes waiting fetches)."""
+
+    def append() -> None:
+        for topic, n in topics.items():
+            for p in range(n):
+                log = server.broker.log(topic, p)
+                log.append([Record(None, f"{topic}/{p}/{start + i}".encode(), 1_700_000_000_000)
+                            for i in range(per_partition)], compression="snappy")
+                server.broker.notify((topic, p))
+
+    server.call(append)
+
+
+def _fnv1a(*parts: str) -> int:
+    h = 2166136261
+    for s in parts:
+        for c in s:
+            h = ((h ^ ord(c)) * 16777619) & 0xFFFFFFFF
+    return h
+
+
+def sarama_plan(strategy: str, subscriptions: dict[str, list[str]],
+                partitions: dict[str, int]) -> dict[str, set[tuple[str, int]]]:
+    """sarama 1.22.1's ``balanceStrategy.Plan`` (``balance_strategy.go``), for comparison."""
+    plan: dict[str, set[tuple[str, int]]] = {m: set() for m in subscriptions}
+    for topic, n in partitions.items():
+        ids = sorted((m for m, ts in subscriptions.items() if topic in ts),
+                     key=lambda m: _fnv1a(topic, m))
+        if strategy == "range":
+            step = n / len(ids)
+            for i, m in enumerate(ids):
+                lo, hi = math.floor(i * step + 0.5), math.floor((i + 1) * step + 0.5)
+                plan[m] |= {(topic, p) for p in range(lo, hi)}
+        else:
+            for p in range(n):
+                plan[ids[p % len(ids)]].add((topic, p))
+    return plan
+
+
+def group_leader(server: Any, group: str) -> str | None:
+    return server.call(lambda: server.broker.groups.coordinator.group(group).leader_id)
+
+
+@pytest.mark.parametrize("strategy", ["range", "roundrobin"])
+def test_sarama_group_assigns_commits_and_is_described(server, log_dir, sarama_peer, members,
+                                                       strategy):
+    from .test_groups import committed
+
+    topics = {"a": 3, "b": 4}
+    for t, n in topics.items():
+        server.broker.create_topic(t, n)
+    fill(server, topics, 20)
+    group = f"sarama-{strategy}"
+    members += [SaramaMember(sarama_peer, server.address, group, sorted(topics), strategy)
+                for _ in range(2)]
+    everything = {(t, p) for t, n in topics.items() for p in range(n)}
+
+    def state() -> str:
+        return "; ".join(m.state() for m in members)
+
+    def settled() -> bool:
+        held = [m.assigned() for m in members]
+        return all(held) and sum(map(len, held)) == len(everything) \
+            and set().union(*held) == everything
+    wait_until(settled, "both members to share every partition", state)
+    # each member holds what sarama's leader planned for it, in Go
+    assert {m.member_id: m.assigned() for m in members} == \
+        sarama_plan(strategy, {m.member_id: sorted(topics) for m in members}, topics)
+    want = {f"{t}/{p}/{i}".encode() for t, n in topics.items() for p in range(n)
+            for i in range(20)}
+    wait_until(lambda: {v for m in members for *_, v in m.values} == want, "every record", state)
+
+    # sarama commits what it marked every 200 ms: the coordinator has the log end offsets
+    admin_doc: dict[str, Any] = {}
+
+    def described() -> bool:
+        admin_doc.clear()
+        admin_doc.update(run_peer(sarama_peer, "admin", "-broker", server.address,
+                                  "-group", group)[0])
+        return admin_doc["offsets"] == {t: {str(p): 20 for p in range(n)}
+                                        for t, n in topics.items()}
+    wait_until(described, "the committed offsets", lambda: str(admin_doc))
+    assert admin_doc["topics"]["a"] == 3 and admin_doc["topics"]["b"] == 4
+    assert admin_doc["groups"][group] == "consumer"
+    g = admin_doc["group"]
+    assert (g["state"], g["protocol_type"], g["protocol"], g["error"]) == \
+        ("Stable", "consumer", strategy, "kafka server: Not an error, why are you printing me?")
+    # sarama's admin decodes what sarama's members sent (metadata) and its leader assigned
+    assert {d["member"]: ({t: sorted(ps) for t, ps in d["assignment"].items()},
+                          sorted(d["subscription"]), d["client_id"]) for d in g["members"]} == \
+        {m.member_id: (m.claims, sorted(topics), "sarama-peer-group") for m in members}
+
+    # one leaves: the other takes every partition and reads what follows from the offsets
+    members[0].leave()
+    assert members[0].closed, members[0].state()
+    rest = members[1]
+    wait_until(lambda: rest.assigned() == everything, "the other to take every partition",
+               state)
+    fill(server, topics, 5, start=20)
+    wait_until(lambda: sum(1 for *_, v in rest.values if int(v.split(b"/")[2]) >= 20) == 35,
+               "the 35 new records", state)
+    wait_until(lambda: run_peer(sarama_peer, "admin", "-broker", server.address, "-group",
+                                group)[0]["offsets"] == {t: {str(p): 25 for p in range(n)}
+                                                         for t, n in topics.items()},
+               "the new offsets", state)
+    rest.leave()
+    server.stop()
+    assert committed(log_dir, group) == {(t, p): 25 for t, n in topics.items()
+                                         for p in range(n)}
+
+
+def test_group_of_a_sarama_and_a_librdkafka_member(server, sarama_peer, members):
+    """A Go service and a librdkafka one in one group: either may lead, and the leader's range
+    plan (its own code: Kafka's ``RangeAssignor`` in librdkafka, sarama's in Go) is what both
+    members hold."""
+    from .test_groups import ck_member
+
+    server.broker.create_topic("orders", 6)
+    fill(server, {"orders": 6}, 10)
+    group = "mixed"
+    members.append(SaramaMember(sarama_peer, server.address, group, ["orders"], "range"))
+    # test_groups' librdkafka member subscribes to its TOPIC, "orders"
+    ck = ck_member(server.address, group, "range")()
+    members.append(ck)
+    everything = {("orders", p) for p in range(6)}
+
+    def ck_assigned() -> set[tuple[str, int]]:
+        return {("orders", p) for p in ck.assigned}
+
+    def state() -> str:
+        return f"{members[0].state()}; librdkafka: {sorted(ck.assigned)}, {len(ck.values)} " \
+               f"records, errors {ck.errors[-2:]}"
+
+    wait_until(lambda: members[0].assigned() and ck.assigned
+               and members[0].assigned() | ck_assigned() == everything
+               and not members[0].assigned() & ck_assigned(), "the two to share the topic",
+               state)
+    # the librdkafka member's id, from the coordinator (``Consumer.memberid()`` would wait on the
+    # client's lock while the member's thread polls)
+    ids = server.call(lambda: list(server.broker.groups.coordinator.group(group).members))
+    (ck_id,) = set(ids) - {members[0].member_id}
+    subscriptions = {members[0].member_id: ["orders"], ck_id: ["orders"]}
+    held = {members[0].member_id: members[0].assigned(), ck_id: ck_assigned()}
+    leader = group_leader(server, group)
+    if leader == ck_id:
+        assert held == {m: set(tps) for m, tps in
+                        assign("range", subscriptions, {"orders": 6}).items()}
+    else:
+        assert leader == members[0].member_id, (leader, held)
+        assert held == sarama_plan("range", subscriptions, {"orders": 6})
+    want = {f"orders/{p}/{i}".encode() for p in range(6) for i in range(10)}
+    wait_until(lambda: {v for *_, v in members[0].values} | set(ck.values) == want,
+               "every record", state)
