@@ -29,6 +29,8 @@ versions Kafka 4 still serves.
 from __future__ import annotations
 
 import base64
+import contextlib
+import io
 import json
 import math
 import os
@@ -44,6 +46,7 @@ from typing import Any
 import pytest
 
 from kafkalog import Log, Record, iter_batches
+from kafkalog.cli import main as cli_main
 from kafkalog.groups import assign
 
 from .peers import CODECS, assert_idempotent_batches, assert_same, by_partition, make_records
@@ -70,6 +73,13 @@ def sarama_peer(tmp_path_factory: pytest.TempPathFactory) -> Path:
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, f"go build failed:\n{r.stderr}"
     return out
+
+
+def cli(args: list[str]) -> tuple[int, str]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = cli_main(args)
+    return status, out.getvalue()
 
 
 def _b64(b: bytes | None) -> str | None:
@@ -130,6 +140,17 @@ def test_sarama_batches_of_every_codec_are_stored_and_read_back(server, log_dir,
         # stored as sarama compressed them: several records per batch, never re-encoded
         assert batch_codecs(log_dir, "t", p) == {codec}
     assert_same(by_partition(records), got)
+    # the operator tools take the directory: verify decodes every record, the dump shows them
+    assert cli(["verify", "--deep", str(log_dir)])[0] == 0
+    status, out = cli(["dump-segments", "--deep-iteration", "--files",
+                       str(log_dir / "t-0" / "00000000000000000000.log")])
+    assert status == 0
+    with Log.open(log_dir / "t-0", read_only=True) as log:
+        batches = len(list(iter_batches(log.read(0, 1 << 30))))
+    assert out.count(f"compresscodec: {codec} crc:") == batches
+    assert out.count("isvalid: true") == batches
+    assert [line.split()[2] for line in out.splitlines() if line.startswith("| offset:")] == \
+        [str(o) for o in range(1000)]
 
 
 def test_sarama_idempotent_producer(server, log_dir, sarama_peer):
@@ -184,6 +205,34 @@ def test_sarama_starts_from_an_offset_in_the_middle_of_a_batch(server, sarama_pe
                    "-partition", "0", "-offset", "23", "-n", "27")
     assert [(g["o"], _unb64(g["v"])) for g in got] == [
         (o, b"%d-%d" % divmod(o, 10)) for o in range(23, 50)]
+
+
+def test_sarama_read_committed_skips_aborted_transactions(server, log_dir, sarama_peer):
+    """librdkafka's transactional producer commits, aborts, commits; sarama's read_committed
+    consumer drops the aborted records by Fetch's aborted-transactions list (its own code),
+    read_uncommitted gets them all, neither gets the markers."""
+    ck = pytest.importorskip("confluent_kafka", reason="confluent-kafka is not installed")
+    server.broker.create_topic("tx", 1)
+    p = ck.Producer({"bootstrap.servers": server.address, "transactional.id": "sarama-tx"})
+    p.init_transactions(30)
+    for values, commit in ([b"c%d" % i for i in range(5)], True), \
+            ([b"a%d" % i for i in range(5)], False), ([b"last"], True):
+        p.begin_transaction()
+        for v in values:
+            p.produce("tx", value=v, partition=0)
+        p.flush(30)
+        if commit:
+            p.commit_transaction(30)
+        else:
+            p.abort_transaction(30)
+    committed = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "tx",
+                         "-partition", "0", "-n", "6", "-isolation", "committed")
+    # c0-c4 at 0-4, their marker at 5, a0-a4 at 6-10, the abort marker at 11, last at 12
+    assert [(g["o"], _unb64(g["v"])) for g in committed] == \
+        [(i, b"c%d" % i) for i in range(5)] + [(12, b"last")]
+    everything = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "tx",
+                          "-partition", "0", "-n", "11")
+    assert [g["o"] for g in everything] == [0, 1, 2, 3, 4, 6, 7, 8, 9, 10, 12]
 
 
 # -- consumer groups ------------------------------------------------------------------------------

@@ -9,7 +9,7 @@
 //
 //	produce  -broker B -topic T -codec C [-idempotent] [-acks all|1]  < {"p","k","v","h","ts"} lines
 //	         > {"i": input line, "p": partition, "o": offset} per record, in input order
-//	consume  -broker B -topic T -partition P -offset O -n N
+//	consume  -broker B -topic T -partition P -offset O -n N [-isolation committed]
 //	         > {"o","k","v","h","ts"} per record
 //	group    -broker B -group G -topics T1,T2 -strategy range|roundrobin
 //	         > {"event": "setup"|"msg"|"cleanup"|"closed", ...}; runs until stdin closes, then
@@ -194,9 +194,15 @@ func consume(args []string) {
 	partition := fs.Int("partition", 0, "partition")
 	offset := fs.Int64("offset", sarama.OffsetOldest, "first offset (-2: oldest)")
 	n := fs.Int("n", 0, "records to read")
+	isolation := fs.String("isolation", "uncommitted", "uncommitted|committed")
 	fs.Parse(args)
 	c := config("sarama-peer-consumer")
 	c.Consumer.Return.Errors = true
+	if *isolation == "committed" {
+		// Fetch's aborted-transactions list: sarama drops the records of aborted transactions
+		// and stops at the last stable offset
+		c.Consumer.IsolationLevel = sarama.ReadCommitted
+	}
 	consumer, err := sarama.NewConsumer([]string{*broker}, c)
 	if err != nil {
 		fail("consumer: %v", err)
