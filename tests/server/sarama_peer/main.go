@@ -10,6 +10,7 @@
 //	produce  -broker B -topic T -codec C [-idempotent] [-acks all|1]  < {"p","k","v","h","ts"} lines
 //	         > {"i": input line, "p": partition, "o": offset} per record, in input order
 //	consume  -broker B -topic T -partition P -offset O -n N [-isolation committed]
+//	         [-fetch-bytes B]
 //	         > {"o","k","v","h","ts"} per record
 //	group    -broker B -group G -topics T1,T2 -strategy range|roundrobin
 //	         > {"event": "setup"|"msg"|"cleanup"|"closed", ...}; runs until stdin closes, then
@@ -130,7 +131,7 @@ func produce(args []string) {
 			m.Headers = append(m.Headers, sarama.RecordHeader{Key: []byte(*h[0]), Value: unb64(h[1])})
 		}
 		if r.Timestamp != 0 {
-			m.Timestamp = time.Unix(0, r.Timestamp*int64(time.Millisecond))
+			m.Timestamp = time.UnixMilli(r.Timestamp)
 		}
 		msgs = append(msgs, m)
 	}
@@ -174,7 +175,7 @@ func produce(args []string) {
 
 func toRecord(m *sarama.ConsumerMessage) record {
 	r := record{Partition: m.Partition, Offset: m.Offset, Key: b64(m.Key), Value: b64(m.Value),
-		Timestamp: m.Timestamp.UnixNano() / int64(time.Millisecond)}
+		Timestamp: m.Timestamp.UnixMilli()}
 	if r.Value == nil {
 		empty := ""
 		r.Value = &empty
@@ -195,9 +196,13 @@ func consume(args []string) {
 	offset := fs.Int64("offset", sarama.OffsetOldest, "first offset (-2: oldest)")
 	n := fs.Int("n", 0, "records to read")
 	isolation := fs.String("isolation", "uncommitted", "uncommitted|committed")
+	fetchBytes := fs.Int("fetch-bytes", 0, "bytes per partition fetch (0: sarama's 1 MiB)")
 	fs.Parse(args)
 	c := config("sarama-peer-consumer")
 	c.Consumer.Return.Errors = true
+	if *fetchBytes > 0 {
+		c.Consumer.Fetch.Default = int32(*fetchBytes)
+	}
 	if *isolation == "committed" {
 		// Fetch's aborted-transactions list: sarama drops the records of aborted transactions
 		// and stops at the last stable offset
@@ -213,12 +218,24 @@ func consume(args []string) {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	timeout := time.After(60 * time.Second)
-	for i := 0; i < *n; i++ {
+	// An error (a batch sarama cannot decode) may come while records before it are still
+	// buffered: it fails the run only if the records asked for do not all arrive.
+	var firstErr error
+	for i := 0; i < *n; {
+		var grace <-chan time.Time
+		if firstErr != nil {
+			grace = time.After(2 * time.Second)
+		}
 		select {
 		case m := <-pc.Messages():
 			enc.Encode(toRecord(m))
+			i++
 		case e := <-pc.Errors():
-			fail("consume: %v", e.Err)
+			if firstErr == nil {
+				firstErr = e.Err
+			}
+		case <-grace:
+			fail("consume: %v (after %d of %d records)", firstErr, i, *n)
 		case <-timeout:
 			fail("timed out after %d of %d records", i, *n)
 		}
