@@ -77,6 +77,33 @@ def test_metadata_topics_auto_creation_and_ids(server, wire):
     assert sorted(t.name for t in m.topics) == ["auto", "known"]
 
 
+def test_kafka_4_2_versions_of_metadata_describe_cluster_and_fetch(server, wire):
+    """Metadata v13 (KIP-1102's top-level error code: NONE, as a 4.2 broker always answers),
+    DescribeCluster v2 (KIP-1073: the node is not fenced) and Fetch v17-v18 (tagged follower
+    fields only) answer as their previous versions do."""
+    server.broker.create_topic("t", 1)
+    server.broker.log("t", 0).append([Record(b"k", b"v", 1)])
+    server.broker.log_dir.set_high_watermark("t", 0, 1)
+    old, new = (wire.request(3, v, {"topics": None, **META}) for v in (12, 13))
+    assert new.error_code == E.none
+    tid = __import__("uuid").UUID(bytes=server.broker.topic_id("t").to_bytes())
+    assert [(t.name, t.topic_id, len(t.partitions)) for t in new.topics] == \
+        [(t.name, t.topic_id, len(t.partitions)) for t in old.topics] == [("t", tid, 1)]
+    for include_fenced in (False, True):
+        c = wire.request(60, 2, {"include_cluster_authorized_operations": False,
+                                 "endpoint_type": 1, "include_fenced_brokers": include_fenced})
+        assert c.error_code == E.none
+        assert [(b.broker_id, b.is_fenced) for b in c.brokers] == [(1, False)]
+    for v in (16, 17, 18):
+        req = fetch_req("t", 0)
+        req["topics"][0]["topic_id"] = server.broker.topic_id("t")
+        req["replica_state"] = {"replica_id": -1, "replica_epoch": -1}
+        req["cluster_id"] = None
+        r = part(wire.request(1, v, req))
+        assert (r.error_code, r.high_watermark) == (E.none, 1), v
+        assert r.records == server.broker.log("t", 0).read(0, 1 << 20)
+
+
 # -- produce -----------------------------------------------------------------------------------
 
 

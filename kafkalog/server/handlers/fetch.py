@@ -179,8 +179,12 @@ def _read_all(ctx: RequestContext, resolved: list[tuple[Any, list[_Wanted]]], ma
     return responses, total, errors
 
 
-@register(1, "Fetch", 4, 16)
+@register(1, "Fetch", 4, 18)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """Fetch (key 1, Kafka 4.2 versions 4-18). v17 (KIP-853's ReplicaDirectoryId) and v18
+    (KIP-1166's replica HighWatermark) add only tagged fields of a follower's fetch, and a
+    follower's fetch is refused here (NOT_LEADER_OR_FOLLOWER: no replica follows this node),
+    so a consumer's v17-v18 fetch is answered as v16's."""
     broker = ctx.broker
     if ctx.api_version >= 7 and request.session_id != 0:
         return {"throttle_time": 0, "error_code": ErrorCode.fetch_session_id_not_found,

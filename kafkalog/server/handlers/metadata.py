@@ -93,8 +93,11 @@ def _maybe_create(ctx: RequestContext, name: str, allow: bool) -> int:
     return ErrorCode.none
 
 
-@register(3, "Metadata", 0, 12)
+@register(3, "Metadata", 0, 13)
 async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
+    """Metadata (key 3, Kafka 4.2 versions 0-13): this node leads every partition it holds.
+    v13's top-level error code (KIP-1102: REBOOTSTRAP_REQUIRED tells a client to rebootstrap)
+    is always NONE, as a Kafka 4.2 broker never sets it either."""
     broker = ctx.broker
     v = ctx.api_version
     with_ops = bool(getattr(request, "include_topic_authorized_operations", False))
@@ -138,6 +141,7 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     with_cluster_ops = bool(getattr(request, "include_cluster_authorized_operations", False))
     return {
         "throttle_time": 0,
+        "error_code": ErrorCode.none,
         "brokers": [_endpoint(ctx, "node_id")],
         "cluster_id": broker.cluster_id,
         "controller_id": broker.config.node_id,
@@ -148,11 +152,12 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     }
 
 
-@register(60, "DescribeCluster", 0, 1)
+@register(60, "DescribeCluster", 0, 2)
 async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
-    """DescribeCluster (key 60, KIP-700; Kafka 3.9 versions 0-1): this node as the cluster and
+    """DescribeCluster (key 60, KIP-700; Kafka 4.2 versions 0-2): this node as the cluster and
     its controller. Endpoint type 1 (brokers) only: a controller endpoint (2) does not exist
-    here (``UNSUPPORTED_ENDPOINT_TYPE``, as a broker answers)."""
+    here (``UNSUPPORTED_ENDPOINT_TYPE``, as a broker answers). v2's ``IncludeFencedBrokers``
+    (KIP-1073) changes nothing: the one node serving the request is not fenced."""
     broker = ctx.broker
     endpoint_type = getattr(request, "endpoint_type", 1)
     out = {"throttle_time": 0, "error_code": ErrorCode.none, "error_message": None,
@@ -166,7 +171,7 @@ async def describe_cluster(ctx: RequestContext, request: Any) -> Mapping[str, An
     if endpoint_type != 1:
         return {**out, "error_code": ErrorCode.unsupported_endpoint_type,
                 "error_message": "only broker endpoints are served"}
-    out["brokers"] = [_endpoint(ctx, "broker_id")]
+    out["brokers"] = [{**_endpoint(ctx, "broker_id"), "is_fenced": False}]
     return out
 
 
