@@ -24,6 +24,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from .processes import stop_process
+
 DEBIAN_JAR = Path("/usr/share/java/zookeeper.jar")
 MAIN_CLASS = "org.apache.zookeeper.server.ZooKeeperServerMain"
 
@@ -110,10 +112,5 @@ class ZooKeeperServer:
     def stop(self) -> None:
         if self.process is None:
             return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop_process(self.process)
         self.process = None

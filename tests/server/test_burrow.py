@@ -51,6 +51,7 @@ import pytest
 from kafkalog import Record
 from kafkalog.groups.records import GroupMetadataRecord, OffsetCommit, decode
 
+from ..processes import stop_process
 from ..test_cluster_zookeeper import zookeeper  # noqa: F401 - the session fixture
 from .conftest import TEST_CONFIG
 from .wire import WireClient
@@ -138,12 +139,7 @@ min-distance=1
                                             cwd=workdir, stdout=out, stderr=subprocess.STDOUT)
 
     def stop(self) -> None:
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(timeout=10)
+        stop_process(self.process)
 
     def lines(self) -> list[dict[str, Any]]:
         """The log's JSON lines so far (a line being written is left for the next call)."""
