@@ -9,6 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -55,3 +56,13 @@ def server(log_dir: Path) -> Iterator[KafkaServer]:
         yield s
     finally:
         s.stop()
+
+
+@pytest.fixture
+def members() -> Iterator[list[Any]]:
+    """Client group members started by a test (see tests/server/peer_process.py), each left
+    (its ``leave()``) at the end, whatever the test's outcome."""
+    out: list[Any] = []
+    yield out
+    for m in out:
+        m.leave()

@@ -28,33 +28,39 @@ versions Kafka 4 still serves.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import io
 import json
 import math
 import os
-import queue
 import shutil
 import subprocess
-import threading
-import time
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kafkalog import Log, Record, iter_batches
+from kafkalog import Record
 from kafkalog.cli import main as cli_main
 from kafkalog.groups import assign
 
+from .peer_process import (
+    MemberProcess,
+    append_across_rolls,
+    as_records,
+    engine_batches,
+    engine_records,
+    fill,
+    produce_lines,
+    run_json_lines,
+    unb64,
+    wait_until,
+)
 from .peers import CODECS, assert_idempotent_batches, assert_same, by_partition, make_records
 
 GOPATH = Path("/usr/share/gocode")
 SARAMA_SRC = GOPATH / "src/github.com/Shopify/sarama"
 PEER_SRC = Path(__file__).parent / "sarama_peer"
-DEADLINE_S = 60
 
 
 @pytest.fixture(scope="module")
@@ -82,37 +88,9 @@ def cli(args: list[str]) -> tuple[int, str]:
     return status, out.getvalue()
 
 
-def _b64(b: bytes | None) -> str | None:
-    return None if b is None else base64.b64encode(b).decode()
-
-
-def _unb64(s: str | None) -> bytes | None:
-    return None if s is None else base64.b64decode(s)
-
 
 def run_peer(peer: Path, *args: str, stdin: str = "") -> list[dict[str, Any]]:
-    r = subprocess.run([str(peer), *args], input=stdin, capture_output=True, text=True,
-                       timeout=120)
-    assert r.returncode == 0, f"sarama_peer {' '.join(args)} failed: {r.stderr}"
-    return [json.loads(line) for line in r.stdout.splitlines()]
-
-
-def produce_lines(records: list[tuple[bytes | None, bytes, list[tuple[str, bytes]]]],
-                  partitions: int, t0: int) -> str:
-    """Record i goes to partition i % partitions with timestamp t0 + i."""
-    return "".join(json.dumps({"p": i % partitions, "k": _b64(k), "v": _b64(v),
-                               "h": [[hk, _b64(hv)] for hk, hv in h], "ts": t0 + i}) + "\n"
-                   for i, (k, v, h) in enumerate(records))
-
-
-def engine_records(log_dir: Path, topic: str, partition: int) -> list[Any]:
-    with Log.open(log_dir / f"{topic}-{partition}", read_only=True) as log:
-        return [r for b in iter_batches(log.read(log.log_start_offset, 1 << 30)) for r in b]
-
-
-def batch_codecs(log_dir: Path, topic: str, partition: int) -> set[str]:
-    with Log.open(log_dir / f"{topic}-{partition}", read_only=True) as log:
-        return {b.compression for b in iter_batches(log.read(log.log_start_offset, 1 << 30))}
+    return run_json_lines([str(peer), *args], stdin)
 
 
 # -- producing ----------------------------------------------------------------------------------
@@ -138,15 +116,14 @@ def test_sarama_batches_of_every_codec_are_stored_and_read_back(server, log_dir,
         assert [r.timestamp for r in recs] == [t0 + p + 3 * i for i in range(1000)]
         got[p] = [(r.key, r.value or b"", [(k, v or b"") for k, v in r.headers]) for r in recs]
         # stored as sarama compressed them: several records per batch, never re-encoded
-        assert batch_codecs(log_dir, "t", p) == {codec}
+        assert {b.compression for b in engine_batches(log_dir, "t", p)} == {codec}
     assert_same(by_partition(records), got)
     # the operator tools take the directory: verify decodes every record, the dump shows them
     assert cli(["verify", "--deep", str(log_dir)])[0] == 0
     status, out = cli(["dump-segments", "--deep-iteration", "--files",
                        str(log_dir / "t-0" / "00000000000000000000.log")])
     assert status == 0
-    with Log.open(log_dir / "t-0", read_only=True) as log:
-        batches = len(list(iter_batches(log.read(0, 1 << 30))))
+    batches = len(engine_batches(log_dir, "t", 0))
     assert out.count(f"compresscodec: {codec} crc:") == batches
     assert out.count("isvalid: true") == batches
     assert [line.split()[2] for line in out.splitlines() if line.startswith("| offset:")] == \
@@ -172,22 +149,12 @@ def test_sarama_reads_the_engines_batches(server, sarama_peer, codec):
     records = make_records(2000, seed=9)
     t0 = 1_690_000_000_000
 
-    def append() -> None:
-        log = server.broker.log("t", 0)
-        for start in range(0, len(records), 97):
-            log.append([Record(k, v, t0 + start + j, headers=h)
-                        for j, (k, v, h) in enumerate(records[start:start + 97])],
-                       compression=codec)
-        assert len(log.segments) > 3
-        server.broker.log_dir.set_high_watermark("t", 0, log.log_end_offset)
-
-    server.call(append)
+    append_across_rolls(server, "t", records, t0, codec)
     got = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "t",
                    "-partition", "0", "-n", str(len(records)))
     assert [g["o"] for g in got] == list(range(len(records)))
     assert [g["ts"] for g in got] == [t0 + i for i in range(len(records))]
-    have = [(_unb64(g["k"]), _unb64(g["v"]), [(k, _unb64(v)) for k, v in g["h"]]) for g in got]
-    assert_same({0: records}, {0: have})
+    assert_same({0: records}, {0: as_records(got)})
 
 
 def test_sarama_starts_from_an_offset_in_the_middle_of_a_batch(server, sarama_peer):
@@ -203,7 +170,7 @@ def test_sarama_starts_from_an_offset_in_the_middle_of_a_batch(server, sarama_pe
     server.call(append)
     got = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "t",
                    "-partition", "0", "-offset", "23", "-n", "27")
-    assert [(g["o"], _unb64(g["v"])) for g in got] == [
+    assert [(g["o"], unb64(g["v"])) for g in got] == [
         (o, b"%d-%d" % divmod(o, 10)) for o in range(23, 50)]
 
 
@@ -265,11 +232,11 @@ def test_sarama_reads_a_peer_built_log_of_every_format(tmp_path, sarama_peer, bu
     for g, r in zip(got, want):
         where = f"offset {r['offset']}"
         assert g["o"] == r["offset"], where
-        assert _unb64(g["k"]) == (None if r["key_hex"] is None else bytes.fromhex(r["key_hex"])), \
+        assert unb64(g["k"]) == (None if r["key_hex"] is None else bytes.fromhex(r["key_hex"])), \
             where
         # sarama gives an empty value for a null one
-        assert _unb64(g["v"]) == bytes.fromhex(r["value_hex"] or ""), where
-        assert [(k, _unb64(v)) for k, v in g["h"]] == [
+        assert unb64(g["v"]) == bytes.fromhex(r["value_hex"] or ""), where
+        assert [(k, unb64(v)) for k, v in g["h"]] == [
             (h[0], None if h[1] is None else bytes.fromhex(h[1])) for h in r["headers"]], where
         if r["timestamp"] is not None and r["timestamp"] >= 0 \
                 and r["offset"] not in log_append_wrapped:
@@ -297,7 +264,7 @@ def test_sarama_read_committed_skips_aborted_transactions(server, log_dir, saram
     committed = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "tx",
                          "-partition", "0", "-n", "6", "-isolation", "committed")
     # c0-c4 at 0-4, their marker at 5, a0-a4 at 6-10, the abort marker at 11, last at 12
-    assert [(g["o"], _unb64(g["v"])) for g in committed] == \
+    assert [(g["o"], unb64(g["v"])) for g in committed] == \
         [(i, b"c%d" % i) for i in range(5)] + [(12, b"last")]
     everything = run_peer(sarama_peer, "consume", "-broker", server.address, "-topic", "tx",
                           "-partition", "0", "-n", "11")
@@ -307,89 +274,23 @@ def test_sarama_read_committed_skips_aborted_transactions(server, log_dir, saram
 # -- consumer groups ------------------------------------------------------------------------------
 
 
-class SaramaMember:
-    """A sarama ConsumerGroup member in its own process; it leaves when its stdin closes."""
+class SaramaMember(MemberProcess):
+    """A sarama ConsumerGroup member in its own process (``sarama_peer group``): its
+    ``assignment`` is its session's claims, empty between a cleanup and the next setup."""
 
     def __init__(self, peer: Path, address: str, group: str, topics: list[str],
                  strategy: str) -> None:
-        self.proc = subprocess.Popen(
-            [str(peer), "group", "-broker", address, "-group", group, "-topics",
-             ",".join(topics), "-strategy", strategy],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        self.events: queue.Queue[dict[str, Any]] = queue.Queue()
-        self.member_id = ""
-        self.claims: dict[str, list[int]] = {}
-        self.values: list[tuple[str, int, int, bytes | None]] = []
-        self.errors: list[str] = []
-        self.closed = False
-        self._reader = threading.Thread(target=self._read, daemon=True)
-        self._reader.start()
+        super().__init__([str(peer), "group", "-broker", address, "-group", group, "-topics",
+                          ",".join(topics), "-strategy", strategy])
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            ev = json.loads(line)
-            kind = ev["event"]
-            if kind == "setup":
-                self.member_id = ev["member"]
-                self.claims = {t: sorted(ps) for t, ps in ev["claims"].items()}
-            elif kind == "cleanup":
-                self.claims = {}
-            elif kind == "msg":
-                self.values.append((ev["topic"], ev["p"], ev["o"], _unb64(ev["v"])))
-            elif kind == "error":
-                self.errors.append(ev["error"])
-            elif kind == "closed":
-                self.closed = True
-
-    def assigned(self) -> set[tuple[str, int]]:
-        return {(t, p) for t, ps in self.claims.items() for p in ps}
-
-    def leave(self) -> None:
-        if self.proc.poll() is None:
-            assert self.proc.stdin is not None
-            self.proc.stdin.close()
-            try:
-                self.proc.wait(30)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._reader.join(10)
-
-    def state(self) -> str:
-        return (f"{self.member_id or '?'}: claims {self.claims}, {len(self.values)} records, "
-                f"errors {self.errors[-2:]}")
-
-
-def wait_until(cond: Callable[[], bool], what: str, state: Callable[[], str]) -> None:
-    deadline = time.monotonic() + DEADLINE_S
-    while not cond():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}: {state()}"
-        time.sleep(0.05)
-
-
-@pytest.fixture
-def members() -> Iterator[list[Any]]:
-    """Group members to leave at the end, whatever the test's outcome."""
-    out: list[Any] = []
-    yield out
-    for m in out:
-        m.leave()
-
-
-def fill(server: Any, topics: dict[str, int], per_partition: int, start: int = 0) -> None:
-    """``per_partition`` records ``topic/partition/i`` appended to every partition (on the
-    server's loop, which wakes waiting fetches)."""
-
-    def append() -> None:
-        for topic, n in topics.items():
-            for p in range(n):
-                log = server.broker.log(topic, p)
-                log.append([Record(None, f"{topic}/{p}/{start + i}".encode(), 1_700_000_000_000)
-                            for i in range(per_partition)], compression="snappy")
-                server.broker.notify((topic, p))
-
-    server.call(append)
+    def on_event(self, ev: dict[str, Any]) -> None:
+        if ev["event"] == "setup":
+            self.member_id = ev["member"]
+            self.assignment = {t: sorted(ps) for t, ps in ev["claims"].items()}
+        elif ev["event"] == "cleanup":
+            self.assignment = {}
+        elif ev["event"] == "error":
+            self.errors.append(ev["error"])
 
 
 def _fnv1a(*parts: str) -> int:
@@ -469,7 +370,7 @@ def test_sarama_group_assigns_commits_and_is_described(server, log_dir, sarama_p
     # sarama's admin decodes what sarama's members sent (metadata) and its leader assigned
     assert {d["member"]: ({t: sorted(ps) for t, ps in d["assignment"].items()},
                           sorted(d["subscription"]), d["client_id"]) for d in g["members"]} == \
-        {m.member_id: (m.claims, sorted(topics), "sarama-peer-group") for m in members}
+        {m.member_id: (m.assignment, sorted(topics), "sarama-peer-group") for m in members}
 
     # one leaves: the other takes every partition and reads what follows from the offsets
     members[0].leave()

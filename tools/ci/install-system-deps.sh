@@ -2,9 +2,10 @@
 # Installs the Debian packages the test suite runs for real: zookeeper (a standalone server the
 # cluster tests start on 127.0.0.1), kcat (a librdkafka command-line client used against
 # `kafkalog serve`), the Go toolchain with sarama's sources (tests/server/sarama_peer, a pure-Go
-# client built by tests/server/test_sarama.py) and burrow (LinkedIn's lag monitor, which decodes
-# __consumer_offsets itself). Idempotent; a no-op where all are present. Without root or apt the
-# tests that need them skip and say why.
+# client built by tests/server/test_sarama.py), burrow (LinkedIn's lag monitor, which decodes
+# __consumer_offsets itself) and Node.js with npm (kafkajs, a pure-JavaScript client).
+# Idempotent; a no-op where all are present. Without root or apt the tests that need them skip
+# and say why.
 set -uo pipefail
 
 missing=()
@@ -15,6 +16,8 @@ command -v kcat >/dev/null 2>&1 || missing+=(kcat)
 command -v go >/dev/null 2>&1 || missing+=(golang-go gcc libc6-dev)
 [ -d /usr/share/gocode/src/github.com/Shopify/sarama ] || missing+=(golang-github-shopify-sarama-dev)
 [ -x /usr/bin/Burrow ] || missing+=(burrow)
+# node and npm: tests/server/test_kafkajs.py installs kafkajs (pure JavaScript) from npm
+command -v node >/dev/null 2>&1 || missing+=(nodejs npm)
 
 if [ ${#missing[@]} -eq 0 ]; then
   exit 0
