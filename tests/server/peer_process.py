@@ -139,6 +139,17 @@ def engine_records(log_dir: Path, topic: str, partition: int) -> list[Any]:
     return [r for b in engine_batches(log_dir, topic, partition) for r in b]
 
 
+def assert_columnar_agrees(log_dir: Path, topic: str, partition: int) -> None:
+    """The columnar decoder (``Log.read_table``: numba kernels, chunk by chunk) gives the row
+    path's records, field for field, on a client's bytes (its own compressor's frames)."""
+    rows = engine_records(log_dir, topic, partition)
+    with Log.open(log_dir / f"{topic}-{partition}", read_only=True) as log:
+        table = log.read_table().to_pylist()
+    assert [(t["offset"], t["timestamp"], t["key"], t["value"],
+             [(h["key"], h["value"]) for h in t["headers"]]) for t in table] == \
+        [(r.offset, r.timestamp, r.key, r.value, list(r.headers)) for r in rows]
+
+
 def append_across_rolls(server: Any, topic: str, records: list[tuple[bytes | None, bytes,
                                                                      list[tuple[str, bytes]]]],
                         t0: int, codec: str, per_batch: int = 97) -> None:

@@ -64,6 +64,7 @@ from .peer_process import (
     MemberProcess,
     append_across_rolls,
     as_records,
+    assert_columnar_agrees,
     b64,
     engine_batches,
     engine_records,
@@ -169,6 +170,7 @@ def test_kafkajs_batches_of_every_codec_are_stored_and_read_back(server, log_dir
             {(-1, 0, 0)}
         assert all(b.is_valid for b in batches)
         stored += [payload_digest(b) for b in batches]
+        assert_columnar_agrees(log_dir, "t", p)
     if codec != "none":
         # stored as kafkajs compressed them, never re-encoded: each stored payload is one that
         # kafkajs's codec produced (kafkajs-snappy's raw snappy stays raw, not xerial-framed)

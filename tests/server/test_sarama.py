@@ -48,6 +48,7 @@ from .peer_process import (
     MemberProcess,
     append_across_rolls,
     as_records,
+    assert_columnar_agrees,
     engine_batches,
     engine_records,
     fill,
@@ -118,6 +119,8 @@ def test_sarama_batches_of_every_codec_are_stored_and_read_back(server, log_dir,
         # stored as sarama compressed them: several records per batch, never re-encoded
         assert {b.compression for b in engine_batches(log_dir, "t", p)} == {codec}
     assert_same(by_partition(records), got)
+    for p in range(3):
+        assert_columnar_agrees(log_dir, "t", p)
     # the operator tools take the directory: verify decodes every record, the dump shows them
     assert cli(["verify", "--deep", str(log_dir)])[0] == 0
     status, out = cli(["dump-segments", "--deep-iteration", "--files",

@@ -7,7 +7,8 @@
 // (GOPATH mode: GO111MODULE=off GOPATH=/usr/share/gocode). Records cross stdin and stdout as
 // JSON lines, bytes in base64 (null for a null key):
 //
-//	produce  -broker B -topic T -codec C [-idempotent] [-acks all|1]  < {"p","k","v","h","ts"} lines
+//	produce  -broker B -topic T -codec C [-idempotent] [-acks all|1] [-batch N]
+//	         < {"p","k","v","h","ts"} lines
 //	         > {"i": input line, "p": partition, "o": offset} per record, in input order
 //	consume  -broker B -topic T -partition P -offset O -n N [-isolation committed]
 //	         [-fetch-bytes B]
@@ -91,6 +92,7 @@ func produce(args []string) {
 	codec := fs.String("codec", "none", "none|gzip|snappy|lz4|zstd")
 	idempotent := fs.Bool("idempotent", false, "idempotent producer")
 	acks := fs.String("acks", "all", "all|1")
+	batch := fs.Int("batch", 500, "records that make sarama flush a batch")
 	fs.Parse(args)
 	c := config("sarama-peer-producer")
 	cc, ok := codecs[*codec]
@@ -101,7 +103,7 @@ func produce(args []string) {
 	c.Producer.Partitioner = sarama.NewManualPartitioner
 	c.Producer.Return.Successes = true
 	// Many records per batch, so the server sees real compressed batches.
-	c.Producer.Flush.Messages = 500
+	c.Producer.Flush.Messages = *batch
 	c.Producer.Flush.Frequency = 20 * time.Millisecond
 	if *acks == "1" {
 		c.Producer.RequiredAcks = sarama.WaitForLocal
