@@ -38,6 +38,9 @@ Subcommands
 ``compare-replicas``
     A partition's replicas copied off several brokers side by side: records compared, and
     Kafka's follower truncation replayed under each leader (``kafkalog.replication``).
+``mirror``
+    Topics of a live Kafka endpoint copied batch for batch into a log dir, as a follower
+    replica copies its leader (``kafkalog.mirror``).
 ``demo``
     The project's demo (``kafkalog.tools.demo``).
 
@@ -274,6 +277,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "several brokers, and what Kafka's followers would truncate and lose "
                         "under each leader.", add_help=False)
     cr.add_argument("compare_replicas_args", nargs=argparse.REMAINDER)
+    mi = sub.add_parser("mirror", help="Copy topics of a live Kafka endpoint into a log dir "
+                        "batch for batch, as a follower replica does.", add_help=False)
+    mi.add_argument("mirror_args", nargs=argparse.REMAINDER)
     return parser
 
 
@@ -553,6 +559,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .replication import command as replication_command
 
         return replication_command.main(argv[1:])
+    if argv[:1] == ["mirror"]:
+        from .mirror import command as mirror_command
+
+        return mirror_command.main(argv[1:])
     parser = build_parser()
     # Kafka's tools exit 1 on bad arguments (CommandLineUtils.printUsageAndExit)
     usage_status = EXIT_FINDINGS if argv[:1] == ["dump-segments"] else EXIT_USAGE
@@ -570,7 +580,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
             "delete-records, transactions, get-offsets, log-dirs, features, tiered, "
             "tiered-restore, serve, storage, console-consumer, console-producer, "
-            "metadata-shell, compare-replicas, demo)\n"
+            "metadata-shell, compare-replicas, mirror, demo)\n"
         )
         return EXIT_USAGE
     try:

@@ -68,6 +68,9 @@ LAYERS: dict[str, int] = {
     "kafkalog.console": 8,  # kafka-console-consumer.sh / kafka-console-producer.sh over log dirs
     "kafkalog.metadata_shell": 8,  # kafka-metadata-shell.sh over a metadata log or snapshot
     "kafkalog.server": 8,
+    # kafkalog mirror: a follower outside the cluster (the replication rules, the log dir, and
+    # the server's kio bridge for its protocol client)
+    "kafkalog.mirror": 8,
     "kafkalog.spark": 8,
     "kafkalog.tools.demo": 9,  # runs the engine, the tools and Spark end to end
     "kafkalog.cli": 9,

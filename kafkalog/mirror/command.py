@@ -1,0 +1,172 @@
+"""``kafkalog mirror``: topics of a live Kafka endpoint copied batch for batch into a log dir.
+
+::
+
+    kafkalog mirror --bootstrap-server broker:9092 /backup/kafka-logs --topic 'orders.*'
+
+fetches every partition of the topics named (names or regular expressions; default: every topic
+but internal ones) as a follower replica does (:mod:`kafkalog.mirror.mirror`) and prints a
+summary per partition::
+
+    orders-0  fetched 120 batches, 12000 records, 1.2 MB; log 0..12000, high watermark 12000
+      truncated 130 -> 100: diverging epoch 1 ending at offset 100 (...)
+      GAP: offsets 0..99 deleted on the source before they were mirrored
+
+``--follow`` keeps fetching until Ctrl-C (the log dir is closed cleanly, checkpoints written);
+``--start-offset latest`` starts new partitions at the source's high watermark; ``--config
+segment.bytes=N`` (repeatable) sets the local log dir's defaults; ``--json`` prints the reports
+as one JSON document.
+
+Exit status: 0 when every partition was mirrored (gaps are warnings: printed, exit 0); 1 on
+errors (the source unreachable, an unknown topic, a partition that failed); 2 for usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import signal
+import sys
+from collections.abc import Sequence
+from typing import IO, Any
+
+from ..errors import KafkaLogError
+from ..usage import ArgumentParser, parse_args
+from .mirror import Mirror, MirrorResult, PartitionReport
+
+__all__ = ["main", "build_parser", "format_result"]
+
+EXIT_OK = 0
+EXIT_ERRORS = 1
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The ``kafkalog mirror`` argument parser."""
+    p = ArgumentParser(
+        prog="kafkalog mirror",
+        description="Copy topics of a live Kafka endpoint into a Kafka-format log dir batch for "
+                    "batch, as a follower replica does: same offsets, same bytes.")
+    p.add_argument("directory", metavar="DIR", help="the local log dir (created if needed; an "
+                                                     "earlier run's resumes)")
+    p.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT",
+                   help="a broker of the source (the leader of the partitions mirrored)")
+    p.add_argument("--topic", action="append", metavar="NAME_OR_REGEX",
+                   help="a topic name or a regular expression matching whole names "
+                        "(repeatable; default: every topic but internal ones)")
+    p.add_argument("--partition", action="append", type=int, metavar="N",
+                   help="only this partition number (repeatable)")
+    p.add_argument("--follow", action="store_true",
+                   help="keep fetching new records until interrupted (Ctrl-C)")
+    p.add_argument("--start-offset", choices=("earliest", "latest"), default="earliest",
+                   help="where a partition new to DIR starts: the source's log start offset "
+                        "(default) or its high watermark")
+    p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                   help="a default of the local log dir, e.g. segment.bytes=1073741824 "
+                        "(repeatable)")
+    p.add_argument("--json", action="store_true", help="print the reports as one JSON document")
+    return p
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+def _format_partition(r: PartitionReport) -> list[str]:
+    head = f"{r.topic}-{r.partition}"
+    if r.log_end_offset < 0:
+        return [f"{head}  not mirrored: {r.error}"]
+    lines = [f"{head}  fetched {r.batches} batches, {r.records} records, {_mb(r.bytes)}; log "
+             f"{r.log_start_offset}..{r.log_end_offset}, high watermark {r.high_watermark} "
+             f"(source: {r.source_log_start_offset}..{r.source_high_watermark})"]
+    lines += [f"  truncated {t.from_offset} -> {t.to_offset}: {t.reason}" for t in r.truncations]
+    lines += [f"  GAP: offsets {g.from_offset}..{g.to_offset - 1} deleted on the source before "
+              f"they were mirrored (warning)" for g in r.gaps]
+    if r.error:
+        lines.append(f"  ERROR: {r.error}")
+    return lines
+
+
+def format_result(result: MirrorResult) -> list[str]:
+    """The text summary: one paragraph per partition, then a total line."""
+    lines = []
+    for r in result.partitions:
+        lines += _format_partition(r)
+    n = len(result.partitions)
+    failed = len(result.errors)
+    gaps = len(result.gaps)
+    lines.append(
+        f"Mirrored {n - failed} of {n} partitions from {result.bootstrap_server} into "
+        f"{result.directory}: {sum(r.records for r in result.partitions)} records, "
+        f"{_mb(sum(r.bytes for r in result.partitions))}; {gaps} gap(s) (warnings), "
+        f"{failed} error(s)" + ("; interrupted" if result.interrupted else ""))
+    return lines
+
+
+def _config(pairs: Sequence[str]) -> dict[str, str]:
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--config takes NAME=VALUE (found {pair!r})")
+        out[name.strip()] = value.strip()
+    return out
+
+
+def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
+         stderr: IO[str] | None = None) -> int:
+    """Run ``kafkalog mirror``; returns the exit status."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    args, status = parse_args(build_parser(), argv, err)
+    if args is None:
+        return status
+    try:
+        config = _config(args.config)
+    except ValueError as e:
+        err.write(f"kafkalog mirror: error: {e}\n")
+        return 2
+
+    def warn(msg: str) -> None:
+        err.write(f"kafkalog mirror: WARNING: {msg}\n")
+        err.flush()
+
+    m = Mirror(args.bootstrap_server, args.directory, topics=args.topic,
+               partitions=args.partition, follow=args.follow, start_offset=args.start_offset,
+               config=config, warn=warn)
+    # Ctrl-C (and SIGTERM) end the run after the fetch in flight: nothing is interrupted
+    # mid-append, the log dir is closed cleanly (checkpoints written); a second Ctrl-C stops
+    # at once
+    def stop(signum: int, frame: Any) -> None:
+        m.stop()
+        with contextlib.suppress(ValueError):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous: dict[int, Any] = {}
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        try:
+            previous[sig] = signal.signal(sig, stop)
+        except ValueError:  # not the main thread: Ctrl-C raises KeyboardInterrupt as usual
+            pass
+    try:
+        result = m.run()
+    except (KafkaLogError, OSError, ValueError) as e:
+        err.write(f"kafkalog mirror: error: {e}\n")
+        return EXIT_ERRORS
+    except KeyboardInterrupt:
+        err.write("kafkalog mirror: interrupted\n")
+        return EXIT_ERRORS
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    if args.json:
+        out.write(json.dumps(result.to_json()) + "\n")
+    else:
+        out.write("\n".join(format_result(result)) + "\n")
+    for e in result.errors:
+        err.write(f"kafkalog mirror: error: {e}\n")
+    if result.interrupted and not args.follow:
+        err.write("kafkalog mirror: error: interrupted before every partition reached the "
+                  "high watermark it had when the run started\n")
+        return EXIT_ERRORS
+    return EXIT_OK if result.ok else EXIT_ERRORS

@@ -1,0 +1,613 @@
+"""The follower loop of ``kafkalog mirror``: partitions of a live Kafka endpoint copied batch for
+batch into a Kafka-format log dir, as a follower replica copies its leader.
+
+Kafka's replica fetcher (``AbstractFetcherThread``, Kafka 4.2) from outside the cluster: it
+fetches as a consumer (replica id -1, read_uncommitted, so aborted records and control batches
+come too) and appends the batches as they came (:meth:`kafkalog.log.Log.append_batches`, which
+keeps offsets, producer ids, sequences, epochs, timestamps and compression, and checks each
+CRC). Per partition:
+
+1. ``DIR/<topic>-<partition>`` holds the source's topic id in ``partition.metadata``; a new
+   partition starts at the source's log start offset (ListOffsets EARLIEST), or its high
+   watermark with ``start_offset="latest"``;
+2. each fetch is at the local log end offset with ``last_fetched_epoch`` = the local latest
+   leader epoch (none for an empty log): KIP-595's truncation on fetch;
+3. a ``diverging_epoch`` answer truncates the local log where Kafka's follower would
+   (:func:`kafkalog.replication.fetcher.offset_truncation_state`), then it fetches again;
+   OFFSET_OUT_OF_RANGE: a local log end offset above the source's (latest) truncates to it; one
+   below the source's log start offset is a *gap* (the source deleted those records before they
+   were copied): reported, and the local log restarts at the source's log start
+   (``truncate_fully_and_start_at``, as Kafka's follower does);
+4. only whole batches are appended (a fetch may end with a partial one, KIP-74);
+5. the local high watermark is min(source high watermark, local log end offset), checkpointed
+   in ``replication-offset-checkpoint``, so read_committed readers of the copy see only what
+   the source committed.
+
+Without ``follow`` it stops once every partition reached the high watermark the source had when
+the run started; with it, it runs until :meth:`Mirror.stop` (or Ctrl-C). The log dir is closed
+cleanly either way (checkpoints and ``.kafka_cleanshutdown`` written).
+
+Unlike a follower, the copy does not advance its log start offset when the source deletes old
+records (retention, DeleteRecords): it is a backup, and keeps them until a gap forces a restart.
+
+Example
+-------
+>>> result = mirror("127.0.0.1:9092", "/backup/kafka-logs", topics=["orders"])  # doctest: +SKIP
+>>> [(p.topic, p.partition, p.log_end_offset, p.records)
+...  for p in result.partitions]                                        # doctest: +SKIP
+[('orders', 0, 1200, 1200)]
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import files
+from ..checkpoint import PartitionMetadataFile, Uuid
+from ..errors import KafkaLogError
+from ..log import Log
+from ..log_dir import LogDir
+from ..native import scan as native_scan
+from ..replication.fetcher import DivergingEpoch, ReplicaLog, offset_truncation_state
+from .client import (
+    EARLIEST,
+    LATEST,
+    FetchedPartition,
+    FetchPartition,
+    KafkaClient,
+    MirrorError,
+    TopicInfo,
+    error_name,
+)
+
+__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "Truncation", "Gap",
+           "MirrorError"]
+
+_OFFSET_OUT_OF_RANGE = 1
+# rounds of OFFSET_OUT_OF_RANGE or diverging epochs that change nothing before the partition is
+# given up (Kafka's fetcher would retry forever: e.g. the source does not know the last epoch)
+_MAX_IDLE_ROUNDS = 3
+
+
+@dataclass
+class Truncation:
+    """The local log cut from ``from_offset`` (its log end offset then) to ``to_offset``."""
+
+    from_offset: int
+    to_offset: int
+    reason: str
+
+
+@dataclass
+class Gap:
+    """Offsets ``from_offset`` .. ``to_offset - 1`` the source deleted before they were copied
+    (a warning: the copy restarts at ``to_offset``)."""
+
+    from_offset: int
+    to_offset: int
+
+
+@dataclass
+class PartitionReport:
+    """What one partition's mirroring did, and where its copy ends."""
+
+    topic: str
+    partition: int
+    topic_id: str | None = None
+    directory: str = ""
+    batches: int = 0
+    records: int = 0
+    bytes: int = 0
+    truncations: list[Truncation] = field(default_factory=list)
+    gaps: list[Gap] = field(default_factory=list)
+    log_start_offset: int = -1
+    log_end_offset: int = -1
+    high_watermark: int = -1
+    #: the source's high watermark when the run started (where a run without follow stops)
+    target_offset: int = -1
+    source_log_start_offset: int = -1
+    source_high_watermark: int = -1
+    error: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class MirrorResult:
+    """Every partition's report; ``interrupted`` when :meth:`Mirror.stop` or Ctrl-C ended it."""
+
+    bootstrap_server: str
+    directory: str
+    partitions: list[PartitionReport]
+    interrupted: bool = False
+
+    @property
+    def errors(self) -> list[str]:
+        return [f"{p.topic}-{p.partition}: {p.error}" for p in self.partitions if p.error]
+
+    @property
+    def gaps(self) -> list[tuple[str, int, Gap]]:
+        return [(p.topic, p.partition, g) for p in self.partitions for g in p.gaps]
+
+    @property
+    def ok(self) -> bool:
+        """No partition failed (gaps are warnings)."""
+        return not self.errors
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bootstrap_server": self.bootstrap_server, "directory": self.directory,
+                "ok": self.ok, "interrupted": self.interrupted, "errors": self.errors,
+                "partitions": [p.to_json() for p in self.partitions]}
+
+
+class _Partition:
+    """A mirrored partition's fetch state."""
+
+    __slots__ = ("report", "topic_id", "leader", "log", "done", "fetched", "idle",
+                 "max_bytes", "new")
+
+    def __init__(self, report: PartitionReport, topic_id: uuid.UUID | None, leader: int,
+                 max_bytes: int) -> None:
+        self.report = report
+        self.topic_id = topic_id
+        self.leader = leader
+        self.log: Log | None = None
+        self.done = False
+        self.fetched = False  # a fetch answered records (or none) without divergence
+        self.idle = 0
+        self.max_bytes = max_bytes
+        self.new = False
+
+    @property
+    def tp(self) -> tuple[str, int]:
+        return self.report.topic, self.report.partition
+
+
+class Mirror:
+    """One mirroring run; :meth:`run` it (from another thread :meth:`stop` ends a ``follow``).
+
+    Parameters
+    ----------
+    bootstrap_server:
+        ``HOST:PORT`` of a broker of the source cluster (or ``kafkalog serve``).
+    directory:
+        The local log dir (created if needed; a log dir written by an earlier run resumes).
+    topics:
+        Topic names or regular expressions (whole-name match); None: every topic but internal
+        ones (``__consumer_offsets``...).
+    partitions:
+        Only these partition numbers (None: all).
+    follow:
+        Keep fetching until stopped instead of stopping at the starting high watermark.
+    start_offset:
+        ``"earliest"`` (the source's log start) or ``"latest"`` (its high watermark): where a
+        partition new to ``directory`` starts.
+    config:
+        Defaults of the local log dir (Kafka topic config names, e.g. ``segment.bytes``).
+    warn:
+        Called with each warning as it happens (gaps), e.g. to print it at once.
+
+    Example
+    -------
+    >>> m = Mirror("127.0.0.1:9092", "/backup", topics=["orders.*"], follow=True)  # doctest: +SKIP
+    >>> threading.Timer(60, m.stop).start(); result = m.run()                  # doctest: +SKIP
+    """
+
+    def __init__(self, bootstrap_server: str, directory: str | os.PathLike[str], *,
+                 topics: Sequence[str] | None = None, partitions: Sequence[int] | None = None,
+                 follow: bool = False, start_offset: str = "earliest",
+                 config: Mapping[str, Any] | None = None,
+                 partition_max_bytes: int = 8 << 20, fetch_max_bytes: int = 64 << 20,
+                 max_wait_ms: int = 500, timeout: float = 30.0,
+                 warn: Callable[[str], None] | None = None) -> None:
+        if start_offset not in ("earliest", "latest"):
+            raise ValueError(f"start_offset must be 'earliest' or 'latest' "
+                             f"(found {start_offset!r})")
+        self.bootstrap_server = bootstrap_server
+        self.directory = Path(directory)
+        self.topics = list(topics) if topics else None
+        self.partitions = None if partitions is None else {int(p) for p in partitions}
+        self.follow = follow
+        self.start_offset = start_offset
+        self.config = dict(config or {})
+        self.partition_max_bytes = partition_max_bytes
+        self.fetch_max_bytes = fetch_max_bytes
+        self.max_wait_ms = max_wait_ms
+        self.timeout = timeout
+        self.warn = warn or (lambda msg: None)
+        self._stop = threading.Event()
+        self._clients: dict[int, KafkaClient] = {}
+
+    def stop(self) -> None:
+        """End the run after the fetch in flight (thread-safe)."""
+        self._stop.set()
+
+    # -- setup -----------------------------------------------------------------------------------
+
+    def _select(self, topics: Mapping[str, TopicInfo]) -> list[TopicInfo]:
+        if self.topics is None:
+            return [t for n, t in sorted(topics.items())
+                    if not t.is_internal and not n.startswith("__")]
+        chosen: dict[str, TopicInfo] = {}
+        for pattern in self.topics:
+            if pattern in topics:
+                chosen[pattern] = topics[pattern]
+                continue
+            try:
+                rx = re.compile(pattern)
+            except re.error:
+                rx = None
+            found = [] if rx is None else [n for n in topics if rx.fullmatch(n)]
+            if not found:
+                raise MirrorError(f"unknown topic {pattern!r} on {self.bootstrap_server} (no "
+                                  f"topic of that name, nor matching it as a regular "
+                                  f"expression)")
+            for n in found:
+                chosen[n] = topics[n]
+        return [chosen[n] for n in sorted(chosen)]
+
+    def _client(self, node_id: int, brokers: Mapping[int, Any]) -> KafkaClient:
+        c = self._clients.get(node_id)
+        if c is None:
+            node = brokers.get(node_id)
+            if node is None:
+                raise MirrorError(f"leader node {node_id} is not among the brokers Metadata "
+                                  f"listed")
+            c = KafkaClient(node.address, timeout=self.timeout)
+            self._clients[node_id] = c
+        return c
+
+    def _plan(self) -> list[_Partition]:
+        """Metadata and offsets from the source; nothing written locally yet (so a bad
+        address or topic leaves nothing behind)."""
+        boot = KafkaClient(self.bootstrap_server, timeout=self.timeout)
+        self._clients[-1] = boot
+        brokers, topics = boot.metadata(None)
+        # the bootstrap connection serves the broker it reached (matched by address)
+        for node in brokers.values():
+            if node.address == self.bootstrap_server:
+                self._clients[node.node_id] = boot
+        if len(brokers) == 1:
+            self._clients.setdefault(next(iter(brokers)), boot)
+        selected = self._select(topics)
+        if not selected:
+            raise MirrorError(f"no topic to mirror on {self.bootstrap_server}")
+        parts: list[_Partition] = []
+        for t in selected:
+            if t.error:
+                raise MirrorError(f"topic {t.name!r}: Metadata error {error_name(t.error)}")
+            wanted = [p for p in t.partitions
+                      if self.partitions is None or p.partition in self.partitions]
+            if self.partitions is not None and self.topics is not None and not wanted:
+                raise MirrorError(f"topic {t.name!r} has no partition "
+                                  f"{sorted(self.partitions)} (it has "
+                                  f"{[p.partition for p in t.partitions]})")
+            for p in wanted:
+                rep = PartitionReport(t.name, p.partition,
+                                      None if t.topic_id is None else str(
+                                          Uuid.from_bytes(t.topic_id.bytes)))
+                st = _Partition(rep, t.topic_id, p.leader, self.partition_max_bytes)
+                if p.error or p.leader < 0:
+                    rep.error = f"no leader on the source (Metadata: {error_name(p.error)})"
+                parts.append(st)
+        if not parts:
+            raise MirrorError(f"no partition {sorted(self.partitions or [])} in the topics "
+                              f"selected")
+        for leader, group in _by_leader(parts).items():
+            client = self._client(leader, brokers)
+            want = {st.tp: EARLIEST for st in group}
+            earliest = client.list_offsets(want)
+            latest = client.list_offsets({tp: LATEST for tp in want})
+            for st in group:
+                (e1, lo), (e2, hi) = earliest.get(st.tp, (3, -1)), latest.get(st.tp, (3, -1))
+                if e1 or e2:
+                    st.report.error = f"ListOffsets error {error_name(e1 or e2)}"
+                    continue
+                st.report.source_log_start_offset = lo
+                st.report.source_high_watermark = st.report.target_offset = hi
+        return parts
+
+    def _open(self, parts: list[_Partition]) -> LogDir:
+        root = self.directory
+        root.mkdir(parents=True, exist_ok=True)
+        for st in parts:
+            if st.report.error:
+                continue
+            path = files.partition_dir(root, *st.tp)
+            st.report.directory = str(path)
+            meta = PartitionMetadataFile(path / files.PARTITION_METADATA_FILE)
+            if not path.exists():
+                # a partition directory as a broker holds it: the source's topic id (LogDir
+                # loads it as one a broker wrote), so the copy can go back into a broker
+                path.mkdir()
+                st.new = True
+                if st.topic_id is not None:
+                    meta.write(Uuid.from_bytes(st.topic_id.bytes))
+            elif st.topic_id is not None and meta.exists():
+                local, remote = meta.read().topic_id, Uuid.from_bytes(st.topic_id.bytes)
+                if local != remote:
+                    st.report.error = (f"{path} holds topic id {local}, the source's topic has "
+                                       f"{remote} (recreated on the source?): not mirrored")
+        logs = LogDir.open(root, self.config or None)
+        try:
+            for st in parts:
+                if st.report.error:
+                    continue
+                st.log = log = logs.log(*st.tp)
+                if st.new:
+                    start = st.report.source_log_start_offset if self.start_offset == \
+                        "earliest" else st.report.source_high_watermark
+                    if start != log.log_end_offset:
+                        log.truncate_fully_and_start_at(start)
+        except BaseException:
+            logs.close()
+            raise
+        return logs
+
+    # -- the loop --------------------------------------------------------------------------------
+
+    def run(self) -> MirrorResult:
+        """Mirror until done (or stopped); the log dir is closed before returning.
+
+        Raises
+        ------
+        MirrorError
+            The bootstrap server unreachable, an unknown topic, or no partition to mirror:
+            nothing is written then. Errors of one partition are in its report instead.
+        """
+        try:
+            parts = self._plan()
+            result = MirrorResult(self.bootstrap_server, str(self.directory),
+                                  [st.report for st in parts])
+            logs = self._open(parts)
+            try:
+                self._loop(parts, logs)
+            except KeyboardInterrupt:
+                result.interrupted = True
+            finally:
+                for st in parts:
+                    if st.log is not None:
+                        self._finish_report(st, logs)
+                logs.close()
+            # stopped before the end: a follow always is; a run that reached its high
+            # watermarks everywhere is complete however it was asked to stop
+            result.interrupted = result.interrupted or (self._stop.is_set() and any(
+                st.log is not None and not st.report.error and not st.done for st in parts))
+            return result
+        finally:
+            for c in {id(c): c for c in self._clients.values()}.values():
+                c.close()
+            self._clients.clear()
+
+    def _loop(self, parts: list[_Partition], logs: LogDir) -> None:
+        while not self._stop.is_set():
+            active = [st for st in parts if st.log is not None and not st.report.error
+                      and not st.done]
+            if not active:
+                return
+            for leader, group in _by_leader(active).items():
+                client = self._clients[leader]
+                # a run that stops at the starting high watermark has nothing to wait for; a
+                # follow long-polls as Kafka's fetcher does (replica.fetch.wait.max.ms)
+                wait = self.max_wait_ms if self.follow else 0
+                try:
+                    answers = client.fetch(
+                        [FetchPartition(st.report.topic, st.topic_id, st.report.partition,
+                                        st.log.log_end_offset,  # type: ignore[union-attr]
+                                        _latest_epoch(st.log), st.max_bytes)
+                         for st in group],
+                        max_wait_ms=wait, max_bytes=self.fetch_max_bytes)
+                except MirrorError as e:
+                    for st in group:
+                        st.report.error = str(e)
+                    continue
+                by_tp = {(a.topic, a.partition): a for a in answers}
+                for st in group:
+                    a = by_tp.get(st.tp)
+                    if a is None:
+                        st.report.error = "the source's fetch response left the partition out"
+                        continue
+                    try:
+                        self._handle(st, a, client, logs)
+                    except KafkaLogError as e:
+                        st.report.error = str(e)
+                if self._stop.is_set():
+                    return
+
+    def _handle(self, st: _Partition, a: FetchedPartition, client: KafkaClient,
+                logs: LogDir) -> None:
+        log = st.log
+        assert log is not None
+        rep = st.report
+        if a.error == _OFFSET_OUT_OF_RANGE:
+            self._out_of_range(st, client)
+            return
+        if a.error:
+            rep.error = (f"fetch at offset {log.log_end_offset}: {error_name(a.error)} from "
+                         f"{client.address}")
+            return
+        rep.source_high_watermark = a.high_watermark
+        rep.source_log_start_offset = a.log_start_offset
+        if a.diverging_epoch is not None:
+            self._diverged(st, DivergingEpoch(*a.diverging_epoch))
+            return
+        if a.records:
+            self._append(st, a.records)
+        st.idle = 0
+        st.fetched = True
+        self._update_high_watermark(st, logs)
+        if not self.follow and log.log_end_offset >= min(rep.target_offset, a.high_watermark):
+            st.done = True
+
+    def _diverged(self, st: _Partition, diverging: DivergingEpoch) -> None:
+        log = st.log
+        assert log is not None
+        leo = log.log_end_offset
+        local = ReplicaLog(log.log_start_offset, leo, tuple(log.leader_epoch_entries))
+        state = offset_truncation_state(local, diverging, leo)
+        reason = (f"diverging epoch {diverging.epoch} ending at offset {diverging.end_offset} "
+                  f"(fetch at {leo} with last fetched epoch {local.latest_epoch}): "
+                  f"OffsetTruncationState(offset={state.offset}, "
+                  f"truncationCompleted={str(state.completed).lower()})")
+        if state.offset < leo and log.truncate_to(state.offset):
+            st.report.truncations.append(Truncation(leo, log.log_end_offset, reason))
+            st.idle = 0
+            return
+        st.idle += 1
+        if st.idle >= _MAX_IDLE_ROUNDS:
+            st.report.error = f"the source keeps answering a {reason} that truncates nothing"
+
+    def _out_of_range(self, st: _Partition, client: KafkaClient) -> None:
+        """Kafka's ``fetchOffsetAndTruncate`` for a consumer: the source's offsets by
+        ListOffsets (LATEST is its high watermark)."""
+        log = st.log
+        assert log is not None
+        rep = st.report
+        offsets = client.list_offsets({st.tp: EARLIEST})
+        (e1, start), = offsets.values()
+        (e2, end), = client.list_offsets({st.tp: LATEST}).values()
+        if e1 or e2:
+            rep.error = f"ListOffsets error {error_name(e1 or e2)}"
+            return
+        rep.source_log_start_offset, rep.source_high_watermark = start, end
+        leo = log.log_end_offset
+        if leo > end:
+            log.truncate_to(end)
+            rep.truncations.append(Truncation(
+                leo, log.log_end_offset, f"offset out of range: the source's log ends at {end} "
+                                         f"(its high watermark), below the local log end "
+                                         f"offset {leo}"))
+            st.idle = 0
+        elif leo < start:
+            gap = Gap(leo, start)
+            rep.gaps.append(gap)
+            self.warn(f"GAP: {rep.topic}-{rep.partition}: offsets {leo}..{start - 1} were "
+                      f"deleted on the source before they were mirrored; the copy restarts at "
+                      f"the source's log start offset {start}")
+            if log.log_start_offset < leo:
+                rep.truncations.append(Truncation(
+                    leo, start, f"gap: the source's log starts at {start}, above the local log "
+                                f"end offset {leo}: truncated fully, restarted at {start}"))
+            log.truncate_fully_and_start_at(start)
+            st.idle = 0
+        else:
+            st.idle += 1
+            if st.idle >= _MAX_IDLE_ROUNDS:
+                rep.error = (f"offset out of range fetching at {leo} with last fetched epoch "
+                             f"{_latest_epoch(log)} though the source's log is {start}..{end}: "
+                             f"the source does not know that epoch's end (Kafka's follower "
+                             f"would retry forever)")
+
+    def _append(self, st: _Partition, records: bytes) -> None:
+        """Append the whole batches of a fetch answer (a partial last one is dropped: the next
+        fetch starts at it)."""
+        log = st.log
+        assert log is not None
+        rep = st.report
+        sc = native_scan.scan_entries(np.frombuffer(records, np.uint8))
+        n = sc["count"]
+        leo = log.log_end_offset
+        if n == 0:
+            if len(records) >= st.max_bytes:
+                # a batch larger than the partition limit and a broker that does not return
+                # the first one whole (KIP-74): ask for more
+                st.max_bytes = min(st.max_bytes * 2, 1 << 30)
+            return
+        last = sc["last_offsets"]
+        # the batch holding the fetch offset comes whole: batches wholly below the log end
+        # offset are not ours to append again (none unless the log start is mid-batch)
+        i = int(np.searchsorted(last, leo, side="left"))
+        if i == n:
+            return
+        begin = int(sc["positions"][i])
+        end = int(sc["positions"][n - 1] + sc["sizes"][n - 1])
+        first = int(sc["base_offsets"][i])
+        if first < leo and log.log_start_offset == leo and log.size == 0:
+            # Partition.appendRecordsToFollowerOrFutureReplica: the source's log start is in
+            # the middle of a batch (DeleteRecords); the empty log restarts at the batch's base
+            # offset, keeping the source's log start offset
+            log.truncate_fully_and_start_at(first)
+            keep_start = leo
+        else:
+            keep_start = None
+        view = memoryview(records)
+        try:
+            log.append_batches(view[begin:end])
+            appended = n
+        except KafkaLogError:
+            # the engine checks every batch before writing any; Kafka's follower then drops the
+            # whole fetch, a backup keeps the sound batches before the bad one
+            appended = i
+            for j in range(i, n):
+                pos = int(sc["positions"][j])
+                try:
+                    log.append_batches(view[pos:pos + int(sc["sizes"][j])])
+                except KafkaLogError as e:
+                    self._count(rep, sc, i, j)
+                    offset = int(sc["base_offsets"][j])
+                    raise MirrorError(
+                        f"{rep.topic}-{rep.partition}: the fetched batch at offset {offset} "
+                        f"was not appended (nothing from it on): {e.message}",
+                        path=log.directory, offset=offset) from None
+        if keep_start is not None:
+            log.delete_records_before(keep_start)
+        self._count(rep, sc, i, appended)
+
+    @staticmethod
+    def _count(rep: PartitionReport, sc: dict, i: int, j: int) -> None:
+        """Batches ``i`` .. ``j - 1`` of the scan ``sc`` were appended."""
+        if j <= i:
+            return
+        rep.batches += j - i
+        rep.records += int(sc["record_counts"][i:j].sum())
+        rep.bytes += int(sc["positions"][j - 1] + sc["sizes"][j - 1] - sc["positions"][i])
+
+    def _update_high_watermark(self, st: _Partition, logs: LogDir) -> None:
+        log = st.log
+        assert log is not None
+        hw = max(log.log_start_offset, min(st.report.source_high_watermark, log.log_end_offset))
+        logs.set_high_watermark(*st.tp, hw)
+
+    def _finish_report(self, st: _Partition, logs: LogDir) -> None:
+        log = st.log
+        assert log is not None
+        rep = st.report
+        rep.log_start_offset = log.log_start_offset
+        rep.log_end_offset = log.log_end_offset
+        rep.high_watermark = logs.high_watermark(*st.tp)
+
+
+def _latest_epoch(log: Log | None) -> int:
+    assert log is not None
+    entries = log.leader_epoch_entries
+    return entries[-1][0] if entries else -1
+
+
+def _by_leader(parts: Sequence[_Partition]) -> dict[int, list[_Partition]]:
+    out: dict[int, list[_Partition]] = {}
+    for st in parts:
+        if not st.report.error:
+            out.setdefault(st.leader, []).append(st)
+    return out
+
+
+def mirror(bootstrap_server: str, directory: str | os.PathLike[str], **kw: Any
+           ) -> MirrorResult:
+    """Mirror topics of ``bootstrap_server`` into the log dir ``directory`` (see :class:`Mirror`
+    for the keywords) and return the per-partition reports.
+
+    >>> r = mirror("127.0.0.1:9092", "/backup", topics=["orders"])  # doctest: +SKIP
+    >>> r.ok, r.gaps                                                # doctest: +SKIP
+    (True, [])
+    """
+    return Mirror(bootstrap_server, directory, **kw).run()
