@@ -1,6 +1,14 @@
 """A small blocking Kafka protocol client: what ``kafkalog mirror`` asks a broker.
 
-One TCP connection (PLAINTEXT) per broker, one request in flight. Every request and response is
+One TCP connection per broker, one request in flight, secured as
+:class:`~kafkalog.mirror.security.ClientSecurity` says (Kafka's client properties): TLS with
+Python's ``ssl`` (``SSL``, ``SASL_SSL``), then SASL (``SASL_PLAINTEXT``, ``SASL_SSL``) as
+Kafka's ``SaslClientAuthenticator`` does it: ApiVersions, SaslHandshake v1 naming the mechanism,
+then the mechanism's tokens in SaslAuthenticate requests (v0-v2 as negotiated): PLAIN, or
+SCRAM-SHA-256/512 by ``scramp``'s client (the server's signature checked). A session lifetime
+the broker gives (KIP-368, ``connections.max.reauth.ms``) is renewed on the same connection
+before it ends, as Kafka's clients do. A refused login raises :class:`MirrorError` with the
+broker's address and its ``error_message``. Every request and response is
 encoded and decoded by ``kio`` (the dataclasses generated from Kafka's message schemas) through
 :func:`kafkalog.server.protocol.build`, never by hand. Versions are negotiated with ApiVersions:
 each API uses the highest version both this client and the broker support.
@@ -22,7 +30,9 @@ from __future__ import annotations
 
 import io
 import socket
+import ssl
 import struct
+import time
 import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -33,6 +43,7 @@ from kio.serial import entity_reader, entity_writer
 
 from ..errors import KafkaLogError
 from ..server.protocol import build
+from .security import PLAINTEXT, ClientSecurity
 
 __all__ = ["KafkaClient", "MirrorError", "BrokerNode", "PartitionInfo", "TopicInfo",
            "FetchPartition", "FetchedPartition", "EARLIEST", "LATEST", "error_name",
@@ -43,6 +54,7 @@ EARLIEST = -2
 LATEST = -1
 
 API_VERSIONS, METADATA, LIST_OFFSETS, FETCH = 18, 3, 2, 1
+SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 #: versions this client implements: api key -> (lowest, highest). Fetch 12 is KIP-595's
 #: ``last_fetched_epoch``/``diverging_epoch``; Metadata 10 the first with topic ids.
 API_RANGES: dict[int, tuple[int, int]] = {
@@ -50,7 +62,15 @@ API_RANGES: dict[int, tuple[int, int]] = {
     LIST_OFFSETS: (1, 9),
     FETCH: (12, 16),
 }
-_NAMES = {METADATA: "Metadata", LIST_OFFSETS: "ListOffsets", FETCH: "Fetch"}
+#: ... and on a SASL connection: SaslHandshake v1 (tokens in SaslAuthenticate, KIP-152)
+SASL_RANGES: dict[int, tuple[int, int]] = {
+    SASL_HANDSHAKE: (1, 1),
+    SASL_AUTHENTICATE: (0, 2),
+}
+_NAMES = {METADATA: "Metadata", LIST_OFFSETS: "ListOffsets", FETCH: "Fetch",
+          SASL_HANDSHAKE: "SaslHandshake", SASL_AUTHENTICATE: "SaslAuthenticate"}
+#: Kafka's clients re-authenticate at 85-95% of the session lifetime (KIP-368)
+_REAUTH_AT = 0.85
 _SIZE = struct.Struct(">i")
 #: a response larger than this is refused (a broker's fetch is bounded by max_bytes anyway)
 _MAX_FRAME = 1 << 30
@@ -124,18 +144,24 @@ class FetchedPartition:
 class KafkaClient:
     """A blocking connection to one broker; versions negotiated at connect.
 
-    Raises :class:`MirrorError` when the broker cannot be reached, closes the connection, or
-    lacks a version this client needs.
+    ``security``: TLS and SASL (default: PLAINTEXT); ``client_id`` None is the security's
+    ``client.id``, else ``kafkalog-mirror``.
+
+    Raises :class:`MirrorError` when the broker cannot be reached, fails the TLS handshake or
+    the SASL login, closes the connection, or lacks a version this client needs.
     """
 
-    def __init__(self, address: str, *, timeout: float = 30.0,
-                 client_id: str = "kafkalog-mirror") -> None:
+    def __init__(self, address: str, *, timeout: float = 30.0, client_id: str | None = None,
+                 security: ClientSecurity | None = None) -> None:
         host, _, port = address.rpartition(":")
         if not host or not port.isdigit():
             raise MirrorError(f"bad broker address (expected HOST:PORT, found {address!r})")
         self.address = address
-        self.client_id = client_id
+        self.security = security = security or PLAINTEXT
+        self.client_id = client_id or security.client_id or "kafkalog-mirror"
         self._correlation_id = 0
+        self._served = False  # a response to a request past the login was read
+        self._reauth_deadline: float | None = None
         try:
             self._sock = socket.create_connection((host.strip("[]"), int(port)),
                                                   timeout=timeout)
@@ -143,12 +169,39 @@ class KafkaClient:
             raise MirrorError(f"cannot connect to {address}: {e}") from None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
+            if security.ssl_context is not None:
+                self._sock = self._tls(security.ssl_context, host.strip("[]"))
             self.versions = self._negotiate()
+            if security.sasl:
+                self._authenticate()
         except BaseException:
             self.close()
             raise
 
     # -- connection ------------------------------------------------------------------------------
+
+    def _tls(self, ctx: ssl.SSLContext, host: str) -> ssl.SSLSocket:
+        try:
+            return ctx.wrap_socket(self._sock, server_hostname=host)
+        except ssl.SSLCertVerificationError as e:
+            raise MirrorError(f"{self.address}: TLS handshake failed: the broker's certificate "
+                              f"is not trusted: {e.verify_message} (ssl.truststore.location, "
+                              f"ssl.endpoint.identification.algorithm)") from None
+        except (ssl.SSLError, OSError) as e:
+            raise MirrorError(f"{self.address}: TLS handshake failed: {e} (is it a TLS "
+                              f"listener? security.protocol={self.security.protocol})") from None
+
+    def _hint(self) -> str:
+        """Why a broker may close a connection before serving it: the wrong protocol."""
+        if self._served:
+            return ""
+        if self.security.tls and not self.security.client_certificate:
+            # (TLS 1.3: a listener requiring a client certificate checks it after the
+            # handshake, then closes the connection)
+            return (" (does the listener require a client certificate? ssl.keystore.location; "
+                    f"or is security.protocol={self.security.protocol} not its protocol?)")
+        return (f" (security.protocol={self.security.protocol}: is it the listener's "
+                f"protocol?)")
 
     def close(self) -> None:
         self._sock.close()
@@ -187,14 +240,19 @@ class KafkaClient:
             while got < n:
                 k = self._sock.recv_into(view[got:], n - got)
                 if k == 0:
-                    raise MirrorError(f"{self.address}: the broker closed the connection")
+                    raise MirrorError(f"{self.address}: the broker closed the connection"
+                                      f"{self._hint()}")
                 got += k
         except OSError as e:
-            raise MirrorError(f"{self.address}: reading a response failed: {e}") from None
+            raise MirrorError(f"{self.address}: reading a response failed: {e}"
+                              f"{self._hint()}") from None
         return buf
 
     def request(self, api_key: int, version: int, body: Mapping[str, Any]) -> Any:
         """Send ``body`` (snake_case fields of kio's request class) and return the response."""
+        if self._reauth_deadline is not None and api_key not in SASL_RANGES \
+                and time.monotonic() >= self._reauth_deadline:
+            self._authenticate()  # the session ends soon: log in again first (KIP-368)
         cid = self._send(api_key, version, body)
         (n,) = _SIZE.unpack(self._read_exactly(4))
         if not 0 < n <= _MAX_FRAME:
@@ -210,7 +268,60 @@ class KafkaClient:
         if header.correlation_id != cid:
             raise MirrorError(f"{self.address}: response correlation id "
                               f"{header.correlation_id}, expected {cid}")
+        if api_key not in SASL_RANGES and api_key != API_VERSIONS:
+            self._served = True
         return resp
+
+    def _authenticate(self) -> None:
+        """Log in with the security's SASL mechanism (Kafka's ``SaslClientAuthenticator``)."""
+        sec = self.security
+        mechanism = sec.mechanism
+        assert mechanism is not None
+        self._reauth_deadline = None
+        resp = self.request(SASL_HANDSHAKE, self.versions[SASL_HANDSHAKE],
+                            {"mechanism": mechanism})
+        if int(resp.error_code) != 0:
+            code = error_name(resp.error_code)
+            if code == "UNSUPPORTED_SASL_MECHANISM":
+                raise MirrorError(f"{self.address}: the broker does not enable SASL mechanism "
+                                  f"{mechanism} (sasl.mechanism; it enables "
+                                  f"{', '.join(resp.mechanisms) or 'none'})")
+            raise MirrorError(f"{self.address}: SaslHandshake failed: {code}"
+                              + (" (is it a SASL listener? security.protocol="
+                                 f"{sec.protocol})" if code == "ILLEGAL_SASL_STATE" else ""))
+        user = sec.username
+        if mechanism == "PLAIN":
+            self._sasl_round(b"\0" + user.encode() + b"\0" + sec.password.encode())
+            return
+        try:
+            from scramp import ScramClient, ScramException
+        except ImportError:
+            raise MirrorError(f"{mechanism} needs the scramp package (pip install "
+                              f"'kafkalog[server]')") from None
+        try:
+            scram = ScramClient([mechanism], user, sec.password)
+            first = self._sasl_round(scram.get_client_first().encode())
+            scram.set_server_first(first.decode())
+            final = self._sasl_round(scram.get_client_final().encode())
+            scram.set_server_final(final.decode())  # (checks the server's signature)
+        except ScramException as e:
+            raise MirrorError(f"{self.address}: {mechanism} authentication as {user!r} "
+                              f"failed: {e}") from None
+
+    def _sasl_round(self, token: bytes) -> bytes:
+        """One SaslAuthenticate exchange: the broker's token (its error raised)."""
+        resp = self.request(SASL_AUTHENTICATE, self.versions[SASL_AUTHENTICATE],
+                            {"auth_bytes": token})
+        if int(resp.error_code) != 0:
+            message = resp.error_message or error_name(resp.error_code)
+            raise MirrorError(f"{self.address}: {self.security.mechanism} authentication as "
+                              f"{self.security.username!r} failed: {message}")
+        lifetime = getattr(resp, "session_lifetime", None)
+        ms = 0 if lifetime is None else (
+            lifetime.total_seconds() * 1000 if hasattr(lifetime, "total_seconds")
+            else float(lifetime))
+        self._reauth_deadline = (time.monotonic() + ms * _REAUTH_AT / 1000) if ms > 0 else None
+        return bytes(resp.auth_bytes)
 
     def _negotiate(self) -> dict[int, int]:
         # ApiVersions v0 every broker answers (and its response header is always v0)
@@ -221,7 +332,8 @@ class KafkaClient:
         theirs = {int(k.api_key): (int(k.min_version), int(k.max_version))
                   for k in resp.api_keys}
         chosen = {}
-        for key, (lo, hi) in API_RANGES.items():
+        ranges = {**API_RANGES, **(SASL_RANGES if self.security.sasl else {})}
+        for key, (lo, hi) in ranges.items():
             if key not in theirs or theirs[key][1] < lo or theirs[key][0] > hi:
                 have = "none" if key not in theirs else f"{theirs[key][0]}-{theirs[key][1]}"
                 why = " (KIP-595's last_fetched_epoch and diverging_epoch, Kafka 2.7 and " \

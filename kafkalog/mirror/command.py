@@ -17,8 +17,24 @@ summary per partition::
 segment.bytes=N`` (repeatable) sets the local log dir's defaults; ``--json`` prints the reports
 as one JSON document.
 
+Security, as Kafka's tools take it: ``--command-config FILE`` is a Java properties file of Kafka
+client settings and ``-X KEY=VALUE`` (``--command-property``, repeatable) overrides them::
+
+    security.protocol=SASL_SSL
+    sasl.mechanism=SCRAM-SHA-512
+    sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required \\
+        username="alice" password="alice-secret";
+    ssl.truststore.location=/etc/kafka/ca.pem
+    ssl.truststore.type=PEM
+
+(TLS with a truststore and a keystore for mutual TLS, SASL PLAIN and SCRAM-SHA-256/512:
+:mod:`kafkalog.mirror.security`). Every connection, the bootstrap broker's and the leaders', uses
+them. A failed login is an error naming the broker and giving its message (exit 1).
+
 Exit status: 0 when every partition was mirrored (gaps are warnings: printed, exit 0); 1 on
-errors (the source unreachable, an unknown topic, a partition that failed); 2 for usage errors.
+errors (the source unreachable or refusing the login, an unknown topic, a partition that
+failed); 2 for usage errors (a bad option, a client property not valid or not supported, a
+``--command-config`` or store that cannot be read).
 """
 
 from __future__ import annotations
@@ -31,11 +47,12 @@ import sys
 from collections.abc import Sequence
 from typing import IO, Any
 
-from ..errors import KafkaLogError
+from ..console.command_line import load_props, parse_key_value_args
+from ..errors import ConfigError, KafkaLogError
 from ..usage import ArgumentParser, parse_args
 from .mirror import Mirror, MirrorResult, PartitionReport
 
-__all__ = ["main", "build_parser", "format_result"]
+__all__ = ["main", "build_parser", "format_result", "client_config"]
 
 EXIT_OK = 0
 EXIT_ERRORS = 1
@@ -64,6 +81,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                    help="a default of the local log dir, e.g. segment.bytes=1073741824 "
                         "(repeatable)")
+    p.add_argument("--command-config", default=None, metavar="FILE",
+                   help="a properties file of Kafka client settings for every connection: "
+                        "security.protocol, ssl.truststore.location, ssl.keystore.location, "
+                        "ssl.endpoint.identification.algorithm, sasl.mechanism (PLAIN, "
+                        "SCRAM-SHA-256, SCRAM-SHA-512), sasl.jaas.config, client.id")
+    p.add_argument("-X", "--command-property", action="append", default=[],
+                   metavar="KEY=VALUE",
+                   help="a Kafka client setting, over --command-config's (repeatable)")
     p.add_argument("--json", action="store_true", help="print the reports as one JSON document")
     return p
 
@@ -113,6 +138,22 @@ def _config(pairs: Sequence[str]) -> dict[str, str]:
     return out
 
 
+def client_config(command_config: str | None, overrides: Sequence[str]) -> dict[str, str]:
+    """The client properties: the ``--command-config`` file's, then the ``-X`` overrides.
+
+    Raises
+    ------
+    ValueError
+        An override without ``=``; OSError: the file cannot be read.
+    """
+    props = load_props(command_config) if command_config is not None else {}
+    bad = [o for o in overrides if "=" not in o or not o.partition("=")[0].strip()]
+    if bad:
+        raise ValueError(f"-X takes KEY=VALUE (found {bad[0]!r})")
+    props.update({k.strip(): v for k, v in parse_key_value_args(overrides).items()})
+    return props
+
+
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
          stderr: IO[str] | None = None) -> int:
     """Run ``kafkalog mirror``; returns the exit status."""
@@ -123,17 +164,27 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         return status
     try:
         config = _config(args.config)
+        client = client_config(args.command_config, args.command_property)
     except ValueError as e:
         err.write(f"kafkalog mirror: error: {e}\n")
+        return 2
+    except OSError as e:
+        err.write(f"kafkalog mirror: error: cannot read --command-config "
+                  f"{args.command_config}: {e.strerror or e}\n")
         return 2
 
     def warn(msg: str) -> None:
         err.write(f"kafkalog mirror: WARNING: {msg}\n")
         err.flush()
 
-    m = Mirror(args.bootstrap_server, args.directory, topics=args.topic,
-               partitions=args.partition, follow=args.follow, start_offset=args.start_offset,
-               config=config, warn=warn)
+    try:
+        m = Mirror(args.bootstrap_server, args.directory, topics=args.topic,
+                   partitions=args.partition, follow=args.follow,
+                   start_offset=args.start_offset, config=config, client_config=client,
+                   warn=warn)
+    except ConfigError as e:
+        err.write(f"kafkalog mirror: error: {e}\n")
+        return 2
     # Ctrl-C (and SIGTERM) end the run after the fetch in flight: nothing is interrupted
     # mid-append, the log dir is closed cleanly (checkpoints written); a second Ctrl-C stops
     # at once

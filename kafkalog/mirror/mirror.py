@@ -27,6 +27,9 @@ Without ``follow`` it stops once every partition reached the high watermark the 
 the run started; with it, it runs until :meth:`Mirror.stop` (or Ctrl-C). The log dir is closed
 cleanly either way (checkpoints and ``.kafka_cleanshutdown`` written).
 
+Every connection (the bootstrap broker's and each leader's) is secured alike, as the Kafka client
+properties of ``client_config`` say (TLS, SASL PLAIN/SCRAM: :mod:`kafkalog.mirror.security`).
+
 Unlike a follower, the copy does not advance its log start offset when the source deletes old
 records (retention, DeleteRecords): it is a backup, and keeps them until a gap forces a restart.
 
@@ -68,6 +71,7 @@ from .client import (
     TopicInfo,
     error_name,
 )
+from .security import client_security
 
 __all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "Truncation", "Gap",
            "MirrorError"]
@@ -194,6 +198,13 @@ class Mirror:
         partition new to ``directory`` starts.
     config:
         Defaults of the local log dir (Kafka topic config names, e.g. ``segment.bytes``).
+    client_config:
+        Kafka client properties securing every connection: ``security.protocol``,
+        ``ssl.truststore.location``, ``ssl.keystore.location``,
+        ``ssl.endpoint.identification.algorithm``, ``sasl.mechanism``, ``sasl.jaas.config``,
+        ``client.id`` (:mod:`kafkalog.mirror.security`); None: PLAINTEXT. Checked (and the
+        stores read) here: a :class:`~kafkalog.errors.ConfigError` for what is not valid or
+        not supported. Other keys are named in one warning.
     warn:
         Called with each warning as it happens (gaps), e.g. to print it at once.
 
@@ -209,6 +220,7 @@ class Mirror:
                  config: Mapping[str, Any] | None = None,
                  partition_max_bytes: int = 8 << 20, fetch_max_bytes: int = 64 << 20,
                  max_wait_ms: int = 500, timeout: float = 30.0,
+                 client_config: Mapping[str, str] | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         if start_offset not in ("earliest", "latest"):
             raise ValueError(f"start_offset must be 'earliest' or 'latest' "
@@ -225,6 +237,10 @@ class Mirror:
         self.max_wait_ms = max_wait_ms
         self.timeout = timeout
         self.warn = warn or (lambda msg: None)
+        self.security = client_security(client_config)
+        if self.security.ignored:
+            self.warn(f"client properties not applied by kafkalog mirror: "
+                      f"{', '.join(self.security.ignored)}")
         self._stop = threading.Event()
         self._clients: dict[int, KafkaClient] = {}
 
@@ -263,14 +279,14 @@ class Mirror:
             if node is None:
                 raise MirrorError(f"leader node {node_id} is not among the brokers Metadata "
                                   f"listed")
-            c = KafkaClient(node.address, timeout=self.timeout)
+            c = KafkaClient(node.address, timeout=self.timeout, security=self.security)
             self._clients[node_id] = c
         return c
 
     def _plan(self) -> list[_Partition]:
         """Metadata and offsets from the source; nothing written locally yet (so a bad
         address or topic leaves nothing behind)."""
-        boot = KafkaClient(self.bootstrap_server, timeout=self.timeout)
+        boot = KafkaClient(self.bootstrap_server, timeout=self.timeout, security=self.security)
         self._clients[-1] = boot
         brokers, topics = boot.metadata(None)
         # the bootstrap connection serves the broker it reached (matched by address)

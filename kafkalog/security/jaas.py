@@ -15,7 +15,9 @@ configuration: the ``KafkaServer`` section of the file named by
 
 :func:`plain_users` reads either form (a whole file, or one entry as in ``sasl.jaas.config``):
 the ``user_`` options of every ``PlainLoginModule`` entry; :func:`login_module_options` the
-options of another module's entries (``OAuthBearerLoginModule``'s ``unsecuredValidator*``).
+options of another module's entries (``OAuthBearerLoginModule``'s ``unsecuredValidator*``);
+:func:`login_modules` every entry in order (a client's ``sasl.jaas.config``: one entry whose
+``username``/``password`` options are its credentials).
 JAAS syntax (``JaasConfig``'s parser): ``name { module flag option=value ...; };``, values
 quoted with ``"`` (or bare tokens), ``//`` and ``/* */`` comments.
 
@@ -30,10 +32,11 @@ import re
 
 from ..errors import ConfigError
 
-__all__ = ["plain_users", "login_module_options", "PLAIN_LOGIN_MODULE",
-           "OAUTHBEARER_LOGIN_MODULE"]
+__all__ = ["plain_users", "login_module_options", "login_modules", "PLAIN_LOGIN_MODULE",
+           "SCRAM_LOGIN_MODULE", "OAUTHBEARER_LOGIN_MODULE"]
 
 PLAIN_LOGIN_MODULE = "org.apache.kafka.common.security.plain.PlainLoginModule"
+SCRAM_LOGIN_MODULE = "org.apache.kafka.common.security.scram.ScramLoginModule"
 OAUTHBEARER_LOGIN_MODULE = "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule"
 _FLAGS = ("required", "requisite", "sufficient", "optional")
 _TOKEN = re.compile(r'\s*(?:(?P<q>"(?:[^"\\]|\\.)*")|(?P<p>[{};=])|(?P<w>[^\s{};="]+))')
@@ -72,6 +75,22 @@ def login_module_options(text: str, module: str, *,
         if name == module:
             found = {**(found or {}), **options}
     return found
+
+
+def login_modules(text: str, *,
+                  where: str = "JAAS configuration") -> list[tuple[str, dict[str, str]]]:
+    """Every login-module entry ``(module, options)`` of ``text`` (a JAAS file, or a
+    ``sasl.jaas.config`` value), in order.
+
+    >>> login_modules('a.B required username="alice" password="s";')
+    [('a.B', {'username': 'alice', 'password': 's'})]
+
+    Raises
+    ------
+    ConfigError
+        Text that is not JAAS syntax, naming ``where`` and the place.
+    """
+    return _entries(text, where)
 
 
 def plain_users(text: str, *, where: str = "JAAS configuration") -> dict[str, str]:

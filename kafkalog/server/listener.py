@@ -30,7 +30,8 @@ from .sasl import OAUTHBEARER, PLAIN, SaslAuthenticator
 UNSECURED_VALIDATOR_HANDLER = ("org.apache.kafka.common.security.oauthbearer.internals."
                                "unsecured.OAuthBearerUnsecuredValidatorCallbackHandler")
 
-__all__ = ["ssl_context", "check", "uses_tls", "uses_sasl", "authenticator", "Listener"]
+__all__ = ["ssl_context", "check", "uses_tls", "uses_sasl", "authenticator", "Listener",
+           "load_key_and_chain", "trusted_certificates"]
 
 
 @dataclass
@@ -98,6 +99,29 @@ def ssl_context(config: ServerConfig) -> ssl.SSLContext | None:
     check(config)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
+    load_key_and_chain(ctx, config)
+    cadata = _trusted_certificates(config)
+    if cadata is not None:
+        try:
+            ctx.load_verify_locations(cadata=cadata)
+        except (ssl.SSLError, ValueError) as e:
+            raise ConfigError(f"cannot load the CA certificates (ssl.truststore.*): {e}") \
+                from None
+    ctx.verify_mode = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
+                       "required": ssl.CERT_REQUIRED}[config.ssl_client_auth]
+    return ctx
+
+
+def load_key_and_chain(ctx: ssl.SSLContext, config: ServerConfig) -> None:
+    """Load the private key and certificate chain of ``config``'s keystore
+    (``ssl.keystore.*``, ``ssl.key.password``: PEM, PKCS12 or inline PEM) into ``ctx``: a
+    listener's, or a client's for mutual TLS (``kafkalog mirror``).
+
+    Raises
+    ------
+    ConfigError
+        A keystore that cannot be read or loaded, naming the file (or the property).
+    """
     key_pem, chain_pem, where = _key_and_chain(config)
     # ssl loads a key and chain from files only: a private file, removed once loaded
     with tempfile.TemporaryDirectory(prefix="kafkalog-tls-") as d:
@@ -110,16 +134,18 @@ def ssl_context(config: ServerConfig) -> ssl.SSLContext | None:
         except (OSError, ssl.SSLError) as e:
             raise ConfigError(f"cannot load the TLS key and certificate chain "
                               f"({where}): {e}") from None
-    cadata = _trusted_certificates(config)
-    if cadata is not None:
-        try:
-            ctx.load_verify_locations(cadata=cadata)
-        except (ssl.SSLError, ValueError) as e:
-            raise ConfigError(f"cannot load the CA certificates (ssl.truststore.*): {e}") \
-                from None
-    ctx.verify_mode = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
-                       "required": ssl.CERT_REQUIRED}[config.ssl_client_auth]
-    return ctx
+
+
+def trusted_certificates(config: ServerConfig) -> str | None:
+    """The CA certificates of ``config``'s truststore (``ssl.truststore.*``: PEM, PKCS12 or
+    inline) as PEM text; None when there is no truststore.
+
+    Raises
+    ------
+    ConfigError
+        A truststore that cannot be read, naming the file.
+    """
+    return _trusted_certificates(config)
 
 
 _JKS_MAGIC = b"\xfe\xed\xfe\xed"
