@@ -9,7 +9,15 @@ Example
 """
 
 from .client import KafkaClient, MirrorError
-from .mirror import Gap, Mirror, MirrorResult, PartitionReport, Truncation, mirror
+from .mirror import (
+    Gap,
+    Mirror,
+    MirrorResult,
+    PartitionReport,
+    TopicConfigReport,
+    Truncation,
+    mirror,
+)
 
-__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "Truncation", "Gap",
-           "MirrorError", "KafkaClient"]
+__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "TopicConfigReport",
+           "Truncation", "Gap", "MirrorError", "KafkaClient"]

@@ -54,6 +54,7 @@ EARLIEST = -2
 LATEST = -1
 
 API_VERSIONS, METADATA, LIST_OFFSETS, FETCH = 18, 3, 2, 1
+DESCRIBE_CONFIGS = 32
 SASL_HANDSHAKE, SASL_AUTHENTICATE = 17, 36
 #: versions this client implements: api key -> (lowest, highest). Fetch 12 is KIP-595's
 #: ``last_fetched_epoch``/``diverging_epoch``; Metadata 10 the first with topic ids.
@@ -62,12 +63,21 @@ API_RANGES: dict[int, tuple[int, int]] = {
     LIST_OFFSETS: (1, 9),
     FETCH: (12, 16),
 }
+#: versions used when the broker has them, else the feature goes without (a topic's configs)
+OPTIONAL_RANGES: dict[int, tuple[int, int]] = {
+    DESCRIBE_CONFIGS: (1, 4),
+}
+#: DescribeConfigs' resource type of a topic, and the source of a topic's own override
+#: (``DescribeConfigsResponse.ConfigSource.DYNAMIC_TOPIC_CONFIG``)
+TOPIC_RESOURCE = 2
+DYNAMIC_TOPIC_CONFIG = 1
 #: ... and on a SASL connection: SaslHandshake v1 (tokens in SaslAuthenticate, KIP-152)
 SASL_RANGES: dict[int, tuple[int, int]] = {
     SASL_HANDSHAKE: (1, 1),
     SASL_AUTHENTICATE: (0, 2),
 }
 _NAMES = {METADATA: "Metadata", LIST_OFFSETS: "ListOffsets", FETCH: "Fetch",
+          DESCRIBE_CONFIGS: "DescribeConfigs",
           SASL_HANDSHAKE: "SaslHandshake", SASL_AUTHENTICATE: "SaslAuthenticate"}
 #: Kafka's clients re-authenticate at 85-95% of the session lifetime (KIP-368)
 _REAUTH_AT = 0.85
@@ -341,6 +351,9 @@ class KafkaClient:
                 raise MirrorError(f"{self.address}: the broker does not support "
                                   f"{_NAMES[key]} versions {lo}-{hi}{why} (it has {have})")
             chosen[key] = min(hi, theirs[key][1])
+        for key, (lo, hi) in OPTIONAL_RANGES.items():
+            if key in theirs and theirs[key][1] >= lo and theirs[key][0] <= hi:
+                chosen[key] = min(hi, theirs[key][1])
         return chosen
 
     # -- APIs ------------------------------------------------------------------------------------
@@ -370,6 +383,25 @@ class KafkaClient:
                              key=lambda p: p.partition)),
                 int(t.error_code))
         return brokers, out
+
+    def topic_overrides(self, topics: Sequence[str]
+                        ) -> dict[str, tuple[int, str | None, dict[str, str]]]:
+        """Per topic, ``(error code, error message, overrides)``: the configs set on the topic
+        itself (DescribeConfigs' ``DYNAMIC_TOPIC_CONFIG`` source; sensitive ones, whose value
+        is not sent, left out). A broker without DescribeConfigs v1+ answers every topic with
+        UNSUPPORTED_VERSION (35)."""
+        v = self.versions.get(DESCRIBE_CONFIGS)
+        if v is None:
+            return {t: (35, "DescribeConfigs v1+ not served", {}) for t in topics}
+        resp = self.request(DESCRIBE_CONFIGS, v, {
+            "resources": [{"resource_type": TOPIC_RESOURCE, "resource_name": t,
+                           "configuration_keys": None} for t in topics],
+            "include_synonyms": False, "include_documentation": False})
+        return {str(r.resource_name): (
+            int(r.error_code), r.error_message,
+            {str(c.name): str(c.value) for c in r.configs
+             if int(c.config_source) == DYNAMIC_TOPIC_CONFIG and not c.is_sensitive
+             and c.value is not None}) for r in resp.results}
 
     def list_offsets(self, wanted: Mapping[tuple[str, int], int]
                      ) -> dict[tuple[str, int], tuple[int, int]]:

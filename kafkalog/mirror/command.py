@@ -81,6 +81,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                    help="a default of the local log dir, e.g. segment.bytes=1073741824 "
                         "(repeatable)")
+    p.add_argument("--no-topic-configs", action="store_true",
+                   help="do not give the copy's topics the source topics' own configs "
+                        "(their overrides, read with DescribeConfigs)")
     p.add_argument("--command-config", default=None, metavar="FILE",
                    help="a properties file of Kafka client settings for every connection: "
                         "security.protocol, ssl.truststore.location, ssl.keystore.location, "
@@ -115,6 +118,15 @@ def _format_partition(r: PartitionReport) -> list[str]:
 def format_result(result: MirrorResult) -> list[str]:
     """The text summary: one paragraph per partition, then a total line."""
     lines = []
+    for topic, c in sorted(result.topic_configs.items()):
+        if c.error:
+            lines.append(f"{topic}  topic configs not copied: {c.error}")
+        elif c.copied or c.skipped:
+            lines.append(f"{topic}  topic configs copied: "
+                         + (", ".join(f"{k}={v}" for k, v in sorted(c.copied.items()))
+                            or "none")
+                         + (f"; not implemented here, skipped: {', '.join(c.skipped)}"
+                            if c.skipped else ""))
     for r in result.partitions:
         lines += _format_partition(r)
     n = len(result.partitions)
@@ -181,7 +193,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         m = Mirror(args.bootstrap_server, args.directory, topics=args.topic,
                    partitions=args.partition, follow=args.follow,
                    start_offset=args.start_offset, config=config, client_config=client,
-                   warn=warn)
+                   copy_topic_configs=not args.no_topic_configs, warn=warn)
     except ConfigError as e:
         err.write(f"kafkalog mirror: error: {e}\n")
         return 2

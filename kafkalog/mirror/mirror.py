@@ -56,9 +56,10 @@ import numpy as np
 
 from .. import files
 from ..checkpoint import PartitionMetadataFile, Uuid
-from ..errors import KafkaLogError
+from ..config import LogConfig
+from ..errors import ConfigError, KafkaLogError
 from ..log import Log
-from ..log_dir import LogDir
+from ..log_dir import LogDir, config_to_properties
 from ..native import scan as native_scan
 from ..replication.fetcher import DivergingEpoch, ReplicaLog, offset_truncation_state
 from .client import (
@@ -73,8 +74,8 @@ from .client import (
 )
 from .security import client_security
 
-__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "Truncation", "Gap",
-           "MirrorError"]
+__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "TopicConfigReport",
+           "Truncation", "Gap", "MirrorError", "split_topic_overrides"]
 
 _OFFSET_OUT_OF_RANGE = 1
 # rounds of OFFSET_OUT_OF_RANGE or diverging epochs that change nothing before the partition is
@@ -98,6 +99,30 @@ class Gap:
 
     from_offset: int
     to_offset: int
+
+
+@dataclass
+class TopicConfigReport:
+    """A topic's own configs on the source (its overrides), as given to the copy: ``copied``
+    the ones applied, ``skipped`` the names kafkalog does not implement (broker-side settings
+    such as ``message.downconversion.enable``), ``error`` why none could be read or applied."""
+
+    copied: dict[str, str] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    error: str | None = None
+
+
+def split_topic_overrides(overrides: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
+    """``(applicable, skipped names)``: a source topic's overrides split by whether kafkalog
+    implements the topic config.
+
+    >>> split_topic_overrides({"cleanup.policy": "compact", "message.downconversion.enable":
+    ...                        "false"})
+    ({'cleanup.policy': 'compact'}, ['message.downconversion.enable'])
+    """
+    implemented = set(config_to_properties(LogConfig()))
+    return ({k: v for k, v in overrides.items() if k in implemented},
+            sorted(k for k in overrides if k not in implemented))
 
 
 @dataclass
@@ -134,6 +159,8 @@ class MirrorResult:
     directory: str
     partitions: list[PartitionReport]
     interrupted: bool = False
+    #: per topic mirrored, its configs as copied (empty with ``copy_topic_configs=False``)
+    topic_configs: dict[str, TopicConfigReport] = field(default_factory=dict)
 
     @property
     def errors(self) -> list[str]:
@@ -151,6 +178,7 @@ class MirrorResult:
     def to_json(self) -> dict[str, Any]:
         return {"bootstrap_server": self.bootstrap_server, "directory": self.directory,
                 "ok": self.ok, "interrupted": self.interrupted, "errors": self.errors,
+                "topic_configs": {t: asdict(c) for t, c in self.topic_configs.items()},
                 "partitions": [p.to_json() for p in self.partitions]}
 
 
@@ -198,6 +226,12 @@ class Mirror:
         partition new to ``directory`` starts.
     config:
         Defaults of the local log dir (Kafka topic config names, e.g. ``segment.bytes``).
+    copy_topic_configs:
+        Give each topic of the copy the source topic's own configs (DescribeConfigs: its
+        overrides, e.g. ``cleanup.policy``, ``retention.ms``, ``segment.bytes``), so that the
+        copy, served or cleaned later, behaves as the source topic does. Settings kafkalog does
+        not implement are listed as skipped; a source that does not answer leaves the copy
+        with the defaults (reported, not an error).
     client_config:
         Kafka client properties securing every connection: ``security.protocol``,
         ``ssl.truststore.location``, ``ssl.keystore.location``,
@@ -217,7 +251,7 @@ class Mirror:
     def __init__(self, bootstrap_server: str, directory: str | os.PathLike[str], *,
                  topics: Sequence[str] | None = None, partitions: Sequence[int] | None = None,
                  follow: bool = False, start_offset: str = "earliest",
-                 config: Mapping[str, Any] | None = None,
+                 config: Mapping[str, Any] | None = None, copy_topic_configs: bool = True,
                  partition_max_bytes: int = 8 << 20, fetch_max_bytes: int = 64 << 20,
                  max_wait_ms: int = 500, timeout: float = 30.0,
                  client_config: Mapping[str, str] | None = None,
@@ -232,6 +266,8 @@ class Mirror:
         self.follow = follow
         self.start_offset = start_offset
         self.config = dict(config or {})
+        self.copy_topic_configs = copy_topic_configs
+        self._topic_configs: dict[str, TopicConfigReport] = {}
         self.partition_max_bytes = partition_max_bytes
         self.fetch_max_bytes = fetch_max_bytes
         self.max_wait_ms = max_wait_ms
@@ -298,6 +334,14 @@ class Mirror:
         selected = self._select(topics)
         if not selected:
             raise MirrorError(f"no topic to mirror on {self.bootstrap_server}")
+        if self.copy_topic_configs:
+            for name, (code, message, overrides) in boot.topic_overrides(
+                    [t.name for t in selected]).items():
+                copied, skipped = split_topic_overrides(overrides)
+                self._topic_configs[name] = TopicConfigReport(
+                    copied, skipped, None if code == 0 else
+                    f"DescribeConfigs: {error_name(code)}" + (f" ({message})" if message
+                                                             else ""))
         parts: list[_Partition] = []
         for t in selected:
             if t.error:
@@ -365,10 +409,27 @@ class Mirror:
                         "earliest" else st.report.source_high_watermark
                     if start != log.log_end_offset:
                         log.truncate_fully_and_start_at(start)
+            self._apply_topic_configs(parts, logs)
         except BaseException:
             logs.close()
             raise
         return logs
+
+    def _apply_topic_configs(self, parts: list[_Partition], logs: LogDir) -> None:
+        """The source topics' overrides on the copy's topics (replacing the copy's: the
+        source's are the truth), before any batch is appended (``segment.bytes`` and the
+        like take effect from the first append)."""
+        held = {st.report.topic for st in parts if st.log is not None}
+        for topic, rep in self._topic_configs.items():
+            if topic not in held or rep.error is not None:
+                continue
+            if logs.topic_overrides(topic) == rep.copied:
+                continue
+            try:
+                logs.update_topic_config(topic, rep.copied)
+            except (ConfigError, ValueError) as e:
+                rep.error = f"not applied: {e}"
+                rep.copied = {}
 
     # -- the loop --------------------------------------------------------------------------------
 
@@ -384,7 +445,8 @@ class Mirror:
         try:
             parts = self._plan()
             result = MirrorResult(self.bootstrap_server, str(self.directory),
-                                  [st.report for st in parts])
+                                  [st.report for st in parts],
+                                  topic_configs=self._topic_configs)
             logs = self._open(parts)
             try:
                 self._loop(parts, logs)

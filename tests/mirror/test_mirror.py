@@ -453,3 +453,60 @@ def test_mirror_copies_real_broker_and_legacy_format_logs(tmp_path):
     for part in sources:
         assert batch_bytes(dst / part.name) == batch_bytes(part), part.name
         assert batch_bytes(part), part.name
+
+
+# -- the source topics' own configs -------------------------------------------------------------
+
+def test_the_copy_gets_the_source_topics_configs(tmp_path):
+    """DescribeConfigs' topic overrides go to the copy's topics before any batch: segment.bytes
+    rolls the copy's segments where the source's rolled, cleanup.policy makes it compacted;
+    a later change on the source follows on the next run; --no-topic-configs leaves them."""
+    src, dst, bare = tmp_path / "src", tmp_path / "dst", tmp_path / "bare"
+    # (records of now and a day's compaction lag: the source's cleaner and retention leave
+    # the source as written while the test runs)
+    overrides = {"segment.bytes": "2048", "cleanup.policy": "compact",
+                 "retention.ms": "86400000", "min.compaction.lag.ms": "86400000"}
+    now = int(time.time() * 1000)
+    with LogDir.open(src) as d:
+        d.create_topic("cfg", 1, config=overrides)
+        log = d.log("cfg", 0)
+        for i in range(40):
+            log.append([Record(b"k%d" % j, b"cfg-%d-%d" % (i, j), now) for j in range(1 + i % 4)],
+                       partition_leader_epoch=0, compression=CODECS[i % len(CODECS)])
+    engine_topic(src, "plain", [(0, 2)] * 3)
+    server = start_server(src)
+    try:
+        status, out, err = run("--bootstrap-server", server.address, str(dst))
+        assert status == 0, err
+        assert "cfg  topic configs copied: cleanup.policy=compact, " \
+               "min.compaction.lag.ms=86400000, retention.ms=86400000, segment.bytes=2048" in out
+        assert "plain  topic configs" not in out  # no overrides: nothing to say
+        with LogDir.open(dst, read_only=True) as d:
+            assert d.topic_overrides("cfg") == overrides
+            assert d.topic_overrides("plain") == {}
+            assert d.log("cfg", 0).config.compact
+        # same segment.bytes: the copy rolled where the source rolled, file for file
+        assert log_files(dst / "cfg-0") == log_files(src / "cfg-0")
+        assert len(log_files(src / "cfg-0")) >= 3
+        # an online change on the source reaches the copy on the next run
+        admin = AdminClient({"bootstrap.servers": server.address})
+        from confluent_kafka.admin import AlterConfigOpType, ConfigEntry, ConfigResource
+        res = ConfigResource(ConfigResource.Type.TOPIC, "cfg", incremental_configs=[
+            ConfigEntry("retention.ms", "3600000",
+                        incremental_operation=AlterConfigOpType.SET)])
+        for f in admin.incremental_alter_configs([res]).values():
+            f.result(30)
+        result = mirror(server.address, dst, topics=["cfg"])
+        assert result.ok
+        assert result.topic_configs["cfg"].copied["retention.ms"] == "3600000"
+        with LogDir.open(dst, read_only=True) as d:
+            assert d.topic_overrides("cfg")["retention.ms"] == "3600000"
+        status, out, err = run("--bootstrap-server", server.address, str(bare),
+                               "--no-topic-configs", "--json")
+    finally:
+        server.stop()
+    assert status == 0, err
+    assert json.loads(out)["topic_configs"] == {}
+    with LogDir.open(bare, read_only=True) as d:
+        assert d.topic_overrides("cfg") == {}
+    assert batch_bytes(bare / "cfg-0") == batch_bytes(src / "cfg-0")
