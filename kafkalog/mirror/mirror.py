@@ -56,6 +56,7 @@ import numpy as np
 
 from .. import files
 from ..checkpoint import PartitionMetadataFile, Uuid
+from ..cleaner.cleaner_config import CleanerConfig
 from ..config import LogConfig
 from ..errors import ConfigError, KafkaLogError
 from ..log import Log
@@ -398,7 +399,11 @@ class Mirror:
                 if local != remote:
                     st.report.error = (f"{path} holds topic id {local}, the source's topic has "
                                        f"{remote} (recreated on the source?): not mirrored")
-        logs = LogDir.open(root, self.config or None)
+        # no log cleaner on the copy while it is written: the copy holds the batches as the
+        # source served them (a compacted topic is cleaned by whatever serves the copy later,
+        # under the cleanup.policy copied from the source)
+        logs = LogDir.open(root, self.config or None,
+                           cleaner_config=CleanerConfig(enable_cleaner=False))
         try:
             for st in parts:
                 if st.report.error:
