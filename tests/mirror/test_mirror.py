@@ -510,3 +510,38 @@ def test_the_copy_gets_the_source_topics_configs(tmp_path):
     with LogDir.open(bare, read_only=True) as d:
         assert d.topic_overrides("cfg") == {}
     assert batch_bytes(bare / "cfg-0") == batch_bytes(src / "cfg-0")
+
+
+# -- consumer groups' positions go with the copy ------------------------------------------------
+
+def test_mirroring_consumer_offsets_carries_the_groups_positions(tmp_path):
+    """``__consumer_offsets`` named on the command line is mirrored like any topic (internal
+    topics only when named): the copy's coordinator records are the source's, so the groups'
+    committed offsets read from the copy are the ones librdkafka committed on the source."""
+    from kafkalog.groups import GroupMetadataManager
+
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    server = start_server(src)
+    try:
+        server.broker.create_topic("orders", 2)
+        produce(server.address, "orders", [b"v%d" % i for i in range(10)], partitions=2)
+        c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "billing",
+                         "enable.auto.commit": False})
+        c.assign([ck.TopicPartition("orders", 0, 3), ck.TopicPartition("orders", 1, 4)])
+        c.commit(offsets=[ck.TopicPartition("orders", 0, 3), ck.TopicPartition("orders", 1, 4)],
+                 asynchronous=False)
+        c.close()
+        status, out, err = run("--bootstrap-server", server.address, str(dst), "--topic",
+                               "orders", "--topic", "__consumer_offsets")
+        assert status == 0, err
+        # not named: internal topics stay out
+        status2, out2, _ = run("--bootstrap-server", server.address, str(tmp_path / "only"))
+    finally:
+        server.stop()
+    assert status2 == 0 and "__consumer_offsets" not in out2
+    for p in range(4):
+        part = f"__consumer_offsets-{p}"
+        assert batch_bytes(dst / part) == batch_bytes(src / part), part
+    with LogDir.open(dst, read_only=True) as d:
+        assert GroupMetadataManager(d).fetch_offsets("billing") == {("orders", 0): 3,
+                                                                    ("orders", 1): 4}
