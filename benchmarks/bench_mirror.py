@@ -16,6 +16,11 @@ values, 1,000 a batch, uncompressed: ~200 MB; a tenth with ``--quick``), serves 
   segment bytes in the same 8 MiB chunks into a new log (no network, no server: the floor of
   the copy). The server runs in this process (its event loop thread shares the GIL with the
   mirror), as a single-machine measurement of the protocol path's overhead.
+* ``mirror.loopback.records.vs_kcat_dump`` (when kcat is installed): the same mirror run
+  against ``kcat -C -e -o beginning -f '%k%s'`` reading the same partition from the same
+  server into a file: the ad-hoc topic backup many operators use (a C client over librdkafka,
+  in its own process; it decodes every record and keeps only keys and values, no offsets,
+  headers, timestamps or transactions).
 
 The copy is checked (same batch bytes as the source); no assertions on timings.
 """
@@ -23,7 +28,9 @@ The copy is checked (same batch bytes as the source); no assertions on timings.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import tempfile
+import time
 from pathlib import Path
 
 from timing import best_of, script_main
@@ -95,6 +102,21 @@ def run(quick: bool = False) -> list[dict]:
             assert [bytes(b.entry_bytes()) for b in iter_batches(copied)] == \
                 [bytes(b.entry_bytes()) for b in iter_batches(seg)]
             t_mirror, _ = best_of(ours, 3)
+            kcat = shutil.which("kcat") or shutil.which("kafkacat")
+            t_kcat = None
+            if kcat is not None:
+                def dump() -> float:
+                    t0 = time.perf_counter()
+                    with open(tmp / "kcat.out", "wb") as f:
+                        subprocess.run([kcat, "-C", "-b", server.address, "-t", "t", "-p", "0",
+                                        "-o", "beginning", "-e", "-q", "-f", "%k%s"],
+                                       stdout=f, check=True, timeout=600)
+                    return time.perf_counter() - t0
+
+                dump()  # warm-up
+                t_kcat = min(dump() for _ in range(3))
+                # keys and values of every record, nothing else
+                assert (tmp / "kcat.out").stat().st_size == n * (16 + 100)
         finally:
             server.stop()
         chunks = _chunks(data)
@@ -116,7 +138,7 @@ def run(quick: bool = False) -> list[dict]:
             f"process) into a new log dir, fetches of 8 MiB; best of 3; baseline: "
             f"Log.append_batches of the same segment bytes in 8 MiB chunks into a new log "
             f"(no network)")
-    return [
+    rows = [
         {"name": "mirror.loopback.bytes.vs_append_batches", "value": size / t_mirror / 1e6,
          "unit": "MB/s", "baseline": size / t_append / 1e6, "ratio": t_append / t_mirror,
          "note": note},
@@ -124,6 +146,21 @@ def run(quick: bool = False) -> list[dict]:
          "unit": "records/s", "baseline": n / t_append, "ratio": t_append / t_mirror,
          "note": note},
     ]
+    if t_kcat is not None:
+        rows.append({
+            "name": "mirror.loopback.records.vs_kcat_dump", "value": n / t_mirror,
+            "unit": "records/s", "baseline": n / t_kcat, "ratio": t_kcat / t_mirror,
+            "note": f"the mirror run above vs kcat -C -e -o beginning -f '%k%s' > file from "
+                    f"the same server (kcat {kcat_version()}, librdkafka, its own process; "
+                    f"keys and values only); best of 3"})
+    return rows
+
+
+def kcat_version() -> str:
+    kcat = shutil.which("kcat") or shutil.which("kafkacat") or "kcat"
+    out = subprocess.run([kcat, "-V"], capture_output=True, text=True).stdout.split()
+    # "Version 1.7.1 (JSON, ..., librdkafka 2.0.2 builtin.features=...)"
+    return out[out.index("Version") + 1] if "Version" in out[:-1] else "?"
 
 
 if __name__ == "__main__":
