@@ -13,8 +13,9 @@ The keys and their meaning are a Kafka client's (``CommonClientConfigs``, ``SslC
   mutual TLS, ``ssl.keystore.location`` holds the client's private key and certificate chain
   (PEM, as ``kafkalog serve`` takes it, or PKCS12 with ``ssl.keystore.password``; inline
   ``ssl.keystore.key`` + ``ssl.keystore.certificate.chain``; ``ssl.key.password`` for an
-  encrypted key). The stores are read by :mod:`kafkalog.server.listener`'s code, the
-  listener's own; JKS stores are refused with the ``keytool`` command that converts them.
+  encrypted key). The stores are read by :mod:`kafkalog.security.tls_stores`, as
+  ``kafkalog serve``'s listeners read theirs; JKS stores are refused with the ``keytool``
+  command that converts them.
 * SASL (``SASL_PLAINTEXT``, ``SASL_SSL``): ``sasl.mechanism`` PLAIN, SCRAM-SHA-256 or
   SCRAM-SHA-512, and the credentials as the ``username``/``password`` options of the one
   ``PlainLoginModule`` or ``ScramLoginModule`` entry of ``sasl.jaas.config`` (parsed by
@@ -45,6 +46,12 @@ from ..security.jaas import (
     SCRAM_LOGIN_MODULE,
     login_modules,
 )
+from ..security.tls_stores import (
+    STORE_PROPERTIES,
+    StoreSettings,
+    load_key_and_chain,
+    trusted_certificates,
+)
 
 __all__ = ["ClientSecurity", "client_security", "SECURITY_PROTOCOLS", "SASL_MECHANISMS",
            "PLAINTEXT"]
@@ -52,12 +59,8 @@ __all__ = ["ClientSecurity", "client_security", "SECURITY_PROTOCOLS", "SASL_MECH
 SECURITY_PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL")
 SASL_MECHANISMS = ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512")
 #: the ssl.* keys of a keystore and a truststore (read as the listener reads them)
-_STORE_KEYS = ("ssl.keystore.location", "ssl.keystore.type", "ssl.keystore.password",
-               "ssl.keystore.key", "ssl.keystore.certificate.chain", "ssl.key.password",
-               "ssl.truststore.location", "ssl.truststore.type", "ssl.truststore.password",
-               "ssl.truststore.certificates")
 _KNOWN = {"security.protocol", "sasl.mechanism", "sasl.jaas.config",
-          "ssl.endpoint.identification.algorithm", "client.id", *_STORE_KEYS}
+          "ssl.endpoint.identification.algorithm", "client.id", *STORE_PROPERTIES}
 _LOGIN_MODULES = (PLAIN_LOGIN_MODULE, SCRAM_LOGIN_MODULE)
 _JAAS_EXAMPLE = ('sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule '
                  'required username="alice" password="alice-secret";')
@@ -117,11 +120,8 @@ def client_security(config: Mapping[str, str] | None) -> ClientSecurity:
 
 def _ssl_context(props: Mapping[str, str]) -> tuple[ssl.SSLContext, bool]:
     """The client's TLS context, and whether it holds a client certificate."""
-    from ..server.broker import ServerConfig
-    from ..server.listener import load_key_and_chain, trusted_certificates
-
     # the store settings as a listener reads them (types checked: PEM or PKCS12, JKS refused)
-    stores = ServerConfig.from_properties({k: v for k, v in props.items() if k in _STORE_KEYS})
+    stores = StoreSettings.from_properties(props)
     algorithm = props.get("ssl.endpoint.identification.algorithm", "https").strip()
     if algorithm.lower() not in ("https", ""):
         raise ConfigError(f"ssl.endpoint.identification.algorithm: expected https (check the "
@@ -139,8 +139,7 @@ def _ssl_context(props: Mapping[str, str]) -> tuple[ssl.SSLContext, bool]:
         except (ssl.SSLError, ValueError) as e:
             raise ConfigError(f"cannot load the CA certificates (ssl.truststore.*): {e}") \
                 from None
-    cert = bool(stores.ssl_keystore_location or stores.ssl_keystore_key
-                or stores.ssl_keystore_certificate_chain)
+    cert = stores.has_keystore
     if cert:
         load_key_and_chain(ctx, stores)
     return ctx, cert

@@ -44,6 +44,7 @@ from ..clock import Clock, SystemClock
 from ..groups.share.state_topic import SHARE_STATE_TOPIC
 from ..log import Log
 from ..log_dir import LogDir, validate_topic_name
+from ..security.tls_stores import store_type
 from .protocol import ErrorCode
 
 __all__ = [
@@ -303,12 +304,7 @@ class ServerConfig:
                     raise ConfigError(f"{key}: expected true or false, found {raw!r}")
                 values[name] = text.lower() == "true"
             elif name in ("ssl_keystore_type", "ssl_truststore_type"):
-                if text.upper() not in ("PEM", "PKCS12"):
-                    raise ConfigError(f"{key}: PEM and PKCS12 stores are read, not {raw!r} "
-                                      "(convert a JKS store: keytool -importkeystore "
-                                      "-srckeystore s.jks -destkeystore s.p12 -deststoretype "
-                                      "PKCS12)")
-                values[name] = text.upper()
+                values[name] = store_type(key, text)
             elif name in _OAUTH_STRINGS:
                 values[name] = text or None
             elif name in ("sasl_oauthbearer_sub_claim_name", "sasl_oauthbearer_scope_claim_name"):

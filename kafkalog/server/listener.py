@@ -9,20 +9,20 @@ encrypted key; the CA certificates clients are checked against from ``ssl.trusts
 (PEM or PKCS12, ``ssl.truststore.password``) or inline ``ssl.truststore.certificates``; and
 ``ssl.client.auth`` (none, requested, required). Without a type the store's content tells PEM
 from PKCS12; a JKS store (Kafka's default type) is refused with the ``keytool`` command that
-converts it. TLS 1.2 and 1.3 (Kafka's ``ssl.enabled.protocols``).
+converts it (the stores are read by :mod:`kafkalog.security.tls_stores`). TLS 1.2 and 1.3
+(Kafka's ``ssl.enabled.protocols``).
 
 >>> check(ServerConfig(security_protocol="SASL_PLAINTEXT"))  # nothing to check on plaintext
 """
 
 from __future__ import annotations
 
-import os
 import ssl
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConfigError
+from ..security.tls_stores import load_key_and_chain, trusted_certificates
 from .broker import ServerConfig
 from .sasl import OAUTHBEARER, PLAIN, SaslAuthenticator
 
@@ -100,7 +100,7 @@ def ssl_context(config: ServerConfig) -> ssl.SSLContext | None:
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     load_key_and_chain(ctx, config)
-    cadata = _trusted_certificates(config)
+    cadata = trusted_certificates(config)
     if cadata is not None:
         try:
             ctx.load_verify_locations(cadata=cadata)
@@ -110,127 +110,6 @@ def ssl_context(config: ServerConfig) -> ssl.SSLContext | None:
     ctx.verify_mode = {"none": ssl.CERT_NONE, "requested": ssl.CERT_OPTIONAL,
                        "required": ssl.CERT_REQUIRED}[config.ssl_client_auth]
     return ctx
-
-
-def load_key_and_chain(ctx: ssl.SSLContext, config: ServerConfig) -> None:
-    """Load the private key and certificate chain of ``config``'s keystore
-    (``ssl.keystore.*``, ``ssl.key.password``: PEM, PKCS12 or inline PEM) into ``ctx``: a
-    listener's, or a client's for mutual TLS (``kafkalog mirror``).
-
-    Raises
-    ------
-    ConfigError
-        A keystore that cannot be read or loaded, naming the file (or the property).
-    """
-    key_pem, chain_pem, where = _key_and_chain(config)
-    # ssl loads a key and chain from files only: a private file, removed once loaded
-    with tempfile.TemporaryDirectory(prefix="kafkalog-tls-") as d:
-        path = os.path.join(d, "keystore.pem")
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-        with os.fdopen(fd, "wb") as f:
-            f.write(key_pem + b"\n" + chain_pem)
-        try:
-            ctx.load_cert_chain(path, password=config.ssl_key_password)
-        except (OSError, ssl.SSLError) as e:
-            raise ConfigError(f"cannot load the TLS key and certificate chain "
-                              f"({where}): {e}") from None
-
-
-def trusted_certificates(config: ServerConfig) -> str | None:
-    """The CA certificates of ``config``'s truststore (``ssl.truststore.*``: PEM, PKCS12 or
-    inline) as PEM text; None when there is no truststore.
-
-    Raises
-    ------
-    ConfigError
-        A truststore that cannot be read, naming the file.
-    """
-    return _trusted_certificates(config)
-
-
-_JKS_MAGIC = b"\xfe\xed\xfe\xed"
-_JKS_HINT = ("JKS stores are not read: convert it, keytool -importkeystore -srckeystore s.jks "
-             "-destkeystore s.p12 -deststoretype PKCS12")
-
-
-def _read_store(path: str, kind: str | None, what: str) -> tuple[str, bytes]:
-    """``(type, bytes)`` of a store file: the type given, else told from the content."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as e:
-        raise ConfigError(f"cannot read {what} ({e.strerror})", path=path) from None
-    if data.startswith(_JKS_MAGIC):
-        raise ConfigError(f"{what} is a JKS store; {_JKS_HINT}", path=path)
-    if kind is None:
-        kind = "PEM" if b"-----BEGIN" in data[:4096] else "PKCS12"
-    return kind, data
-
-
-def _pkcs12(data: bytes, password: str | None, what: str, path: str) -> Any:
-    from cryptography.hazmat.primitives.serialization import pkcs12
-
-    try:
-        return pkcs12.load_key_and_certificates(
-            data, None if password is None else password.encode())
-    except ValueError as e:
-        raise ConfigError(f"cannot read {what} as PKCS12 (wrong password, or not a PKCS12 "
-                          f"store: {e})", path=path) from None
-
-
-def _key_and_chain(config: ServerConfig) -> tuple[bytes, bytes, str]:
-    """The private key and certificate chain, PEM (the key possibly encrypted with
-    ssl.key.password), from a PEM or PKCS12 keystore or from the inline PEM properties."""
-    if config.ssl_keystore_key or config.ssl_keystore_certificate_chain:
-        if not (config.ssl_keystore_key and config.ssl_keystore_certificate_chain):
-            raise ConfigError("ssl.keystore.key and ssl.keystore.certificate.chain go together "
-                              "(inline PEM keystore, KIP-651)")
-        return (config.ssl_keystore_key.encode(), config.ssl_keystore_certificate_chain.encode(),
-                "ssl.keystore.key, ssl.keystore.certificate.chain")
-    path = config.ssl_keystore_location
-    assert path is not None  # (check() refused a TLS listener without one)
-    kind, data = _read_store(path, config.ssl_keystore_type, "the keystore")
-    if kind == "PEM":
-        return data, b"", path
-    from cryptography.hazmat.primitives import serialization
-
-    key, cert, extra = _pkcs12(data, config.ssl_keystore_password, "the keystore", path)
-    if key is None or cert is None:
-        raise ConfigError("the PKCS12 keystore holds no private key and certificate", path=path)
-    # (the key re-encrypted with ssl.key.password when there is one, else in the clear in a
-    # file only this process can read, removed at once)
-    enc = (serialization.BestAvailableEncryption(config.ssl_key_password.encode())
-           if config.ssl_key_password else serialization.NoEncryption())
-    key_pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                enc)
-    chain = b"".join(c.public_bytes(serialization.Encoding.PEM) for c in [cert, *(extra or [])])
-    return key_pem, chain, path
-
-
-def _trusted_certificates(config: ServerConfig) -> str | None:
-    """The CA certificates as PEM text (None: no truststore)."""
-    if config.ssl_truststore_certificates:
-        return config.ssl_truststore_certificates
-    path = config.ssl_truststore_location
-    if not path:
-        return None
-    kind, data = _read_store(path, config.ssl_truststore_type, "the truststore")
-    if kind == "PEM":
-        return data.decode("ascii", "replace")
-    from cryptography.hazmat.primitives import serialization
-    from cryptography.hazmat.primitives.serialization import pkcs12
-
-    try:
-        store = pkcs12.load_pkcs12(data, None if config.ssl_truststore_password is None
-                                   else config.ssl_truststore_password.encode())
-    except ValueError as e:
-        raise ConfigError(f"cannot read the truststore as PKCS12 ({e})", path=path) from None
-    certs = [c.certificate for c in store.additional_certs]
-    if store.cert is not None:
-        certs.append(store.cert.certificate)
-    if not certs:
-        raise ConfigError("the PKCS12 truststore holds no certificate", path=path)
-    return "".join(c.public_bytes(serialization.Encoding.PEM).decode() for c in certs)
 
 
 def oauthbearer_validator(config: ServerConfig) -> Any:
