@@ -12,6 +12,7 @@ from .client import KafkaClient, MirrorError
 from .mirror import (
     Gap,
     Mirror,
+    MirrorProgress,
     MirrorResult,
     PartitionReport,
     TopicConfigReport,
@@ -19,5 +20,5 @@ from .mirror import (
     mirror,
 )
 
-__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "TopicConfigReport",
-           "Truncation", "Gap", "MirrorError", "KafkaClient"]
+__all__ = ["mirror", "Mirror", "MirrorResult", "MirrorProgress", "PartitionReport",
+           "TopicConfigReport", "Truncation", "Gap", "MirrorError", "KafkaClient"]

@@ -44,13 +44,15 @@ import contextlib
 import json
 import signal
 import sys
+import threading
+import time
 from collections.abc import Sequence
 from typing import IO, Any
 
 from ..console.command_line import load_props, parse_key_value_args
 from ..errors import ConfigError, KafkaLogError
 from ..usage import ArgumentParser, parse_args
-from .mirror import Mirror, MirrorResult, PartitionReport
+from .mirror import Mirror, MirrorProgress, MirrorResult, PartitionReport
 
 __all__ = ["main", "build_parser", "format_result", "client_config"]
 
@@ -81,6 +83,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                    help="a default of the local log dir, e.g. segment.bytes=1073741824 "
                         "(repeatable)")
+    p.add_argument("--progress-interval", type=float, default=10.0, metavar="SECONDS",
+                   help="print a progress line to stderr every SECONDS while mirroring "
+                        "(records copied, MB/s, records behind the source); 0: none "
+                        "(default 10)")
     p.add_argument("--no-topic-configs", action="store_true",
                    help="do not give the copy's topics the source topics' own configs "
                         "(their overrides, read with DescribeConfigs)")
@@ -113,6 +119,25 @@ def _format_partition(r: PartitionReport) -> list[str]:
     if r.error:
         lines.append(f"  ERROR: {r.error}")
     return lines
+
+
+def format_progress(p: MirrorProgress, mb_per_s: float) -> str:
+    """One progress line."""
+    return (f"kafkalog mirror: progress: {p.partitions} partitions, {p.records:,} records "
+            f"({_mb(p.bytes)}) copied, {mb_per_s:.1f} MB/s; {p.lag:,} records behind the "
+            f"source's high watermarks")
+
+
+def _report_progress(m: Mirror, interval: float, done: threading.Event, err: IO[str]) -> None:
+    """Every ``interval`` seconds until ``done``: the run's progress on ``err``."""
+    last_bytes, last_t = 0, time.monotonic()
+    while not done.wait(interval):
+        p = m.progress()
+        now = time.monotonic()
+        rate = (p.bytes - last_bytes) / 1e6 / max(now - last_t, 1e-9)
+        last_bytes, last_t = p.bytes, now
+        err.write(format_progress(p, rate) + "\n")
+        err.flush()
 
 
 def format_result(result: MirrorResult) -> list[str]:
@@ -211,6 +236,12 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
             previous[sig] = signal.signal(sig, stop)
         except ValueError:  # not the main thread: Ctrl-C raises KeyboardInterrupt as usual
             pass
+    done = threading.Event()
+    reporter = None
+    if args.progress_interval > 0:
+        reporter = threading.Thread(target=_report_progress, daemon=True,
+                                    args=(m, args.progress_interval, done, err))
+        reporter.start()
     try:
         result = m.run()
     except (KafkaLogError, OSError, ValueError) as e:
@@ -220,6 +251,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         err.write("kafkalog mirror: interrupted\n")
         return EXIT_ERRORS
     finally:
+        done.set()
+        if reporter is not None:
+            reporter.join(5)
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     if args.json:

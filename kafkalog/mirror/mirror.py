@@ -75,7 +75,8 @@ from .client import (
 )
 from .security import client_security
 
-__all__ = ["mirror", "Mirror", "MirrorResult", "PartitionReport", "TopicConfigReport",
+__all__ = ["mirror", "Mirror", "MirrorResult", "MirrorProgress", "PartitionReport",
+           "TopicConfigReport",
            "Truncation", "Gap", "MirrorError", "split_topic_overrides"]
 
 _OFFSET_OUT_OF_RANGE = 1
@@ -150,6 +151,19 @@ class PartitionReport:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+@dataclass(frozen=True)
+class MirrorProgress:
+    """Where a run stands (:meth:`Mirror.progress`): partitions being mirrored, what was copied
+    so far, and ``lag``, the records between the copies' log end offsets and the source's last
+    known high watermarks."""
+
+    partitions: int
+    batches: int
+    records: int
+    bytes: int
+    lag: int
 
 
 @dataclass
@@ -279,7 +293,20 @@ class Mirror:
             self.warn(f"client properties not applied by kafkalog mirror: "
                       f"{', '.join(self.security.ignored)}")
         self._stop = threading.Event()
+        self._parts: list[_Partition] = []
         self._clients: dict[int, KafkaClient] = {}
+
+    def progress(self) -> MirrorProgress:
+        """The run's progress so far (safe from another thread: it only reads counters)."""
+        parts = [st for st in self._parts if not st.report.error]
+        lag = 0
+        for st in parts:
+            log = st.log
+            if log is not None and st.report.source_high_watermark >= 0:
+                lag += max(0, st.report.source_high_watermark - log.log_end_offset)
+        return MirrorProgress(len(parts), sum(st.report.batches for st in parts),
+                              sum(st.report.records for st in parts),
+                              sum(st.report.bytes for st in parts), lag)
 
     def stop(self) -> None:
         """End the run after the fetch in flight (thread-safe)."""
@@ -449,6 +476,7 @@ class Mirror:
         """
         try:
             parts = self._plan()
+            self._parts = parts
             result = MirrorResult(self.bootstrap_server, str(self.directory),
                                   [st.report for st in parts],
                                   topic_configs=self._topic_configs)

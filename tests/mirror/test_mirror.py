@@ -345,6 +345,12 @@ def test_follow_until_stopped_closes_cleanly(tmp_path):
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline and not copied_up_to(dst / "f-0", 13):
             time.sleep(0.05)
+        # the progress another thread reads while the run follows: the 13 records, no lag
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and m.progress().lag:
+            time.sleep(0.05)
+        p = m.progress()
+        assert (p.partitions, p.records, p.lag) == (1, 13, 0), p
         m.stop()
         t.join(10)
         assert not t.is_alive()
@@ -363,6 +369,7 @@ def test_ctrl_c_ends_a_follow_cleanly(tmp_path):
     server = start_server(src)
     try:
         proc = subprocess.Popen([sys.executable, "-m", "kafkalog", "mirror", "--follow",
+                                 "--progress-interval", "0.2",
                                  "--bootstrap-server", server.address, str(dst)],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
@@ -370,6 +377,7 @@ def test_ctrl_c_ends_a_follow_cleanly(tmp_path):
             deadline = time.monotonic() + 30
             while time.monotonic() < deadline and not copied_up_to(dst / "f-0", 8):
                 time.sleep(0.05)
+            time.sleep(0.6)  # a few progress lines (every 0.2 s) once all 8 are copied
             proc.send_signal(signal.SIGINT)
             out, err = proc.communicate(timeout=30)
         finally:
@@ -379,6 +387,8 @@ def test_ctrl_c_ends_a_follow_cleanly(tmp_path):
         server.stop()
     assert proc.returncode == 0, err
     assert " batches, 8 records" in out and out.rstrip().endswith("; interrupted")
+    assert "kafkalog mirror: progress: 1 partitions, 8 records (" in err
+    assert "; 0 records behind the source's high watermarks" in err
     assert (dst / ".kafka_cleanshutdown").exists()
     assert "f 0 8" in (dst / "replication-offset-checkpoint").read_text()
     assert batch_bytes(dst / "f-0") == batch_bytes(src / "f-0")
