@@ -44,7 +44,7 @@ from ..clock import Clock, SystemClock
 from ..groups.share.state_topic import SHARE_STATE_TOPIC
 from ..log import Log
 from ..log_dir import LogDir, validate_topic_name
-from ..security.tls_stores import store_type
+from ..security.tls_stores import STORE_PROPERTIES, store_type
 from .protocol import ErrorCode
 
 __all__ = [
@@ -364,16 +364,7 @@ _PROPERTIES = {
     "share.coordinator.state.topic.num.partitions": "share_coordinator_state_topic_num_partitions",
     "security.protocol": "security_protocol",
     "sasl.enabled.mechanisms": "sasl_enabled_mechanisms",
-    "ssl.keystore.location": "ssl_keystore_location",
-    "ssl.keystore.type": "ssl_keystore_type",
-    "ssl.keystore.password": "ssl_keystore_password",
-    "ssl.keystore.key": "ssl_keystore_key",
-    "ssl.keystore.certificate.chain": "ssl_keystore_certificate_chain",
-    "ssl.key.password": "ssl_key_password",
-    "ssl.truststore.location": "ssl_truststore_location",
-    "ssl.truststore.type": "ssl_truststore_type",
-    "ssl.truststore.password": "ssl_truststore_password",
-    "ssl.truststore.certificates": "ssl_truststore_certificates",
+    **STORE_PROPERTIES,  # ssl.keystore.*, ssl.key.password, ssl.truststore.*
     "ssl.client.auth": "ssl_client_auth",
     "connections.failed.authentication.delay.ms": "connections_failed_authentication_delay_ms",
     "connections.max.reauth.ms": "connections_max_reauth_ms",
