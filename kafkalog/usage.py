@@ -19,8 +19,8 @@ import sys
 from collections.abc import Sequence
 from typing import IO
 
-__all__ = ["ArgumentParser", "UsageError", "parse_args", "java_split", "java_trim",
-           "replace_unencodable", "EXIT_USAGE"]
+__all__ = ["ArgumentParser", "UsageError", "parse_args", "key_value_pairs", "java_split",
+           "java_trim", "replace_unencodable", "EXIT_USAGE"]
 
 #: the exit status of bad arguments (kafkalog's subcommands; dump-segments uses Kafka's 1)
 EXIT_USAGE = 2
@@ -99,6 +99,27 @@ class ArgumentParser(argparse.ArgumentParser):
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise UsageError(f"{self.prog}: error: {message}")
+
+
+def key_value_pairs(items: Sequence[str], option: str) -> dict[str, str]:
+    """``KEY=VALUE`` arguments of ``option`` (``--config``...) as a dict, the key stripped; a
+    later key wins.
+
+    >>> key_value_pairs(["segment.bytes=1024", " a = b"], "--config")
+    {'segment.bytes': '1024', 'a': ' b'}
+
+    Raises
+    ------
+    UsageError
+        An item without ``=`` or with an empty key, naming ``option``.
+    """
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise UsageError(f"{option} expects KEY=VALUE, found {item!r}")
+        out[key.strip()] = value
+    return out
 
 
 def parse_args(parser: argparse.ArgumentParser, argv: Sequence[str] | None, err: IO[str]

@@ -51,7 +51,7 @@ from typing import IO, Any
 
 from ..console.command_line import load_props, parse_key_value_args
 from ..errors import ConfigError, KafkaLogError
-from ..usage import ArgumentParser, parse_args
+from ..usage import ArgumentParser, UsageError, key_value_pairs, parse_args
 from .mirror import Mirror, MirrorProgress, MirrorResult, PartitionReport
 
 __all__ = ["main", "build_parser", "format_result", "client_config"]
@@ -165,16 +165,6 @@ def format_result(result: MirrorResult) -> list[str]:
     return lines
 
 
-def _config(pairs: Sequence[str]) -> dict[str, str]:
-    out = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name.strip():
-            raise ValueError(f"--config takes NAME=VALUE (found {pair!r})")
-        out[name.strip()] = value.strip()
-    return out
-
-
 def client_config(command_config: str | None, overrides: Sequence[str]) -> dict[str, str]:
     """The client properties: the ``--command-config`` file's, then the ``-X`` overrides.
 
@@ -200,9 +190,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     if args is None:
         return status
     try:
-        config = _config(args.config)
+        config = {k: v.strip() for k, v in key_value_pairs(args.config, "--config").items()}
         client = client_config(args.command_config, args.command_property)
-    except ValueError as e:
+    except (UsageError, ValueError) as e:
         err.write(f"kafkalog mirror: error: {e}\n")
         return 2
     except OSError as e:

@@ -42,6 +42,8 @@ import logging
 import sys
 from collections.abc import Sequence
 
+from ..usage import UsageError, key_value_pairs
+
 __all__ = ["main", "build_parser"]
 
 
@@ -102,13 +104,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(f"kafkalog serve: needs the server extra, pip install "
                          f"'kafkalog[server]' ({e})\n")
         return 1
-    props = {}
-    for item in args.config:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            sys.stderr.write(f"kafkalog serve: --config expects KEY=VALUE, found {item!r}\n")
-            return 2
-        props[key.strip()] = value
+    try:
+        props = key_value_pairs(args.config, "--config")
+    except UsageError as e:
+        sys.stderr.write(f"kafkalog serve: {e}\n")
+        return 2
     if args.security_protocol is not None:
         props["security.protocol"] = args.security_protocol
     if args.dir is None and args.server_properties is None:

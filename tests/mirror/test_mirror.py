@@ -421,6 +421,9 @@ def test_usage_errors_exit_2(tmp_path):
     assert run(str(tmp_path))[0] == 2  # no --bootstrap-server
     assert run("--bootstrap-server", "h:1", str(tmp_path), "--start-offset", "x")[0] == 2
     assert cli_main(["mirror", "--bootstrap-server"]) == 2
+    status, _, err = run("--bootstrap-server", "h:1", str(tmp_path / "c"), "--config", "nope")
+    assert status == 2 and "--config expects KEY=VALUE, found 'nope'" in err
+    assert not (tmp_path / "c").exists()
 
 
 def test_module_doctests():
