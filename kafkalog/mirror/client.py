@@ -45,7 +45,8 @@ from ..errors import KafkaLogError
 from ..server.protocol import build
 from .security import PLAINTEXT, ClientSecurity
 
-__all__ = ["KafkaClient", "MirrorError", "BrokerNode", "PartitionInfo", "TopicInfo",
+__all__ = ["KafkaClient", "MirrorError", "BrokerUnavailableError", "BrokerNode", "PartitionInfo",
+           "TopicInfo",
            "FetchPartition", "FetchedPartition", "EARLIEST", "LATEST", "error_name",
            "API_RANGES"]
 
@@ -92,6 +93,12 @@ class MirrorError(KafkaLogError):
     ``offset`` the offset concerned."""
 
 
+class BrokerUnavailableError(MirrorError):
+    """The broker could not be reached, or its connection broke mid-request (a broker restart,
+    a network fault): what Kafka's clients retry on another connection after a backoff, unlike
+    a refused login or a response that does not parse."""
+
+
 def error_name(code: Any) -> str:
     """Kafka's name of an error code (``OFFSET_OUT_OF_RANGE``)."""
     name = getattr(code, "name", None)
@@ -136,6 +143,9 @@ class FetchPartition:
     fetch_offset: int
     last_fetched_epoch: int  # -1: none (an empty log)
     max_bytes: int
+    #: the leader epoch Metadata gave (KIP-320): a leader with a newer one answers
+    #: FENCED_LEADER_EPOCH, one that has not caught up UNKNOWN_LEADER_EPOCH; -1: no check
+    current_leader_epoch: int = -1
 
 
 @dataclass(frozen=True)
@@ -176,7 +186,7 @@ class KafkaClient:
             self._sock = socket.create_connection((host.strip("[]"), int(port)),
                                                   timeout=timeout)
         except OSError as e:
-            raise MirrorError(f"cannot connect to {address}: {e}") from None
+            raise BrokerUnavailableError(f"cannot connect to {address}: {e}") from None
         self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         try:
             if security.ssl_context is not None:
@@ -237,7 +247,8 @@ class KafkaClient:
         try:
             self._sock.sendall(frame)
         except OSError as e:
-            raise MirrorError(f"{self.address}: sending a request failed: {e}") from None
+            raise BrokerUnavailableError(f"{self.address}: sending a request failed: {e}") \
+                from None
         finally:
             del frame
         return self._correlation_id
@@ -250,12 +261,13 @@ class KafkaClient:
             while got < n:
                 k = self._sock.recv_into(view[got:], n - got)
                 if k == 0:
-                    raise MirrorError(f"{self.address}: the broker closed the connection"
+                    raise BrokerUnavailableError(f"{self.address}: the broker closed the "
+                                                 f"connection"
                                       f"{self._hint()}")
                 got += k
         except OSError as e:
-            raise MirrorError(f"{self.address}: reading a response failed: {e}"
-                              f"{self._hint()}") from None
+            raise BrokerUnavailableError(f"{self.address}: reading a response failed: {e}"
+                                         f"{self._hint()}") from None
         return buf
 
     def request(self, api_key: int, version: int, body: Mapping[str, Any]) -> Any:
@@ -436,7 +448,7 @@ class KafkaClient:
                                       f"and Metadata gave none")
                 ids[tid] = topic
             topics.append({"topic": topic, "topic_id": tid, "partitions": [
-                {"partition": fp.partition, "current_leader_epoch": -1,
+                {"partition": fp.partition, "current_leader_epoch": fp.current_leader_epoch,
                  "fetch_offset": fp.fetch_offset, "last_fetched_epoch": fp.last_fetched_epoch,
                  "log_start_offset": -1, "partition_max_bytes": fp.max_bytes}
                 for fp in fps]})

@@ -12,7 +12,10 @@ summary per partition::
       truncated 130 -> 100: diverging epoch 1 ending at offset 100 (...)
       GAP: offsets 0..99 deleted on the source before they were mirrored
 
-``--follow`` keeps fetching until Ctrl-C (the log dir is closed cleanly, checkpoints written);
+``--follow`` keeps fetching until Ctrl-C (the log dir is closed cleanly, checkpoints written).
+A partition whose leader moves or becomes unreachable (a broker restarting, an election) is
+looked up again and fetched from its new leader after Kafka's backoff, for up to
+``--retry-timeout`` seconds (default 60; no limit with ``--follow``);
 ``--start-offset latest`` starts new partitions at the source's high watermark; ``--config
 segment.bytes=N`` (repeatable) sets the local log dir's defaults; ``--json`` prints the reports
 as one JSON document.
@@ -68,8 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "batch, as a follower replica does: same offsets, same bytes.")
     p.add_argument("directory", metavar="DIR", help="the local log dir (created if needed; an "
                                                      "earlier run's resumes)")
-    p.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT",
-                   help="a broker of the source (the leader of the partitions mirrored)")
+    p.add_argument("--bootstrap-server", required=True, metavar="HOST:PORT[,HOST:PORT...]",
+                   help="brokers of the source, tried in order (the partitions are fetched "
+                        "from their leaders, looked up again when a leader moves)")
     p.add_argument("--topic", action="append", metavar="NAME_OR_REGEX",
                    help="a topic name or a regular expression matching whole names "
                         "(repeatable; default: every topic but internal ones)")
@@ -87,6 +91,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="print a progress line to stderr every SECONDS while mirroring "
                         "(records copied, MB/s, records behind the source); 0: none "
                         "(default 10)")
+    p.add_argument("--retry-timeout", type=float, default=None, metavar="SECONDS",
+                   help="give a partition up after it failed for SECONDS with retriable errors "
+                        "(its leader moved or unreachable); default 60, none with --follow "
+                        "(retried as long as it runs)")
     p.add_argument("--no-topic-configs", action="store_true",
                    help="do not give the copy's topics the source topics' own configs "
                         "(their overrides, read with DescribeConfigs)")
@@ -94,7 +102,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="a properties file of Kafka client settings for every connection: "
                         "security.protocol, ssl.truststore.location, ssl.keystore.location, "
                         "ssl.endpoint.identification.algorithm, sasl.mechanism (PLAIN, "
-                        "SCRAM-SHA-256, SCRAM-SHA-512), sasl.jaas.config, client.id")
+                        "SCRAM-SHA-256, SCRAM-SHA-512), sasl.jaas.config, client.id, "
+                        "retry.backoff.ms, retry.backoff.max.ms")
     p.add_argument("-X", "--command-property", action="append", default=[],
                    metavar="KEY=VALUE",
                    help="a Kafka client setting, over --command-config's (repeatable)")
@@ -116,6 +125,9 @@ def _format_partition(r: PartitionReport) -> list[str]:
     lines += [f"  truncated {t.from_offset} -> {t.to_offset}: {t.reason}" for t in r.truncations]
     lines += [f"  GAP: offsets {g.from_offset}..{g.to_offset - 1} deleted on the source before "
               f"they were mirrored (warning)" for g in r.gaps]
+    if r.retries:
+        lines.append(f"  retried {r.retries} time(s) (leader moved or unreachable); last "
+                     f"leader node {r.leader}")
     if r.error:
         lines.append(f"  ERROR: {r.error}")
     return lines
@@ -125,7 +137,8 @@ def format_progress(p: MirrorProgress, mb_per_s: float) -> str:
     """One progress line."""
     return (f"kafkalog mirror: progress: {p.partitions} partitions, {p.records:,} records "
             f"({_mb(p.bytes)}) copied, {mb_per_s:.1f} MB/s; {p.lag:,} records behind the "
-            f"source's high watermarks")
+            f"source's high watermarks"
+            + (f"; {p.retrying} partitions retrying" if p.retrying else ""))
 
 
 def _report_progress(m: Mirror, interval: float, done: threading.Event, err: IO[str]) -> None:
@@ -208,8 +221,9 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         m = Mirror(args.bootstrap_server, args.directory, topics=args.topic,
                    partitions=args.partition, follow=args.follow,
                    start_offset=args.start_offset, config=config, client_config=client,
-                   copy_topic_configs=not args.no_topic_configs, warn=warn)
-    except ConfigError as e:
+                   copy_topic_configs=not args.no_topic_configs,
+                   retry_timeout=args.retry_timeout, warn=warn)
+    except (ConfigError, ValueError) as e:
         err.write(f"kafkalog mirror: error: {e}\n")
         return 2
     # Ctrl-C (and SIGTERM) end the run after the fetch in flight: nothing is interrupted

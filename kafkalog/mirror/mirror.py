@@ -46,6 +46,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -66,12 +67,22 @@ from ..replication.fetcher import DivergingEpoch, ReplicaLog, offset_truncation_
 from .client import (
     EARLIEST,
     LATEST,
+    BrokerNode,
+    BrokerUnavailableError,
     FetchedPartition,
     FetchPartition,
     KafkaClient,
     MirrorError,
     TopicInfo,
     error_name,
+)
+from .retry import (
+    DEFAULT_RETRY_BACKOFF_MAX_MS,
+    DEFAULT_RETRY_BACKOFF_MS,
+    RETRY_BACKOFF_EXP_BASE,
+    RETRY_BACKOFF_JITTER,
+    ExponentialBackoff,
+    error_is_retriable,
 )
 from .security import client_security
 
@@ -83,6 +94,11 @@ _OFFSET_OUT_OF_RANGE = 1
 # rounds of OFFSET_OUT_OF_RANGE or diverging epochs that change nothing before the partition is
 # given up (Kafka's fetcher would retry forever: e.g. the source does not know the last epoch)
 _MAX_IDLE_ROUNDS = 3
+#: how long a partition may keep failing with retriable errors before a run that stops at the
+#: high watermark gives it up (a ``follow`` retries as long as it runs, as Kafka's fetcher)
+DEFAULT_RETRY_TIMEOUT = 60.0
+#: the Kafka client properties of the retries (the rest of ``client_config`` is security's)
+_RETRY_PROPERTIES = ("retry.backoff.ms", "retry.backoff.max.ms")
 
 
 @dataclass
@@ -147,6 +163,10 @@ class PartitionReport:
     target_offset: int = -1
     source_log_start_offset: int = -1
     source_high_watermark: int = -1
+    #: the source broker (node id) leading the partition when it was last fetched
+    leader: int = -1
+    #: fetches (or metadata refreshes) that failed with a retriable error and were retried
+    retries: int = 0
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -164,6 +184,8 @@ class MirrorProgress:
     records: int
     bytes: int
     lag: int
+    #: partitions waiting to retry (their leader moved or unreachable)
+    retrying: int = 0
 
 
 @dataclass
@@ -200,20 +222,30 @@ class MirrorResult:
 class _Partition:
     """A mirrored partition's fetch state."""
 
-    __slots__ = ("report", "topic_id", "leader", "log", "done", "fetched", "idle",
-                 "max_bytes", "new")
+    __slots__ = ("report", "topic_id", "leader", "leader_epoch", "log", "done", "fetched",
+                 "idle", "max_bytes", "new", "stale", "retry_at", "attempts", "failing_since",
+                 "last_failure")
 
     def __init__(self, report: PartitionReport, topic_id: uuid.UUID | None, leader: int,
-                 max_bytes: int) -> None:
+                 leader_epoch: int, max_bytes: int) -> None:
         self.report = report
         self.topic_id = topic_id
-        self.leader = leader
+        self.leader = report.leader = leader
+        self.leader_epoch = leader_epoch
         self.log: Log | None = None
         self.done = False
         self.fetched = False  # a fetch answered records (or none) without divergence
         self.idle = 0
         self.max_bytes = max_bytes
         self.new = False
+        # retrying: the leader is to be looked up again (Metadata) before the next fetch, not
+        # before ``retry_at`` (time.monotonic()); ``failing_since`` the first failure of the
+        # current run of failures, None when the last fetch succeeded
+        self.stale = False
+        self.retry_at = 0.0
+        self.attempts = 0
+        self.failing_since: float | None = None
+        self.last_failure = ""
 
     @property
     def tp(self) -> tuple[str, int]:
@@ -226,7 +258,9 @@ class Mirror:
     Parameters
     ----------
     bootstrap_server:
-        ``HOST:PORT`` of a broker of the source cluster (or ``kafkalog serve``).
+        ``HOST:PORT`` of a broker of the source cluster (or ``kafkalog serve``), or a comma
+        separated list of them, tried in order (at the start and whenever no known broker
+        answers a metadata request).
     directory:
         The local log dir (created if needed; a log dir written by an earlier run resumes).
     topics:
@@ -253,9 +287,17 @@ class Mirror:
         ``ssl.endpoint.identification.algorithm``, ``sasl.mechanism``, ``sasl.jaas.config``,
         ``client.id`` (:mod:`kafkalog.mirror.security`); None: PLAINTEXT. Checked (and the
         stores read) here: a :class:`~kafkalog.errors.ConfigError` for what is not valid or
-        not supported. Other keys are named in one warning.
+        not supported. ``retry.backoff.ms`` and ``retry.backoff.max.ms`` set the backoff
+        between retries (Kafka's defaults 100 and 1000). Other keys are named in one warning.
+    retry_timeout:
+        Seconds a partition may keep failing with retriable errors (its leader moved or
+        unreachable, a broker restarting: :mod:`kafkalog.mirror.retry`) before it is given up
+        with the last error. None: 60 s, and no limit with ``follow`` (Kafka's fetcher retries
+        for as long as it runs). Between attempts the leader is looked up again (Metadata
+        from any broker known or given) and the partition waits Kafka's exponential backoff.
     warn:
-        Called with each warning as it happens (gaps), e.g. to print it at once.
+        Called with each warning as it happens (gaps, a partition failing and fetched again),
+        e.g. to print it at once.
 
     Example
     -------
@@ -270,11 +312,18 @@ class Mirror:
                  partition_max_bytes: int = 8 << 20, fetch_max_bytes: int = 64 << 20,
                  max_wait_ms: int = 500, timeout: float = 30.0,
                  client_config: Mapping[str, str] | None = None,
+                 retry_timeout: float | None = None,
                  warn: Callable[[str], None] | None = None) -> None:
         if start_offset not in ("earliest", "latest"):
             raise ValueError(f"start_offset must be 'earliest' or 'latest' "
                              f"(found {start_offset!r})")
+        if retry_timeout is not None and not retry_timeout >= 0:
+            raise ValueError(f"retry_timeout must be >= 0 seconds (found {retry_timeout!r})")
         self.bootstrap_server = bootstrap_server
+        self._bootstrap = [a.strip() for a in bootstrap_server.split(",") if a.strip()]
+        if not self._bootstrap:
+            raise ValueError(f"no bootstrap server in {bootstrap_server!r} (expected "
+                             f"HOST:PORT[,HOST:PORT...])")
         self.directory = Path(directory)
         self.topics = list(topics) if topics else None
         self.partitions = None if partitions is None else {int(p) for p in partitions}
@@ -288,13 +337,27 @@ class Mirror:
         self.max_wait_ms = max_wait_ms
         self.timeout = timeout
         self.warn = warn or (lambda msg: None)
-        self.security = client_security(client_config)
+        props = dict(client_config or {})
+        retry = {k: props.pop(k) for k in _RETRY_PROPERTIES if k in props}
+        self.security = client_security(props)
         if self.security.ignored:
             self.warn(f"client properties not applied by kafkalog mirror: "
                       f"{', '.join(self.security.ignored)}")
+        self.retry_timeout = retry_timeout if retry_timeout is not None else (
+            None if follow else DEFAULT_RETRY_TIMEOUT)
+        self._backoff = ExponentialBackoff(
+            _ms_property(retry, "retry.backoff.ms", DEFAULT_RETRY_BACKOFF_MS),
+            RETRY_BACKOFF_EXP_BASE,
+            _ms_property(retry, "retry.backoff.max.ms", DEFAULT_RETRY_BACKOFF_MAX_MS),
+            RETRY_BACKOFF_JITTER)
         self._stop = threading.Event()
         self._parts: list[_Partition] = []
-        self._clients: dict[int, KafkaClient] = {}
+        # one connection per broker address; the source's brokers as Metadata last listed them
+        self._conns: dict[str, KafkaClient] = {}
+        self._brokers: dict[int, BrokerNode] = {}
+        # a one-broker source whose advertised address is not the one it was reached at
+        # (a container's host name): its connections go to the address that worked
+        self._alias: dict[str, str] = {}
 
     def progress(self) -> MirrorProgress:
         """The run's progress so far (safe from another thread: it only reads counters)."""
@@ -306,7 +369,8 @@ class Mirror:
                 lag += max(0, st.report.source_high_watermark - log.log_end_offset)
         return MirrorProgress(len(parts), sum(st.report.batches for st in parts),
                               sum(st.report.records for st in parts),
-                              sum(st.report.bytes for st in parts), lag)
+                              sum(st.report.bytes for st in parts), lag,
+                              sum(st.failing_since is not None for st in parts))
 
     def stop(self) -> None:
         """End the run after the fetch in flight (thread-safe)."""
@@ -336,29 +400,69 @@ class Mirror:
                 chosen[n] = topics[n]
         return [chosen[n] for n in sorted(chosen)]
 
-    def _client(self, node_id: int, brokers: Mapping[int, Any]) -> KafkaClient:
-        c = self._clients.get(node_id)
+    # -- connections -----------------------------------------------------------------------------
+
+    def _connect(self, address: str) -> KafkaClient:
+        """The connection to ``address`` (opened if there is none)."""
+        address = self._alias.get(address, address)
+        c = self._conns.get(address)
         if c is None:
-            node = brokers.get(node_id)
-            if node is None:
-                raise MirrorError(f"leader node {node_id} is not among the brokers Metadata "
-                                  f"listed")
-            c = KafkaClient(node.address, timeout=self.timeout, security=self.security)
-            self._clients[node_id] = c
+            c = KafkaClient(address, timeout=self.timeout, security=self.security)
+            self._conns[address] = c
         return c
+
+    def _drop(self, client: KafkaClient) -> None:
+        """Forget a broken connection (the next request to its broker opens a new one)."""
+        if self._conns.get(client.address) is client:
+            del self._conns[client.address]
+        client.close()
+
+    def _leader_client(self, node_id: int) -> KafkaClient:
+        node = self._brokers.get(node_id)
+        if node is None:
+            raise BrokerUnavailableError(f"leader node {node_id} is not among the brokers "
+                                         f"Metadata listed")
+        return self._connect(node.address)
+
+    def _metadata(self, topics: Sequence[str] | None
+                  ) -> tuple[KafkaClient, dict[int, BrokerNode], dict[str, TopicInfo]]:
+        """Metadata from the first broker that answers: a connected one, then the bootstrap
+        servers in order, then the other brokers last listed (Kafka's clients ask the least
+        loaded known node, and the bootstrap servers when none is left)."""
+        candidates = list(self._conns) + self._bootstrap + [
+            n.address for n in self._brokers.values()]
+        failures: list[str] = []
+        for address in dict.fromkeys(candidates):
+            try:
+                client = self._connect(address)
+            except BrokerUnavailableError as e:
+                failures.append(str(e))
+                continue
+            try:
+                brokers, info = client.metadata(topics)
+            except BrokerUnavailableError as e:
+                self._drop(client)
+                failures.append(str(e))
+                continue
+            self._brokers = brokers
+            if len(brokers) == 1:
+                node = next(iter(brokers.values()))
+                if node.address != client.address:
+                    self._alias[node.address] = client.address
+            # connections to addresses no broker has any more (a broker moved) are closed
+            held = {self._alias.get(n.address, n.address) for n in brokers.values()}
+            for c in list(self._conns.values()):
+                if c is not client and c.address not in held:
+                    self._drop(c)
+            return client, brokers, info
+        if len(failures) == 1:
+            raise BrokerUnavailableError(failures[0])
+        raise BrokerUnavailableError("no broker answered Metadata: " + "; ".join(failures))
 
     def _plan(self) -> list[_Partition]:
         """Metadata and offsets from the source; nothing written locally yet (so a bad
         address or topic leaves nothing behind)."""
-        boot = KafkaClient(self.bootstrap_server, timeout=self.timeout, security=self.security)
-        self._clients[-1] = boot
-        brokers, topics = boot.metadata(None)
-        # the bootstrap connection serves the broker it reached (matched by address)
-        for node in brokers.values():
-            if node.address == self.bootstrap_server:
-                self._clients[node.node_id] = boot
-        if len(brokers) == 1:
-            self._clients.setdefault(next(iter(brokers)), boot)
+        boot, brokers, topics = self._metadata(None)
         selected = self._select(topics)
         if not selected:
             raise MirrorError(f"no topic to mirror on {self.bootstrap_server}")
@@ -384,7 +488,8 @@ class Mirror:
                 rep = PartitionReport(t.name, p.partition,
                                       None if t.topic_id is None else str(
                                           Uuid.from_bytes(t.topic_id.bytes)))
-                st = _Partition(rep, t.topic_id, p.leader, self.partition_max_bytes)
+                st = _Partition(rep, t.topic_id, p.leader, p.leader_epoch,
+                                self.partition_max_bytes)
                 if p.error or p.leader < 0:
                     rep.error = f"no leader on the source (Metadata: {error_name(p.error)})"
                 parts.append(st)
@@ -392,7 +497,7 @@ class Mirror:
             raise MirrorError(f"no partition {sorted(self.partitions or [])} in the topics "
                               f"selected")
         for leader, group in _by_leader(parts).items():
-            client = self._client(leader, brokers)
+            client = self._leader_client(leader)
             want = {st.tp: EARLIEST for st in group}
             earliest = client.list_offsets(want)
             latest = client.list_offsets({tp: LATEST for tp in want})
@@ -496,9 +601,9 @@ class Mirror:
                 st.log is not None and not st.report.error and not st.done for st in parts))
             return result
         finally:
-            for c in {id(c): c for c in self._clients.values()}.values():
+            for c in list(self._conns.values()):
                 c.close()
-            self._clients.clear()
+            self._conns.clear()
 
     def _loop(self, parts: list[_Partition], logs: LogDir) -> None:
         while not self._stop.is_set():
@@ -506,34 +611,135 @@ class Mirror:
                       and not st.done]
             if not active:
                 return
-            for leader, group in _by_leader(active).items():
-                client = self._clients[leader]
-                # a run that stops at the starting high watermark has nothing to wait for; a
-                # follow long-polls as Kafka's fetcher does (replica.fetch.wait.max.ms)
-                wait = self.max_wait_ms if self.follow else 0
-                try:
-                    answers = client.fetch(
-                        [FetchPartition(st.report.topic, st.topic_id, st.report.partition,
-                                        st.log.log_end_offset,  # type: ignore[union-attr]
-                                        _latest_epoch(st.log), st.max_bytes)
-                         for st in group],
-                        max_wait_ms=wait, max_bytes=self.fetch_max_bytes)
-                except MirrorError as e:
-                    for st in group:
-                        st.report.error = str(e)
-                    continue
-                by_tp = {(a.topic, a.partition): a for a in answers}
-                for st in group:
-                    a = by_tp.get(st.tp)
-                    if a is None:
-                        st.report.error = "the source's fetch response left the partition out"
-                        continue
-                    try:
-                        self._handle(st, a, client, logs)
-                    except KafkaLogError as e:
-                        st.report.error = str(e)
+            now = time.monotonic()
+            ready = [st for st in active if st.retry_at <= now]
+            if not ready:
+                # every partition is backing off: sleep until the first is due (or a stop)
+                self._stop.wait(min(st.retry_at for st in active) - now)
+                continue
+            stale = [st for st in ready if st.stale]
+            if stale:
+                self._refresh_leaders(stale)
+                ready = [st for st in ready if not st.stale and not st.report.error]
+            for leader, group in _by_leader(ready).items():
+                self._fetch(leader, group, logs)
                 if self._stop.is_set():
                     return
+
+    def _fetch(self, leader: int, group: list[_Partition], logs: LogDir) -> None:
+        """One fetch of the partitions ``leader`` leads, and its answers handled."""
+        # a run that stops at the starting high watermark has nothing to wait for; a follow
+        # long-polls as Kafka's fetcher does (replica.fetch.wait.max.ms)
+        wait = self.max_wait_ms if self.follow else 0
+        client = None
+        try:
+            client = self._leader_client(leader)
+            answers = client.fetch(
+                [FetchPartition(st.report.topic, st.topic_id, st.report.partition,
+                                st.log.log_end_offset,  # type: ignore[union-attr]
+                                _latest_epoch(st.log), st.max_bytes, st.leader_epoch)
+                 for st in group],
+                max_wait_ms=wait, max_bytes=self.fetch_max_bytes)
+        except BrokerUnavailableError as e:
+            # AbstractFetcherThread: a failed fetch request puts all its partitions in
+            # partitionsWithError, retried after the backoff
+            if client is not None:
+                self._drop(client)
+            for st in group:
+                self._retry(st, str(e))
+            return
+        except MirrorError as e:
+            for st in group:
+                st.report.error = str(e)
+            return
+        by_tp = {(a.topic, a.partition): a for a in answers}
+        for st in group:
+            a = by_tp.get(st.tp)
+            if a is None:
+                st.report.error = "the source's fetch response left the partition out"
+                continue
+            try:
+                self._handle(st, a, client, logs)
+            except BrokerUnavailableError as e:  # (ListOffsets after OFFSET_OUT_OF_RANGE)
+                self._drop(client)
+                self._retry(st, str(e))
+            except KafkaLogError as e:
+                st.report.error = str(e)
+
+    # -- retries ---------------------------------------------------------------------------------
+
+    def _retry(self, st: _Partition, why: str) -> None:
+        """A retriable failure of ``st`` (:mod:`kafkalog.mirror.retry`): look its leader up
+        again and fetch after the backoff, or give it up once it failed for longer than the
+        retry timeout."""
+        rep = st.report
+        now = time.monotonic()
+        rep.retries += 1
+        st.last_failure = why
+        if st.failing_since is None:
+            st.failing_since = now
+            self.warn(f"{rep.topic}-{rep.partition}: {why}; retrying (fetch offset "
+                      f"{_log_end(st)})")
+        failing = now - st.failing_since
+        if self.retry_timeout is not None and failing >= self.retry_timeout:
+            rep.error = (f"{why} (retried {st.attempts + 1} times for {failing:.1f} s; "
+                         f"retry timeout {self.retry_timeout:g} s)")
+            return
+        st.stale = True
+        st.retry_at = now + self._backoff.backoff(st.attempts) / 1000.0
+        st.attempts += 1
+
+    def _recovered(self, st: _Partition) -> None:
+        """A fetch of ``st`` succeeded: the end of a run of failures, if there was one."""
+        if st.failing_since is None:
+            return
+        rep = st.report
+        node = self._brokers.get(st.leader)
+        self.warn(f"{rep.topic}-{rep.partition}: fetching again from node {st.leader}"
+                  + (f" ({node.address})" if node else "")
+                  + f" at offset {_log_end(st)} after "
+                  f"{time.monotonic() - st.failing_since:.1f} s")
+        st.failing_since = None
+        st.attempts = 0
+        st.last_failure = ""
+
+    def _refresh_leaders(self, stale: list[_Partition]) -> None:
+        """Look up the leaders of the ``stale`` partitions (Kafka's consumer: a metadata update
+        after a retriable fetch error). A topic whose id changed was deleted and recreated on
+        the source: its partitions fail (the copy must not continue one topic's history with
+        another's records)."""
+        try:
+            _, brokers, topics = self._metadata(sorted({st.report.topic for st in stale}))
+        except MirrorError as e:
+            for st in stale:
+                self._retry(st, f"{st.last_failure}; then {e}" if st.last_failure
+                            else str(e))
+            return
+        for st in stale:
+            rep = st.report
+            t = topics.get(rep.topic)
+            if t is not None and not t.error and t.topic_id is not None \
+                    and st.topic_id is not None and t.topic_id != st.topic_id:
+                rep.error = (f"the source's topic {rep.topic!r} now has topic id "
+                             f"{Uuid.from_bytes(t.topic_id.bytes)}, the copy holds "
+                             f"{Uuid.from_bytes(st.topic_id.bytes)}: it was deleted and "
+                             f"recreated on the source; not mirrored further (the copy keeps "
+                             f"the old topic's records up to offset {_log_end(st)})")
+                continue
+            p = None if t is None or t.error else next(
+                (p for p in t.partitions if p.partition == rep.partition), None)
+            if p is None or p.error or p.leader < 0 or p.leader not in brokers:
+                why = ("Metadata: the topic is unknown on the source" if t is None else
+                       f"Metadata: {error_name(t.error)}" if t.error else
+                       "Metadata: the partition is unknown on the source" if p is None else
+                       f"Metadata: no leader ({error_name(p.error)})" if p.error
+                       or p.leader < 0 else
+                       f"Metadata: leader node {p.leader} is not among the brokers listed")
+                self._retry(st, why)
+                continue
+            st.stale = False
+            st.leader = rep.leader = p.leader
+            st.leader_epoch = p.leader_epoch
 
     def _handle(self, st: _Partition, a: FetchedPartition, client: KafkaClient,
                 logs: LogDir) -> None:
@@ -544,9 +750,14 @@ class Mirror:
             self._out_of_range(st, client)
             return
         if a.error:
-            rep.error = (f"fetch at offset {log.log_end_offset}: {error_name(a.error)} from "
-                         f"{client.address}")
+            why = (f"fetch at offset {log.log_end_offset}: {error_name(a.error)} from "
+                   f"{client.address}")
+            if error_is_retriable(a.error):
+                self._retry(st, why)
+            else:
+                rep.error = why
             return
+        self._recovered(st)
         rep.source_high_watermark = a.high_watermark
         rep.source_log_start_offset = a.log_start_offset
         if a.diverging_epoch is not None:
@@ -588,8 +799,13 @@ class Mirror:
         (e1, start), = offsets.values()
         (e2, end), = client.list_offsets({st.tp: LATEST}).values()
         if e1 or e2:
-            rep.error = f"ListOffsets error {error_name(e1 or e2)}"
+            why = f"ListOffsets error {error_name(e1 or e2)} from {client.address}"
+            if error_is_retriable(e1 or e2):
+                self._retry(st, why)
+            else:
+                rep.error = why
             return
+        self._recovered(st)
         rep.source_log_start_offset, rep.source_high_watermark = start, end
         leo = log.log_end_offset
         if leo > end:
@@ -696,6 +912,23 @@ class Mirror:
         rep.log_start_offset = log.log_start_offset
         rep.log_end_offset = log.log_end_offset
         rep.high_watermark = logs.high_watermark(*st.tp)
+
+
+def _ms_property(props: Mapping[str, str], name: str, default: int) -> int:
+    raw = props.get(name)
+    if raw is None:
+        return default
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise ConfigError(f"{name}: expected a number of milliseconds >= 0, found {raw!r}")
+    return value
+
+
+def _log_end(st: _Partition) -> int:
+    return -1 if st.log is None else st.log.log_end_offset
 
 
 def _latest_epoch(log: Log | None) -> int:

@@ -430,7 +430,7 @@ def test_module_doctests():
     import doctest
     import importlib
 
-    for name in ("client", "command", "mirror"):
+    for name in ("client", "command", "mirror", "retry"):
         module = importlib.import_module(f"kafkalog.mirror.{name}")
         assert doctest.testmod(module).failed == 0
 

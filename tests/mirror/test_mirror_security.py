@@ -186,7 +186,8 @@ def test_sasl_ssl_scram(tmp_path, pki, mechanism):
         # a leader's connection is opened with the same settings (with one broker the run
         # reuses the bootstrap connection: here the leader is asked for by another address)
         m = Mirror(server.address, tmp_path / "unused", client_config=conf)
-        leader = m._client(1, {1: BrokerNode(1, "localhost", server.port)})
+        m._brokers = {1: BrokerNode(1, "localhost", server.port)}
+        leader = m._leader_client(1)
         try:
             assert leader.security is m.security and leader.address != server.address
             assert leader.metadata(["orders"])[1]["orders"].partitions
@@ -194,8 +195,9 @@ def test_sasl_ssl_scram(tmp_path, pki, mechanism):
             leader.close()
         bad = {**conf, "sasl.jaas.config": SCRAM_JAAS.format(user="alice", password="nope")}
         m = Mirror(server.address, tmp_path / "unused", client_config=bad)
+        m._brokers = {1: BrokerNode(1, "localhost", server.port)}
         with pytest.raises(MirrorError) as e:
-            m._client(1, {1: BrokerNode(1, "localhost", server.port)})
+            m._leader_client(1)
         assert str(e.value) == (f"localhost:{server.port}: {mechanism} authentication as "
                                 f"'alice' failed: {SCRAM_FAILED.format(mechanism=mechanism)}")
     finally:
