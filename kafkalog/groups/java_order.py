@@ -280,6 +280,18 @@ class JavaHashMap(Generic[K, V]):
         """The current number of buckets."""
         return self._capacity
 
+    def shares_buckets(self) -> bool:
+        """Whether two keys share a bucket: when none do, the iteration order is the buckets'
+        and the same whatever order the keys were inserted in.
+
+        >>> m = JavaHashMap(string_hash)
+        >>> m["a"] = m["b"] = None
+        >>> m.shares_buckets()
+        False
+        """
+        mask = self._capacity - 1
+        return len({b & mask for b in self._bucket.values()}) < len(self._bucket)
+
     def first_key(self) -> K:
         """``keySet().iterator().next()`` without sorting everything."""
         if self._order is not None:

@@ -521,3 +521,50 @@ def test_sticky_as_balanced_and_sticky_as_kafka_python(data: st.DataObject, grou
 def test_every_member_present_even_without_partitions() -> None:
     got = assign("uniform", {"a": ["t"], "b": ["t"], "c": ["t"]}, {"t": 1})
     assert Counter(len(v) for v in got.values()) == Counter({0: 2, 1: 1})
+
+
+# -- range's orders: the shortcuts against the direct computation ----------------------------
+
+def _member_order_by_key(inp, members):
+    """``MemberInfo.compareTo`` as a sort key (static members first by instance id)."""
+    from kafkalog.groups.java_order import java_string_key
+
+    def key(m):
+        i = inp.instance_ids.get(m)
+        return (0, java_string_key(i)) if i is not None else (1, java_string_key(m))
+
+    return sorted(members, key=key)
+
+
+def _topic_map_order_direct(inp):
+    """``partitionsPerTopic`` filled from ``allSubscribedTopics`` filled member by member in
+    the subscriptions' HashMap order, every map built."""
+    from kafkalog.groups.java_order import JavaHashMap, string_hash
+
+    members = JavaHashMap.ordered(inp.members, string_hash)
+    topics = JavaHashMap.ordered(dict.fromkeys(t for m in members for t in inp.topics[m]),
+                                 string_hash)
+    return JavaHashMap.ordered([t for t in topics if t in inp.partitions], string_hash)
+
+
+# names from a small alphabet (many share a bucket once there are a few dozen), with characters
+# where Java's and Python's string orders differ (U+E000 and above, surrogate pairs)
+_NAMES = st.text(alphabet="ab\ue000\U0001f600", min_size=1, max_size=4)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(members=st.lists(_NAMES, min_size=1, max_size=12, unique=True),
+       topics=st.lists(_NAMES, min_size=1, max_size=40, unique=True),
+       data=st.data())
+def test_range_orders_equal_the_direct_computation(members, topics, data):
+    from kafkalog.groups.assignors.model import AssignmentInput
+    from kafkalog.groups.assignors.range import member_order, topic_map_order
+
+    subs = {m: data.draw(st.lists(st.sampled_from(topics), min_size=1, unique=True))
+            for m in members}
+    counts = {t: data.draw(st.integers(1, 3)) for t in topics}
+    static = {m: data.draw(st.one_of(st.none(), st.sampled_from(["i", "j", "\ue000"])))
+              for m in members}
+    inp = AssignmentInput.build(subs, counts, group_instance_ids=static)
+    assert member_order(inp, list(subs)) == _member_order_by_key(inp, list(subs))
+    assert topic_map_order(inp) == _topic_map_order_direct(inp)

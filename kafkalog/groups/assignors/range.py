@@ -25,7 +25,9 @@ list is sorted by topic and partition. Members without a rack match any partitio
 
 from __future__ import annotations
 
-from ..java_order import JavaHashMap, java_string_key, string_hash
+from itertools import repeat
+
+from ..java_order import JavaHashMap, java_sorted, java_string_key, string_hash
 from .model import AssignmentInput, TopicPartition, use_rack_aware_assignment
 
 __all__ = ["assign_range", "member_order", "topic_map_order"]
@@ -35,18 +37,28 @@ def member_order(inp: AssignmentInput, members: list[str]) -> list[str]:
     """``Collections.sort`` of ``MemberInfo``: static members first (by instance id), then
     dynamic members by member id, in Java string order."""
     inst = inp.instance_ids
-
-    def key(m: str) -> tuple[int, bytes]:
-        i = inst.get(m)
-        return (0, java_string_key(i)) if i is not None else (1, java_string_key(m))
-
-    return sorted(members, key=key)
+    static = [m for m in members if inst.get(m) is not None]
+    dynamic = java_sorted(m for m in members if inst.get(m) is None)
+    if not static:
+        return dynamic
+    # (two static members may share an instance id: sorted is stable, as Collections.sort)
+    ids = java_sorted(dict.fromkeys(inst[m] for m in static))
+    rank = {i: n for n, i in enumerate(ids)}
+    return sorted(static, key=lambda m: rank[inst[m]]) + dynamic
 
 
 def topic_map_order(inp: AssignmentInput) -> list[str]:
     """The iteration order of the client's ``partitionsPerTopic`` ``HashMap``: filled from the
     ``allSubscribedTopics`` ``HashSet``, itself filled member by member in the subscriptions'
     ``HashMap`` order (``AbstractPartitionAssignor.assign``)."""
+    topics: JavaHashMap[str, None] = JavaHashMap(string_hash)
+    for t in dict.fromkeys(t for m in inp.members for t in inp.topics[m]):
+        if t in inp.partitions:
+            topics[t] = None
+    if not topics.shares_buckets():
+        # no two topics in one bucket of partitionsPerTopic: its order is its buckets',
+        # whatever order the members' HashMap and the topics' HashSet filled it in
+        return list(topics)
     members = JavaHashMap.ordered(inp.members, string_hash)
     all_topics = JavaHashMap.ordered(
         dict.fromkeys(t for m in members for t in inp.topics[m]), string_hash)
@@ -54,8 +66,10 @@ def topic_map_order(inp: AssignmentInput) -> list[str]:
 
 
 def _subscribers(inp: AssignmentInput) -> dict[str, list[str]]:
+    """Each topic's subscribers in :func:`member_order` (the members are sorted once: the
+    order of a topic's subscribers is the order of all members restricted to them)."""
     subscribers: dict[str, list[str]] = {}
-    for m in inp.members:
+    for m in member_order(inp, inp.members):
         for t in inp.topics[m]:
             subscribers.setdefault(t, []).append(m)
     return subscribers
@@ -66,13 +80,12 @@ def assign_range(inp: AssignmentInput) -> dict[str, list[TopicPartition]]:
     ranges."""
     subscribers = _subscribers(inp)
     if any(r is not None for r in inp.consumer_racks.values()):
-        states = [_TopicState(inp, t, member_order(inp, subscribers[t]))
-                  for t in topic_map_order(inp)]
+        states = [_TopicState(inp, t, subscribers[t]) for t in topic_map_order(inp)]
         if any(s.needs_rack_aware for s in states):
             return _assign_rack_aware(inp, states)
     assignment: dict[str, list[TopicPartition]] = {m: [] for m in inp.members}
     for topic in topic_map_order(inp):
-        consumers = member_order(inp, subscribers[topic])
+        consumers = subscribers[topic]
         count = inp.partitions[topic]
         per, extra = divmod(count, len(consumers))
         start = 0
@@ -81,7 +94,7 @@ def assign_range(inp: AssignmentInput) -> dict[str, list[TopicPartition]]:
                 break
             n = per + (1 if i < extra else 0)
             if n:
-                assignment[consumer].extend((topic, p) for p in range(start, start + n))
+                assignment[consumer].extend(zip(repeat(topic, n), range(start, start + n)))
             start += n
     return assignment
 
