@@ -882,7 +882,9 @@ def test_through_kafkalog_cli_with_stdin(tmp_path: Path, monkeypatch, capsys) ->
 
 
 class InterruptedInput(io.BytesIO):
-    """Standard input whose reader is interrupted (Ctrl-C) after ``lines`` lines."""
+    """Standard input whose reader is interrupted (Ctrl-C) after ``lines`` lines: a pipe
+    giving a line a read, whether read a line (``readline``) or a block (``read1``) at a
+    time."""
 
     def __init__(self, data: bytes, lines: int) -> None:
         super().__init__(data)
@@ -894,13 +896,18 @@ class InterruptedInput(io.BytesIO):
         self.lines -= 1
         return super().readline(size)
 
+    def read1(self, size: int = -1) -> bytes:
+        return self.readline(size)
 
-def test_an_interrupt_writes_what_was_read(tmp_path: Path) -> None:
+
+@pytest.mark.parametrize("sync", [False, True])
+def test_an_interrupt_writes_what_was_read(tmp_path: Path, sync: bool) -> None:
     d = tmp_path / "logs"
     create_topic(d, "t", 1)
     err = io.StringIO()
-    status = cp.main([str(d), "--topic", "t"], stdin=InterruptedInput(b"a\nb\nc\n", 2),
-                     stderr=err, clock=ManualClock(NOW))
+    status = cp.main([str(d), "--topic", "t", *(["--sync"] if sync else [])],
+                     stdin=InterruptedInput(b"a\nb\nc\n", 2), stderr=err,
+                     clock=ManualClock(NOW))
     # Kafka's shutdown hook closes the producer, which sends what it holds
     assert (status, err.getvalue()) == (130, "")
     assert [r[1] for _, recs in batches(d, "t", 0) for r in recs] == [b"a", b"b"]
@@ -917,3 +924,107 @@ def test_docstring_examples() -> None:
         result = doctest.testmod(mod, raise_on_error=False, verbose=False)
         assert result.failed == 0, mod.__name__
         assert result.attempted > 0, mod.__name__
+
+
+class InterruptingClock(ManualClock):
+    """A clock whose ``at``-th reading (one a record sent) delivers SIGINT to this process, as
+    Ctrl-C does while the producer works through a block of lines."""
+
+    def __init__(self, start_ms: int, at: int) -> None:
+        super().__init__(start_ms)
+        self.readings = 0
+        self.at = at
+
+    def milliseconds(self) -> int:
+        import os
+        import signal
+
+        self.readings += 1
+        if self.readings == self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+        return super().milliseconds()
+
+
+def test_an_interrupt_while_a_block_is_sent_writes_the_whole_block(tmp_path: Path) -> None:
+    d = tmp_path / "logs"
+    create_topic(d, "t", 2)
+    data = b"".join(b"k%d\tv%d\n" % (i, i) for i in range(50))
+    err = io.StringIO()
+    status = cp.main([str(d), "--topic", "t", "--reader-property", "parse.key=true"],
+                     stdin=io.BytesIO(data), stderr=err, clock=InterruptingClock(NOW, 20))
+    # the 50 lines were read in one block: the signal takes effect once all are sent
+    assert (status, err.getvalue()) == (130, "")
+    got = sorted(r[1] for p in range(2) for _, recs in batches(d, "t", p) for r in recs)
+    assert got == sorted(b"v%d" % i for i in range(50))
+
+
+# -- block reading and sending: the same records and bytes as line by line --------------------
+
+_LINE_PIECES = st.sampled_from([b"k", b"v", b"\t", b"\r", b"\r\n", b"\n", b"\xff", b"\xe2\x82",
+                                b"\xe2\x82\xac", b"NULL", b"x" * 70, b"h:1,", b":"])
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=st.lists(_LINE_PIECES, max_size=40).map(b"".join),
+       block_size=st.integers(1, 9),
+       props=st.fixed_dictionaries({}, optional={
+           "parse.key": st.sampled_from(["true", "false"]),
+           "parse.headers": st.sampled_from(["true", "false"]),
+           "ignore.error": st.sampled_from(["true", "false"]),
+           "null.marker": st.just("NULL"),
+           "key.separator": st.sampled_from(["\t", "v", "\u20ac", ""])}))
+def test_blocks_read_the_records_and_errors_of_line_by_line(data, block_size, props):
+    one, blocks = LineMessageReader(), LineMessageReader()
+    try:
+        one.configure({"topic": "t", **props})
+    except LineReaderError:
+        return  # (a configuration Kafka refuses: both refuse it)
+    blocks.configure({"topic": "t", **props})
+    want: list = []
+    want_error = None
+    it = one.read_records(io.BytesIO(data))
+    try:
+        want.extend(it)
+    except LineReaderError as e:
+        want_error = str(e)
+    got: list = []
+    got_error = None
+    try:
+        for block in blocks.read_record_blocks(io.BytesIO(data), block_size):
+            assert block  # (no empty blocks)
+            got.extend(block)
+    except LineReaderError as e:
+        got_error = str(e)
+    assert (got, got_error) == (want, want_error)
+    assert blocks.line_number == one.line_number
+
+
+@settings(max_examples=60, deadline=None)
+@given(lines=st.lists(st.tuples(st.one_of(st.none(), st.binary(max_size=70)),
+                                st.one_of(st.none(), st.binary(max_size=300))),
+                      min_size=1, max_size=120),
+       batch_size=st.integers(100, 3000), partitions=st.integers(1, 4),
+       codec=st.sampled_from(["none", "gzip", "zstd"]), seed=st.integers(0, 9))
+def test_send_many_writes_the_bytes_of_send_one_by_one(tmp_path_factory, lines, batch_size,
+                                                        partitions, codec, seed):
+    """Keyed and keyless records (the sticky partitioner's draws included), batch.size
+    boundaries, compression ratio estimates: the same segment bytes."""
+    config = cp.ProducerConfig.from_properties({"batch.size": str(batch_size),
+                                                "compression.type": codec})
+    records = [ProducerRecord("t", k, v) for k, v in lines]
+    out = []
+    for many in (False, True):
+        d = tmp_path_factory.mktemp("send")
+        create_topic(d, "t", partitions)
+        with LogDir.open(d) as logs:
+            producer = cp.LogDirProducer(logs, "t", config, clock=ManualClock(NOW),
+                                         rng=random.Random(seed))
+            if many:
+                producer.send_many(records[:len(records) // 2])
+                producer.send_many(records[len(records) // 2:])
+            else:
+                for r in records:
+                    producer.send(r)
+            producer.close()
+        out.append({f.relative_to(d): f.read_bytes() for f in sorted(d.glob("t-*/*.log"))})
+    assert out[0] == out[1]

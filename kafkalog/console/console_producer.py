@@ -36,6 +36,12 @@ broker leading them would write what Kafka's console producer sends:
 * **Timestamps**: CreateTime, the clock's now (milliseconds) when the record is sent.
 * After each batch the partition's **high watermark** is its log end offset (a single-replica
   leader commits at once); closing the dir writes the checkpoints.
+* **Reading**: input not typed at a prompt (a file, a pipe) is read a block at a time (what a
+  pipe has, up to 1 MiB: :meth:`~.line_message_reader.LineMessageReader.read_record_blocks`)
+  and the keys of a block are hashed in one kernel call (:meth:`LogDirProducer.send_many`);
+  each record is still sent on its own, at its own clock reading, so batches, timestamps and
+  ``linger.ms`` are what a line-by-line read gives. Ctrl-C takes effect once the block being
+  sent is sent. At a prompt, and with ``--sync``, lines are read one at a time.
 * **The input**: with ``ignore.error=false`` (default) a bad line stops the producer as Kafka's
   does: the records read before it are written (Kafka's shutdown hook closes the producer,
   which sends them), the line's error is printed, exit status 1. Nothing is written half: a
@@ -80,13 +86,15 @@ Exit status: 0 done, 1 an error (Kafka's exception text on stderr after
 from __future__ import annotations
 
 import argparse
+import os
 import random
 import re
+import signal
 import struct
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 from ..admin import INTERNAL_TOPICS, listed_topics, open_error_text, open_log_dir
 from ..clock import Clock, SystemClock
@@ -97,6 +105,7 @@ from ..errors import (
     RecordBatchTooLargeError,
 )
 from ..records.builder import encode_batch
+from ..records.murmur2 import partitions_for_keys
 from ..records.record import Record
 from ..records.varint import size_of_varlong
 from ..usage import ArgumentParser, UsageError, java_trim, parse_args
@@ -393,6 +402,9 @@ class _ProducerBatch:
 
     def is_full(self) -> bool:
         """``isFull``: closed for appends, or the write limit reached (after one record)."""
+        if not self.compressed:  # (estimated_size inline)
+            return self.closed or (bool(self.records) and self.write_limit
+                                   <= RECORD_BATCH_OVERHEAD + self.uncompressed_size)
         return self.closed or (bool(self.records)
                                and self.write_limit <= self.estimated_size())
 
@@ -401,6 +413,25 @@ class _ProducerBatch:
         and headers' bytes, :func:`_fields_size`) when ``hasRoomFor`` (the first always
         fits); the estimated bytes it added, or None (no room)."""
         n = len(self.records)
+        if not self.compressed:
+            # (the same steps with estimatedBytesWritten inline: this runs once a record)
+            before = RECORD_BATCH_OVERHEAD + self.uncompressed_size
+            if self.closed or (n and self.write_limit <= before):
+                return None
+            if n == 0:
+                self.base_timestamp = timestamp
+            delta = timestamp - self.base_timestamp
+            # (_record_size inline: attributes, offset delta, fields, timestamp delta, then
+            # the length of all that)
+            body = 2 + fields_size if n < 64 else 1 + (n.bit_length() + 7) // 7 + fields_size
+            body += 1 if 0 <= delta < 64 else (
+                _length_size(delta) if delta >= 0 else size_of_varlong(delta))
+            size = body + (1 if body < 64 else (body.bit_length() + 7) // 7)
+            if n and self.write_limit < before + size:
+                return None
+            self.records.append(record)
+            self.uncompressed_size += size
+            return size
         if self.is_full():
             return None
         if n == 0:
@@ -521,30 +552,75 @@ class LogDirProducer:
         KafkaLogError, OSError
             Writing failed (the dir's own errors: disk full, a corrupt segment...).
         """
+        self._send(record, self._key_partition(record), sync)
+
+    def send_many(self, records: Sequence[ProducerRecord], *, sync: bool = False) -> None:
+        """:meth:`send` each of ``records`` in order, their keys hashed in one kernel call.
+
+        Ctrl-C (SIGINT, when called from the main thread) takes effect once every record is
+        sent: what was read is written, and no record is left half sent. The handler in place
+        before then gets the signal (the default one raises ``KeyboardInterrupt``)."""
+        if self.config.ignore_keys or all(r.key is None for r in records):
+            partitions: list[int | None] = [None] * len(records)
+        else:
+            keyed = [r.key for r in records if r.key is not None]
+            hashed = iter(partitions_for_keys(keyed, self.num_partitions).tolist())
+            partitions = [None if r.key is None else next(hashed) for r in records]
+        interrupted: list[Any] = []
+        try:
+            previous = signal.signal(signal.SIGINT,
+                                     lambda signum, frame: interrupted.append(frame))
+        except ValueError:  # not the main thread: signals go to the main thread's handler
+            previous = None
+        try:
+            for record, partition in zip(records, partitions):
+                self._send(record, partition, sync)
+        finally:
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            if callable(previous):
+                previous(signal.SIGINT, interrupted[0])
+            elif previous == signal.SIG_DFL:
+                os.kill(os.getpid(), signal.SIGINT)
+
+    def _key_partition(self, record: ProducerRecord) -> int | None:
+        """The partition of a keyed record (None: the sticky partition's)."""
+        if record.key is None or self.config.ignore_keys:
+            return None
+        return partition_for_key(record.key, self.num_partitions)
+
+    def _send(self, record: ProducerRecord, partition: int | None, sync: bool) -> None:
+        """:meth:`send` with the record's :meth:`_key_partition` known."""
         now = self._clock.milliseconds()
-        self._drain_lingered(now)
-        fields = _fields_size(record.key, record.value, record.headers)
+        config = self.config
+        if self._closed_batches or (self._batches and now - self._oldest_batch_ms
+                                    >= config.linger_ms):
+            self._drain_lingered(now)
+        key, value, headers = record.key, record.value, record.headers
+        if headers:
+            fields = _fields_size(key, value, headers)
+        else:  # (_fields_size inline: key, value, header count)
+            fields = 2 if key is None else 1 + len(key) + (
+                1 if len(key) < 64 else (len(key).bit_length() + 7) // 7)
+            fields += 1 if value is None else len(value) + (
+                1 if len(value) < 64 else (len(value).bit_length() + 7) // 7)
         size = _upper_bound(fields)
-        refusal = None
-        if size > self.config.max_request_size:
-            refusal = (f"The message is {size} bytes when serialized which is larger than "
-                       f"{self.config.max_request_size}, which is the value of the "
-                       "max.request.size configuration.")
-        elif size > self.config.buffer_memory:
-            refusal = (f"The message is {size} bytes when serialized which is larger than the "
-                       "total memory buffer you have configured with the buffer.memory "
-                       "configuration.")
-        if refusal is not None:
+        if size > config.max_request_size or size > config.buffer_memory:
+            if size > config.max_request_size:
+                refusal = (f"The message is {size} bytes when serialized which is larger "
+                           f"than {config.max_request_size}, which is the value of the "
+                           "max.request.size configuration.")
+            else:
+                refusal = (f"The message is {size} bytes when serialized which is larger "
+                           "than the total memory buffer you have configured with the "
+                           "buffer.memory configuration.")
             self._fail([record], "org.apache.kafka.common.errors.RecordTooLargeException: "
                        + refusal, sync)
             return
-        rec = Record(record.key, record.value, now, record.headers)
-        if record.key is not None and not self.config.ignore_keys:
-            self._append(partition_for_key(record.key, self.num_partitions), rec, now, fields,
-                         size)
-        else:
-            self._append(None, rec, now, fields, size)
-        self._drain_closed(sync)
+        self._append(partition, Record(key, value, now, headers), now, fields, size)
+        if self._closed_batches:
+            self._drain_closed(sync)
         if sync:
             self.flush(sync=True)
 
@@ -578,9 +654,10 @@ class LogDirProducer:
             if batch is not None:
                 appended = batch.try_append(record, now, fields)
                 if appended is not None:
+                    full = batch.is_full()
                     if partition is None:
-                        sticky.update_partition_info(appended, enable_switch=batch.is_full())
-                    if batch.is_full():  # the sender takes a full batch
+                        sticky.update_partition_info(appended, enable_switch=full)
+                    if full:  # the sender takes a full batch
                         self._closed_batches.append(self._batches.pop(p))
                     return
                 # no room: closed for appends, the sender takes it
@@ -960,8 +1037,13 @@ def _loop(producer: LogDirProducer, reader: LineMessageReader, src: IO[bytes],
     whatever stops the loop."""
     status, problem = EXIT_OK, None
     try:
-        for record in reader.read_records(src, prompt):
-            producer.send(record, sync=sync)
+        if prompt is None and not sync:
+            # not typed at a prompt: lines read a block at a time, keys hashed a block at once
+            for block in reader.read_record_blocks(src):
+                producer.send_many(block)
+        else:
+            for record in reader.read_records(src, prompt):
+                producer.send(record, sync=sync)
     except LineReaderError as e:
         status, problem = EXIT_ERROR, f"{e.java_class}: {e}"
     except SendFailed as e:

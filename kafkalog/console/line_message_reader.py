@@ -188,6 +188,106 @@ class LineMessageReader:
         the next line."""
         return _RecordIterator(self, read_lines(stream), prompt)
 
+    def read_record_blocks(self, stream: IO[bytes], block_size: int = 1 << 20
+                           ) -> Iterator[list[ProducerRecord]]:
+        """The records of ``stream`` as :meth:`read_records` reads them, a list at a time: the
+        lines of up to ``block_size`` bytes read at once (what is available of a pipe:
+        ``read1``), for input that is not typed at a prompt. Lines, line numbers, texts and
+        errors are :meth:`read_records`'; a bad line ends the iteration: the records before
+        it are yielded first, then its :class:`LineReaderError` is raised.
+
+        >>> import io
+        >>> reader = LineMessageReader()
+        >>> reader.configure({"topic": "t", "parse.key": "true"})
+        >>> [[r.key for r in b] for b in reader.read_record_blocks(io.BytesIO(b"a\\tx\\nb\\ty"))]
+        [[b'a'], [b'b']]
+        """
+        read = getattr(stream, "read1", None) or stream.read
+        pending = b""
+        while True:
+            chunk = read(block_size)
+            if not chunk:
+                break
+            data = pending + chunk if pending else chunk
+            # whole lines only: up to the last "\n" (a "\r" at the end may be the first half
+            # of a "\r\n" still to come)
+            cut = data.rfind(b"\n") + 1
+            pending = data[cut:]
+            if cut:
+                yield from self._records_or_error(data[:cut], final=False)
+        if pending:
+            yield from self._records_or_error(pending, final=True)
+        self.line_number += 1  # (the read that found the end, as read_records counts it)
+
+    def _records_or_error(self, data: bytes, final: bool) -> Iterator[list[ProducerRecord]]:
+        try:
+            yield self._parse_block(data, final)
+        except _BlockError as e:
+            if e.records:
+                yield e.records
+            raise e.error from None
+
+    def _parse_block(self, data: bytes, final: bool) -> list[ProducerRecord]:
+        """The records of whole lines: ``data`` ends with ``\\n`` unless ``final`` (the last
+        line of the input, unterminated)."""
+        lines = data.split(b"\n")
+        if not final:
+            lines.pop()  # (the empty piece after the last "\n")
+        if b"\r" in data:
+            # read_lines' rule: "\r\n" or a lone "\r" ends a line too
+            split: list[bytes] = []
+            last = len(lines) - 1
+            for i, line in enumerate(lines):
+                if final and i == last:
+                    pieces = line.split(b"\r")
+                    if line.endswith(b"\r"):
+                        pieces.pop()
+                    split += pieces
+                else:
+                    split += (line[:-1] if line.endswith(b"\r") else line).split(b"\r")
+            lines = split
+        try:
+            data.decode("utf-8")
+            valid = True
+        except UnicodeDecodeError:
+            valid = False
+        out: list[ProducerRecord] = []
+        sep = self.key_separator.encode("utf-8")
+        if not valid or self.parse_headers or (self.parse_key and not sep):
+            # decoded line by line (malformed bytes become U+FFFD, as Java's reader does)
+            for line in lines:
+                self.line_number += 1
+                try:
+                    out.append(self.parse_line(line.decode("utf-8", errors="replace")))
+                except LineReaderError as e:
+                    raise _BlockError(out, e) from None
+            return out
+        # valid UTF-8: its text's separators and markers are found in its bytes, and the
+        # text's key and value encode back to the same bytes
+        topic = self.topic
+        marker = None if self.null_marker is None else self.null_marker.encode("utf-8")
+        parse_key = self.parse_key
+        for line in lines:
+            self.line_number += 1
+            key = None
+            value: bytes | None = line
+            if parse_key:
+                k, found, v = line.partition(sep)
+                if found:
+                    key, value = k, v
+                elif not self.ignore_error:
+                    try:
+                        self.parse_line(line.decode("utf-8"))  # (raises with Kafka's text)
+                    except LineReaderError as e:
+                        raise _BlockError(out, e) from None
+            if marker is not None:
+                if key == marker:
+                    key = None
+                if value == marker:
+                    value = None
+            out.append(ProducerRecord(topic, key, value, ()))
+        return out
+
     def parse_line(self, line: str) -> ProducerRecord:
         """The record of one line of text (``line_number`` is the one errors name).
 
@@ -242,6 +342,15 @@ class LineMessageReader:
             value = pair[i + len(self.headers_key_separator):]
             yield Header(header_key, None if value == self.null_marker
                          else value.encode("utf-8"))
+
+
+class _BlockError(Exception):
+    """A bad line inside a block: the records read before it, and its error."""
+
+    def __init__(self, records: list[ProducerRecord], error: LineReaderError) -> None:
+        super().__init__(str(error))
+        self.records = records
+        self.error = error
 
 
 class _RecordIterator:

@@ -12,11 +12,16 @@ partition (``RemoteLogMetadataTopicPartitioner``, :mod:`kafkalog.tiered.partitio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ..native._jit import kernel_input
+from ..native.murmur2 import key_partitions as _key_partitions
 from ..native.murmur2 import murmur2 as _kernel
 
-__all__ = ["murmur2", "to_positive"]
+__all__ = ["murmur2", "to_positive", "partitions_for_keys"]
+
 
 def murmur2(data: bytes | bytearray | memoryview) -> int:
     """Kafka's ``Utils.murmur2``: MurmurHash2, seed ``0x9747b28c``, as a signed 32-bit int
@@ -37,3 +42,18 @@ def to_positive(number: int) -> int:
     (2147483647, 0, 5)
     """
     return number & 0x7FFFFFFF
+
+
+def partitions_for_keys(keys: Sequence[bytes], num_partitions: int) -> np.ndarray:
+    """``toPositive(murmur2(key)) % num_partitions`` of every key (the producer's partition of
+    a keyed record) in one kernel call: an int32 array.
+
+    >>> partitions_for_keys([b"kafka", b""], 3).tolist()
+    [1, 0]
+    """
+    if num_partitions < 1:
+        raise ValueError(f"a topic has at least one partition (found {num_partitions})")
+    offsets = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum(np.fromiter(map(len, keys), np.int64, len(keys)), out=offsets[1:])
+    data = np.frombuffer(b"".join(keys), np.uint8)
+    return _key_partitions(data, kernel_input(offsets, np.int64), num_partitions)

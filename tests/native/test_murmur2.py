@@ -33,3 +33,16 @@ def test_kafkas_own_vectors() -> None:
              bytes([ord("a"), ord("b"), ord("c")]): 479470107}
     for data, want in cases.items():
         assert murmur2(np.frombuffer(data, np.uint8)) == want == reference(data)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.binary(max_size=40), max_size=30), st.integers(1, 1000))
+def test_key_partitions_kernel_matches_reference(keys: list[bytes], partitions: int) -> None:
+    from kafkalog.native.murmur2 import key_partitions
+
+    offsets = np.zeros(len(keys) + 1, np.int64)
+    np.cumsum([len(k) for k in keys], out=offsets[1:])
+    got = key_partitions(np.frombuffer(b"".join(keys), np.uint8), offsets, partitions)
+    assert got.dtype == np.int32
+    # BuiltInPartitioner.partitionForKey: toPositive(murmur2(key)) % numPartitions
+    assert got.tolist() == [(reference(k) & 0x7FFFFFFF) % partitions for k in keys]
