@@ -453,6 +453,41 @@ class LogDir:
             _fsync_dir(self.root)
             return topic_id
 
+    def load_partition(self, topic: str, partition: int) -> Log:
+        """Load a partition directory made under the root after :meth:`open` (by a copy tool:
+        ``kafkalog mirror`` makes its copies' directories as it finds new partitions on the
+        source), as :meth:`open` loads a directory it finds: recovered as after an unclean
+        shutdown (nothing is trusted), under its topic's config. Returns its :class:`Log`.
+
+        >>> import tempfile
+        >>> from pathlib import Path
+        >>> root = Path(tempfile.mkdtemp())
+        >>> with LogDir.open(root) as d:
+        ...     (root / "late-0").mkdir()
+        ...     d.load_partition("late", 0).log_end_offset, d.partitions()
+        (0, [('late', 0)])
+
+        Raises
+        ------
+        ValueError
+            The partition is already loaded.
+        UnknownTopicOrPartitionError
+            No such directory under the root (or its name is not a partition's).
+        """
+        tp = (topic, int(partition))
+        with self._lock:
+            self._check_writable()
+            if tp in self._logs:
+                raise ValueError(f"partition {files.log_dir_name(*tp)} is already loaded")
+            try:
+                path = files.partition_dir(self.root, *tp)
+            except InvalidTopicError as e:
+                raise UnknownTopicOrPartitionError(str(e), path=self.root) from None
+            if not path.is_dir():
+                raise UnknownTopicOrPartitionError(
+                    f"no partition directory {path.name} under the log dir", path=self.root)
+            return self._open_log(tp, path, 0, 0)
+
     def delete_topic(self, topic: str) -> list[int]:
         """Delete every partition of ``topic`` (Kafka's ``LogManager.asyncDelete``): each log is
         closed, its directory renamed ``<topic>-<p>.<uuid>-delete`` (a crash from here on leaves

@@ -561,3 +561,32 @@ def test_a_read_only_open_may_load_only_some_partitions(tmp_path) -> None:
             logs.log("b", 0)
     with pytest.raises(ValueError, match="read-only"):
         LogDir.open(root, partitions=lambda t, p: True)
+
+
+def test_load_partition_takes_in_a_directory_made_while_open(tmp_path: Path) -> None:
+    from kafkalog.log_dir import UnknownTopicOrPartitionError
+
+    other = tmp_path / "other"
+    with LogDir.open(other) as d:
+        d.create_topic("late", 1)
+        d.log("late", 0).append([Record(b"k", b"v%d" % i, 1000 + i) for i in range(3)])
+    root = tmp_path / "root"
+    with LogDir.open(root) as d:
+        with pytest.raises(UnknownTopicOrPartitionError, match="no partition directory late-0"):
+            d.load_partition("late", 0)
+        # a copy tool puts a partition's files under the open dir (no checkpoint knows it)
+        shutil.copytree(other / "late-0", root / "late-0")
+        log = d.load_partition("late", 0)
+        assert (log.log_start_offset, log.log_end_offset) == (0, 3)
+        assert d.log("late", 0) is log and d.partitions() == [("late", 0)]
+        with pytest.raises(ValueError, match="late-0 is already loaded"):
+            d.load_partition("late", 0)
+        log.append([Record(b"k", b"after", 2000)])
+    # closed like every other partition: in the checkpoints, clean shutdown
+    from kafkalog.checkpoint import OffsetCheckpointFile
+
+    recovery = OffsetCheckpointFile(root / files.RECOVERY_POINT_CHECKPOINT_FILE).read()
+    assert recovery[("late", 0)] == 4
+    assert (root / ".kafka_cleanshutdown").exists()
+    with LogDir.open(root, read_only=True) as d:
+        assert [r.value for r in d.log("late", 0).records()] == [b"v0", b"v1", b"v2", b"after"]

@@ -12,7 +12,9 @@ summary per partition::
       truncated 130 -> 100: diverging epoch 1 ending at offset 100 (...)
       GAP: offsets 0..99 deleted on the source before they were mirrored
 
-``--follow`` keeps fetching until Ctrl-C (the log dir is closed cleanly, checkpoints written).
+``--follow`` keeps fetching until Ctrl-C (the log dir is closed cleanly, checkpoints written)
+and takes in the topics and partitions the source gains (every ``-X metadata.max.age.ms``,
+5 minutes by default).
 A partition whose leader moves or becomes unreachable (a broker restarting, an election) is
 looked up again and fetched from its new leader after Kafka's backoff, for up to
 ``--retry-timeout`` seconds (default 60; no limit with ``--follow``);
@@ -80,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--partition", action="append", type=int, metavar="N",
                    help="only this partition number (repeatable)")
     p.add_argument("--follow", action="store_true",
-                   help="keep fetching new records until interrupted (Ctrl-C)")
+                   help="keep fetching new records until interrupted (Ctrl-C), and take in "
+                        "new topics and partitions of the source (every metadata.max.age.ms)")
     p.add_argument("--start-offset", choices=("earliest", "latest"), default="earliest",
                    help="where a partition new to DIR starts: the source's log start offset "
                         "(default) or its high watermark")
@@ -103,7 +106,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "security.protocol, ssl.truststore.location, ssl.keystore.location, "
                         "ssl.endpoint.identification.algorithm, sasl.mechanism (PLAIN, "
                         "SCRAM-SHA-256, SCRAM-SHA-512), sasl.jaas.config, client.id, "
-                        "retry.backoff.ms, retry.backoff.max.ms")
+                        "retry.backoff.ms, retry.backoff.max.ms, metadata.max.age.ms (how "
+                        "often --follow looks for new topics and partitions)")
     p.add_argument("-X", "--command-property", action="append", default=[],
                    metavar="KEY=VALUE",
                    help="a Kafka client setting, over --command-config's (repeatable)")

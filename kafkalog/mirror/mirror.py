@@ -24,8 +24,16 @@ CRC). Per partition:
    the source committed.
 
 Without ``follow`` it stops once every partition reached the high watermark the source had when
-the run started; with it, it runs until :meth:`Mirror.stop` (or Ctrl-C). The log dir is closed
-cleanly either way (checkpoints and ``.kafka_cleanshutdown`` written).
+the run started; with it, it runs until :meth:`Mirror.stop` (or Ctrl-C), and every
+``metadata.max.age.ms`` (5 minutes, Kafka's consumer default: how often a pattern subscription
+looks) takes in partitions the source gained: topics created that the topic names or patterns
+match, partitions added to a mirrored topic, each mirrored from its log start offset. The log
+dir is closed cleanly either way (checkpoints and ``.kafka_cleanshutdown`` written).
+
+A partition whose fetch fails with an error Kafka's fetchers retry (its leader moved, a broker
+restarting: :mod:`kafkalog.mirror.retry`) waits Kafka's exponential backoff, has its leader
+looked up again and is fetched from it; a source topic recreated under the copy (another topic
+id) fails its partitions instead.
 
 Every connection (the bootstrap broker's and each leader's) is secured alike, as the Kafka client
 properties of ``client_config`` say (TLS, SASL PLAIN/SCRAM: :mod:`kafkalog.mirror.security`).
@@ -97,8 +105,12 @@ _MAX_IDLE_ROUNDS = 3
 #: how long a partition may keep failing with retriable errors before a run that stops at the
 #: high watermark gives it up (a ``follow`` retries as long as it runs, as Kafka's fetcher)
 DEFAULT_RETRY_TIMEOUT = 60.0
-#: the Kafka client properties of the retries (the rest of ``client_config`` is security's)
-_RETRY_PROPERTIES = ("retry.backoff.ms", "retry.backoff.max.ms")
+#: the Kafka client properties the mirror applies itself (the rest of ``client_config`` is
+#: security's): the retries' backoff, and how often a follow looks for new partitions
+_CLIENT_PROPERTIES = ("retry.backoff.ms", "retry.backoff.max.ms", "metadata.max.age.ms")
+#: Kafka's consumer default of ``metadata.max.age.ms``: how often a pattern subscription
+#: looks for new topics
+DEFAULT_METADATA_MAX_AGE_MS = 300_000
 
 
 @dataclass
@@ -288,7 +300,8 @@ class Mirror:
         ``client.id`` (:mod:`kafkalog.mirror.security`); None: PLAINTEXT. Checked (and the
         stores read) here: a :class:`~kafkalog.errors.ConfigError` for what is not valid or
         not supported. ``retry.backoff.ms`` and ``retry.backoff.max.ms`` set the backoff
-        between retries (Kafka's defaults 100 and 1000). Other keys are named in one warning.
+        between retries (Kafka's defaults 100 and 1000), ``metadata.max.age.ms`` how often a
+        ``follow`` looks for new partitions (300000). Other keys are named in one warning.
     retry_timeout:
         Seconds a partition may keep failing with retriable errors (its leader moved or
         unreachable, a broker restarting: :mod:`kafkalog.mirror.retry`) before it is given up
@@ -338,7 +351,7 @@ class Mirror:
         self.timeout = timeout
         self.warn = warn or (lambda msg: None)
         props = dict(client_config or {})
-        retry = {k: props.pop(k) for k in _RETRY_PROPERTIES if k in props}
+        retry = {k: props.pop(k) for k in _CLIENT_PROPERTIES if k in props}
         self.security = client_security(props)
         if self.security.ignored:
             self.warn(f"client properties not applied by kafkalog mirror: "
@@ -350,6 +363,9 @@ class Mirror:
             RETRY_BACKOFF_EXP_BASE,
             _ms_property(retry, "retry.backoff.max.ms", DEFAULT_RETRY_BACKOFF_MAX_MS),
             RETRY_BACKOFF_JITTER)
+        self.metadata_max_age_ms = _ms_property(retry, "metadata.max.age.ms",
+                                                DEFAULT_METADATA_MAX_AGE_MS)
+        self._next_discovery = 0.0
         self._stop = threading.Event()
         self._parts: list[_Partition] = []
         # one connection per broker address; the source's brokers as Metadata last listed them
@@ -378,7 +394,10 @@ class Mirror:
 
     # -- setup -----------------------------------------------------------------------------------
 
-    def _select(self, topics: Mapping[str, TopicInfo]) -> list[TopicInfo]:
+    def _select(self, topics: Mapping[str, TopicInfo], strict: bool = True
+                ) -> list[TopicInfo]:
+        """The topics to mirror; ``strict``: a name or pattern matching none is an error
+        (at the start; later a topic may have been deleted)."""
         if self.topics is None:
             return [t for n, t in sorted(topics.items())
                     if not t.is_internal and not n.startswith("__")]
@@ -392,7 +411,7 @@ class Mirror:
             except re.error:
                 rx = None
             found = [] if rx is None else [n for n in topics if rx.fullmatch(n)]
-            if not found:
+            if not found and strict:
                 raise MirrorError(f"unknown topic {pattern!r} on {self.bootstrap_server} (no "
                                   f"topic of that name, nor matching it as a regular "
                                   f"expression)")
@@ -466,9 +485,21 @@ class Mirror:
         selected = self._select(topics)
         if not selected:
             raise MirrorError(f"no topic to mirror on {self.bootstrap_server}")
+        parts = self._partitions_of(selected, boot, set(), strict=True)
+        if not parts:
+            raise MirrorError(f"no partition {sorted(self.partitions or [])} in the topics "
+                              f"selected")
+        return parts
+
+    def _partitions_of(self, selected: Sequence[TopicInfo], boot: KafkaClient,
+                       known: set[tuple[str, int]], strict: bool) -> list[_Partition]:
+        """The states of the ``selected`` topics' partitions not in ``known``, with the source's
+        offsets (from their leaders); the configs of topics not described yet are read.
+        ``strict``: a topic's Metadata error, or no partition matching ``partitions``, is an
+        error (at the start); else the topic is left for a later look."""
         if self.copy_topic_configs:
             for name, (code, message, overrides) in boot.topic_overrides(
-                    [t.name for t in selected]).items():
+                    [t.name for t in selected if t.name not in self._topic_configs]).items():
                 copied, skipped = split_topic_overrides(overrides)
                 self._topic_configs[name] = TopicConfigReport(
                     copied, skipped, None if code == 0 else
@@ -477,14 +508,20 @@ class Mirror:
         parts: list[_Partition] = []
         for t in selected:
             if t.error:
+                if not strict:
+                    continue
                 raise MirrorError(f"topic {t.name!r}: Metadata error {error_name(t.error)}")
             wanted = [p for p in t.partitions
-                      if self.partitions is None or p.partition in self.partitions]
-            if self.partitions is not None and self.topics is not None and not wanted:
+                      if (self.partitions is None or p.partition in self.partitions)
+                      and (t.name, p.partition) not in known]
+            if strict and self.partitions is not None and self.topics is not None \
+                    and not wanted:
                 raise MirrorError(f"topic {t.name!r} has no partition "
                                   f"{sorted(self.partitions)} (it has "
                                   f"{[p.partition for p in t.partitions]})")
             for p in wanted:
+                if not strict and (p.error or p.leader < 0):
+                    continue  # (no leader yet: looked at again next time)
                 rep = PartitionReport(t.name, p.partition,
                                       None if t.topic_id is None else str(
                                           Uuid.from_bytes(t.topic_id.bytes)))
@@ -493,9 +530,6 @@ class Mirror:
                 if p.error or p.leader < 0:
                     rep.error = f"no leader on the source (Metadata: {error_name(p.error)})"
                 parts.append(st)
-        if not parts:
-            raise MirrorError(f"no partition {sorted(self.partitions or [])} in the topics "
-                              f"selected")
         for leader, group in _by_leader(parts).items():
             client = self._leader_client(leader)
             want = {st.tp: EARLIEST for st in group}
@@ -513,6 +547,22 @@ class Mirror:
     def _open(self, parts: list[_Partition]) -> LogDir:
         root = self.directory
         root.mkdir(parents=True, exist_ok=True)
+        self._make_directories(parts)
+        # no log cleaner on the copy while it is written: the copy holds the batches as the
+        # source served them (a compacted topic is cleaned by whatever serves the copy later,
+        # under the cleanup.policy copied from the source)
+        logs = LogDir.open(root, self.config or None,
+                           cleaner_config=CleanerConfig(enable_cleaner=False))
+        try:
+            self._start_logs(parts, logs, self.start_offset)
+        except BaseException:
+            logs.close()
+            raise
+        return logs
+
+    def _make_directories(self, parts: list[_Partition]) -> None:
+        """The copies' partition directories, made as a broker holds them (nothing loaded)."""
+        root = self.directory
         for st in parts:
             if st.report.error:
                 continue
@@ -531,26 +581,22 @@ class Mirror:
                 if local != remote:
                     st.report.error = (f"{path} holds topic id {local}, the source's topic has "
                                        f"{remote} (recreated on the source?): not mirrored")
-        # no log cleaner on the copy while it is written: the copy holds the batches as the
-        # source served them (a compacted topic is cleaned by whatever serves the copy later,
-        # under the cleanup.policy copied from the source)
-        logs = LogDir.open(root, self.config or None,
-                           cleaner_config=CleanerConfig(enable_cleaner=False))
-        try:
-            for st in parts:
-                if st.report.error:
-                    continue
-                st.log = log = logs.log(*st.tp)
-                if st.new:
-                    start = st.report.source_log_start_offset if self.start_offset == \
-                        "earliest" else st.report.source_high_watermark
-                    if start != log.log_end_offset:
-                        log.truncate_fully_and_start_at(start)
-            self._apply_topic_configs(parts, logs)
-        except BaseException:
-            logs.close()
-            raise
-        return logs
+
+    def _start_logs(self, parts: list[_Partition], logs: LogDir, start_offset: str) -> None:
+        """Each partition's log (loaded when its directory is newer than ``logs``); a new one
+        starts at the source's log start offset (``start_offset`` earliest) or high watermark;
+        then the topics' configs."""
+        held = set(logs.partitions())
+        for st in parts:
+            if st.report.error:
+                continue
+            st.log = log = logs.log(*st.tp) if st.tp in held else logs.load_partition(*st.tp)
+            if st.new:
+                start = st.report.source_log_start_offset if start_offset == "earliest" \
+                    else st.report.source_high_watermark
+                if start != log.log_end_offset:
+                    log.truncate_fully_and_start_at(start)
+        self._apply_topic_configs(parts, logs)
 
     def _apply_topic_configs(self, parts: list[_Partition], logs: LogDir) -> None:
         """The source topics' overrides on the copy's topics (replacing the copy's: the
@@ -582,8 +628,7 @@ class Mirror:
         try:
             parts = self._plan()
             self._parts = parts
-            result = MirrorResult(self.bootstrap_server, str(self.directory),
-                                  [st.report for st in parts],
+            result = MirrorResult(self.bootstrap_server, str(self.directory), [],
                                   topic_configs=self._topic_configs)
             logs = self._open(parts)
             try:
@@ -591,6 +636,8 @@ class Mirror:
             except KeyboardInterrupt:
                 result.interrupted = True
             finally:
+                # (parts grows when a follow finds new partitions on the source)
+                result.partitions[:] = [st.report for st in parts]
                 for st in parts:
                     if st.log is not None:
                         self._finish_report(st, logs)
@@ -606,16 +653,24 @@ class Mirror:
             self._conns.clear()
 
     def _loop(self, parts: list[_Partition], logs: LogDir) -> None:
+        self._next_discovery = time.monotonic() + self.metadata_max_age_ms / 1000.0
         while not self._stop.is_set():
+            now = time.monotonic()
+            if self.follow and now >= self._next_discovery:
+                self._discover(parts, logs)
+                self._next_discovery = now + self.metadata_max_age_ms / 1000.0
             active = [st for st in parts if st.log is not None and not st.report.error
                       and not st.done]
             if not active:
                 return
-            now = time.monotonic()
             ready = [st for st in active if st.retry_at <= now]
             if not ready:
-                # every partition is backing off: sleep until the first is due (or a stop)
-                self._stop.wait(min(st.retry_at for st in active) - now)
+                # every partition is backing off: sleep until the first is due (or a stop, or
+                # the next look for new partitions)
+                due = min(st.retry_at for st in active)
+                if self.follow:
+                    due = min(due, self._next_discovery)
+                self._stop.wait(max(0.0, due - now))
                 continue
             stale = [st for st in ready if st.stale]
             if stale:
@@ -665,6 +720,36 @@ class Mirror:
                 self._retry(st, str(e))
             except KafkaLogError as e:
                 st.report.error = str(e)
+
+    def _discover(self, parts: list[_Partition], logs: LogDir) -> None:
+        """A follow's periodic look for partitions the source gained (new topics matching
+        :attr:`topics`, partitions added to a topic): each is mirrored from its log start
+        offset (every record of a partition that appeared during the run is new), as a
+        consumer's pattern subscription picks topics up every ``metadata.max.age.ms``.
+        A source that does not answer is asked again at the next look."""
+        try:
+            boot, _, topics = self._metadata(None)
+            known = {st.tp for st in parts}
+            new = self._partitions_of(self._select(topics, strict=False), boot, known,
+                                      strict=False)
+        except MirrorError as e:
+            self.warn(f"looking for new partitions on the source failed: {e} (tried again in "
+                      f"{self.metadata_max_age_ms / 1000:g} s)")
+            return
+        # (a partition whose offsets the source did not give is looked at again next time)
+        new = [st for st in new if not st.report.error]
+        if not new:
+            return
+        self._make_directories(new)
+        self._start_logs(new, logs, "earliest")
+        for st in new:
+            rep = st.report
+            self.warn(f"{rep.topic}-{rep.partition}: new on the source"
+                      + (f" (topic id {rep.topic_id})" if rep.topic_id else "")
+                      + (f", not mirrored: {rep.error}" if rep.error else
+                         f": mirrored from its log start offset "
+                         f"{rep.source_log_start_offset}"))
+        parts.extend(new)
 
     # -- retries ---------------------------------------------------------------------------------
 

@@ -1,8 +1,9 @@
-"""``kafkalog mirror`` when the source moves under it: a real ``kafkalog serve`` stopped and
+"""``kafkalog mirror`` when the source changes under it: a real ``kafkalog serve`` stopped and
 started again on its port, a partition's leadership moving to another broker (another node id,
 another address, a newer leader epoch), a source topic deleted and recreated, a source that does
-not come back. The copy must carry on from the new leader with the same bytes, never mix two
-topics' histories, and give up (with the reason) only after the retry timeout."""
+not come back, topics and partitions created during a follow. The copy must carry on from the
+new leader with the same bytes, never mix two topics' histories, give up (with the reason) only
+after the retry timeout, and take in what the source gained."""
 
 from __future__ import annotations
 
@@ -20,7 +21,17 @@ from kafkalog.server import KafkaServer
 from tests.server.peer_process import wait_until
 
 from .conftest import TEST_CONFIG, start_server
-from .test_mirror import batch_bytes, copied_up_to, engine_topic, produce, run, state, topic_id
+from .test_mirror import (
+    AdminClient,
+    NewTopic,
+    batch_bytes,
+    copied_up_to,
+    engine_topic,
+    produce,
+    run,
+    state,
+    topic_id,
+)
 
 
 def free_port() -> int:
@@ -176,6 +187,50 @@ def test_a_source_that_does_not_come_back_is_given_up_after_the_retry_timeout(tm
     assert len(warnings) == 1, warnings  # one warning when the failures start
     assert (dst / ".kafka_cleanshutdown").exists()
     assert batch_bytes(dst / "g-0") == batch_bytes(src / "g-0")
+
+
+def test_a_follow_takes_in_new_topics_and_partitions(tmp_path):
+    """A pattern's new topic (with its own config) and a partition added to a mirrored topic,
+    found by the periodic look (metadata.max.age.ms), mirrored from their first offset; a
+    topic the pattern does not match stays out."""
+    from confluent_kafka.admin import NewPartitions
+
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    engine_topic(src, "d1", [(0, 1)] * 2)
+    engine_topic(src, "other", [(0, 1)])
+    server = start_server(src)
+    warnings: list[str] = []
+    run_ = Running(Mirror(server.address, dst, topics=["d.*"], follow=True, max_wait_ms=100,
+                          warn=warnings.append, client_config={"metadata.max.age.ms": "200"}))
+    try:
+        copied(dst / "d1-0", 2)
+        admin = AdminClient({"bootstrap.servers": server.address})
+        new = NewTopic("d2", 2, 1, config={"retention.ms": "123456789"})
+        for f in [*admin.create_topics([new]).values(),
+                  *admin.create_partitions([NewPartitions("d1", 2)]).values()]:
+            f.result(30)
+        produce(server.address, "d2", [b"d2-%d" % i for i in range(10)], partitions=2)
+        produce(server.address, "d1", [b"d1-late-%d" % i for i in range(6)], partitions=2)
+        for part, end in (("d2-0", 5), ("d2-1", 5), ("d1-1", 3), ("d1-0", 5)):
+            copied(dst / part, end)
+        result = run_.finish()
+    finally:
+        run_.m.stop()
+        server.stop()
+    assert result.ok, result.errors
+    assert sorted((p.topic, p.partition, p.records) for p in result.partitions) == [
+        ("d1", 0, 5), ("d1", 1, 3), ("d2", 0, 5), ("d2", 1, 5)]
+    for part in ("d1-0", "d1-1", "d2-0", "d2-1"):
+        assert batch_bytes(dst / part) == batch_bytes(src / part), part
+        assert topic_id(dst / part) == topic_id(src / part), part
+    assert not (dst / "other-0").exists()
+    with LogDir.open(dst, read_only=True) as d:
+        assert d.topic_overrides("d2") == {"retention.ms": "123456789"}
+    d2 = topic_id(src / "d2-0")
+    assert f"d2-0: new on the source (topic id {d2}): mirrored from its log start offset 0" \
+        in warnings
+    assert f"d1-1: new on the source (topic id {topic_id(src / 'd1-0')}): mirrored from its " \
+        f"log start offset 0" in warnings
 
 
 # -- the CLI ------------------------------------------------------------------------------------
