@@ -129,6 +129,9 @@ def _format_partition(r: PartitionReport) -> list[str]:
     lines += [f"  truncated {t.from_offset} -> {t.to_offset}: {t.reason}" for t in r.truncations]
     lines += [f"  GAP: offsets {g.from_offset}..{g.to_offset - 1} deleted on the source before "
               f"they were mirrored (warning)" for g in r.gaps]
+    if r.source_deleted:
+        lines.append("  the topic was deleted on the source during the run: the copy keeps its "
+                     "records (warning)")
     if r.retries:
         lines.append(f"  retried {r.retries} time(s) (leader moved or unreachable); last "
                      f"leader node {r.leader}")

@@ -99,6 +99,7 @@ __all__ = ["mirror", "Mirror", "MirrorResult", "MirrorProgress", "PartitionRepor
            "Truncation", "Gap", "MirrorError", "split_topic_overrides"]
 
 _OFFSET_OUT_OF_RANGE = 1
+_UNKNOWN_TOPIC_OR_PARTITION = 3
 # rounds of OFFSET_OUT_OF_RANGE or diverging epochs that change nothing before the partition is
 # given up (Kafka's fetcher would retry forever: e.g. the source does not know the last epoch)
 _MAX_IDLE_ROUNDS = 3
@@ -179,6 +180,8 @@ class PartitionReport:
     leader: int = -1
     #: fetches (or metadata refreshes) that failed with a retriable error and were retried
     retries: int = 0
+    #: the topic was deleted on the source during the run: the copy keeps what it holds
+    source_deleted: bool = False
     error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
@@ -803,7 +806,15 @@ class Mirror:
         for st in stale:
             rep = st.report
             t = topics.get(rep.topic)
-            if t is not None and not t.error and t.topic_id is not None \
+            if t is None or t.error == _UNKNOWN_TOPIC_OR_PARTITION:
+                # deleted on the source (a consumer's pattern subscription drops it): the copy
+                # keeps its records, a backup of what the topic held
+                st.stale = False
+                st.done = rep.source_deleted = True
+                self.warn(f"{rep.topic}-{rep.partition}: the topic was deleted on the source; "
+                          f"the copy keeps its records up to offset {_log_end(st)}")
+                continue
+            if not t.error and t.topic_id is not None \
                     and st.topic_id is not None and t.topic_id != st.topic_id:
                 rep.error = (f"the source's topic {rep.topic!r} now has topic id "
                              f"{Uuid.from_bytes(t.topic_id.bytes)}, the copy holds "
@@ -814,8 +825,7 @@ class Mirror:
             p = None if t is None or t.error else next(
                 (p for p in t.partitions if p.partition == rep.partition), None)
             if p is None or p.error or p.leader < 0 or p.leader not in brokers:
-                why = ("Metadata: the topic is unknown on the source" if t is None else
-                       f"Metadata: {error_name(t.error)}" if t.error else
+                why = (f"Metadata: {error_name(t.error)}" if t.error else
                        "Metadata: the partition is unknown on the source" if p is None else
                        f"Metadata: no leader ({error_name(p.error)})" if p.error
                        or p.leader < 0 else

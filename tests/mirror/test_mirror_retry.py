@@ -233,6 +233,39 @@ def test_a_follow_takes_in_new_topics_and_partitions(tmp_path):
         f"log start offset 0" in warnings
 
 
+def test_a_topic_deleted_on_the_source_is_kept_and_no_longer_followed(tmp_path):
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    engine_topic(src, "gone", [(0, 1)] * 3)
+    engine_topic(src, "stays", [(0, 1)] * 2)
+    server = start_server(src)
+    warnings: list[str] = []
+    run_ = Running(Mirror(server.address, dst, follow=True, max_wait_ms=100,
+                          warn=warnings.append))
+    try:
+        copied(dst / "gone-0", 3)
+        copied(dst / "stays-0", 2)
+        before = batch_bytes(src / "gone-0")
+        admin = AdminClient({"bootstrap.servers": server.address})
+        for f in admin.delete_topics(["gone"]).values():
+            f.result(30)
+        produce(server.address, "stays", [b"more-%d" % i for i in range(4)])
+        copied(dst / "stays-0", 6)
+        wait_until(lambda: any("deleted on the source" in w for w in warnings),
+                   "the deletion noticed", lambda: repr(warnings))
+        result = run_.finish()
+    finally:
+        run_.m.stop()
+        server.stop()
+    # a backup of what the topic held: kept, a warning, not an error
+    assert result.ok and result.interrupted
+    reps = {p.topic: p for p in result.partitions}
+    assert reps["gone"].source_deleted and not reps["stays"].source_deleted
+    assert batch_bytes(dst / "gone-0") == before and reps["gone"].log_end_offset == 3
+    assert batch_bytes(dst / "stays-0") == batch_bytes(src / "stays-0")
+    assert "gone-0: the topic was deleted on the source; the copy keeps its records up to " \
+        "offset 3" in warnings
+
+
 # -- the CLI ------------------------------------------------------------------------------------
 
 def test_bootstrap_list_skips_an_unreachable_broker(tmp_path):
