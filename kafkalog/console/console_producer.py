@@ -567,11 +567,13 @@ class LogDirProducer:
             hashed = iter(partitions_for_keys(keyed, self.num_partitions).tolist())
             partitions = [None if r.key is None else next(hashed) for r in records]
         interrupted: list[Any] = []
-        try:
-            previous = signal.signal(signal.SIGINT,
-                                     lambda signum, frame: interrupted.append(frame))
-        except ValueError:  # not the main thread: signals go to the main thread's handler
-            previous = None
+        # (a handler not set from Python, None here, could not be put back: left in place)
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is not None:
+            try:
+                signal.signal(signal.SIGINT, lambda signum, frame: interrupted.append(frame))
+            except ValueError:  # not the main thread: signals go to the main thread's handler
+                previous = None
         try:
             for record, partition in zip(records, partitions):
                 self._send(record, partition, sync)

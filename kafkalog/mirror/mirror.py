@@ -484,7 +484,7 @@ class Mirror:
     def _plan(self) -> list[_Partition]:
         """Metadata and offsets from the source; nothing written locally yet (so a bad
         address or topic leaves nothing behind)."""
-        boot, brokers, topics = self._metadata(None)
+        boot, _, topics = self._metadata(None)
         selected = self._select(topics)
         if not selected:
             raise MirrorError(f"no topic to mirror on {self.bootstrap_server}")
