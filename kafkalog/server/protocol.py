@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import datetime
 import functools
-import io
 import struct
 import uuid
 from collections.abc import Mapping
@@ -134,15 +133,31 @@ def encode_response(api_key: int, api_version: int, correlation_id: int, body: A
     """The size-prefixed response frame: the response header of the version's schema, then
     ``body`` (a kio response dataclass, see :func:`build`)."""
     cls = type(body)
-    out = io.BytesIO()
-    out.write(b"\0\0\0\0")
+    out = _Pieces()
     header_cls = cls.__header_schema__
     entity_writer(header_cls)(out, header_cls(correlation_id=correlation_id))
     entity_writer(cls)(out, body)
-    frame = out.getbuffer()
-    _SIZE.pack_into(frame, 0, len(frame) - 4)
-    del frame
-    return out.getvalue()
+    out.parts[0] = _SIZE.pack(out.size)
+    return b"".join(out.parts)
+
+
+class _Pieces:
+    """What kio writes a response into: the pieces as given, joined once at the end. (A
+    ``BytesIO`` copied a fetch response's record bytes into a buffer it grew by reallocating,
+    then once more out of it: half the server's time serving large fetches.) kio writes new
+    ``bytes`` objects and the caller's own values, never a buffer it reuses."""
+
+    __slots__ = ("parts", "size")
+
+    def __init__(self) -> None:
+        self.parts: list[Any] = [b""]  # (the size prefix, once known)
+        self.size = 0
+
+    def write(self, data: Any) -> int:
+        self.parts.append(data)
+        n = len(data)
+        self.size += n
+        return n
 
 
 def response_class(api_key: int, api_version: int) -> type:
