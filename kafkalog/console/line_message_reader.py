@@ -203,20 +203,25 @@ class LineMessageReader:
         [[b'a'], [b'b']]
         """
         read = getattr(stream, "read1", None) or stream.read
-        pending = b""
+        # the bytes after the last "\n" read so far, kept as read (a long line arriving in many
+        # reads is joined once, not copied again at every read)
+        pending: list[bytes] = []
         while True:
             chunk = read(block_size)
             if not chunk:
                 break
-            data = pending + chunk if pending else chunk
             # whole lines only: up to the last "\n" (a "\r" at the end may be the first half
             # of a "\r\n" still to come)
-            cut = data.rfind(b"\n") + 1
-            pending = data[cut:]
-            if cut:
-                yield from self._records_or_error(data[:cut], final=False)
+            cut = chunk.rfind(b"\n") + 1
+            if not cut:
+                pending.append(chunk)
+                continue
+            head = chunk if cut == len(chunk) else chunk[:cut]
+            data = b"".join([*pending, head]) if pending else head
+            pending = [chunk[cut:]] if cut < len(chunk) else []
+            yield from self._records_or_error(data, final=False)
         if pending:
-            yield from self._records_or_error(pending, final=True)
+            yield from self._records_or_error(b"".join(pending), final=True)
         self.line_number += 1  # (the read that found the end, as read_records counts it)
 
     def _records_or_error(self, data: bytes, final: bool) -> Iterator[list[ProducerRecord]]:
