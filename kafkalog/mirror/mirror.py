@@ -237,8 +237,8 @@ class MirrorResult:
 class _Partition:
     """A mirrored partition's fetch state."""
 
-    __slots__ = ("report", "topic_id", "leader", "leader_epoch", "log", "done", "fetched",
-                 "idle", "max_bytes", "new", "stale", "retry_at", "attempts", "failing_since",
+    __slots__ = ("report", "topic_id", "leader", "leader_epoch", "log", "done", "idle",
+                 "max_bytes", "new", "stale", "retry_at", "attempts", "failing_since",
                  "last_failure")
 
     def __init__(self, report: PartitionReport, topic_id: uuid.UUID | None, leader: int,
@@ -249,7 +249,6 @@ class _Partition:
         self.leader_epoch = leader_epoch
         self.log: Log | None = None
         self.done = False
-        self.fetched = False  # a fetch answered records (or none) without divergence
         self.idle = 0
         self.max_bytes = max_bytes
         self.new = False
@@ -822,7 +821,7 @@ class Mirror:
                              f"recreated on the source; not mirrored further (the copy keeps "
                              f"the old topic's records up to offset {_log_end(st)})")
                 continue
-            p = None if t is None or t.error else next(
+            p = None if t.error else next(
                 (p for p in t.partitions if p.partition == rep.partition), None)
             if p is None or p.error or p.leader < 0 or p.leader not in brokers:
                 why = (f"Metadata: {error_name(t.error)}" if t.error else
@@ -861,7 +860,6 @@ class Mirror:
         if a.records:
             self._append(st, a.records)
         st.idle = 0
-        st.fetched = True
         self._update_high_watermark(st, logs)
         if not self.follow and log.log_end_offset >= min(rep.target_offset, a.high_watermark):
             st.done = True

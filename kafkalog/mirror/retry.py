@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import math
 import random
+import sys
 
 from kio.schema.errors import ErrorCode
 
@@ -94,5 +95,5 @@ class ExponentialBackoff:
             return self.initial_ms
         term = self.initial_ms * self.multiplier ** min(attempts, self._exp_max)
         factor = (random.uniform(1 - self.jitter, 1 + self.jitter)
-                  if self.jitter >= 2.2250738585072014e-308 else 1.0)
+                  if self.jitter >= sys.float_info.min else 1.0)  # (Double.MIN_NORMAL)
         return min(int(factor * term), self.max_ms)
