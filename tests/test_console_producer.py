@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kafkalog import cli
@@ -1028,3 +1028,35 @@ def test_send_many_writes_the_bytes_of_send_one_by_one(tmp_path_factory, lines, 
             producer.close()
         out.append({f.relative_to(d): f.read_bytes() for f in sorted(d.glob("t-*/*.log"))})
     assert out[0] == out[1]
+
+
+@settings(max_examples=400, deadline=None)
+@example(prior=64, delta=64, key=b"k" * 64, value=b"v" * 64)
+@example(prior=8192, delta=-1, key=b"k" * 63, value=b"v" * 8192)
+@example(prior=63, delta=63, key=None, value=b"v" * 8191)
+@given(prior=st.integers(0, 9000), delta=st.integers(-(2**40), 2**40),
+       key=st.one_of(st.none(), st.binary(max_size=200)),
+       value=st.one_of(st.none(), st.binary(max_size=20000)))
+def test_inlined_record_sizes_equal_the_reference(prior, delta, key, value):
+    """The per-record steps inlined for speed (``_send``'s field size, the uncompressed
+    ``try_append``'s record size) against ``_fields_size`` / ``_record_size``: offset deltas on
+    both sides of 64 and 8192, negative and large timestamp deltas."""
+    from kafkalog.records.record import Record
+
+    fields = cp._fields_size(key, value, ())
+    batch = cp._ProducerBatch(0, 1 << 40, 1.0, False, NOW)
+    batch.records = [None] * prior  # (a batch already holding ``prior`` records)
+    batch.base_timestamp = NOW
+    size = batch.try_append(Record(key, value, NOW + delta), NOW + delta if prior else NOW,
+                            fields)
+    assert size == cp._record_size(prior, delta if prior else 0, fields)
+    # _send's inline field size: the record it appends carries exactly that estimate
+    d_fields: list[int] = []
+    producer = cp.LogDirProducer.__new__(cp.LogDirProducer)
+    producer._append = lambda p, rec, now, f, size: d_fields.append(f)  # type: ignore
+    producer._clock = ManualClock(NOW)
+    producer.config = cp.ProducerConfig.from_properties({"max.request.size": str(1 << 30),
+                                                         "buffer.memory": str(1 << 40)})
+    producer._closed_batches, producer._batches = [], {}
+    producer._send(ProducerRecord("t", key, value), 0, False)
+    assert d_fields == [fields]
