@@ -182,14 +182,15 @@ def test_the_next_flush_raises_a_failed_scheduled_flush(tmp_path, monkeypatch):
         _fill(log, 6)
         log.roll()
         assert held.started.wait(30)
-        for _ in range(300):  # (the flusher records the error just after the fsync raised)
-            if log._background_flush_error is not None:
-                break
-            threading.Event().wait(0.01)
+        # every roll's scheduled flush (those of _fill's rolls too) has failed before the
+        # error is taken: a later one failing after the first flush() below would be raised
+        # by the second (it once did, in CI)
+        assert log_flusher.wait(list(log._scheduled_flushes), 30) == 0
+        assert log._background_flush_error is not None
         with pytest.raises(KafkaLogError, match="may not be durable"):
             log.flush()
         held.error = None
-        held.release()  # (the flushes of the later rolls in _fill go through now)
+        held.release()
         log.flush()
 
 
