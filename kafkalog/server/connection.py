@@ -49,6 +49,7 @@ from .protocol import (
     peek_header,
     response_class,
 )
+from .response_writers import encode_response_values
 
 __all__ = ["Connection"]
 
@@ -201,8 +202,9 @@ class Connection:
                              None if self.listener is None else self.listener.advertised,
                              self.principal, self, len(frame))
         result = await api.handle(ctx, request)
-        out = None if result is None else encode_response(
-            key, version, correlation_id, build(response_class(key, version), result))
+        # (the generated writer: the bytes of encode_response(build(...)), see response_writers)
+        out = None if result is None else encode_response_values(
+            key, version, correlation_id, result)
         m = self.broker.request_metrics.get(api.name)
         if m is None:
             m = self.broker.request_metrics[api.name] = [0, 0, 0]
