@@ -10,10 +10,18 @@ client down. Kafka's own generated readers check each count against the bytes le
 :func:`check_frame` walks the frame with the same schema kio reads (field order, legacy or
 compact encodings, nullable structs, tagged fields) and refuses any array count, string or byte
 length that exceeds the bytes left, with :class:`~kafkalog.server.errors.ProtocolError`. It
-only skips over values; kio still does the parse. The walk is per field, in Python: a produce or
-fetch request costs tens of microseconds.
+only skips over values; kio still does the parse.
 
-Threads: pure functions; the per-class plans are cached.
+Two forms of the same walk. :class:`_Walker` interprets the schema field by field and words the
+error; per request class a function generated from the same plans (:func:`_checker`: no
+dispatch per field, runs of fixed-width fields skipped in one step) only answers "does the walk
+succeed": 6 us of a small Produce request and 1.6 ms of a 1,000-partition Fetch for the
+interpreter, 3-4x less generated. A frame the generated check refuses is walked again by the
+interpreter, whose error is raised; the interpreter has the last word either way. Invariant
+(``tests/server/test_bounds.py``, hypothesis over every request class kio has): the generated
+check accepts a frame iff the interpreter does.
+
+Threads: pure functions; the per-class plans and checkers are cached.
 
 Example
 -------
@@ -30,11 +38,12 @@ from __future__ import annotations
 
 import functools
 import struct
+from typing import Any
 
 from .errors import ProtocolError
 from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
 
-__all__ = ["check_frame"]
+__all__ = ["check_frame", "walk_frame"]
 
 _FIXED = {"int8": 1, "int16": 2, "int32": 4, "int64": 8, "uint16": 2, "uint32": 4,
           "uint64": 8, "float64": 8, "bool": 1, "uuid": 16, "error_code": 2,
@@ -154,6 +163,192 @@ def check_frame(cls: type, frame: bytes | memoryview) -> None:
     ProtocolError
         The first such length, with its byte position.
     """
+    end = len(frame)
+    try:
+        _checker(cls)(frame, _checker(cls.__header_schema__, True)(frame, 0, end), end)
+        return
+    except (_Refused, IndexError, struct.error):
+        pass  # the interpreter finds the field and words the error
+    walk_frame(cls, frame)
+
+
+def walk_frame(cls: type, frame: bytes | memoryview) -> None:
+    """:func:`check_frame` by the interpreting walker alone (the reference)."""
     walker = _Walker(frame, len(frame), f"{cls.__name__} v{cls.__version__}")
     pos = walker.entity(cls.__header_schema__, 0, len(frame), header=True)
     walker.entity(cls, pos, len(frame))
+
+
+# -- the generated checks ---------------------------------------------------------------------
+
+class _Refused(Exception):
+    """The generated check found a length or count the walker refuses."""
+
+
+def _uvarint(buf: bytes | memoryview, pos: int, end: int) -> tuple[int, int]:
+    """The walker's ``uvarint`` (refused: past the end, or longer than 10 bytes)."""
+    value = shift = 0
+    while True:
+        if pos >= end:
+            raise _Refused
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise _Refused
+
+
+_I16_AT = _I16.unpack_from
+_I32_AT = _I32.unpack_from
+_CHECKERS: dict[tuple[type, bool], Any] = {}
+
+
+def _checker(cls: type, header: bool = False) -> Any:
+    """``check(buf, pos, end) -> pos``: the walk of an entity of ``cls`` at ``pos``,
+    generated once per class (raises :class:`_Refused` where the walker raises)."""
+    f = _CHECKERS.get((cls, header))
+    if f is None:
+        f = _CHECKERS[(cls, header)] = _generate_checker(cls, header)
+    return f
+
+
+class _CheckSource:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.consts: dict[str, Any] = {}
+        self.skip = 0  # fixed bytes walked over but not yet checked
+
+    def emit(self, indent: int, line: str) -> None:
+        self.lines.append("    " * indent + line)
+
+    def const(self, value: Any) -> str:
+        name = f"c{len(self.consts)}"
+        self.consts[name] = value
+        return name
+
+    def flush(self, ind: int, end: str) -> None:
+        # need(pos, n) for each of a run of fixed fields fails iff it fails for their sum
+        if self.skip:
+            self.emit(ind, f"p += {self.skip}")
+            self.emit(ind, f"if p > {end}: raise _Refused")
+            self.skip = 0
+
+    def uvarint(self, ind: int, out: str, end: str) -> None:
+        self.emit(ind, f"if p < {end} and buf[p] < 128:")
+        self.emit(ind + 1, f"{out} = buf[p]")
+        self.emit(ind + 1, "p += 1")
+        self.emit(ind, "else:")
+        self.emit(ind + 1, f"{out}, p = _uvarint(buf, p, {end})")
+
+    def length(self, ind: int, out: str, end: str, flexible: bool, wide: bool) -> None:
+        """The walker's ``length``: -1 for null."""
+        if flexible:
+            self.uvarint(ind, out, end)
+            self.emit(ind, f"{out} -= 1")
+        elif wide:
+            self.emit(ind, f"if p + 4 > {end}: raise _Refused")
+            self.emit(ind, f"{out} = _I32_AT(buf, p)[0]")
+            self.emit(ind, "p += 4")
+        else:
+            self.emit(ind, f"if p + 2 > {end}: raise _Refused")
+            self.emit(ind, f"{out} = _I16_AT(buf, p)[0]")
+            self.emit(ind, "p += 2")
+
+    def primitive(self, ind: int, kafka_type: str | None, end: str, flexible: bool) -> None:
+        size = _FIXED.get(kafka_type or "")
+        if size is not None:
+            self.skip += size
+            return
+        self.flush(ind, end)
+        self.length(ind, "n", end, flexible, kafka_type != "string")
+        self.emit(ind, "if n < -1: raise _Refused")
+        self.emit(ind, "if n > 0:")
+        self.emit(ind + 1, "p += n")
+        self.emit(ind + 1, f"if p > {end}: raise _Refused")
+
+    def field(self, ind: int, f: FieldPlan, end: str, flexible: bool, header: bool,
+              depth: int) -> None:
+        if f.kind == PRIMITIVE:
+            if header and f.name == "client_id":  # always a legacy nullable string
+                self.primitive(ind, "string", end, False)
+            else:
+                self.primitive(ind, f.kafka_type, end, flexible)
+            return
+        self.flush(ind, end)
+        if f.kind == ENTITY:
+            check = self.const(_LazyChecker(f.entity))
+            if f.optional and f.tag is None:  # KIP-893 nullable struct: int8 marker
+                self.emit(ind, f"if p + 1 > {end}: raise _Refused")
+                self.emit(ind, "if buf[p] == 0xFF:")
+                self.emit(ind + 1, "p += 1")
+                self.emit(ind, "else:")
+                self.emit(ind + 1, f"p = {check}(buf, p + 1, {end})")
+            else:
+                self.emit(ind, f"p = {check}(buf, p, {end})")
+            return
+        count = f"k{depth}"
+        self.length(ind, count, end, flexible, True)
+        self.emit(ind, f"if {count} < -1 or {count} > {end} - p: raise _Refused")
+        if f.kind == PRIMITIVE_ARRAY:
+            size = _FIXED.get(f.kafka_type or "")
+            if size is not None:  # the elements' bytes at once
+                self.emit(ind, f"if {count} > 0:")
+                self.emit(ind + 1, f"p += {count} * {size}")
+                self.emit(ind + 1, f"if p > {end}: raise _Refused")
+                return
+            self.emit(ind, f"for _ in range({count}):")
+            self.primitive(ind + 1, f.kafka_type, end, flexible)
+            self.flush(ind + 1, end)
+            return
+        check = self.const(_LazyChecker(f.entity))
+        self.emit(ind, f"for _ in range({count}):")
+        self.emit(ind + 1, f"p = {check}(buf, p, {end})")
+
+
+class _LazyChecker:
+    """A nested struct's check, generated on first use."""
+
+    __slots__ = ("cls", "f")
+
+    def __init__(self, cls: type) -> None:
+        self.cls = cls
+        self.f: Any = None
+
+    def __call__(self, buf: bytes | memoryview, pos: int, end: int) -> int:
+        f = self.f
+        if f is None:
+            f = self.f = _checker(self.cls)
+        return f(buf, pos, end)  # type: ignore[no-any-return]
+
+
+def _generate_checker(cls: type, header: bool) -> Any:
+    flexible = bool(cls.__flexible__)
+    plain, tagged = _fields(cls)
+    src = _CheckSource()
+    for f in plain:
+        src.field(1, f, "end", flexible, header, 0)
+    src.flush(1, "end")
+    if flexible:
+        src.uvarint(1, "t", "end")
+        src.emit(1, "if t > end - p: raise _Refused")
+        src.emit(1, "for _ in range(t):")
+        src.uvarint(2, "tag", "end")
+        src.uvarint(2, "size", "end")
+        src.emit(2, "stop = p + size")
+        src.emit(2, "if stop > end: raise _Refused")
+        for i, (tag, f) in enumerate(sorted(tagged.items())):
+            src.emit(2, f"{'if' if i == 0 else 'elif'} tag == {tag}:")
+            # (the walker checks a known tagged field within its size, then skips to stop)
+            src.field(3, f, "stop", flexible, header, 1)
+            src.flush(3, "stop")
+        src.emit(2, "p = stop")
+    src.emit(1, "return p")
+    code = "def check(buf, p, end):\n" + "\n".join(src.lines) + "\n"
+    scope: dict[str, Any] = {"_Refused": _Refused, "_uvarint": _uvarint, "_I16_AT": _I16_AT,
+                             "_I32_AT": _I32_AT, **src.consts}
+    exec(compile(code, f"<kafkalog check {cls.__qualname__} v{cls.__version__}>", "exec"),
+         scope)  # noqa: S102 - the source is built from kio's schema fields
+    return scope["check"]
