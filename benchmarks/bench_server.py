@@ -39,6 +39,16 @@ ratio >= 0.5):
   acknowledging each record costs over a plain fetch.
 * ``latency.produce.acks=<1|-1>.p50`` / ``.p99``: confluent-kafka, one 100 B record at a time
   (produce, then flush: the full round trip), seconds; baseline: ``Log.append`` of one record.
+* ``protocol.<request>.vs_kio_path``: the server's CPU per request handled by
+  ``Connection.handle_frame`` (parse, handle, answer; no client, no socket) with the writers and
+  checks generated from kio's schemas (``kafkalog.server.response_writers``, ``bounds``) vs the
+  same requests through the reference path in the same run: ``build`` + kio's generic writers
+  and the interpreting bounds walker. Requests: an empty Fetch of 1,000 partitions (a consumer
+  of a 1,000-partition topic polling; no fetch sessions here, so every fetch lists them all),
+  and Produce requests of one 129-record batch (aiokafka's batch size in the produce rows).
+* ``protocol.encode.fetch_1000.vs_kio`` / ``protocol.check.fetch_1000.vs_walker``: the two
+  parts alone on that Fetch: its response's bytes (same bytes, checked) and its request's
+  bounds check.
 
 Run: ``python benchmarks/bench_server.py [--quick]`` (quick: 20,000 records of 100 B and
 10,000 of 1 KiB, 500 latency samples; full: 200,000, 100,000 and 3,000).
@@ -596,6 +606,144 @@ def bench_latency(tmp: Path, samples: int) -> list[dict]:
     return rows
 
 
+# -- the protocol path -------------------------------------------------------------------------
+
+
+def _request_frame(key: int, version: int, body: dict) -> bytes:
+    import io
+
+    from kio.serial import entity_writer
+
+    from kafkalog.server.protocol import build, request_schema
+
+    cls = request_schema(key, version)
+    out = io.BytesIO()
+    header = cls.__header_schema__
+    entity_writer(header)(out, build(header, {"request_api_key": key, "request_api_version":
+                                              version, "correlation_id": 1,
+                                              "client_id": "bench"}))
+    entity_writer(cls)(out, build(cls, body))
+    return out.getvalue()
+
+
+@contextlib.contextmanager
+def _reference_protocol_path() -> Iterator[None]:
+    """The server parsing and answering through ``build`` + kio's writers and the interpreting
+    bounds walker (the path before the generated ones)."""
+    from kafkalog.server import bounds, connection, protocol
+
+    def reference(key: int, version: int, correlation_id: int, values: Any) -> bytes:
+        return protocol.encode_response(key, version, correlation_id,
+                                        protocol.build(protocol.response_class(key, version),
+                                                       values))
+
+    saved = protocol.check_frame, connection.encode_response_values
+    protocol.check_frame, connection.encode_response_values = bounds.walk_frame, reference
+    try:
+        yield
+    finally:
+        protocol.check_frame, connection.encode_response_values = saved
+
+
+def _handle_cpu(server: KafkaServer, frames: list[bytes], rounds: int) -> float:
+    """The loop thread's CPU seconds per frame handled (best of ``rounds``)."""
+    from kafkalog.server.connection import Connection
+
+    def handle_all() -> float:
+        conn = Connection(server.broker, None, _NoPeer())  # type: ignore[arg-type]
+        best = float("inf")
+        for _ in range(rounds):
+            t0 = time.thread_time()
+            for frame in frames:
+                coro = conn.handle_frame(frame)
+                try:
+                    coro.send(None)
+                except StopIteration:
+                    continue
+                coro.close()
+                raise RuntimeError("a replayed request waited")
+            best = min(best, time.thread_time() - t0)
+        return best / len(frames)
+
+    return server.call(handle_all)
+
+
+def bench_protocol(tmp: Path, rounds: int) -> list[dict]:
+    from kafkalog.records.builder import encode_batch
+    from kafkalog.server import bounds
+    from kafkalog.server.protocol import build, encode_response, request_schema, response_class
+    from kafkalog.server.response_writers import encode_response_values
+
+    root = Path(tempfile.mkdtemp(dir=tmp))
+    # (small preallocated indexes: 1,000 partitions of 10 MiB .index + .timeindex are 20 GB)
+    server = KafkaServer(root, "127.0.0.1", 0).start()
+    try:
+        server.broker.create_topic("many", 1000, {"segment.index.bytes": "4096"})
+        server.broker.create_topic(TOPIC, 1)
+        fetch = _request_frame(1, 12, {
+            "replica_id": -1, "max_wait": 0, "min_bytes": 1, "max_bytes": 52428800,
+            "isolation_level": 0, "session_id": 0, "session_epoch": -1, "rack_id": "",
+            "forgotten_topics_data": [], "topics": [{"topic": "many", "partitions": [
+                {"partition": i, "current_leader_epoch": -1, "fetch_offset": 0,
+                 "last_fetched_epoch": -1, "log_start_offset": -1,
+                 "partition_max_bytes": 1048576} for i in range(1000)]}]})
+        keys, values = zip(*make_records(129 * 50, 100))
+        produce = [_request_frame(0, 7, {
+            "transactional_id": None, "acks": 1, "timeout": 30000, "topic_data": [
+                {"name": TOPIC, "partition_data": [{"index": 0, "records": encode_batch(
+                    [Record(k, v, 1_700_000_000_000) for k, v in
+                     zip(keys[i:i + 129], values[i:i + 129])])}]}]})
+            for i in range(0, len(keys), 129)]
+        out = []
+        for name, frames, what in (
+                ("fetch_1000", [fetch], "an empty Fetch v12 of 1,000 partitions (max_wait 0)"),
+                ("produce_129", produce, "Produce v7 requests of one 129-record batch of "
+                                         "116-byte records each")):
+            _handle_cpu(server, frames[:1], 1)  # (kernels and generated code loaded)
+            new = _handle_cpu(server, frames, rounds)
+            with _reference_protocol_path():
+                ref = _handle_cpu(server, frames, rounds)
+            out.append(_row(f"protocol.{name}.vs_kio_path", new, "s", ref,
+                            f"CPU of the server's loop thread per request, {what}, parsed, "
+                            f"handled and answered by Connection.handle_frame (no client); "
+                            f"baseline: the same with build + kio's writers and the "
+                            f"interpreting bounds walker; best of {rounds}", time_like=True))
+        # the two parts alone, on the Fetch
+        cls = request_schema(1, 12)
+        conn_values = {"throttle_time": 0, "error_code": 0, "session_id": 0, "responses": [
+            {"topic": "many", "topic_id": None, "partitions": [
+                {"partition_index": i, "high_watermark": 0, "last_stable_offset": 0,
+                 "log_start_offset": 0, "aborted_transactions": None, "records": b"",
+                 "error_code": 0} for i in range(1000)]}]}
+        assert encode_response_values(1, 12, 1, conn_values) == encode_response(
+            1, 12, 1, build(response_class(1, 12), conn_values))
+
+        def best(fn: Any) -> float:
+            b = float("inf")
+            for _ in range(rounds):
+                t0 = time.perf_counter()
+                fn()
+                b = min(b, time.perf_counter() - t0)
+            return b
+
+        enc = best(lambda: encode_response_values(1, 12, 1, conn_values))
+        enc_ref = best(lambda: encode_response(1, 12, 1, build(response_class(1, 12),
+                                                               conn_values)))
+        out.append(_row("protocol.encode.fetch_1000.vs_kio", enc, "s", enc_ref,
+                        "the response of an empty Fetch v12 of 1,000 partitions to bytes: "
+                        "the generated writer vs build + kio's entity writer (same bytes, "
+                        f"checked); best of {rounds}", time_like=True))
+        chk = best(lambda: bounds.check_frame(cls, fetch))
+        chk_ref = best(lambda: bounds.walk_frame(cls, fetch))
+        out.append(_row("protocol.check.fetch_1000.vs_walker", chk, "s", chk_ref,
+                        "the bounds check of that Fetch request's 33 KB frame: the generated "
+                        f"check vs the interpreting walker; best of {rounds}", time_like=True))
+        return out
+    finally:
+        server.stop()
+        shutil.rmtree(root, ignore_errors=True)
+
+
 def run(quick: bool = False) -> list[dict]:
     tmp = Path(tempfile.mkdtemp(prefix="kafkalog-bench-server-", dir=os.environ.get("TMPDIR")))
     try:
@@ -608,6 +756,7 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_share(tmp, 20_000 if quick else 200_000)
         rows += bench_security(tmp, 20_000 if quick else 200_000, 10 if quick else 50)
         rows += bench_latency(tmp, 500 if quick else 3000)
+        rows += bench_protocol(tmp, 5 if quick else 30)
         return rows
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

@@ -348,11 +348,14 @@ class _LazyWriter:
         self.cls = cls
         self.w: Writer | None = None
 
-    def __call__(self, out: list, value: Any) -> None:
+    def resolve(self) -> Writer:
         w = self.w
         if w is None:
             w = self.w = response_writer(self.cls)
-        w(out, value)
+        return w
+
+    def __call__(self, out: list, value: Any) -> None:
+        (self.w or self.resolve())(out, value)
 
 
 def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, optional: bool,
@@ -409,10 +412,13 @@ def _array(src: _Source, x: str, p: FieldPlan, flexible: bool) -> None:
     else:
         src.emit(2, f"a(_I32(len({x})))")
     e = src.var()
-    src.emit(2, f"for {e} in {x}:")
     if p.kind == ENTITY_ARRAY:
-        src.emit(3, f"{src.const(_LazyWriter(p.entity))}(out, {e})")
+        lazy = src.const(_LazyWriter(p.entity))
+        src.emit(2, f"w = {lazy}.w or {lazy}.resolve()")  # (one lookup, not one per element)
+        src.emit(2, f"for {e} in {x}:")
+        src.emit(3, f"w(out, {e})")
         return
+    src.emit(2, f"for {e} in {x}:")
     if p.kafka_type in _FIXED:
         conv = _fixed_conversion(p, False)
         value = f"{conv}({e})" if conv is not None else e

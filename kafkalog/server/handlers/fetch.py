@@ -104,42 +104,53 @@ def _diverging_epoch(broker: Any, log: Any, topic: str, p: Any) -> tuple[int, in
 def _read_partition(ctx: RequestContext, w: _Wanted, budget: int, isolation: str,
                     first_with_data: bool) -> tuple[dict[str, Any], int]:
     """The partition's response and the record bytes it carries."""
-    broker = ctx.broker
+    # (one dict, its error code set on the way out: a Fetch lists every partition a consumer
+    # has, each answered even when empty, so per-partition work is the cost of a poll)
     p = w.request
-    out: dict[str, Any] = {"partition_index": p.partition, "high_watermark": -1,
-                           "last_stable_offset": -1, "log_start_offset": -1,
-                           "aborted_transactions": None, "records": b""}
+    out: dict[str, Any] = {"partition_index": p.partition, "error_code": w.error,
+                           "high_watermark": -1, "last_stable_offset": -1,
+                           "log_start_offset": -1, "aborted_transactions": None, "records": b""}
     if w.error:
-        return {**out, "error_code": w.error}, 0
+        return out, 0
+    broker = ctx.broker
     topic = w.topic
     assert topic is not None
     try:
         log = broker.log(topic, p.partition)
     except KafkaLogError as e:
-        return {**out, "error_code": error_code_for(e)}, 0
-    code = broker.check_leader_epoch(topic, p.partition, getattr(p, "current_leader_epoch", -1))
-    if code:
-        return {**out, "error_code": code}, 0
+        out["error_code"] = error_code_for(e)
+        return out, 0
+    leader_epoch = p.current_leader_epoch if ctx.api_version >= 9 else -1
+    if leader_epoch >= 0:
+        code = broker.check_leader_epoch(topic, p.partition, leader_epoch)
+        if code:
+            out["error_code"] = code
+            return out, 0
     hw = broker.high_watermark(topic, p.partition)
     lso = log.last_stable_offset
-    out.update(high_watermark=hw, last_stable_offset=lso, log_start_offset=log.log_start_offset)
-    diverging = _diverging_epoch(broker, log, topic, p)
-    if isinstance(diverging, int):
-        return {**out, "error_code": diverging}, 0
-    if diverging is not None:
-        out["diverging_epoch"] = {"epoch": diverging[0], "end_offset": diverging[1]}
-        return {**out, "error_code": ErrorCode.none}, 0
+    out["high_watermark"] = hw
+    out["last_stable_offset"] = lso
+    out["log_start_offset"] = log.log_start_offset
+    if ctx.api_version >= 12:
+        diverging = _diverging_epoch(broker, log, topic, p)
+        if isinstance(diverging, int):
+            out["error_code"] = diverging
+            return out, 0
+        if diverging is not None:
+            out["diverging_epoch"] = {"epoch": diverging[0], "end_offset": diverging[1]}
+            return out, 0
     committed = isolation == READ_COMMITTED
     if committed:
         out["aborted_transactions"] = []
     limit = min(p.partition_max_bytes, budget)
     if limit <= 0 and not first_with_data:
-        return {**out, "error_code": ErrorCode.none}, 0
+        return out, 0
     bound = lso if committed else hw
     try:
         data = log.read(p.fetch_offset, max(limit, 0), max_offset=bound)
     except KafkaLogError as e:
-        return {**out, "error_code": error_code_for(e)}, 0
+        out["error_code"] = error_code_for(e)
+        return out, 0
     if committed and data:
         upper = _end_of_whole_batches(data)
         if upper is not None:
@@ -150,7 +161,7 @@ def _read_partition(ctx: RequestContext, w: _Wanted, budget: int, isolation: str
                      for pid, ranges in tx.aborted.items() for first, _ in ranges),
                     key=lambda a: a["first_offset"])
     out["records"] = data
-    return {**out, "error_code": ErrorCode.none}, len(data)
+    return out, len(data)
 
 
 def _end_of_whole_batches(data: bytes) -> int | None:
