@@ -14,7 +14,10 @@ generated Java classes let a handler set any field and write only those the vers
 one frozen dataclass per version. :func:`build` bridges the two: handlers describe a response
 once as plain dicts with kio's snake_case field names, and :func:`build` makes the dataclass of
 the negotiated version, dropping fields that version does not have and converting plain values
-(error code ints, millisecond ints, kafkalog ``Uuid``) to kio's field types.
+(error code ints, millisecond ints, kafkalog ``Uuid``) to kio's field types. ``build`` then
+:func:`encode_response` is the reference path; the server answers through
+:mod:`kafkalog.server.response_writers`, writers generated from the same kio fields that give
+the same bytes several times faster.
 
 Threads: pure functions; kio's readers/writers are cached per class.
 
