@@ -35,7 +35,7 @@ Example
 >>> response_writer(cls)(out, {"error_code": 0, "api_keys": [
 ...     {"api_key": 18, "min_version": 0, "max_version": 3}]})
 >>> b"".join(out).hex()
-'0000000000010012000000030000'
+'000000000001001200000003'
 """
 
 from __future__ import annotations
