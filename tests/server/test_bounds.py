@@ -114,3 +114,9 @@ def test_check_frame_raises_the_walkers_error() -> None:
 
 def test_every_request_class_is_covered() -> None:
     assert len(KEYS) >= 80 and len(CLASSES) >= 250
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    assert doctest.testmod(bounds).failed == 0

@@ -103,3 +103,12 @@ def test_lengths_of_128_and_more_use_two_byte_varints() -> None:
     out = encode_response_values(1, 12, 1, body)
     assert out == encode_response(1, 12, 1, build(response_class(1, 12), body))
     assert bytes([(201 & 0x7F) | 0x80, 201 >> 7]) + b"x" * 200 in out
+
+
+def test_module_doctests() -> None:
+    import doctest
+
+    from kafkalog.server import protocol, response_writers
+
+    assert doctest.testmod(response_writers).failed == 0
+    assert doctest.testmod(protocol).failed == 0
