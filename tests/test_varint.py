@@ -100,3 +100,35 @@ def test_arbitrary_bytes_decode_or_corrupt(data: bytes, pos: int) -> None:
             continue
         assert min(pos, len(data)) < end <= len(data)
         assert isinstance(v, int)
+
+
+@given(st.integers(0, 2**35 - 1))
+def test_encode_unsigned_varint_round_trips(u: int) -> None:
+    from kafkalog.records.varint import encode_unsigned_varint
+
+    out = encode_unsigned_varint(u)
+    value = shift = 0
+    for b in out:
+        value |= (b & 0x7F) << shift
+        shift += 7
+    assert value == u and all(b & 0x80 for b in out[:-1]) and not out[-1] & 0x80
+    assert len(out) == max(1, -(-u.bit_length() // 7))
+
+
+# Kafka's ByteUtilsTest.testUnsignedVarintSerde (4.2), its Java ints taken as unsigned 32 bits
+@pytest.mark.parametrize(("n", "hex_"), [
+    (0, "00"), (-1, "ffffffff0f"), (1, "01"), (63, "3f"), (-64, "c0ffffff0f"), (64, "40"),
+    (8191, "ff3f"), (-8192, "80c0ffff0f"), (8192, "8040"), (-8193, "ffbfffff0f"),
+    (1048575, "ffff3f"), (1048576, "808040"), (2**31 - 1, "ffffffff07"),
+    (-2**31, "8080808008")])
+def test_encode_unsigned_varint_kafka_vectors(n: int, hex_: str) -> None:
+    from kafkalog.records.varint import encode_unsigned_varint
+
+    assert encode_unsigned_varint(n & 0xFFFFFFFF).hex() == hex_
+
+
+def test_encode_unsigned_varint_refuses_negative() -> None:
+    from kafkalog.records.varint import encode_unsigned_varint
+
+    with pytest.raises(ValueError):
+        encode_unsigned_varint(-1)

@@ -22,6 +22,7 @@ from __future__ import annotations
 from ..errors import CorruptRecordError
 
 __all__ = [
+    "encode_unsigned_varint",
     "encode_varint",
     "encode_varlong",
     "decode_varint",
@@ -57,6 +58,18 @@ def zigzag_encode64(n: int) -> int:
     if not _INT64_MIN <= n <= _INT64_MAX:
         raise ValueError(f"varlong value out of int64 range: {n}")
     return ((n << 1) ^ (n >> 63)) & _U64
+
+
+def encode_unsigned_varint(u: int) -> bytes:
+    """Encode a non-negative int as an unsigned varint (Kafka's
+    ``ByteUtils.writeUnsignedVarint``: the protocol's compact lengths and tags).
+
+    >>> encode_unsigned_varint(300).hex()
+    'ac02'
+    """
+    if u < 0:
+        raise ValueError(f"unsigned varint of a negative value: {u}")
+    return _unsigned_to_bytes(u)
 
 
 def _unsigned_to_bytes(u: int) -> bytes:

@@ -59,6 +59,27 @@ def _fields(cls: type) -> tuple[tuple[FieldPlan, ...], dict[int, FieldPlan]]:
             {p.tag: p for p in plans if p.tag is not None})
 
 
+class _Refused(Exception):
+    """A length or count the walk refuses (args, when known: position and message)."""
+
+
+def _uvarint(buf: bytes | memoryview, pos: int, end: int) -> tuple[int, int]:
+    """An unsigned varint at ``pos``: ``(value, position after it)``; refused when it runs
+    past ``end`` or is longer than 10 bytes."""
+    value = shift = 0
+    while True:
+        if pos >= end:
+            raise _Refused(pos, "varint runs past the end")
+        b = buf[pos]
+        pos += 1
+        value |= (b & 0x7F) << shift
+        if not b & 0x80:
+            return value, pos
+        shift += 7
+        if shift > 63:
+            raise _Refused(pos, "varint longer than 10 bytes")
+
+
 class _Walker:
     __slots__ = ("buf", "end", "what")
 
@@ -77,18 +98,10 @@ class _Walker:
         return pos + n
 
     def uvarint(self, pos: int, end: int) -> tuple[int, int]:
-        value = shift = 0
-        while True:
-            if pos >= end:
-                raise self.fail(pos, "varint runs past the end")
-            b = self.buf[pos]
-            pos += 1
-            value |= (b & 0x7F) << shift
-            if not b & 0x80:
-                return value, pos
-            shift += 7
-            if shift > 63:
-                raise self.fail(pos, "varint longer than 10 bytes")
+        try:
+            return _uvarint(self.buf, pos, end)
+        except _Refused as e:
+            raise self.fail(*e.args) from None
 
     def length(self, pos: int, end: int, flexible: bool, wide: bool) -> tuple[int, int]:
         """A string/bytes length or an array count: -1 for null."""
@@ -180,25 +193,6 @@ def walk_frame(cls: type, frame: bytes | memoryview) -> None:
 
 
 # -- the generated checks ---------------------------------------------------------------------
-
-class _Refused(Exception):
-    """The generated check found a length or count the walker refuses."""
-
-
-def _uvarint(buf: bytes | memoryview, pos: int, end: int) -> tuple[int, int]:
-    """The walker's ``uvarint`` (refused: past the end, or longer than 10 bytes)."""
-    value = shift = 0
-    while True:
-        if pos >= end:
-            raise _Refused
-        b = buf[pos]
-        pos += 1
-        value |= (b & 0x7F) << shift
-        if not b & 0x80:
-            return value, pos
-        shift += 7
-        if shift > 63:
-            raise _Refused
 
 
 _I16_AT = _I16.unpack_from

@@ -53,6 +53,7 @@ from kio.serial import entity_writer
 from kio.serial._implicit_defaults import get_tagged_field_default
 from kio.serial._serialize import get_field_writer
 
+from ..records.varint import encode_unsigned_varint
 from .protocol import _primitive, build, response_class
 from .schema import ENTITY, ENTITY_ARRAY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
 
@@ -75,17 +76,12 @@ _I32 = struct.Struct(">i").pack
 
 
 def _uv(n: int) -> bytes:
-    """An unsigned varint (kio's ``write_unsigned_varint``; kio refuses above 2**35 - 1)."""
-    if n < 0 or n > 2**35 - 1:
-        raise ValueError(f"unsigned varint out of range: {n}")
-    if n < 128:
+    """An unsigned varint (kio's ``write_unsigned_varint``, which refuses above 2**35 - 1)."""
+    if 0 <= n < 128:
         return _UV1[n]
-    out = bytearray()
-    while n >= 0x80:
-        out.append((n & 0x7F) | 0x80)
-        n >>= 7
-    out.append(n)
-    return bytes(out)
+    if n > 2**35 - 1:
+        raise ValueError(f"unsigned varint out of range: {n}")
+    return encode_unsigned_varint(n)
 
 
 # -- build's conversions, to the raw value kio writes ----------------------------------------
