@@ -49,7 +49,7 @@ from kio.serial import entity_reader, entity_writer
 
 from .bounds import check_frame
 from .errors import ProtocolError
-from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, field_plans
+from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
 
 __all__ = [
     "MAX_REQUEST_BYTES",
@@ -60,6 +60,7 @@ __all__ = [
     "decode_request",
     "encode_response",
     "build",
+    "field_value",
     "millis",
     "ErrorCode",
 ]
@@ -217,19 +218,24 @@ def build(cls: type, values: Mapping[str, Any] | Any) -> Any:
                 kwargs[p.name] = None
                 continue
             raise TypeError(f"{cls.__qualname__} v{cls.__version__}: field {p.name!r} missing")
-        v = values[p.name]
-        if p.kind == PRIMITIVE:
-            if v is None and not p.optional and p.kafka_type == "string":
-                v = ""  # Kafka's writers: a nullable-in-later-versions string as ""
-            v = _primitive(v, p.kafka_type, p.optional)
-        elif p.kind == PRIMITIVE_ARRAY:
-            v = None if v is None else tuple(_primitive(x, p.kafka_type, False) for x in v)
-        elif p.kind == ENTITY:
-            v = None if v is None else build(p.entity, v)  # type: ignore[arg-type]
-        else:
-            v = None if v is None else tuple(build(p.entity, x) for x in v)  # type: ignore[arg-type]
-        kwargs[p.name] = v
+        kwargs[p.name] = field_value(p, values[p.name])
     return cls(**kwargs)
+
+
+def field_value(p: FieldPlan, v: Any) -> Any:
+    """The value of field ``p`` as kio's dataclass holds it, from a plain value (see
+    :func:`build`)."""
+    if p.kind == PRIMITIVE:
+        if v is None and not p.optional and p.kafka_type == "string":
+            v = ""  # Kafka's writers: a nullable-in-later-versions string as ""
+        return _primitive(v, p.kafka_type, p.optional)
+    if v is None:
+        return None
+    if p.kind == PRIMITIVE_ARRAY:
+        return tuple(_primitive(x, p.kafka_type, False) for x in v)
+    if p.kind == ENTITY:
+        return build(p.entity, v)  # type: ignore[arg-type]
+    return tuple(build(p.entity, x) for x in v)  # type: ignore[arg-type]
 
 
 def millis(value: Any) -> int:

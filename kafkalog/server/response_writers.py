@@ -54,8 +54,8 @@ from kio.serial._implicit_defaults import get_tagged_field_default
 from kio.serial._serialize import get_field_writer
 
 from ..records.varint import encode_unsigned_varint
-from .protocol import _primitive, build, response_class
-from .schema import ENTITY, ENTITY_ARRAY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
+from .protocol import field_value, response_class
+from .schema import ENTITY, ENTITY_ARRAY, PRIMITIVE, FieldPlan, field_plans
 
 __all__ = ["response_writer", "encode_response_values", "Writer"]
 
@@ -168,7 +168,7 @@ class _Tagged:
 
     __slots__ = ("tag", "plan", "default", "writer")
 
-    def __init__(self, cls: type, field: dataclasses.Field, plan: FieldPlan) -> None:
+    def __init__(self, field: dataclasses.Field, plan: FieldPlan) -> None:
         self.tag = plan.tag
         self.plan = plan
         self.default = get_tagged_field_default(field)
@@ -177,18 +177,7 @@ class _Tagged:
 
     def encode(self, value: Any) -> bytes | None:
         """The tag, size and value bytes; None when ``value`` is the default (not written)."""
-        p = self.plan
-        if p.kind == PRIMITIVE:
-            if value is None and not p.optional and p.kafka_type == "string":
-                value = ""
-            value = _primitive(value, p.kafka_type, p.optional)
-        elif p.kind == PRIMITIVE_ARRAY:
-            value = None if value is None else tuple(
-                _primitive(x, p.kafka_type, False) for x in value)
-        elif p.kind == ENTITY:
-            value = None if value is None else build(p.entity, value)
-        else:
-            value = None if value is None else tuple(build(p.entity, x) for x in value)
+        value = field_value(self.plan, value)
         if value == self.default:
             return None
         buf = io.BytesIO()
@@ -244,7 +233,6 @@ def response_writer(cls: type) -> Writer:
 
 def _generate(cls: type) -> Writer:
     flexible = bool(cls.__flexible__)
-    header = cls.__name__ == "RequestHeader"
     src = _Source()
     fields = {f.name: f for f in dataclasses.fields(cls)}
     src.emit(1, f"if type(v) is {src.const(cls)}:")
@@ -286,8 +274,7 @@ def _generate(cls: type) -> Writer:
             continue
         flush()
         if p.kind == PRIMITIVE:
-            _variable(src, 1, x, p, flexible, p.optional, field=True,
-                      legacy_string=header and p.name == "client_id")
+            _variable(src, 1, x, p, flexible, p.optional, field=True)
         elif p.kind == ENTITY:
             w = src.const(_LazyWriter(p.entity))
             if p.optional:  # KIP-893 nullable struct: an int8 marker
@@ -308,7 +295,7 @@ def _generate(cls: type) -> Writer:
         else:
             src.emit(1, "tags = []")
             for p in tagged:
-                t = src.const(_Tagged(cls, fields[p.name], p))
+                t = src.const(_Tagged(fields[p.name], p))
                 x = src.var()
                 src.emit(1, f"{x} = g({p.name!r}, _MISSING)")
                 if not p.has_default:  # (build: required unless nullable, as untagged ones)
@@ -355,7 +342,7 @@ class _LazyWriter:
 
 
 def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, optional: bool,
-              field: bool = False, legacy_string: bool = False) -> None:
+              field: bool = False) -> None:
     """Lines writing string/bytes value ``x`` (kio's string and bytes writers); ``field``:
     ``x`` is a field's value (not an array element's)."""
     string = p.kafka_type == "string"
@@ -363,7 +350,7 @@ def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, opti
         # build: None for a string not nullable in this version is "" (Kafka's writers)
         src.emit(ind, f"if {x} is None:")
         src.emit(ind + 1, f"{x} = ''")
-    if flexible and not legacy_string:
+    if flexible:
         if optional:
             src.emit(ind, f"if {x} is None:")
             src.emit(ind + 1, "a(b'\\x00')")
@@ -379,7 +366,7 @@ def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, opti
         src.emit(ind, f"a({x})")
         return
     null = "b'\\xff\\xff'" if string else "b'\\xff\\xff\\xff\\xff'"
-    if optional or legacy_string:
+    if optional:
         src.emit(ind, f"if {x} is None:")
         src.emit(ind + 1, f"a({null})")
         src.emit(ind, "else:")
