@@ -160,3 +160,40 @@ def test_one_record_batches_take_the_packed_path(server, log_dir, monkeypatch, c
     values = [cols.value_data[cols.value_offsets[i]:cols.value_offsets[i + 1]].tobytes()
               for i in range(120)]
     assert values == [v for _, v, _ in records]
+
+
+def test_a_group_over_many_partitions_round_trips(server):
+    """300 partitions through librdkafka: Metadata, Fetch responses listing every partition
+    (librdkafka sends no fetch sessions here), OffsetCommit and OffsetFetch of all of them: the
+    generated response writers' largest answers, read by a decoder we did not write."""
+    n_parts, n = 300, 3000
+    admin = AdminClient({"bootstrap.servers": server.address})
+    # (4 KiB preallocated indexes: 300 partitions of Kafka's 10 MiB .index + .timeindex are 6 GB)
+    for f in admin.create_topics([NewTopic("wide", n_parts, 1, config={
+            "segment.index.bytes": "4096"})]).values():
+        f.result(30)
+    records = make_records(n, seed=5)
+    p = ck.Producer({"bootstrap.servers": server.address, "linger.ms": 5})
+    for i, (k, v, h) in enumerate(records):
+        p.produce("wide", key=k, value=v, headers=h, partition=i % n_parts)
+    assert p.flush(60) == 0
+    c = ck.Consumer({"bootstrap.servers": server.address, "group.id": "wide-group",
+                     "auto.offset.reset": "earliest", "enable.auto.commit": False})
+    c.subscribe(["wide"])
+    got: dict[int, list] = {q: [] for q in range(n_parts)}
+    deadline = time.monotonic() + 90
+    try:
+        while sum(map(len, got.values())) < n and time.monotonic() < deadline:
+            for m in c.consume(1000, 0.5):
+                assert not m.error(), m.error()
+                got[m.partition()].append(normalize(m.key(), m.value(), m.headers()))
+        assert_same(by_partition(records, n_parts), got)
+        assert len(c.assignment()) == n_parts
+        c.commit(asynchronous=False)
+        committed = c.committed([ck.TopicPartition("wide", q) for q in range(n_parts)], 30)
+    finally:
+        c.close()
+    assert {tp.partition: tp.offset for tp in committed} == \
+        {q: len(by_partition(records, n_parts)[q]) for q in range(n_parts)}
+    md = admin.list_topics("wide", timeout=30).topics["wide"]
+    assert sorted(md.partitions) == list(range(n_parts))
