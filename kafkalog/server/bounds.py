@@ -16,10 +16,11 @@ Two forms of the same walk. :class:`_Walker` interprets the schema field by fiel
 error; per request class a function generated from the same plans (:func:`_checker`: no
 dispatch per field, runs of fixed-width fields skipped in one step) only answers "does the walk
 succeed": 6 us of a small Produce request and 1.6 ms of a 1,000-partition Fetch for the
-interpreter, 3-4x less generated. A frame the generated check refuses is walked again by the
-interpreter, whose error is raised; the interpreter has the last word either way. Invariant
-(``tests/server/test_bounds.py``, hypothesis over every request class kio has): the generated
-check accepts a frame iff the interpreter does.
+interpreter, 4-6x less generated (``protocol.check.*`` in benchmarks/RESULTS.md). A frame the
+generated check refuses is walked again by the interpreter, whose error is raised. Invariant
+(``tests/server/test_bounds.py``, hypothesis over every request class kio has, on kio's own
+frames cut short and overwritten): the generated check accepts a frame iff the interpreter
+does.
 
 Threads: pure functions; the per-class plans and checkers are cached.
 
