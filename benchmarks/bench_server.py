@@ -75,7 +75,7 @@ from kafkalog import Log, Record, iter_batches
 from kafkalog.server import KafkaServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_codec import format_rows  # noqa: E402
+from bench_codec import _best, format_rows  # noqa: E402
 
 TOPIC = "bench"
 WARMUP_TOPIC = "warmup"
@@ -718,23 +718,15 @@ def bench_protocol(tmp: Path, rounds: int) -> list[dict]:
         assert encode_response_values(1, 12, 1, conn_values) == encode_response(
             1, 12, 1, build(response_class(1, 12), conn_values))
 
-        def best(fn: Any) -> float:
-            b = float("inf")
-            for _ in range(rounds):
-                t0 = time.perf_counter()
-                fn()
-                b = min(b, time.perf_counter() - t0)
-            return b
-
-        enc = best(lambda: encode_response_values(1, 12, 1, conn_values))
-        enc_ref = best(lambda: encode_response(1, 12, 1, build(response_class(1, 12),
-                                                               conn_values)))
+        enc = _best(lambda: encode_response_values(1, 12, 1, conn_values), rounds)
+        enc_ref = _best(lambda: encode_response(1, 12, 1, build(response_class(1, 12),
+                                                                conn_values)), rounds)
         out.append(_row("protocol.encode.fetch_1000.vs_kio", enc, "s", enc_ref,
                         "the response of an empty Fetch v12 of 1,000 partitions to bytes: "
                         "the generated writer vs build + kio's entity writer (same bytes, "
                         f"checked); best of {rounds}", time_like=True))
-        chk = best(lambda: bounds.check_frame(cls, fetch))
-        chk_ref = best(lambda: bounds.walk_frame(cls, fetch))
+        chk = _best(lambda: bounds.check_frame(cls, fetch), rounds)
+        chk_ref = _best(lambda: bounds.walk_frame(cls, fetch), rounds)
         out.append(_row("protocol.check.fetch_1000.vs_walker", chk, "s", chk_ref,
                         "the bounds check of that Fetch request's 33 KB frame: the generated "
                         f"check vs the interpreting walker; best of {rounds}", time_like=True))
