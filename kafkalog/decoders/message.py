@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import CorruptRecordError
+from ..generated_code import GeneratedSource
 
 __all__ = [
     "MessageDecodeError",
@@ -475,27 +476,12 @@ def _uvarint_at(buf: bytes, p: int, end: int) -> tuple[int, int]:
     raise _Refused
 
 
-class _ReaderSource:
+class _ReaderSource(GeneratedSource):
     """Python source of one struct version's reader, and the constants it refers to."""
 
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.consts: dict[str, Any] = {"_uv": _uvarint_at, "_Refused": _Refused,
-                                       "_unpack": struct.unpack_from, "_uuid": uuid_to_str}
-        self._n = 0
-
-    def const(self, value: Any) -> str:
-        self._n += 1
-        name = f"_c{self._n}"
-        self.consts[name] = value
-        return name
-
-    def var(self) -> str:
-        self._n += 1
-        return f"v{self._n}"
-
-    def emit(self, indent: int, line: str) -> None:
-        self.lines.append("    " * indent + line)
+        super().__init__({"_uv": _uvarint_at, "_Refused": _Refused,
+                          "_unpack": struct.unpack_from, "_uuid": uuid_to_str})
 
     def length(self, ind: int, out: str, flexible: bool, wide: bool) -> None:
         """``out`` = a length prefix (compact uvarint - 1 when flexible, else int16/int32)."""
@@ -617,10 +603,7 @@ def _generate_reader(s: Struct, v: int) -> Any:
                 src.emit(3, "p += size")
     body = ", ".join(f"{k!r}: {out}" for k, out in names)
     src.emit(1, f"return {{{body}}}, p")
-    code = "def reader(buf, p, end):\n" + "\n".join(src.lines) + "\n"
-    scope: dict[str, Any] = dict(src.consts)
-    exec(compile(code, f"<kafkalog reader {s.name} v{v}>", "exec"), scope)  # noqa: S102
-    return scope["reader"]
+    return src.function("def reader(buf, p, end):", f"<kafkalog reader {s.name} v{v}>")
 
 
 # ----------------------------------------------------------------------------------------------
@@ -794,36 +777,33 @@ def _generate_json_writer(s: Struct, v: int) -> Any:
     """``writer(obj) -> str``: the text of ``dumps(to_json(s, obj, v))`` (tests compare the two
     on every schema and version). A value of an unexpected Python type goes through
     :func:`dumps`, as the tree would."""
-    consts: dict[str, Any] = {"_dumps": dumps, "_jstr": _jstr}
-    lines = ["def writer(obj):", "    parts = []", "    get = obj.get"]
+    src = GeneratedSource({"_dumps": dumps, "_jstr": _jstr})
+    src.emit(1, "parts = []")
+    src.emit(1, "get = obj.get")
     if not _contains(s.versions, v):
         refusal = f"Can't write version {v} of {s.name}"    # (to_json's error)
-        lines.append(f"    raise ValueError({refusal!r})")
-    for i, f in enumerate(s.fields):
+        src.emit(1, f"raise ValueError({refusal!r})")
+    for f in s.fields:
         if not f.present(v):
             continue
-        d = f"_d{i}"
-        consts[d] = f.default
-        lines.append(f"    x = get({f.json_name!r}, {d})")
-        ind = "    "
+        d = src.const(f.default)
+        src.emit(1, f"x = get({f.json_name!r}, {d})")
+        ind = 1
         if f.is_tagged(v):
-            lines.append(f"    if x != {d}:")     # tagged fields only when not the default
-            ind = "        "
+            src.emit(1, f"if x != {d}:")     # tagged fields only when not the default
+            ind = 2
         key = _jstr(f.json_name) + ":"
-        w = f"_w{i}"
+        w = "_none"
         if f.struct is not None:
-            consts[w] = _generated(f.struct.json_writers, f.struct, v, _generate_json_writer)
+            w = src.const(_generated(f.struct.json_writers, f.struct, v, _generate_json_writer))
         if f.is_array:
             text = f"('null' if x is None else '[' + ','.join([{_json_elem(f, 'e', w)} " \
                    "for e in x]) + ']')"
         else:
             text = f"('null' if x is None else {_json_elem(f, 'x', w)})"
-        lines.append(f"{ind}parts.append({key!r} + {text})")
-    lines.append("    return '{' + ','.join(parts) + '}'")
-    scope = dict(consts)
-    code = compile("\n".join(lines) + "\n", f"<kafkalog json writer {s.name} v{v}>", "exec")
-    exec(code, scope)  # noqa: S102 - the source is built from our own schema tables
-    return scope["writer"]
+        src.emit(ind, f"parts.append({key!r} + {text})")
+    src.emit(1, "return '{' + ','.join(parts) + '}'")
+    return src.function("def writer(obj):", f"<kafkalog json writer {s.name} v{v}>")
 
 
 def _json_elem(f: Field, var: str, writer: str) -> str:

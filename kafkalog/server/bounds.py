@@ -41,6 +41,7 @@ import functools
 import struct
 from typing import Any
 
+from ..generated_code import GeneratedSource
 from .errors import ProtocolError
 from .schema import ENTITY, PRIMITIVE, PRIMITIVE_ARRAY, FieldPlan, field_plans
 
@@ -210,19 +211,11 @@ def _checker(cls: type, header: bool = False) -> Any:
     return f
 
 
-class _CheckSource:
+class _CheckSource(GeneratedSource):
     def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.consts: dict[str, Any] = {}
+        super().__init__({"_Refused": _Refused, "_uvarint": _uvarint, "_I16_AT": _I16_AT,
+                          "_I32_AT": _I32_AT})
         self.skip = 0  # fixed bytes walked over but not yet checked
-
-    def emit(self, indent: int, line: str) -> None:
-        self.lines.append("    " * indent + line)
-
-    def const(self, value: Any) -> str:
-        name = f"c{len(self.consts)}"
-        self.consts[name] = value
-        return name
 
     def flush(self, ind: int, end: str) -> None:
         # need(pos, n) for each of a run of fixed fields fails iff it fails for their sum
@@ -341,9 +334,5 @@ def _generate_checker(cls: type, header: bool) -> Any:
             src.flush(3, "stop")
         src.emit(2, "p = stop")
     src.emit(1, "return p")
-    code = "def check(buf, p, end):\n" + "\n".join(src.lines) + "\n"
-    scope: dict[str, Any] = {"_Refused": _Refused, "_uvarint": _uvarint, "_I16_AT": _I16_AT,
-                             "_I32_AT": _I32_AT, **src.consts}
-    exec(compile(code, f"<kafkalog check {cls.__qualname__} v{cls.__version__}>", "exec"),
-         scope)  # noqa: S102 - the source is built from kio's schema fields
-    return scope["check"]
+    return src.function("def check(buf, p, end):",
+                        f"<kafkalog check {cls.__qualname__} v{cls.__version__}>")

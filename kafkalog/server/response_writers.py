@@ -53,6 +53,7 @@ from kio.serial import entity_writer
 from kio.serial._implicit_defaults import get_tagged_field_default
 from kio.serial._serialize import get_field_writer
 
+from ..generated_code import GeneratedSource
 from ..records.varint import encode_unsigned_varint
 from .protocol import field_value, response_class
 from .schema import ENTITY, ENTITY_ARRAY, PRIMITIVE, FieldPlan, field_plans
@@ -186,30 +187,6 @@ class _Tagged:
         return _uv(self.tag) + _uv(len(data)) + data
 
 
-class _Source:
-    """The lines of one generated function and the constants it names."""
-
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.consts: dict[str, Any] = {}
-        self.n = 0
-
-    def emit(self, indent: int, line: str) -> None:
-        self.lines.append("    " * indent + line)
-
-    def var(self) -> str:
-        self.n += 1
-        return f"x{self.n}"
-
-    def const(self, value: Any) -> str:
-        for name, v in self.consts.items():
-            if v is value:
-                return name
-        name = f"c{len(self.consts)}"
-        self.consts[name] = value
-        return name
-
-
 _CACHE: dict[type, Writer] = {}
 
 
@@ -233,7 +210,10 @@ def response_writer(cls: type) -> Writer:
 
 def _generate(cls: type) -> Writer:
     flexible = bool(cls.__flexible__)
-    src = _Source()
+    src = GeneratedSource({
+        "_MISSING": _MISSING, "_uv": _uv, "_UV1": _UV1, "_I16": _I16, "_I32": _I32,
+        "_error_code": _error_code, "_timedelta": _timedelta, "_datetime": _datetime,
+        "_nullable_datetime": _nullable_datetime, "_uuid": _uuid})
     fields = {f.name: f for f in dataclasses.fields(cls)}
     src.emit(1, f"if type(v) is {src.const(cls)}:")
     src.emit(2, f"{src.const(_kio_entity(cls))}(out, v)")
@@ -312,14 +292,8 @@ def _generate(cls: type) -> Writer:
                 src.emit(3, f"tags.append({x})")
             src.emit(1, "a(_uv(len(tags)))")
             src.emit(1, "out.extend(tags)")
-    code = "def write(out, v):\n" + "\n".join(src.lines) + "\n"
-    scope: dict[str, Any] = {
-        "_MISSING": _MISSING, "_uv": _uv, "_UV1": _UV1, "_I16": _I16, "_I32": _I32,
-        "_error_code": _error_code, "_timedelta": _timedelta, "_datetime": _datetime,
-        "_nullable_datetime": _nullable_datetime, "_uuid": _uuid, **src.consts}
-    exec(compile(code, f"<kafkalog response writer {cls.__qualname__} v{cls.__version__}>",
-                 "exec"), scope)  # noqa: S102 - the source is built from kio's schema fields
-    return scope["write"]  # type: ignore[no-any-return]
+    return src.function(  # type: ignore[no-any-return]
+        "def write(out, v):", f"<kafkalog response writer {cls.__qualname__} v{cls.__version__}>")
 
 
 class _LazyWriter:
@@ -341,7 +315,7 @@ class _LazyWriter:
         (self.w or self.resolve())(out, value)
 
 
-def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, optional: bool,
+def _variable(src: GeneratedSource, ind: int, x: str, p: FieldPlan, flexible: bool, optional: bool,
               field: bool = False) -> None:
     """Lines writing string/bytes value ``x`` (kio's string and bytes writers); ``field``:
     ``x`` is a field's value (not an array element's)."""
@@ -382,7 +356,7 @@ def _variable(src: _Source, ind: int, x: str, p: FieldPlan, flexible: bool, opti
     src.emit(ind, f"a({x})")
 
 
-def _array(src: _Source, x: str, p: FieldPlan, flexible: bool) -> None:
+def _array(src: GeneratedSource, x: str, p: FieldPlan, flexible: bool) -> None:
     """Lines writing array ``x`` (kio's compact or legacy array writer)."""
     src.emit(1, f"if {x} is None:")
     src.emit(2, "a(b'\\x00')" if flexible else "a(b'\\xff\\xff\\xff\\xff')")
