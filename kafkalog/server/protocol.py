@@ -59,6 +59,7 @@ __all__ = [
     "request_schema",
     "decode_request",
     "encode_response",
+    "PiecesSink",
     "build",
     "field_value",
     "millis",
@@ -137,31 +138,25 @@ def encode_response(api_key: int, api_version: int, correlation_id: int, body: A
     """The size-prefixed response frame: the response header of the version's schema, then
     ``body`` (a kio response dataclass, see :func:`build`)."""
     cls = type(body)
-    out = _Pieces()
+    out: list[Any] = [b""]  # (the size prefix, once known)
+    sink = PiecesSink(out)
     header_cls = cls.__header_schema__
-    entity_writer(header_cls)(out, header_cls(correlation_id=correlation_id))
-    entity_writer(cls)(out, body)
-    out.parts[0] = _SIZE.pack(out.size)
-    return b"".join(out.parts)
+    entity_writer(header_cls)(sink, header_cls(correlation_id=correlation_id))
+    entity_writer(cls)(sink, body)
+    out[0] = _SIZE.pack(sum(map(len, out)))
+    return b"".join(out)
 
 
-class _Pieces:
-    """What kio writes a response into: the pieces as given, joined once at the end. (A
-    ``BytesIO`` copied a fetch response's record bytes into a buffer it grew by reallocating,
-    then once more out of it: half the server's time serving large fetches.) kio writes new
-    ``bytes`` objects and the caller's own values, never a buffer it reuses."""
+class PiecesSink:
+    """What kio writes into: the pieces appended to a list as given, joined once by the caller.
+    (A ``BytesIO`` copied a fetch response's record bytes into a buffer it grew by
+    reallocating, then once more out of it: half the server's time serving large fetches.)
+    kio writes new ``bytes`` objects and the caller's own values, never a buffer it reuses."""
 
-    __slots__ = ("parts", "size")
+    __slots__ = ("write",)
 
-    def __init__(self) -> None:
-        self.parts: list[Any] = [b""]  # (the size prefix, once known)
-        self.size = 0
-
-    def write(self, data: Any) -> int:
-        self.parts.append(data)
-        n = len(data)
-        self.size += n
-        return n
+    def __init__(self, out: list[Any]) -> None:
+        self.write = out.append
 
 
 def response_class(api_key: int, api_version: int) -> type:

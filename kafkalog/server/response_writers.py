@@ -55,7 +55,7 @@ from kio.serial._serialize import get_field_writer
 
 from ..generated_code import GeneratedSource
 from ..records.varint import encode_unsigned_varint
-from .protocol import field_value, response_class
+from .protocol import PiecesSink, field_value, response_class
 from .schema import ENTITY, ENTITY_ARRAY, PRIMITIVE, FieldPlan, field_plans
 
 __all__ = ["response_writer", "encode_response_values", "Writer"]
@@ -145,20 +145,11 @@ def _fixed_conversion(p: FieldPlan, optional: bool) -> str | None:
     return _CONVERT.get(p.kafka_type or "")
 
 
-class _Sink:
-    """What kio's writers write into: appends to the generated writers' list."""
-
-    __slots__ = ("write",)
-
-    def __init__(self, out: list) -> None:
-        self.write = out.append
-
-
 def _kio_entity(cls: type) -> Callable[[list, Any], None]:
     w = entity_writer(cls)
 
     def write(out: list, value: Any) -> None:
-        w(_Sink(out), value)
+        w(PiecesSink(out), value)
 
     return write
 
