@@ -299,6 +299,8 @@ _ADMIN_COMMANDS = {
                 "(kafka-log-dirs.sh --describe, offline).",
     "features": "Describe a KRaft node's features from its metadata log (kafka-features.sh, "
                 "offline).",
+    "metadata-quorum": "Describe a KRaft metadata quorum from its nodes' metadata log dirs "
+                       "(kafka-metadata-quorum.sh describe, offline).",
 }
 
 
@@ -523,6 +525,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .admin import features_command
 
         return features_command.main(argv[1:])
+    if argv[:1] == ["metadata-quorum"]:
+        from .admin import metadata_quorum_command
+
+        return metadata_quorum_command.main(argv[1:])
     if argv[:1] == ["transactions"]:
         from .admin import transactions_command
 
@@ -578,7 +584,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         sys.stderr.write(
             "kafkalog: error: a command is required "
             "(dump-segments, verify, repair, cluster-state, groups, topics, configs, acls, "
-            "delete-records, transactions, get-offsets, log-dirs, features, tiered, "
+            "delete-records, transactions, get-offsets, log-dirs, features, metadata-quorum, "
+            "tiered, "
             "tiered-restore, serve, storage, console-consumer, console-producer, "
             "metadata-shell, compare-replicas, mirror, demo)\n"
         )

@@ -101,6 +101,7 @@ from ..errors import KafkaLogError
 from ..producer_state import InvalidProducerEpochError, TransactionCoordinatorFencedError
 from ..usage import ArgumentParser, parse_args
 from . import EXIT_ERROR, EXIT_OK, EXIT_USAGE, CommandFailed, open_error_text, open_log_dir
+from .pretty_table import pretty_print_table
 
 if TYPE_CHECKING:
     from ..log_dir import LogDir
@@ -134,19 +135,6 @@ HANGING_HEADERS = ["Topic", "Partition", "ProducerId", "ProducerEpoch", "Coordin
 DEFAULT_MAX_TRANSACTION_TIMEOUT_MIN = 15
 _DEBUG_HINT = " Enable debug logging for additional detail."
 _NOT_HOSTED = "This server does not host this topic-partition"  # Errors.UNKNOWN_TOPIC_OR_PARTITION
-
-
-# -- the table printer ---------------------------------------------------------------------------
-
-def pretty_print_table(headers: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    """``ToolsUtils.prettyPrintTable`` as text: the header then each row, every cell padded to
-    its column's widest value and followed by a tab, one line each."""
-    widths = [len(h) for h in headers]
-    for row in rows:
-        for i in range(len(headers)):
-            widths[i] = max(widths[i], len(row[i]))
-    return "".join("".join(cell.ljust(w) + "\t" for cell, w in zip(line, widths)) + "\n"
-                   for line in [list(headers), *rows])
 
 
 # -- the coordinator state: __transaction_state replayed -----------------------------------------
