@@ -244,6 +244,31 @@ def test_static_quorum_voters_from_config_or_quorum_state_v0(tmp_path: Path) -> 
     assert "HighWatermark:          3" in out      # the only voter holds 3 > epoch start 0
 
 
+def test_a_log_cut_at_its_snapshot(tmp_path: Path) -> None:
+    """A node whose segments below its latest snapshot were deleted: the log starts at the
+    snapshot's end, in the snapshot's epoch when no record follows it, and the snapshot's
+    VotersRecord is the voter set (here 1 and 2 only: node 3 was removed)."""
+    from kafkalog.storage.kraft_snapshot import bootstrap_snapshot_bytes
+
+    two = DynamicVoters.parse(",".join(f"{i}@c{i}:9093:{DIRS[i]}" for i in (1, 2)))
+    node = _node(tmp_path, 1, [], state=_state(1, 3), snapshot=False)
+    part = node / "__cluster_metadata-0"
+    (part / "00000000000000000000.log").unlink()
+    (part / "00000000000000000012-0000000003.checkpoint").write_bytes(
+        bootstrap_snapshot_bytes(1, two.voters_record("CONTROLLER"), 1, lambda: 1))
+    n = read_metadata_node(node)
+    assert (n.log_start_offset, n.log_end_offset, n.epochs) == (12, 12, ((3, 12),))
+    assert [v.id for v in n.voters] == [1, 2] and n.voters_offset == 11
+    # records after it: the log continues from the snapshot's end
+    (part / "00000000000000000012.log").write_bytes(b"".join(
+        encode_batch([_noop()], base_offset=o, partition_leader_epoch=4) for o in (12, 13)))
+    n = read_metadata_node(node)
+    assert (n.log_start_offset, n.log_end_offset, n.epochs) == (12, 14, ((4, 12),))
+    q = describe_quorum([n])
+    assert [v.id for v in q.voters] == [1, 2] and q.leader_epoch == 3
+    assert q.voters_source == "the VotersRecord at offset 11 of node 1"
+
+
 def test_a_corrupt_tail_ends_the_log_where_recovery_would(quorum: dict[int, Path]) -> None:
     seg = quorum[2] / "__cluster_metadata-0" / "00000000000000000000.log"
     data = bytearray(seg.read_bytes())

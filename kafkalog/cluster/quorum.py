@@ -482,7 +482,7 @@ def describe_quorum(nodes: list[MetadataNode], *,
         voters, source = configured_voters, "controller.quorum.voters"
     if voters is None:
         v0 = [n for n in nodes if n.quorum_state is not None
-              and n.quorum_state.current_voters is not None]
+              and n.quorum_state.current_voters]      # (an empty list names no voter set)
         if v0:
             n = max(v0, key=lambda n: n.quorum_state.leader_epoch)   # type: ignore[union-attr]
             voters = tuple(Voter(i) for i in n.quorum_state.current_voters)  # type: ignore
