@@ -193,6 +193,32 @@ def test_describe_replication_is_kafkas(quorum: dict[int, Path]) -> None:
     assert len({len(line) for line in out.splitlines()}) == 1
 
 
+def test_older_releases_shapes(quorum: dict[int, Path]) -> None:
+    """Before 3.9 (KIP-853) the tool printed ids only and no DirectoryId column (3.3.2's Scala
+    tool and 3.5-3.8's Java one: ``Utils.mkString(ids, "[", "]", ",")``); --human-readable came
+    in 3.6; the tool itself in 3.3."""
+    dirs = [str(quorum[i]) for i in (1, 2, 3, 4)]
+    status, out, _ = _run(dirs + ["--kafka-version", "3.8.1", "describe", "--status"])
+    assert status == 0
+    assert out.splitlines()[6:] == ["CurrentVoters:          [1,2,3]",
+                                    "CurrentObservers:       [4]"]
+    status, out, _ = _run(dirs + ["--kafka-version", "3.6", "describe", "--replication",
+                                  "--human-readable"])
+    assert status == 0
+    assert [c.strip() for c in out.splitlines()[0].split("\t")] == [
+        "NodeId", "LogEndOffset", "Lag", "LastFetchTimestamp", "LastCaughtUpTimestamp", "Status",
+        ""]
+    assert [c.strip() for c in out.splitlines()[3].split("\t")][:-1] == [
+        "3", "6", "4", "-1", "-1", "Follower"]
+    status, _, err = _run(dirs + ["--kafka-version", "3.5", "describe", "--replication",
+                                  "--human-readable"])
+    assert status == 1 and "unrecognized arguments: '--human-readable'" in err
+    assert _run(dirs + ["--kafka-version", "3.2", "describe", "--status"])[0] == 2
+    assert _run(dirs + ["--kafka-version", "three", "describe", "--status"])[0] == 2
+    status, out, _ = _run(dirs + ["--kafka-version", "3.9", "describe", "--status"])
+    assert f'"directoryId": "{DIRS[1]}"' in out
+
+
 def test_the_leaders_files_missing(quorum: dict[int, Path]) -> None:
     """Without the leader's files its end offset, the lags and the high watermark are unknown;
     the leader and the voters still come from the followers' files."""
@@ -352,6 +378,9 @@ def test_real_kafka_37_node() -> None:
                    "MaxFollowerLagTimeMs:   0\n"
                    'CurrentVoters:          [{"id": 1}]\n'
                    "CurrentObservers:       []\n")
+    # what the Kafka 3.7 that wrote it printed
+    status, out, _ = _run([str(LDI), "--kafka-version", "3.7.0", "describe", "--status"])
+    assert out.splitlines()[6:] == ["CurrentVoters:          [1]", "CurrentObservers:       []"]
     status, out, _ = _run([str(LDI), "describe", "--replication"])
     assert out.splitlines()[1].split("\t") == [
         "1     ", "AAAAAAAAAAAAAAAAAAAAAA", "4929        ", "0  ", "-1                ",

@@ -24,6 +24,11 @@ truncate to, said on stderr).
 LastFetchTimestamp LastCaughtUpTimestamp Status``, the leader first, then the other voters,
 then the observers (``ToolsUtils.prettyPrintTable``: cells padded and tab-terminated).
 
+``--kafka-version`` prints what an older release's tool printed: before 3.9 (KIP-853) the
+voters and observers are ids only (``CurrentVoters: [1,2,3]``) and the table has no
+``DirectoryId`` column; before 3.6 there is no ``--human-readable``; the tool first shipped in
+3.3 (KIP-836).
+
 ``--config`` names a controller's ``server.properties``: a static quorum's voters (no
 ``VotersRecord``) are then ``controller.quorum.voters`` with their endpoints, as Kafka prints
 them; without it they come from a ``data_version`` 0 ``quorum-state`` (ids only).
@@ -38,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Sequence
 from typing import IO, Any
@@ -51,39 +57,67 @@ from ..cluster.quorum import (
 )
 from ..errors import KafkaLogError
 from ..usage import ArgumentParser, parse_args
-from . import EXIT_ERROR, EXIT_OK
+from . import EXIT_ERROR, EXIT_OK, EXIT_USAGE
 from .pretty_table import pretty_print_table
 
-__all__ = ["main", "status_text", "replication_text", "REPLICATION_HEADERS"]
+__all__ = ["main", "status_text", "replication_text", "parse_kafka_version",
+           "REPLICATION_HEADERS"]
 
 REPLICATION_HEADERS = ["NodeId", "DirectoryId", "LogEndOffset", "Lag", "LastFetchTimestamp",
                        "LastCaughtUpTimestamp", "Status"]
 _WRITE_COMMANDS = ("add-controller", "remove-controller")
+#: the release whose tool printed directory ids and endpoints (KIP-853), the first with
+#: --human-readable, the first with the tool
+DIRECTORY_IDS_SINCE, HUMAN_READABLE_SINCE, FIRST_RELEASE = (3, 9), (3, 6), (3, 3)
+LATEST = (4, 1)
 
 
-def _replicas_text(replicas: Sequence[Voter]) -> str:
+def parse_kafka_version(text: str) -> tuple[int, int]:
+    """``X.Y`` or ``X.Y.Z`` as ``(X, Y)``; ValueError for anything else or a release before
+    the tool.
+
+    >>> parse_kafka_version("3.7.1"), parse_kafka_version("4.0")
+    ((3, 7), (4, 0))
+    """
+    m = re.fullmatch(r"(\d+)\.(\d+)(?:\.\d+)?", text.strip())
+    if m is None:
+        raise ValueError(f"not a Kafka release: {text!r} (expected X.Y or X.Y.Z)")
+    version = (int(m.group(1)), int(m.group(2)))
+    if version < FIRST_RELEASE:
+        raise ValueError(f"kafka-metadata-quorum.sh first shipped in Kafka 3.3 (KIP-836), not "
+                         f"{text}")
+    return version
+
+
+def _replicas_text(replicas: Sequence[Voter], version: tuple[int, int]) -> str:
+    if version < DIRECTORY_IDS_SINCE:   # Utils.mkString(ids, "[", "]", ",")
+        return "[" + ",".join(str(v.id) for v in replicas) + "]"
     return "[" + ", ".join(v.kafka_string() for v in replicas) + "]"
 
 
-def status_text(q: QuorumDescription) -> str:
-    """``handleDescribeStatus``'s lines."""
+def status_text(q: QuorumDescription, version: tuple[int, int] = LATEST) -> str:
+    """``handleDescribeStatus``'s lines (in ``version``'s shape)."""
     return (f"ClusterId:              {q.cluster_id}\n"
             f"LeaderId:               {q.leader_id}\n"
             f"LeaderEpoch:            {q.leader_epoch}\n"
             f"HighWatermark:          {q.high_watermark}\n"
             f"MaxFollowerLag:         {q.max_follower_lag()}\n"
             f"MaxFollowerLagTimeMs:   {q.max_follower_lag_time_ms()}\n"
-            f"CurrentVoters:          {_replicas_text(q.voters)}\n"
-            f"CurrentObservers:       {_replicas_text(q.observers)}\n")
+            f"CurrentVoters:          {_replicas_text(q.voters, version)}\n"
+            f"CurrentObservers:       {_replicas_text(q.observers, version)}\n")
 
 
-def replication_text(q: QuorumDescription, human_readable: bool = False) -> str:
-    """``handleDescribeReplication``'s table. Offline every timestamp is unknown, which Kafka
-    prints as ``-1`` with or without ``--human-readable``."""
+def replication_text(q: QuorumDescription, human_readable: bool = False,
+                     version: tuple[int, int] = LATEST) -> str:
+    """``handleDescribeReplication``'s table (in ``version``'s shape). Offline every timestamp
+    is unknown, which Kafka prints as ``-1`` with or without ``--human-readable``."""
     del human_readable  # only known timestamps print as "N ms ago"; none is known offline
     rows = [[str(r.node_id), str(r.directory_id), str(r.log_end_offset), str(q.lag(r)),
              str(r.last_fetch_timestamp), str(r.last_caught_up_timestamp), r.status]
             for r in q.replicas]
+    if version < DIRECTORY_IDS_SINCE:
+        return pretty_print_table([h for h in REPLICATION_HEADERS if h != "DirectoryId"],
+                                  [r[:1] + r[2:] for r in rows])
     return pretty_print_table(REPLICATION_HEADERS, rows)
 
 
@@ -118,6 +152,9 @@ def build_parser() -> ArgumentParser:
     p.add_argument("--config", metavar="PROPERTIES",
                    help="a controller's server.properties: the voters of a static quorum "
                    "(controller.quorum.voters) with their endpoints")
+    p.add_argument("--kafka-version", metavar="X.Y[.Z]",
+                   help="print what this release's kafka-metadata-quorum.sh printed "
+                   "(default: 4.1; 3.3 to 3.8 print ids only)")
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
     d = sub.add_parser("describe", help="Describe the metadata quorum info")
     status = d.add_argument_group("Status")
@@ -134,6 +171,27 @@ def build_parser() -> ArgumentParser:
         s = sub.add_parser(name, help=f"{name} (through the quorum's leader: refused offline)")
         s.add_argument("rest", nargs=argparse.REMAINDER)
     return p
+
+
+def _options_first(argv: list[str]) -> list[str]:
+    """The options given among the LOGDIRs moved before them: argparse matches the LOGDIRs and
+    the subcommand in one run of positionals, so ``d1 d2 --config f describe`` would otherwise
+    take ``d2`` for the subcommand."""
+    at = next((i for i, a in enumerate(argv) if a in ("describe", *_WRITE_COMMANDS)), len(argv))
+    opts: list[str] = []
+    dirs: list[str] = []
+    i = 0
+    while i < at:
+        a = argv[i]
+        if a.startswith("-") and a != "-":
+            opts.append(a)
+            if a in ("--config", "--kafka-version") and i + 1 < at:
+                opts.append(argv[i + 1])
+                i += 1
+        else:
+            dirs.append(a)
+        i += 1
+    return opts + dirs + argv[at:]
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
@@ -154,9 +212,19 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
                   "(kafka-metadata-quorum.sh against a running cluster); kafkalog reads the "
                   "metadata log dirs offline and never writes them\n")
         return EXIT_ERROR
-    args, status = parse_args(build_parser(), argv, err)
+    args, status = parse_args(build_parser(), _options_first(argv), err)
     if args is None:                     # a usage error, or --help
         return status
+    try:
+        version = LATEST if args.kafka_version is None else parse_kafka_version(
+            args.kafka_version)
+    except ValueError as e:
+        err.write(f"kafkalog metadata-quorum: error: argument --kafka-version: {e}\n")
+        return EXIT_USAGE
+    if args.human_readable and version < HUMAN_READABLE_SINCE:
+        # argparse4j's text for an argument the release does not know
+        err.write("kafka-metadata-quorum: error: unrecognized arguments: '--human-readable'\n")
+        return EXIT_ERROR
     # MetadataQuorumCommand's checks, in its order and with its texts
     if args.status and args.replication:
         err.write("Only one of --status or --replication should be specified with describe "
@@ -189,7 +257,7 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     if args.json:
         out.write(json.dumps(_json(q), indent=2) + "\n")
     elif args.status:
-        out.write(status_text(q))
+        out.write(status_text(q, version))
     else:
-        out.write(replication_text(q, args.human_readable))
+        out.write(replication_text(q, args.human_readable, version))
     return EXIT_OK
