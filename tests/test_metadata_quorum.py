@@ -295,6 +295,43 @@ def test_a_log_cut_at_its_snapshot(tmp_path: Path) -> None:
     assert q.voters_source == "the VotersRecord at offset 11 of node 1"
 
 
+def test_dirs_formatted_by_kafkalog_storage(tmp_path: Path) -> None:
+    """Three controllers formatted with ``kafkalog storage format --initial-controllers`` (what
+    kafka-storage.sh writes): the voters come from the bootstrap snapshot with the directory
+    ids given; never started, no node knows a leader, and the error says what each holds.
+    Once node 2 has led epoch 1 (its quorum-state and a LeaderChange record), it is described
+    with only its own end offset known."""
+    from kafkalog.storage import command as storage
+
+    dirs = []
+    for i in (1, 2, 3):
+        d = tmp_path / f"c{i}"
+        cfg = tmp_path / f"c{i}.properties"
+        cfg.write_text(f"process.roles=controller\nnode.id={i}\ncontroller.listener.names=C\n"
+                       f"listeners=C://c{i}:9093\nlog.dirs={d}\n"
+                       "controller.quorum.bootstrap.servers=c1:9093\n")
+        rc = storage.main(["format", "--cluster-id", CLUSTER, "--config", str(cfg),
+                           "--initial-controllers", INITIAL],
+                          stdout=io.StringIO(), stderr=io.StringIO())
+        assert rc == 0
+        dirs.append(d)
+    nodes = [read_metadata_node(d) for d in dirs]
+    assert [str(n.directory_id) for n in nodes] == [DIRS[i] for i in (1, 2, 3)]
+    assert all(n.log_end_offset == 0 and n.kraft_version == 1 for n in nodes)
+    with pytest.raises(KafkaLogError, match="no leader is known.*node 1: no quorum-state"):
+        describe_quorum(nodes)
+    part = dirs[1] / "__cluster_metadata-0"
+    (part / "00000000000000000000.log").write_bytes(encode_control_batch(
+        2, value=_leader_change(2), base_offset=0, partition_leader_epoch=1, timestamp=1))
+    (part / "quorum-state").write_text(json.dumps(_state(2, 1)))
+    status, out, err = _run([str(d) for d in dirs] + ["describe", "--replication"])
+    assert status == 0 and err == ""
+    cells = [[c.strip() for c in line.split("\t")][:-1] for line in out.splitlines()[1:]]
+    assert cells == [["2", DIRS[2], "1", "0", "-1", "-1", "Leader"],
+                     ["1", DIRS[1], "0", "1", "-1", "-1", "Follower"],
+                     ["3", DIRS[3], "0", "1", "-1", "-1", "Follower"]]
+
+
 def test_a_corrupt_tail_ends_the_log_where_recovery_would(quorum: dict[int, Path]) -> None:
     seg = quorum[2] / "__cluster_metadata-0" / "00000000000000000000.log"
     data = bytearray(seg.read_bytes())
