@@ -18,6 +18,7 @@ from . import (  # noqa: F401 - imported for their registrations
     metadata,
     offsets_for_leader_epoch,
     produce,
+    quorum,
     reassignments,
     security,
     share_groups,
