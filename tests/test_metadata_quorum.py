@@ -427,8 +427,9 @@ def test_real_kafka_37_node() -> None:
 def test_doctests() -> None:
     import doctest
 
+    import kafkalog.admin as admin
     from kafkalog.admin import pretty_table
     from kafkalog.cluster import quorum as quorum_module
 
-    for mod in (quorum_module, mq, pretty_table):
+    for mod in (quorum_module, mq, pretty_table, admin):
         assert doctest.testmod(mod).failed == 0, mod.__name__

@@ -47,7 +47,7 @@ Shared rules (this module):
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -57,7 +57,8 @@ if TYPE_CHECKING:
     from ..log_dir import LogDir
 
 __all__ = ["EXIT_OK", "EXIT_ERROR", "EXIT_USAGE", "INTERNAL_TOPICS", "CommandFailed",
-           "open_log_dir", "open_error_text", "listed_topics", "hold_partitions", "node_id"]
+           "open_log_dir", "open_error_text", "listed_topics", "hold_partitions", "node_id",
+           "live_only_command"]
 
 EXIT_OK = 0
 EXIT_ERROR = 1
@@ -138,3 +139,17 @@ def node_id(logs: LogDir) -> int:
     """The broker id of the dir's single replica: ``meta.properties``' node id, else 1."""
     meta = logs.meta
     return meta.node_id if meta is not None and meta.node_id is not None else 1
+
+
+def live_only_command(argv: Sequence[str], commands: Sequence[str]) -> str | None:
+    """The first of ``commands`` (subcommands that change a running cluster through its
+    controllers, refused offline) in ``argv``, unless help is asked for; None otherwise.
+
+    >>> live_only_command(["d", "upgrade", "--feature", "x"], ("upgrade",))
+    'upgrade'
+    >>> live_only_command(["upgrade", "--help"], ("upgrade",)) is None
+    True
+    """
+    if "-h" in argv or "--help" in argv:
+        return None
+    return next((a for a in argv if a in commands), None)

@@ -40,6 +40,7 @@ from ..cluster.metadata_version import LEVELS, MINIMUM_LEVEL
 from ..errors import KafkaLogError
 from ..groups.java_order import java_sorted
 from ..usage import ArgumentParser, parse_args
+from . import live_only_command
 
 __all__ = ["main", "describe_lines", "level_to_string"]
 
@@ -122,8 +123,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     argv = list(sys.argv[2:] if argv is None else argv)
-    write = next((a for a in argv if a in _WRITE_COMMANDS), None)
-    if write is not None and "-h" not in argv and "--help" not in argv:
+    write = live_only_command(argv, _WRITE_COMMANDS)
+    if write is not None:
         err.write(f"Error: {write} changes finalized feature levels through the controller "
                   "quorum (kafka-features.sh against a running cluster); kafkalog reads the "
                   "metadata log offline and never writes it\n")

@@ -57,7 +57,7 @@ from ..cluster.quorum import (
 )
 from ..errors import KafkaLogError
 from ..usage import ArgumentParser, parse_args
-from . import EXIT_ERROR, EXIT_OK, EXIT_USAGE
+from . import EXIT_ERROR, EXIT_OK, EXIT_USAGE, live_only_command
 from .pretty_table import pretty_print_table
 
 __all__ = ["main", "status_text", "replication_text", "parse_kafka_version",
@@ -206,8 +206,8 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     argv = list(sys.argv[2:] if argv is None else argv)
-    write = next((a for a in argv if a in _WRITE_COMMANDS), None)
-    if write is not None and "-h" not in argv and "--help" not in argv:
+    write = live_only_command(argv, _WRITE_COMMANDS)
+    if write is not None:
         err.write(f"{write} changes the voters through the quorum's leader "
                   "(kafka-metadata-quorum.sh against a running cluster); kafkalog reads the "
                   "metadata log dirs offline and never writes them\n")
