@@ -15,6 +15,8 @@ import struct
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kafkalog.admin import metadata_quorum_command as mq
 from kafkalog.checkpoint import MetaProperties, Uuid
@@ -139,6 +141,37 @@ def test_quorum_state_errors_name_the_file(tmp_path: Path, text: str, message: s
     with pytest.raises(CorruptCheckpointError, match=re.escape(message)) as e:
         read_quorum_state(p)
     assert e.value.path == str(p)
+
+
+_JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**40, 2**40) | st.floats()
+                     | st.text(max_size=8),
+                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=6), c,
+                                                                        max_size=4),
+                     max_leaves=8)
+_KEYS = ["leaderId", "leaderEpoch", "votedId", "votedDirectoryId", "data_version", "clusterId",
+         "appliedOffset", "currentVoters"]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(
+    st.binary(max_size=64),
+    _JSON.map(lambda v: json.dumps(v).encode()),
+    st.dictionaries(st.sampled_from(_KEYS), _JSON | st.integers(-1, 2)).map(
+        lambda d: json.dumps(d).encode())))
+def test_any_quorum_state_reads_or_is_refused_by_name(data: bytes) -> None:
+    """Whatever the file holds: a QuorumState, or a CorruptCheckpointError naming it."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        p = Path(d) / "quorum-state"
+        p.write_bytes(data)
+        try:
+            s = read_quorum_state(p)
+        except CorruptCheckpointError as e:
+            assert e.path == str(p)
+        else:
+            assert s.data_version in (0, 1)
+            assert all(isinstance(x, int) for x in (s.leader_id, s.leader_epoch, s.voted_id))
 
 
 # -- a dynamic quorum of three controllers and a broker ------------------------------------------

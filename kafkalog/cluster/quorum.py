@@ -111,8 +111,13 @@ def read_quorum_state(path: str | os.PathLike[str]) -> QuorumState:
         of range, a missing field), naming the file.
     """
     where = os.fspath(path)
-    with open(path, encoding="utf-8") as f:
-        line = f.readline()
+    with open(path, "rb") as f:
+        raw = f.readline()
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise CorruptCheckpointError(f"Error while reading the Quorum status from the file: "
+                                     f"not UTF-8 ({e})", path=where) from None
     if not line:
         raise CorruptCheckpointError("Error while reading the Quorum status from the file: "
                                      "File ended prematurely.", path=where)
@@ -139,6 +144,9 @@ def read_quorum_state(path: str | os.PathLike[str]) -> QuorumState:
         cluster = _mandatory(obj, "clusterId", 0, where)
         applied = _int(_mandatory(obj, "appliedOffset", 0, where), "appliedOffset", where)
         raw = _mandatory(obj, "currentVoters", 0, where)
+        if raw is not None and not isinstance(raw, list):
+            raise CorruptCheckpointError(f"QuorumStateData: field 'currentVoters' is not an "
+                                         f"array (found {json.dumps(raw)})", path=where)
         voters = None if raw is None else tuple(
             _int(_mandatory(v, "voterId", 0, where) if isinstance(v, dict) else None,
                  "voterId", where) for v in raw)
