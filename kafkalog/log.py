@@ -773,6 +773,14 @@ class Log:
             entry = ps.producers.get(pid)
             if entry is None or entry.current_txn_first_offset is None:
                 ps.ongoing_txns[base] = pid
+        if _append_v2_batch is not None:
+            # the C append of the common case (its CRC was checked above when it had to be)
+            seg = self._segments.active
+            r = _append_v2_batch(seg._hot, data, False, self._log_end_offset,
+                                 LONG_MAX if ignore_record_size
+                                 else self._config.max_message_bytes, True)
+            if r is not None:
+                return self._after_one_batch(seg, r, len(data), batches)
         return self._write_one_batch(data, now, base, last, epoch, max_ts, count, batches)
 
     def _fits_one_batch(self, n: int, base: int, ignore_record_size: bool) -> bool:

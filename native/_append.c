@@ -38,6 +38,10 @@
  *   reference (tests/test_segment_append_state.py compares the files both write). Why in C:
  *   for a 16 KiB append the Python bookkeeping around the pwrite (five frames, the roll
  *   check, the index rule) cost ~5 us of ~27 us, and Kafka's write path is one method.
+ *   With producer_ok true (a sixth argument) it takes the other single-batch case instead:
+ *   one data batch of an idempotent or transactional producer (a producer id, not a control
+ *   batch), which the caller's producer state has already validated (Log's
+ *   _append_one_producer_batch); the state is updated by the caller after the write.
  *
  * single_v2_batch and reserve_blocks run with the GIL held (the pwrite they precede releases
  * it); append_v2_batch releases it around its pwrite, like os.pwrite.
@@ -64,6 +68,7 @@
 #define OFF_PRODUCER_ID 43
 #define OFF_COUNT 57
 #define ATTR_TXN_OR_CONTROL 0x30
+#define ATTR_CONTROL 0x20
 
 static PyObject *crc32c_func; /* crc32c.crc32c */
 
@@ -96,29 +101,31 @@ be32(const unsigned char *p)
    batchLength covering exactly the bytes, a lastOffsetDelta that is not negative, no producer
    id (idempotence needs the producer state), neither transactional nor control. */
 static int
-plain_v2_batch(const Py_buffer *view)
+plain_v2_batch(const Py_buffer *view, int producer_ok)
 {
     const unsigned char *p = view->buf;
     Py_ssize_t n = view->len;
-    return !(view->ndim > 1 || view->itemsize != 1 || n < V2_HEADER_SIZE
-             || p[OFF_MAGIC] != 2
-             || (int64_t)(int32_t)be32(p + OFF_LENGTH) + 12 != (int64_t)n
-             || (int32_t)be32(p + OFF_LAST_DELTA) < 0
-             || (int64_t)be64(p + OFF_PRODUCER_ID) != -1
-             || (p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL));
+    if (view->ndim > 1 || view->itemsize != 1 || n < V2_HEADER_SIZE || p[OFF_MAGIC] != 2
+        || (int64_t)(int32_t)be32(p + OFF_LENGTH) + 12 != (int64_t)n
+        || (int32_t)be32(p + OFF_LAST_DELTA) < 0)
+        return 0;
+    if (producer_ok) /* a producer's data batch its caller's producer state already took */
+        return (int64_t)be64(p + OFF_PRODUCER_ID) >= 0 && !(p[OFF_ATTRIBUTES + 1] & ATTR_CONTROL);
+    return (int64_t)be64(p + OFF_PRODUCER_ID) == -1
+           && !(p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL);
 }
 
 /* The buffer of obj when it is one plain_v2_batch: 1 with view filled (the caller releases
    it), else 0 with nothing held and no exception (not a contiguous buffer is the general
    path's error, not this one's). */
 static int
-get_plain_v2_batch(PyObject *obj, Py_buffer *view)
+get_plain_v2_batch(PyObject *obj, Py_buffer *view, int producer_ok)
 {
     if (PyObject_GetBuffer(obj, view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT) < 0) {
         PyErr_Clear();
         return 0;
     }
-    if (!plain_v2_batch(view)) {
+    if (!plain_v2_batch(view, producer_ok)) {
         PyBuffer_Release(view);
         return 0;
     }
@@ -157,7 +164,7 @@ single_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (check_crc < 0)
         return NULL;
     Py_buffer view;
-    if (!get_plain_v2_batch(args[0], &view))
+    if (!get_plain_v2_batch(args[0], &view, 0))
         Py_RETURN_NONE;
     const unsigned char *p = view.buf;
     Py_ssize_t n = view.len;
@@ -393,11 +400,15 @@ static PyTypeObject AppendStateType = {
 static PyObject *
 append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    if (nargs != 5) {
+    if (nargs != 5 && nargs != 6) {
         PyErr_SetString(PyExc_TypeError, "append_v2_batch(state, data, check_crc, "
-                                         "log_end_offset, max_bytes) takes 5 arguments");
+                                         "log_end_offset, max_bytes[, producer_ok]) takes 5 or "
+                                         "6 arguments");
         return NULL;
     }
+    int producer_ok = 0;
+    if (nargs == 6 && (producer_ok = PyObject_IsTrue(args[5])) < 0)
+        return NULL;
     if (!PyObject_TypeCheck(args[0], &AppendStateType)) {
         PyErr_SetString(PyExc_TypeError, "append_v2_batch: state must be a SegmentAppendState");
         return NULL;
@@ -410,7 +421,7 @@ append_v2_batch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (arg_ll(args, 3, &log_end_offset) < 0 || arg_ll(args, 4, &max_bytes) < 0)
         return NULL;
     Py_buffer view;
-    if (!get_plain_v2_batch(args[1], &view))
+    if (!get_plain_v2_batch(args[1], &view, producer_ok))
         Py_RETURN_NONE;
     const unsigned char *p = view.buf;
     long long n = view.len;

@@ -64,6 +64,9 @@ _OPS = st.lists(st.one_of(
               st.sampled_from([0, 7, 2_000]), st.just(0), st.just(-1)),
     st.tuples(st.just("leader"), st.integers(1, 4), st.integers(0, 300),
               st.sampled_from([0, 7]), st.just(0), st.just(-1)),
+    # an idempotent producer's batch as a leader takes it (gap 1: a sequence gap, refused)
+    st.tuples(st.just("idempotent"), st.integers(1, 4), st.integers(0, 300),
+              st.sampled_from([0, 7]), st.sampled_from([0, 0, 1]), st.just(-1)),
     st.tuples(st.just("corrupt"), st.just(1), st.integers(0, 50), st.just(0), st.just(0),
               st.just(-1)),
     st.tuples(st.just("stale"), st.just(1), st.just(10), st.just(0), st.just(0), st.just(-1)),
@@ -82,12 +85,13 @@ def _run(d: Path, cfg: LogConfig, ops: list[tuple]) -> tuple[list, dict[str, byt
     clock = ManualClock(T0)
     out: list = []
     ts = T0
+    seq = 0
     log = Log.open(d, cfg, clock=clock)
     try:
         for kind, n, size, step, gap, epoch in ops:
             leo = log.log_end_offset
             try:
-                if kind in ("batches", "corrupt", "stale", "leader", "records"):
+                if kind in ("batches", "corrupt", "stale", "leader", "records", "idempotent"):
                     ts += max(step, 0)
                     stamp = -1 if step == -1 else ts
                     recs = [Record(b"k%d" % i, b"v" * size, stamp) for i in range(n)]
@@ -95,6 +99,10 @@ def _run(d: Path, cfg: LogConfig, ops: list[tuple]) -> tuple[list, dict[str, byt
                         out.append(log.append(recs))
                     elif kind == "leader":
                         out.append(log.append_as_leader(encode_batch(recs)))
+                    elif kind == "idempotent":
+                        out.append(log.append_as_leader(encode_batch(
+                            recs, producer_id=7, producer_epoch=0, base_sequence=seq + gap)))
+                        seq += n
                     else:
                         base = leo + gap if kind != "stale" else max(leo - 1, 0)
                         b = bytearray(encode_batch(recs, base_offset=base,
@@ -175,6 +183,36 @@ def test_c_path_takes_the_common_case(tmp_path: Path, c_calls: list[bool]) -> No
     # roll's index measure, and one per MiB reserved (none: 256 KiB segments)
     assert rolls >= 2
     assert len(taken) == 601 and sum(taken) >= 601 - 3 * (rolls + 1)
+
+
+@needs_c
+def test_c_path_takes_an_idempotent_producers_batch(tmp_path: Path,
+                                                   c_calls: list[bool]) -> None:
+    """A producer's batch (what Java producers send by default) is checked by the producer
+    state first, then written by the C append (its sixth argument), the state updated after:
+    a retry is still a duplicate, a sequence gap still refused, and the files are the Python
+    path's (the property test above)."""
+    from kafkalog.producer_state import OutOfOrderSequenceError
+
+    taken = c_calls
+    with Log.open(tmp_path / "p", LogConfig(), clock=ManualClock(T0)) as log:
+        seq, infos = 0, []
+        for i in range(30):
+            b = encode_batch([Record(None, b"v" * 100, T0 + i)] * 3, producer_id=9,
+                             producer_epoch=0, base_sequence=seq)
+            infos.append(log.append_as_leader(b))
+            seq += 3
+        retry = log.append_as_leader(b)
+        assert retry.duplicate and (retry.first_offset, retry.last_offset) == (87, 89)
+        with pytest.raises(OutOfOrderSequenceError):
+            log.append_as_leader(encode_batch([Record(None, b"v", T0)], producer_id=9,
+                                              producer_epoch=0, base_sequence=seq + 1))
+        assert log.log_end_offset == 90
+        assert log._producer_state.last_entry(9).last_seq == 89
+    # each append tries the plain C append first (declined: a producer id), then the
+    # producer one: all but the segment's first two appends (its time rule starts, its max
+    # timestamp loads) go through C
+    assert taken.count(True) == 28
 
 
 @needs_c
