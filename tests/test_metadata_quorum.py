@@ -252,6 +252,18 @@ def test_older_releases_shapes(quorum: dict[int, Path]) -> None:
     assert f'"directoryId": "{DIRS[1]}"' in out
 
 
+@pytest.mark.parametrize("leader, lag_time", [(1, 0), (2, -1)])
+def test_max_follower_lag_time_on_a_tie(tmp_path: Path, leader: int, lag_time: int) -> None:
+    """Every voter at the same end offset: Kafka's ``min`` over its voter list (in id order)
+    picks the leader only when no voter of lower id ties with it; a follower's caught-up time
+    is not in any file (-1)."""
+    nodes = [read_metadata_node(_node(tmp_path, i, [(1, leader, 3)],
+                                      state=_state(leader, 1))) for i in (1, 2, 3)]
+    q = describe_quorum(nodes)
+    assert (q.leader_id, q.max_follower_lag(), q.max_follower_lag_time_ms()) == (leader, 0,
+                                                                                 lag_time)
+
+
 def test_the_leaders_files_missing(quorum: dict[int, Path]) -> None:
     """Without the leader's files its end offset, the lags and the high watermark are unknown;
     the leader and the voters still come from the followers' files."""
@@ -466,3 +478,21 @@ def test_doctests() -> None:
 
     for mod in (quorum_module, mq, pretty_table, admin):
         assert doctest.testmod(mod).failed == 0, mod.__name__
+
+
+def test_verify_checks_the_quorum_state(quorum: dict[int, Path]) -> None:
+    """``kafkalog verify`` of a metadata partition: a quorum-state Kafka cannot read is an
+    error (the node would not start); an epoch below the log's last is Kafka's warning."""
+    from kafkalog.tools.verify import verify_partition
+
+    part = quorum[1] / "__cluster_metadata-0"
+    assert not [f for f in verify_partition(part).findings if f.check.startswith("quorum")]
+    (part / "quorum-state").write_text(json.dumps(_state(1, 1)))   # the log is in epoch 2
+    (f,) = [f for f in verify_partition(part).findings if f.check.startswith("quorum")]
+    assert (f.check, f.severity, f.expected, f.found) == ("quorum_state_epoch", "warning",
+                                                           ">= 2", 1)
+    (part / "quorum-state").write_text('{"leaderId":1,"leaderEpoch":2,"votedId":-1}')
+    (f,) = [f for f in verify_partition(part).findings if f.check.startswith("quorum")]
+    assert (f.check, f.severity, f.file) == ("quorum_state", "error",
+                                             str(part / "quorum-state"))
+    assert "does not have data_version field" in f.message and "would not start" in f.message

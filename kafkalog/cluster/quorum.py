@@ -405,8 +405,11 @@ class QuorumDescription:
     def max_follower_lag_time_ms(self) -> int:
         """``MaxFollowerLagTimeMs``: 0 when the leader itself is the voter furthest behind;
         otherwise it needs the leader's caught-up times, which no file holds: -1."""
-        voter_rows = [r for r in self.replicas if r.status != "Observer"]
-        lowest = min(voter_rows, key=lambda r: r.log_end_offset)   # first of the lowest
+        # Kafka takes the first voter with the lowest end offset in its voter list, which is
+        # in id order: with a tie, a follower of lower id than the leader's is "the" one
+        voter_rows = sorted((r for r in self.replicas if r.status != "Observer"),
+                            key=lambda r: r.node_id)
+        lowest = min(voter_rows, key=lambda r: r.log_end_offset)
         return 0 if lowest is self.leader else -1
 
     def lag(self, r: ReplicaState) -> int:

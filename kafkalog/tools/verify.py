@@ -8,12 +8,15 @@ what was expected and what was found) with a severity:
     batch CRC mismatch, offsets not increasing, torn or zero-filled ``.log`` tail, an index entry
     not pointing at a batch, a time-index entry disagreeing with the batch it names, an aborted
     transaction missing from (or invented in) the ``.txnindex``, a recovery point or log start
-    offset beyond the log end.
+    offset beyond the log end, a KRaft ``quorum-state`` file Kafka cannot read (the node would
+    not start: ``quorum_state``).
 ``warning``
     Legal but suspicious states an operator wants to know about (a missing index Kafka will
     rebuild, a zero-filled index tail in an inactive segment, a producer snapshot past the log end,
     a high watermark past the log end, a leader-epoch cache whose epochs disagree with the
-    batches in a way Kafka's own rules cannot produce).
+    batches in a way Kafka's own rules cannot produce, a ``quorum-state`` epoch below the
+    metadata log's last epoch: ``quorum_state_epoch``, which Kafka's ``QuorumState.initialize``
+    logs before starting unattached in the log's epoch).
 ``info``
     Normal facts that look odd (offset gaps from compaction, an index entry keyed by the last
     offset of a multi-batch append).
@@ -904,6 +907,34 @@ def _check_partition_state(d: Path, rep: PartitionReport, scans: list[_SegmentSc
             rep.findings.append(
                 Finding("checkpoint_parse", "error", str(pm), e.message, position=e.position)
             )
+    _check_quorum_state(d, rep, scans)
+
+
+def _check_quorum_state(d: Path, rep: PartitionReport, scans: list[_SegmentScan]) -> None:
+    """A KRaft metadata partition's ``quorum-state`` (FileQuorumStateStore): unreadable, the
+    node does not start; an epoch below the log's last one, Kafka warns and starts unattached
+    in the log's epoch (QuorumState.initialize, Kafka 4.1)."""
+    from ..cluster.quorum import QUORUM_STATE_FILE, read_quorum_state
+
+    qs = d / QUORUM_STATE_FILE
+    if not qs.exists():
+        return
+    try:
+        state = read_quorum_state(qs)
+    except (KafkaLogError, OSError) as e:
+        rep.findings.append(Finding(
+            "quorum_state", "error", str(qs),
+            f"{getattr(e, 'message', e)}: Kafka's FileQuorumStateStore cannot read it, so the "
+            "node would not start"))
+        return
+    epochs = [int(s.leader_epochs.max()) for s in scans if len(s.leader_epochs)]
+    last = max(epochs, default=-1)
+    if state.leader_epoch < last:
+        rep.findings.append(Finding(
+            "quorum_state_epoch", "warning", str(qs),
+            f"Epoch from quorum store file is {state.leader_epoch}, which is smaller than last "
+            f"written epoch {last} in the log: Kafka starts this node unattached in epoch "
+            f"{last}", expected=f">= {last}", found=state.leader_epoch))
 
 
 def _check_epochs(
