@@ -124,8 +124,7 @@ def replication_text(q: QuorumDescription, human_readable: bool = False,
 def _json(q: QuorumDescription) -> dict[str, Any]:
     def voter(v: Voter) -> dict[str, Any]:
         return {"id": v.id, "directoryId": str(v.directory_id) if v.directory_id else None,
-                "endpoints": [f"{n}://{f'[{h}]' if ':' in h else h}:{p}"
-                              for n, h, p in v.endpoints]}
+                "endpoints": v.endpoint_strings()}
 
     return {
         "clusterId": q.cluster_id, "leaderId": q.leader_id, "leaderEpoch": q.leader_epoch,

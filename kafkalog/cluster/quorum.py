@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import files
 from ..checkpoint import ZERO_UUID, MetaProperties, Uuid
 from ..decoders import cluster_metadata, kraft_control
 from ..errors import CorruptCheckpointError, KafkaLogError
@@ -51,12 +52,16 @@ from .log_reading import segments, snapshots
 
 __all__ = ["QuorumState", "read_quorum_state", "Voter", "MetadataNode", "read_metadata_node",
            "ReplicaState", "QuorumDescription", "describe_quorum", "static_voters",
-           "QUORUM_STATE_FILE"]
+           "NoLeaderKnownError", "QUORUM_STATE_FILE"]
 
 QUORUM_STATE_FILE = "quorum-state"
 #: FileQuorumStateStore's supported ``data_version`` range
 _LOWEST_VERSION, _HIGHEST_VERSION = 0, 1
 _UNKNOWN = -1
+
+
+class NoLeaderKnownError(KafkaLogError):
+    """No file of the given nodes names a leader (a quorum never started, or mid-election)."""
 
 
 @dataclass(frozen=True)
@@ -182,10 +187,14 @@ class Voter:
         if self.directory_id is not None and self.directory_id != ZERO_UUID:
             s += f', "directoryId": "{self.directory_id}"'
         if self.endpoints:
-            eps = ", ".join(f'"{n}://{f"[{h}]" if ":" in h else h}:{p}"'
-                            for n, h, p in self.endpoints)
+            eps = ", ".join(f'"{e}"' for e in self.endpoint_strings())
             s += f', "endpoints": [{eps}]'
         return s + "}"
+
+    def endpoint_strings(self) -> list[str]:
+        """``RaftVoterEndpoint.toString`` of each endpoint: ``LISTENER://host:port``, an IPv6
+        host in brackets."""
+        return [f"{n}://{f'[{h}]' if ':' in h else h}:{p}" for n, h, p in self.endpoints]
 
 
 @dataclass
@@ -312,13 +321,9 @@ def read_metadata_node(log_dir: str | os.PathLike[str]) -> MetadataNode:
     state = read_quorum_state(state_path) if state_path.is_file() else None
     logs = segments(part)
     snaps = snapshots(part)
-    first = int(logs[0].name.split(".")[0]) if logs else None
+    first = files.offset_from_file(logs[0]) if logs else None
     latest = snaps[-1] if snaps else None
-    snap_id = None
-    if latest is not None:
-        from ..files import parse_kraft_snapshot_file_name
-
-        snap_id = parse_kraft_snapshot_file_name(latest[1])
+    snap_id = None if latest is None else files.parse_kraft_snapshot_file_name(latest[1])
     # the log starts at the latest snapshot's end when the segments below it are gone
     start = first if first is not None else 0
     if snap_id is not None and (first is None or snap_id[0] > first):
@@ -437,8 +442,8 @@ def _leader(nodes: list[MetadataNode]) -> tuple[int, int, str]:
                              f"voted for {n.quorum_state.voted_id}"
                              if n.quorum_state is not None else "no quorum-state")
             for n in nodes)
-        raise KafkaLogError(f"no leader is known: no quorum-state names one and no log holds a "
-                            f"LeaderChange record ({seen})")
+        raise NoLeaderKnownError(f"no leader is known: no quorum-state names one and no log "
+                                 f"holds a LeaderChange record ({seen})")
     return best[1], best[0], best[2]
 
 

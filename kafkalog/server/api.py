@@ -24,13 +24,23 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-__all__ = ["Api", "RequestContext", "APIS", "register", "Handler", "AUTHORIZATION_MESSAGES"]
+__all__ = ["Api", "RequestContext", "APIS", "register", "Handler", "AUTHORIZATION_MESSAGES",
+           "ERROR_MESSAGES"]
 
 #: Kafka's ``Errors`` default messages of the authorization errors: what ``new ApiError(error)``,
 #: ``getErrorResponse(error)`` and ``error.message`` put in a response (TOPIC_, GROUP_,
 #: CLUSTER_AUTHORIZATION_FAILED)
 AUTHORIZATION_MESSAGES = {29: "Topic authorization failed.", 30: "Group authorization failed.",
                           31: "Cluster authorization failed."}
+#: those and the other default messages handlers send as they are (UNKNOWN_TOPIC_OR_PARTITION,
+#: NOT_LEADER_OR_FOLLOWER)
+ERROR_MESSAGES = {
+    **AUTHORIZATION_MESSAGES,
+    3: "This server does not host this topic-partition.",
+    6: "For requests intended only for the leader, this error indicates that the broker is not "
+       "the current leader. For requests intended for any replica, this error indicates that the "
+       "broker is not a replica of the topic partition.",
+}
 
 
 @dataclasses.dataclass

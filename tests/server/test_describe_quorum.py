@@ -77,6 +77,13 @@ def test_a_dynamic_quorum_node(tmp_path: Path) -> None:
     assert storage.main(["format", "--cluster-id", "MkU3OEVBNTcwNTJENDM2Qg", "--config",
                          str(cfg), "--initial-controllers", INITIAL],
                         stdout=io.StringIO(), stderr=io.StringIO()) == 0
+    server = start_server(root)
+    try:
+        # formatted, never started: no file names a leader (Kafka: NOT_LEADER_OR_FOLLOWER)
+        part = _partition(_describe(server))
+        assert "[Error 6]" in part["error"] and "no leader is known" in part["error"]
+    finally:
+        server.stop()
     part_dir = root / "__cluster_metadata-0"
     batches = [encode_control_batch(2, value=_leader_change(1), base_offset=0,
                                     partition_leader_epoch=3, timestamp=1)]

@@ -29,21 +29,18 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ...cluster.quorum import describe_quorum, read_metadata_node
+from ...cluster.quorum import NoLeaderKnownError, describe_quorum, read_metadata_node
 from ...errors import KafkaLogError
 from ...log_dir import METADATA_TOPIC
 from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
-from ..api import AUTHORIZATION_MESSAGES, RequestContext, register
+from ..api import ERROR_MESSAGES, RequestContext, register
 from ..protocol import ErrorCode
 
 __all__ = ["describe_quorum_handler"]
 
 _METADATA_PARTITION = f"{METADATA_TOPIC}-0"
-#: Kafka's Errors default messages
-_UNKNOWN = "This server does not host this topic-partition."
-_NOT_LEADER = ("For requests intended only for the leader, this error indicates that the broker "
-               "is not the current leader. For requests intended for any replica, this error "
-               "indicates that the broker is not a replica of the topic partition.")
+_UNKNOWN = ERROR_MESSAGES[ErrorCode.unknown_topic_or_partition]
+_NOT_LEADER = ERROR_MESSAGES[ErrorCode.not_leader_or_follower]
 _cache: dict[str, tuple[Any, Any]] = {}
 
 
@@ -83,7 +80,7 @@ async def describe_quorum_handler(ctx: RequestContext, request: Any) -> Mapping[
                            "nodes": []}
     if not ctx.authorize(AclOperation.DESCRIBE, ResourceType.CLUSTER, CLUSTER_NAME):
         return {**out, "error_code": ErrorCode.cluster_authorization_failed,
-                "error_message": AUTHORIZATION_MESSAGES[31]}
+                "error_message": ERROR_MESSAGES[ErrorCode.cluster_authorization_failed]}
     topics = request.topics
     # RaftUtil.hasValidTopicPartition: exactly one topic, the metadata topic, partition 0
     if not (len(topics) == 1 and topics[0].topic_name == METADATA_TOPIC
@@ -99,12 +96,10 @@ async def describe_quorum_handler(ctx: RequestContext, request: Any) -> Mapping[
             f"metadata log to describe)")}
     try:
         q = _describe(root)
-    except KafkaLogError as e:
-        no_leader = "no leader is known" in str(e)
-        return {**out, "topics": _partition_errors(
-            request, ErrorCode.not_leader_or_follower if no_leader
-            else ErrorCode.kafka_storage_error, f"{_NOT_LEADER} ({e})" if no_leader else str(e))}
-    except OSError as e:
+    except NoLeaderKnownError as e:
+        return {**out, "topics": _partition_errors(request, ErrorCode.not_leader_or_follower,
+                                                   f"{_NOT_LEADER} ({e})")}
+    except (KafkaLogError, OSError) as e:
         return {**out, "topics": _partition_errors(request, ErrorCode.kafka_storage_error,
                                                    str(e))}
     voters = [r for r in q.replicas if r.status != "Observer"]

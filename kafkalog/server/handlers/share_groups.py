@@ -37,7 +37,7 @@ from typing import Any
 
 from ...errors import KafkaLogError
 from ...security.acls import AclOperation, ResourceType
-from ..api import AUTHORIZATION_MESSAGES, RequestContext, register
+from ..api import AUTHORIZATION_MESSAGES, ERROR_MESSAGES, RequestContext, register
 from ..error_codes import error_code_for
 from ..protocol import ErrorCode, millis
 from ..share_service import FINAL_EPOCH, INITIAL_EPOCH, ShareService
@@ -381,7 +381,7 @@ async def describe_share_group_offsets(ctx: RequestContext, request: Any) -> Map
 #: ``ApiError(Errors)`` put in a response)
 _GROUP_AUTHORIZATION_FAILED = AUTHORIZATION_MESSAGES[ErrorCode.group_authorization_failed]
 _TOPIC_AUTHORIZATION_FAILED = AUTHORIZATION_MESSAGES[ErrorCode.topic_authorization_failed]
-_UNKNOWN_TOPIC_OR_PARTITION = "This server does not host this topic-partition."
+_UNKNOWN_TOPIC_OR_PARTITION = ERROR_MESSAGES[ErrorCode.unknown_topic_or_partition]
 
 
 def _group_check(ctx: RequestContext, group_id: str) -> tuple[int, str | None]:
