@@ -45,8 +45,13 @@ _cache: dict[str, tuple[Any, Any]] = {}
 
 
 def _signature(part: Path) -> tuple:
-    return tuple(sorted((e.name, e.stat().st_size, e.stat().st_mtime_ns)
-                        for e in os.scandir(part) if e.is_file()))
+    """What changes when any file of the partition directory does (one stat each)."""
+    out = []
+    for e in os.scandir(part):
+        if e.is_file():
+            st = e.stat()
+            out.append((e.name, st.st_size, st.st_mtime_ns))
+    return tuple(sorted(out))
 
 
 def _describe(root: Path) -> Any:
