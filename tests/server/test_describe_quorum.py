@@ -99,6 +99,12 @@ def test_a_dynamic_quorum_node(tmp_path: Path) -> None:
         with WireClient(server.address) as w:
             bad = w.request(55, 2, {"topics": [{"topic_name": "orders",
                                                  "partitions": [{"partition_index": 0}]}]})
+        # a file that changes is read again (an election wrote a new quorum-state)
+        (part_dir / "quorum-state").write_text(json.dumps(
+            {"leaderId": 3, "leaderEpoch": 4, "votedId": 3,
+             "votedDirectoryId": DIRS[3], "data_version": 1}))
+        again = _partition(_describe(server))
+        assert (again["leader_id"], again["leader_epoch"]) == (3, 4)
     finally:
         server.stop()
     part = _partition(result)
