@@ -29,6 +29,10 @@ the behaviour is the same) and works directly on a ``log.dirs`` entry through
 ``kafkalog log-dirs --describe LOGDIR...``       ``kafka-log-dirs.sh --describe``: sizes and
                                                  offset lags per log dir
                                                  (:mod:`.log_dirs_command`)
+``kafkalog metadata-quorum LOGDIR... describe``  ``kafka-metadata-quorum.sh describe``:
+                                                 ``--status``, ``--replication`` from KRaft
+                                                 nodes' metadata log dirs
+                                                 (:mod:`.metadata_quorum_command`)
 ===============================================  ==============================================
 
 Shared rules (this module):
