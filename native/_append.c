@@ -99,7 +99,8 @@ be32(const unsigned char *p)
 /* One whole v2 batch a log may append without its general path: one dimension of single
    bytes (the caller's len(data) is then the byte count), a whole header, magic 2, a
    batchLength covering exactly the bytes, a lastOffsetDelta that is not negative, no producer
-   id (idempotence needs the producer state), neither transactional nor control. */
+   id (idempotence needs the producer state), neither transactional nor control; or, with
+   producer_ok, a producer id and not control (the caller's producer state took it first). */
 static int
 plain_v2_batch(const Py_buffer *view, int producer_ok)
 {
@@ -109,8 +110,9 @@ plain_v2_batch(const Py_buffer *view, int producer_ok)
         || (int64_t)(int32_t)be32(p + OFF_LENGTH) + 12 != (int64_t)n
         || (int32_t)be32(p + OFF_LAST_DELTA) < 0)
         return 0;
-    if (producer_ok) /* a producer's data batch its caller's producer state already took */
-        return (int64_t)be64(p + OFF_PRODUCER_ID) >= 0 && !(p[OFF_ATTRIBUTES + 1] & ATTR_CONTROL);
+    if (producer_ok)
+        return (int64_t)be64(p + OFF_PRODUCER_ID) >= 0
+               && !(p[OFF_ATTRIBUTES + 1] & ATTR_CONTROL);
     return (int64_t)be64(p + OFF_PRODUCER_ID) == -1
            && !(p[OFF_ATTRIBUTES + 1] & ATTR_TXN_OR_CONTROL);
 }
