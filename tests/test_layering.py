@@ -63,6 +63,7 @@ LAYERS: dict[str, int] = {
     "kafkalog.replication.command": 8,
     "kafkalog.security": 7,  # SCRAM credentials and JAAS users of a tree (the server's wire
                              # side, kafkalog.server.sasl, is above)
+    "kafkalog.quotas": 7,  # client quotas of a tree and Kafka's ClientQuotaManager (sans-IO)
     "kafkalog.storage": 7,  # kafka-storage.sh: meta.properties, bootstrap metadata, formatting
     "kafkalog.tools": 8,
     "kafkalog.admin": 8,  # the offline operator commands over a log dir

@@ -101,6 +101,9 @@ class ServerConfig:
         classic and consumer groups (disabled, upgrade, downgrade, bidirectional).
     max_request_bytes:
         ``socket.request.max.bytes`` (100 MiB): a larger frame closes its connection.
+    quota_window_num, quota_window_size_seconds:
+        ``quota.window.num`` (11) and ``quota.window.size.seconds`` (1): the samples client
+        quotas are measured over (kafkalog.server.client_quotas).
     group_share_session_timeout_ms, group_share_heartbeat_interval_ms, group_share_max_size:
         ``group.share.session.timeout.ms`` (45 s), ``group.share.heartbeat.interval.ms`` (5 s),
         ``group.share.max.size`` (200): KIP-932 share groups' members.
@@ -194,6 +197,8 @@ class ServerConfig:
     group_consumer_heartbeat_interval_ms: int = 5000
     group_consumer_migration_policy: str = "bidirectional"
     max_request_bytes: int = 104857600
+    quota_window_num: int = 11
+    quota_window_size_seconds: int = 1
     group_share_session_timeout_ms: int = 45000
     group_share_heartbeat_interval_ms: int = 5000
     group_share_max_size: int = 200
@@ -338,6 +343,8 @@ class ServerConfig:
 #: Kafka broker property -> ServerConfig field (what ``kafkalog serve -c`` accepts)
 _PROPERTIES = {
     "broker.rack": "broker_rack",
+    "quota.window.num": "quota_window_num",
+    "quota.window.size.seconds": "quota_window_size_seconds",
     "num.partitions": "num_partitions",
     "auto.create.topics.enable": "auto_create_topics_enable",
     "offsets.topic.num.partitions": "offsets_topic_num_partitions",
@@ -437,6 +444,8 @@ class Broker:
         self.scram_credentials: Any = None
         #: the tree's ACLs (kafkalog.security.acls.AclStore)
         self.acls: Any = None
+        #: set by the server: the client quotas (kafkalog.server.client_quotas.ClientQuotas)
+        self.client_quotas: Any = None
         #: the ACL authorizer (kafkalog.security.acls.Authorizer) when authorizer.class.name
         #: is set, rebuilt after each ACL change; None: every request is allowed
         self.authorizer: Any = None

@@ -56,6 +56,9 @@ __all__ = ["Connection"]
 logger = logging.getLogger("kafkalog.server")
 
 _API_VERSIONS = 18
+_PRODUCE = 0
+#: the APIs with client quotas: Produce (producer_byte_rate), Fetch (consumer_byte_rate)
+_QUOTA_KEYS = (0, 1)
 _SASL_HANDSHAKE_KEY = (17).to_bytes(2, "big")
 #: the index that ends a connection id (Kafka's ``Processor.nextConnectionIndex``)
 _CONNECTION_INDEX = itertools.count()
@@ -95,6 +98,9 @@ class Connection:
         #: the SASL exchange still to complete on a SASL listener (None: nothing to do)
         self.auth = authenticator(broker, self.peer, self.handle_frame,
                                   None if listener is None else listener.config)
+        #: the throttle time (ms) of the last request's quota violation: the connection reads
+        #: nothing more until it has passed (kafkalog.server.client_quotas)
+        self.mute_ms = 0
 
     @property
     def principal(self) -> str:
@@ -163,6 +169,11 @@ class Connection:
                 if response is not None:
                     self.writer.write(response)
                     await self.writer.drain()
+                if self.mute_ms > 0:
+                    # a quota violation: the response (if any) is out; read nothing more from
+                    # this client until its throttle time has passed (SocketServer's mute)
+                    mute, self.mute_ms = self.mute_ms, 0
+                    await asyncio.sleep(mute / 1000)
         except ProtocolError as e:
             logger.warning("%s: closing connection: %s", self.peer, e)
         except (ConnectionError, asyncio.IncompleteReadError):
@@ -205,6 +216,9 @@ class Connection:
         # (the generated writer: the bytes of encode_response(build(...)), see response_writers)
         out = None if result is None else encode_response_values(
             key, version, correlation_id, result)
+        quotas = self.broker.client_quotas
+        if quotas is not None and key in _QUOTA_KEYS and quotas.enabled:
+            out = self._apply_quota(quotas, ctx, key, version, correlation_id, result, out)
         m = self.broker.request_metrics.get(api.name)
         if m is None:
             m = self.broker.request_metrics[api.name] = [0, 0, 0]
@@ -212,6 +226,28 @@ class Connection:
         m[1] += time.perf_counter_ns() - t0
         m[2] += time.thread_time_ns() - c0
         return out
+
+
+    def _apply_quota(self, quotas: Any, ctx: RequestContext, key: int, version: int,
+                     correlation_id: int, result: Any, out: bytes | None) -> bytes | None:
+        """Record a produce or fetch against the client's byte-rate quota: a violation puts
+        its throttle time in the response (a fetch's becomes empty) and mutes the connection
+        for it (kafkalog.server.client_quotas)."""
+        if key == _PRODUCE:
+            ms = quotas.produce_throttle_ms(ctx)
+        else:
+            ms = quotas.fetch_throttle_ms(ctx, 0 if out is None else len(out) - 4)
+        if ms <= 0:
+            return out
+        self.mute_ms = ms
+        if result is None:  # acks=0: no response, the mute only
+            return None
+        if key == _PRODUCE:
+            result = {**result, "throttle_time": ms}
+        else:  # FullFetchContext.getThrottledResponse: NONE, no data, no session
+            result = {"throttle_time": ms, "error_code": ErrorCode.none, "session_id": 0,
+                      "responses": []}
+        return encode_response_values(key, version, correlation_id, result)
 
 
 def _tls_principal(writer: Any) -> str:

@@ -51,6 +51,7 @@ from ..security.scram_credentials import MECHANISM_TYPES, ScramCredential, Scram
 from ..storage.bootstrap_metadata import BootstrapMetadata, read_bootstrap_directory
 from ..storage.kraft_snapshot import BOOTSTRAP_FILE_NAME
 from .broker import Broker, ServerConfig
+from .client_quotas import ClientQuotas
 from .connection import Connection
 from .feature_store import FeatureStore
 from .group_configs import GroupConfigStore
@@ -227,6 +228,9 @@ class KafkaServer:
                 _replay_bootstrap_scram(broker.scram_credentials, bootstrap)
             broker.acls = AclStore(log_dir.root)
             broker.acls_changed()
+            broker.client_quotas = ClientQuotas(
+                log_dir.root, self.config.quota_window_num,
+                self.config.quota_window_size_seconds * 1000, broker.clock.milliseconds)
             for mechanism, user, password, iterations in self._add_scram:
                 broker.scram_credentials.set_password(user, mechanism, password, iterations)
             broker.groups = GroupService(broker)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from . import (  # noqa: F401 - imported for their registrations
     acls,
     api_versions,
+    client_quotas,
     configs,
     consumer_groups,
     delete_records,

@@ -26,6 +26,9 @@ Kafka's ``KafkaApis.handleFetchRequest`` / ``ReplicaManager.fetchMessages`` / ``
   is full answers). A request naming a session id gets ``FETCH_SESSION_ID_NOT_FOUND``.
 * A fetch from a replica (``replica_id >= 0``): this node has no followers,
   ``NOT_LEADER_OR_FOLLOWER``.
+* **Client quotas**: with a ``consumer_byte_rate`` for the client, ``max_bytes`` is capped to one
+  quota window's worth; the size recorded and a throttled response emptied is the connection's
+  work (:mod:`kafkalog.server.client_quotas`).
 
 Versions 4-16 (Kafka 3.9: 0-17; v17 only adds a follower field).
 """
@@ -213,10 +216,16 @@ async def handle(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     deadline = loop.time() + max_wait_ms / 1000
     tps = [(w.topic, w.request.partition) for _, ws in resolved for w in ws
            if w.topic is not None]
+    max_bytes = request.max_bytes
+    if broker.client_quotas is not None and replica_id < 0:
+        # no more than one quota window's worth: a larger fetch would be throttled for sure
+        # (KafkaApis.handleFetchRequest's maxQuotaWindowBytes; the min_bytes with it)
+        max_bytes = broker.client_quotas.fetch_max_bytes(ctx, max_bytes)
+    min_bytes = min(request.min_bytes, max_bytes)
     while True:
-        responses, total, errors = _read_all(ctx, resolved, request.max_bytes, isolation)
+        responses, total, errors = _read_all(ctx, resolved, max_bytes, isolation)
         remaining = deadline - loop.time()
-        if total >= request.min_bytes or errors or remaining <= 0 or not tps:
+        if total >= min_bytes or errors or remaining <= 0 or not tps:
             break
         await broker.wait_for_change(tps, remaining)
     return {"throttle_time": 0, "error_code": ErrorCode.none, "session_id": 0,
