@@ -1191,12 +1191,16 @@ class Log:
         if end <= start:
             return
         segs = self._segments.values(start, end)
-        if segs and segs[0].base_offset > start:
+        if not segs or segs[0].base_offset > start:
             # the segment holding ``start`` was deleted (retention) after the check above:
-            # reading on from the next segment would skip offsets silently
+            # reading on from the next segment would skip offsets silently, and finding none
+            # (every segment up to ``end`` deleted) would read as "no records" (Kafka's
+            # LocalLog.read throws when no floor segment holds the start offset)
+            first = self._segments.first
+            low = leo if first is None else first.base_offset
             raise OffsetOutOfRangeError(
                 f"start offset out of range: its segment was deleted under the reader "
-                f"(expected >= {segs[0].base_offset}, found {start})",
+                f"(expected >= {low}, found {start})",
                 path=self._dir, offset=start)
         for i, seg in enumerate(segs):
             # a segment's records lie below the next segment's base offset: a read-only view

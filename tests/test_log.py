@@ -426,6 +426,28 @@ def test_retention_under_a_reader_gives_out_of_range(tmp_path: Path) -> None:
             list(it)
 
 
+@pytest.mark.parametrize("gone", [1, 3])
+def test_a_bounded_read_in_retentions_window_is_out_of_range_not_empty(
+        tmp_path: Path, gone: int) -> None:
+    """Retention takes segments out of the map before it raises the log start offset; a read
+    of [start, end) that starts in that window, with every segment up to ``end`` gone (3) or
+    only the first (1), must not come back empty (a consumer would take that as "nothing up
+    to end"): Kafka's LocalLog.read throws when no segment holds the start offset."""
+    cfg = LogConfig(segment_bytes=300)
+    with Log.open(tmp_path, cfg) as log:
+        for _ in range(10):
+            log.append(recs(2, ts=T0))
+        bases = [s.base_offset for s in log.segments]
+        assert len(bases) > gone
+        start, end = bases[0] + 1, bases[gone]  # inside the first segment; end at a later base
+        for b in bases[:gone]:
+            log._segments.remove(b)  # the window: out of the map, log start not yet raised
+        with pytest.raises(OffsetOutOfRangeError, match="deleted under the reader"):
+            list(log.records(start, end))
+        with pytest.raises(OffsetOutOfRangeError):
+            log.read_table(start, end)
+
+
 # -- flushing and lifecycle -------------------------------------------------------------------
 
 
