@@ -573,6 +573,14 @@ class Log:
                     partition_leader_epoch=partition_leader_epoch)
             if len(data) == 0:
                 return self._empty_info()
+            cfg = self._config
+            if not cfg.log_append_time and (cfg.message_timestamp_before_max_ms < LONG_MAX
+                                            or cfg.message_timestamp_after_max_ms < LONG_MAX):
+                # message.timestamp.before/after.max.ms: LogValidator's check of a produce,
+                # over every batch of the call before any is written
+                from .log_validator import check_timestamps
+
+                check_timestamps(data, now, cfg, False)
             if not columnar and not self._config.log_append_time:
                 # one batch this call just encoded: its CRC is right by construction (the C
                 # call tried here first: a Python frame less per append, see append_batches)

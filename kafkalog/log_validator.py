@@ -76,7 +76,7 @@ from .records.columnar import MIN_RECORD_SIZE
 from .records.compression import DEFAULT_MAX_DECOMPRESSED, decompress
 from .records.crc import crc32c
 
-__all__ = ["ValidatedBatch", "validate_and_assign_offsets"]
+__all__ = ["ValidatedBatch", "validate_and_assign_offsets", "check_timestamps"]
 
 _I16 = struct.Struct(">h")
 _I32 = struct.Struct(">i")
@@ -185,7 +185,7 @@ def validate_and_assign_offsets(
     largest, all_keys = _check_records(view, count, attrs, base_ts, max_ts)
     if (attrs & TIMESTAMP_TYPE_MASK or config.message_timestamp_before_max_ms < LONG_MAX
             or config.message_timestamp_after_max_ms < LONG_MAX):
-        _check_timestamps(data, now, config, log_append)
+        check_timestamps(data, now, config, log_append)
     if "compact" in config.cleanup_policy and not all_keys:
         raise InvalidRecordError(
             "produced records rejected: compacted topic cannot accept message without key",
@@ -216,7 +216,8 @@ def validate_and_assign_offsets(
     return ValidatedBatch(data, count, new_max, now if log_append else -1)
 
 
-def _check_timestamps(data: bytearray, now: int, config: LogConfig, log_append: bool) -> None:
+def check_timestamps(data: bytes | bytearray, now: int, config: LogConfig,
+                     log_append: bool) -> None:
     """``LogValidator.validateTimestamp`` for every record: a CreateTime record outside
     ``[now - message.timestamp.before.max.ms, now + message.timestamp.after.max.ms]``, or a
     record of a batch the producer marked LogAppendTime on a LogAppendTime topic, is refused;

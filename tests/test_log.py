@@ -18,6 +18,7 @@ from kafkalog import Record, encode_batch, iter_batches
 from kafkalog.clock import ManualClock
 from kafkalog.config import LONG_MAX, LogConfig
 from kafkalog.errors import (
+    InvalidTimestampError,
     CorruptRecordError,
     InvalidOffsetError,
     LogClosedError,
@@ -446,6 +447,37 @@ def test_a_bounded_read_in_retentions_window_is_out_of_range_not_empty(
             list(log.records(start, end))
         with pytest.raises(OffsetOutOfRangeError):
             log.read_table(start, end)
+
+
+@pytest.mark.parametrize("shape", ["records", "tuples", "arrow"])
+def test_append_enforces_the_timestamp_bounds_of_the_topic(tmp_path: Path, shape: str) -> None:
+    """message.timestamp.before/after.max.ms apply to Log.append as to a produce
+    (LogValidator.validateTimestamp): out-of-range records refuse the whole call."""
+    clock = ManualClock(T0)
+    cfg = LogConfig.from_properties({"message.timestamp.after.max.ms": "1000",
+                                     "message.timestamp.before.max.ms": "5000"})
+
+    def batch(*stamps: int) -> object:
+        if shape == "records":
+            return [Record(None, b"v", t) for t in stamps]
+        if shape == "tuples":
+            return [(None, b"v", t) for t in stamps]
+        return pa.table({"key": pa.array([None] * len(stamps), pa.binary()),
+                         "value": pa.array([b"v"] * len(stamps)),
+                         "timestamp": pa.array(list(stamps), pa.int64())})
+
+    with Log.open(tmp_path, cfg, clock=clock) as log:
+        log.append(batch(T0 - 5000, T0, T0 + 1000))  # the bounds are inclusive
+        with pytest.raises(InvalidTimestampError, match=r"Timestamp \d+ of message with "
+                           r"offset 4 is out of range") as e:
+            log.append(batch(T0, T0 + 1001))
+        assert [i for i, _ in e.value.record_errors] == [1]
+        with pytest.raises(InvalidTimestampError):
+            log.append(batch(T0 - 5001))
+        assert log.log_end_offset == 3  # nothing of the refused calls was written
+        clock.advance(10_000)
+        log.append(batch(T0 + 10_000))
+        assert log.log_end_offset == 4
 
 
 # -- flushing and lifecycle -------------------------------------------------------------------
