@@ -2126,8 +2126,18 @@ def _fill_missing_timestamps(table: Any, now: int) -> Any:
     ts = table.column("timestamp")
     if ts.null_count == 0:
         return table
-    if pa.types.is_timestamp(ts.type):
-        ts = ts.cast(pa.timestamp("ms")).cast(pa.int64())
+    if pa.types.is_timestamp(ts.type) and ts.type.unit != "ms":
+        # finer units floor to ms as encode_columns does (a safe cast to ms would refuse
+        # every value with sub-millisecond digits; seconds scale up)
+        unit = ts.type.unit
+        arr = ts.combine_chunks() if isinstance(ts, pa.ChunkedArray) else ts
+        valid = np.asarray(arr.is_valid().to_numpy(zero_copy_only=False), bool)
+        vals = np.asarray(pc.fill_null(arr.cast(pa.int64()), 0).to_numpy(
+            zero_copy_only=False), np.int64)
+        vals = vals * 1000 if unit == "s" else np.floor_divide(
+            vals, 1000 if unit == "us" else 1_000_000)
+        return table.set_column(names.index("timestamp"), "timestamp",
+                                pa.array(np.where(valid, vals, now), pa.int64()))
     filled = pc.fill_null(ts.cast(pa.int64()), now)
     return table.set_column(names.index("timestamp"), "timestamp", filled)
 

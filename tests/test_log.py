@@ -480,6 +480,26 @@ def test_append_enforces_the_timestamp_bounds_of_the_topic(tmp_path: Path, shape
         assert log.log_end_offset == 4
 
 
+@pytest.mark.parametrize("unit, raw, want", [
+    ("s", 1_700_000_000, 1_700_000_000_000),
+    ("ms", 1_700_000_000_123, 1_700_000_000_123),
+    ("us", 1_700_000_000_123_999, 1_700_000_000_123),
+    ("ns", 1_700_000_000_123_999_999, 1_700_000_000_123),
+    ("us", -1_001, -2),  # before 1970: floored, as Instant.toEpochMilli
+])
+def test_append_of_an_arrow_timestamp_column_with_nulls(tmp_path: Path, unit: str, raw: int,
+                                                        want: int) -> None:
+    """A null timestamp is the clock's now; a finer unit floors to ms (as encode_columns),
+    also when the column has nulls (a safe cast refused sub-millisecond digits) and chunks."""
+    col = pa.chunked_array([pa.array([raw, None], pa.timestamp(unit)),
+                            pa.array([None, raw], pa.timestamp(unit))])
+    table = pa.table({"key": pa.array([b"a", b"b", b"c", b"d"]),
+                      "value": pa.array([b"1", b"2", b"3", b"4"]), "timestamp": col})
+    with Log.open(tmp_path, clock=ManualClock(T0)) as log:
+        log.append(table)
+        assert [r.timestamp for r in log.records()] == [want, T0, T0, want]
+
+
 # -- flushing and lifecycle -------------------------------------------------------------------
 
 
