@@ -536,7 +536,8 @@ def _consume_bounds(opts: ConsoleConsumerOptions, bounds: dict[tuple[str, int], 
             continue
         try:
             if fmt.formats_tables:
-                status = _consume_tables(opts, log, tp, start, end, positions, out, count)
+                status = _consume_tables(opts, log, tp, start, end, positions, out, err,
+                                         count)
             else:
                 status = _consume_records(opts, log, tp, start, end, positions, out, err,
                                           count)
@@ -648,14 +649,17 @@ _SMALL_CHUNK_BYTES, _LARGE_CHUNK_BYTES = 4 << 20, 16 << 20
 
 def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int], start: int,
                     end: int, positions: dict[tuple[str, int], int], out: IO[bytes],
-                    count: list[int]) -> int | None:
+                    err: IO[str], count: list[int]) -> int | None:
     """The same bytes as :func:`_consume_records` for the default formatter without
     deserializers, a chunk of records at a time through the columnar decoder (a formatter
     that cannot fail: no per-record errors to skip).
 
     The next chunk is decoded on a second thread while this one is formatted and written
     (decoding, the line kernel and the write all release the GIL): at most two chunks of
-    decoded columns are held."""
+    decoded columns are held. A chunk that does not decode (a corrupt batch) is gone through
+    record by record instead (:func:`_consume_records`): the records before the bad batch are
+    printed, then the error ends the run, as Kafka's consumer hands out the records of a fetch
+    read before a corrupt one (``CompletedFetch.fetchRecords``)."""
     from concurrent.futures import ThreadPoolExecutor
 
     fmt = opts.formatter
@@ -671,7 +675,11 @@ def _consume_tables(opts: ConsoleConsumerOptions, log: Log, tp: tuple[str, int],
         s, e = start, min(end, start + step)
         pending = pool.submit(read, s, e)
         while pending is not None:
-            table = pending.result()
+            try:
+                table = pending.result()
+            except KafkaLogError:
+                return _consume_records(opts, log, tp, positions[tp], end, positions, out, err,
+                                        count)
             size = table.nbytes
             if size > _LARGE_CHUNK_BYTES and step > 1:
                 step //= 2
