@@ -13,7 +13,7 @@ Subcommands
     Consumer groups of a ``log.dirs`` tree, offline (``kafkalog.groups.command``).
 ``topics``, ``configs``, ``acls``, ``delete-records``, ``transactions``, ``get-offsets``,
 ``log-dirs``
-    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics|users``,
+    Kafka's ``kafka-topics.sh``, ``kafka-configs.sh --entity-type topics|users|clients|ips``,
     ``kafka-acls.sh``, ``kafka-delete-records.sh``, ``kafka-transactions.sh``,
     ``kafka-get-offsets.sh`` and ``kafka-log-dirs.sh --describe`` on log directories, offline
     (``kafkalog.admin``).
@@ -287,8 +287,8 @@ def build_parser() -> argparse.ArgumentParser:
 _ADMIN_COMMANDS = {
     "topics": "Create, delete, describe, or change topics of a log dir (kafka-topics.sh, "
               "offline).",
-    "configs": "Describe or alter topic configs and SCRAM users of a log dir (kafka-configs.sh, "
-               "offline).",
+    "configs": "Describe or alter topic configs, SCRAM users and client quotas of a log dir "
+               "(kafka-configs.sh, offline).",
     "acls": "Add, remove or list ACLs of a log dir (kafka-acls.sh, offline).",
     "delete-records": "Delete records below offsets (kafka-delete-records.sh, offline).",
     "transactions": "List, describe, find hanging and abort transactions of a log dir "

@@ -87,15 +87,17 @@ def test_add_two_mechanisms_then_describe(logdir: Path, capsys) -> None:
 
 
 def test_describe_json(logdir: Path, capsys) -> None:
-    assert _run(capsys, *_users(logdir, "--describe", "--json")) == (0, '{"users": []}\n', "")
+    # (users' quotas come first: tests/test_configs_quotas.py)
+    assert _run(capsys, *_users(logdir, "--describe", "--json")) == (
+        0, '{"quotas": [], "users": []}\n', "")
     _alter(capsys, logdir, "alice", "--add-config", ALICE_BOTH)
     rc, out, err = _run(capsys, *_users(logdir, "--describe", "--json"))
     assert (rc, err) == (0, "")
-    assert json.loads(out) == {"users": [{"user": "alice", "credentials": [
+    assert json.loads(out) == {"quotas": [], "users": [{"user": "alice", "credentials": [
         {"mechanism": "SCRAM-SHA-256", "iterations": 8192},
         {"mechanism": "SCRAM-SHA-512", "iterations": 4096}]}]}
     rc, out, _ = _run(capsys, *_users(logdir, "--describe", "--json", "--entity-name", "bob"))
-    assert (rc, json.loads(out)) == (0, {"users": []})
+    assert (rc, json.loads(out)) == (0, {"quotas": [], "users": []})
 
 
 def test_replace_and_delete(logdir: Path, capsys) -> None:
@@ -200,16 +202,17 @@ def test_missing_or_empty_password(alice: Path, capsys) -> None:
         "UnacceptableCredentialException: Password must not be empty")
 
 
-def test_quota_configs_refused(alice: Path, capsys) -> None:
-    message = ("Quota configs are not kept in a log dir: producer_byte_rate (user and client "
-               "quotas live in the cluster's metadata; kafkalog configs --entity-type users "
-               "alters SCRAM credentials only)\n")
-    assert _alter_fails(capsys, alice, "alice", "--add-config",
-                        "producer_byte_rate=1024") == message
+def test_quota_and_scram_configs_not_together(alice: Path, capsys) -> None:
+    # ConfigCommandTest.shouldNotAlterUserScramCredentialAndClientQuotaConfigsSimultaneously...
+    # (quotas alone: tests/test_configs_quotas.py)
+    message = ("Cannot alter both quota and SCRAM credential configs simultaneously for "
+               "'users'.\n")
     assert _alter_fails(capsys, alice, "alice", "--add-config",
                         "SCRAM-SHA-512=[password=x],producer_byte_rate=1024") == message
-    assert _alter_fails(capsys, alice, "alice", "--delete-config", "consumer_byte_rate") == (
-        message.replace("producer_byte_rate", "consumer_byte_rate"))
+    assert _alter_fails(capsys, alice, "alice", "--add-config", "SCRAM-SHA-512=[password=x]",
+                        "--delete-config", "consumer_byte_rate") == message
+    assert _alter_fails(capsys, alice, "alice", "--add-config", "producer_byte_rate=1024",
+                        "--delete-config", "SCRAM-SHA-256") == message
     assert ScramCredentialStore(alice).get("alice", "SCRAM-SHA-512") is None
 
 
@@ -238,12 +241,13 @@ def test_usage_errors(logdir: Path, capsys) -> None:
     rc, out, err = _run(capsys, *_users(logdir, "--alter", "--add-config",
                                         "SCRAM-SHA-256=[password=x]"))
     assert (rc, out) == (2, "")
-    assert "an entity name must be specified with --alter of users" in err
+    assert ("An entity-name or default entity must be specified with --alter of users, "
+            "clients, brokers or ips") in err
     rc, _, err = _run(capsys, "configs", str(logdir), "--entity-type", "users",
                       "--entity-type", "topics", "--describe")
     assert rc == 2 and "Only 'users' and 'clients' entity types may be specified together" in err
-    rc, _, err = _run(capsys, "configs", str(logdir), "--entity-type", "clients", "--describe")
-    assert rc == 2 and "Invalid entity type clients" in err and "topics or users" in err
+    rc, _, err = _run(capsys, "configs", str(logdir), "--entity-type", "groups", "--describe")
+    assert rc == 2 and "Invalid entity type groups" in err and "topics, clients, users, ips" in err
     rc, _, err = _run(capsys, *_users(logdir, "--describe", "--add-config", "a=1"))
     assert rc == 2 and 'Option "[describe]" can\'t be used with option "[add-config]"' in err
     assert not (logdir / SCRAM_CREDENTIALS_FILE).exists()

@@ -18,9 +18,9 @@ from kafkalog import Record, encode_batch, iter_batches
 from kafkalog.clock import ManualClock
 from kafkalog.config import LONG_MAX, LogConfig
 from kafkalog.errors import (
-    InvalidTimestampError,
     CorruptRecordError,
     InvalidOffsetError,
+    InvalidTimestampError,
     LogClosedError,
     OffsetOutOfRangeError,
     RecordBatchTooLargeError,

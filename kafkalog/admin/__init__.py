@@ -8,8 +8,9 @@ the behaviour is the same) and works directly on a ``log.dirs`` entry through
 ``kafkalog topics LOGDIR ...``                   ``kafka-topics.sh``: ``--list``, ``--describe``,
                                                  ``--create``, ``--alter --partitions``,
                                                  ``--delete`` (:mod:`.topics_command`)
-``kafkalog configs LOGDIR ...``                  ``kafka-configs.sh --entity-type topics``
-                                                 and ``users`` (SCRAM credentials):
+``kafkalog configs LOGDIR ...``                  ``kafka-configs.sh --entity-type topics``,
+                                                 ``users`` (SCRAM credentials, quotas),
+                                                 ``clients`` and ``ips`` (quotas):
                                                  ``--describe [--all]``, ``--alter
                                                  --add-config/--delete-config``
                                                  (:mod:`.configs_command`)

@@ -1,13 +1,15 @@
-"""``kafkalog configs``: Kafka's ``kafka-configs.sh --entity-type topics|users`` over a log dir,
-offline.
+"""``kafkalog configs``: Kafka's ``kafka-configs.sh --entity-type topics|users|clients|ips``
+over a log dir, offline.
 
-Source: ``core/src/main/scala/kafka/admin/ConfigCommand.scala`` (Kafka 3.9) for the options,
-their checks and the texts; what a broker answers (``DescribeConfigs``,
-``IncrementalAlterConfigs``) from ``core/src/main/scala/kafka/server/ConfigHelper.scala`` and
+Source: ``core/src/main/scala/kafka/admin/ConfigCommand.scala`` (Kafka 3.9; for quotas and the
+entity options 4.1.1) for the options, their checks and the texts; what a broker answers
+(``DescribeConfigs``, ``IncrementalAlterConfigs``) from
+``core/src/main/scala/kafka/server/ConfigHelper.scala`` and
 ``server-common/.../config/ServerTopicConfigSynonyms.java``; for users, what the admin client
 (``KafkaAdminClient.alterUserScramCredentials``) and the controller
 (``metadata/.../controller/ScramControlManager.java``, ``metadata/.../image/ScramImage.java``)
-answer.
+answer; for quotas, the controller's ``ClientQuotaControlManager`` and the image's
+``ClientQuotasImage.describe`` (:class:`~kafkalog.quotas.ClientQuotaStore`).
 
 =================================================================  ============================
 ``kafkalog configs LOGDIR --entity-type topics --describe``        every topic's overrides
@@ -15,12 +17,21 @@ answer.
                                                                    its configs with ``--all``)
 ``... --alter --entity-name T --add-config k1=v1,k2=[a,b]``        set overrides
 ``... --alter --entity-name T --delete-config k1,k2``              remove overrides
-``kafkalog configs LOGDIR --entity-type users --describe``         every user's SCRAM
-                                                                   credentials
-``... --describe --entity-name U [--json]``                        one user's credentials
+``kafkalog configs LOGDIR --entity-type users --describe``         every user's quotas and
+                                                                   SCRAM credentials
+``... --describe --entity-name U [--json]``                        one user's
 ``... --alter --entity-name U --add-config``                       create or replace
 ``'SCRAM-SHA-256=[iterations=8192,password=P]'``                   credentials
 ``... --alter --entity-name U --delete-config SCRAM-SHA-512``      remove a credential
+``... --alter --entity-name U --add-config producer_byte_rate=N``  set a user's quotas
+``--entity-type users|clients|ips --entity-default``               the default user / client
+                                                                   id / ip (``<default>``)
+``--entity-type users --entity-name U --entity-type clients``      a user's client (or all its
+``[--entity-name C | --entity-default]``                           clients with ``--describe``)
+``kafkalog configs LOGDIR --entity-type clients|ips --describe``   every client's / ip's quotas
+``... --alter --entity-name C --add-config k=N --delete-config k`` set and remove quotas
+``--topic T``, ``--user U``, ``--client C``, ``--ip I``,           the same as ``--entity-type
+``--user-defaults``, ``--client-defaults``, ``--ip-defaults``      ... --entity-name ...``
 =================================================================  ============================
 
 Topics
@@ -54,31 +65,32 @@ changes. Then :meth:`~kafkalog.log_dir.LogDir.update_topic_config` persists and 
 Users (SCRAM credentials)
 -------------------------
 
-A user's configs offline are its SCRAM credentials, kept in the log dir's
+A user's SCRAM credentials are kept in the log dir's
 :class:`~kafkalog.security.ScramCredentialStore` (``.kafkalog-scram-credentials.json`` at its
-root, what ``kafkalog serve`` authenticates against). Users are not tied to topics: the dir need
-not hold any. Quotas (``producer_byte_rate``, ``consumer_byte_rate``, ``request_percentage``,
-``controller_mutation_rate``) are not kept in a log dir: describe shows none (Kafka's "Quota
-configs for user-principal 'U' are ..." line is never printed) and altering one is refused.
+root, what ``kafkalog serve`` authenticates against); its quotas with the clients' and ips' (see
+"Client quotas" below). Users are not tied to topics: the dir need not hold any.
 
-Describe follows ``describeClientQuotaAndUserScramCredentialConfigs``: one line per user with
-credentials, users sorted by name (Kafka's order is the controller's hash order), mechanisms in
-type order::
+Describe follows ``describeClientQuotaAndUserScramCredentialConfigs``: the users' quota lines
+(below), then one line per user with credentials, users sorted by name (Kafka's order is the
+controller's hash order), mechanisms in type order::
 
     SCRAM credential configs for user-principal 'alice' are SCRAM-SHA-256=iterations=8192, ...
     ...SCRAM-SHA-512=iterations=4096
 
 (one line, cut in two here). A named user without credentials prints nothing (the admin
 client's ``users()`` leaves out the controller's RESOURCE_NOT_FOUND answer). ``--json`` prints
-``{"users": [{"user": U, "credentials": [{"mechanism": M, "iterations": N}, ...]}, ...]}``.
-``--all`` changes nothing.
+``{"quotas": [...], "users": [{"user": U, "credentials": [{"mechanism": M, "iterations": N},
+...]}, ...]}``. ``--all`` changes nothing.
 
 Alter follows ``alterConfig`` for users and ``alterUserScramCredentialConfigs``: every
 ``--add-config``/``--delete-config`` name must be a SCRAM mechanism (``SCRAM-SHA-256``,
 ``SCRAM-SHA-512``) or a quota ("Only quota and SCRAM credential configs can be added for 'users'.
 Unexpected config names: k": Kafka's text without its "using --bootstrap-server" and with the
-names comma-separated instead of Scala's ``Set(...)``); a quota then fails ("Quota configs are not
-kept in a log dir: ..."). A value is ``[iterations=N,]password=P`` (Kafka's regular expression:
+names comma-separated instead of Scala's ``Set(...)``, as in every such text here). Quotas alone
+alter the user's quotas (below); SCRAM credentials are refused for the default user ("The use of
+--entity-default or --user-defaults is not allowed with User SCRAM Credentials.") and together
+with quotas ("Cannot alter both quota and SCRAM credential configs simultaneously for
+'users'."). A value is ``[iterations=N,]password=P`` (Kafka's regular expression:
 ``iterations`` first, default 4096, ``-1`` meaning the default; everything after ``password=`` is
 the password), else "Invalid credential property SCRAM_SHA_256=..." (Kafka names the mechanism's
 Java enum constant there); fewer than 4096 iterations fail with "Iterations N is less than the
@@ -100,24 +112,74 @@ although Kafka's documentation shows it (ZooKeeper-mode Kafka accepted it). kafk
 changes of different mechanisms of a user together, as ZooKeeper mode and the documentation do,
 and writes them together.
 
+Client quotas (users, clients, ips)
+-----------------------------------
+
+Quotas are kept in the log dir's :class:`~kafkalog.quotas.ClientQuotaStore`
+(``.kafkalog-client-quotas.json`` at its root): the file ``kafkalog serve`` enforces them from,
+and that its AlterClientQuotas/DescribeClientQuotas change and read. An entity is a user, a
+client id, a user's client id or an ip; ``--entity-default`` (``--user-defaults``, ...) or an
+empty ``--entity-name`` names the default (Kafka's ``<default>``). ``--entity-name`` and
+``--entity-default`` pair with the ``--entity-type`` values by position, in command-line order
+(``--entity-type users --entity-type clients --entity-name alice --entity-default`` is alice's
+default client); the shorthand flags give the types in Kafka's order (``--client``, ``--user``,
+``--ip``, then ``--client-defaults``, ``--user-defaults``, ``--ip-defaults``) and cannot be
+mixed with ``--entity-*``.
+
+Describe (``describeQuotaConfigs``) asks the store for the entities of exactly those types
+(``ClientQuotaFilter.containsOnly``): a name matches exactly, a default the default, a type
+without a name (``--entity-type users``, or the second type of ``--entity-type users
+--entity-name alice --entity-type clients``) every entity of the type, the default included.
+One line per entity::
+
+    Quota configs for user-principal 'alice' are producer_byte_rate=1024.0, request_percentage=50.0
+    Quota configs for the default user-principal, client-id 'app' are consumer_byte_rate=2048.0
+    Quota configs for ip '10.0.0.1' are connection_creation_rate=10.0
+
+values as Java's ``Double.toString`` prints them (``1.0E7``, ``5.0E-4``), in the order of the
+Java ``HashMap`` objects the admin client builds from the answer (ClientQuotaEntity's and String's
+hash codes; where Java's order depends on the controller's maps, i.e. entities or keys sharing a
+bin, the store's order stands in). Users alone without a default then get their SCRAM lines
+(above). ``--json``: ``{"quotas": [{"entity": {"user": U or null, "client-id": ...},
+"configs": {key: value}}, ...]}`` in the store's order (users, user/client pairs, clients, ips;
+defaults first), plus ``"users"`` where the text has SCRAM lines.
+
+Alter (``alterQuotaConfigs``): for clients and a user's clients only quotas ("Only quota configs
+can be added for 'clients'. Unexpected config names: ..."), for ips only
+``connection_creation_rate`` ("Only connection quota configs can be added for 'ips'. Unexpected
+config names: k1,k2", Kafka's text for deletions too); deleting a quota the entity does not have
+fails with "Invalid config(s): k"; a value must be a Java double ("Cannot parse quota
+configuration value for k: v"; ``Double.parseDouble``'s syntax); then the store applies the
+change as Kafka's controller does, whose refusals print as the admin client's exception through
+the generic handler, e.g. "InvalidRequestException: producer_byte_rate cannot be a fractional
+value." (``producer_byte_rate``/``consumer_byte_rate`` whole numbers, ``request_percentage``/
+``controller_mutation_rate`` any number, every value above 0; a key both added and deleted:
+"Ignoring duplicate entity ClientQuotaEntity(entries={user=alice})"). Success:
+"Completed updating config for user alice." (``client app.``, ``ip 10.0.0.1.``: the first
+entity type given), "Completed updating default config for users in the cluster." when the
+first name is the default.
+
 Errors and what is not implemented
 ----------------------------------
 
 The tool's own checks ("Invalid config(s): k", a malformed ``--add-config``, the SCRAM value
-checks above) print their bare message on stderr, as ConfigCommand's
+checks above, the quota name checks) print their bare message on stderr, as ConfigCommand's
 ``IllegalArgumentException``/``InvalidConfigurationException`` handler does; what a broker
-would refuse (an unknown topic, a config name or value, the SCRAM refusals above) prints "Error
-while executing config command with args '...'" and then the reason, naming the topic's log dir
-or the config (Kafka prints the stack trace there).
+would refuse (an unknown topic, a config name or value, the SCRAM and quota refusals above)
+prints "Error while executing config command with args '...'" and then the reason, naming the
+topic's log dir or the config (Kafka prints the stack trace there). Option errors
+(``checkArgs``' texts: "Only 'users' and 'clients' entity types may be specified together", "An
+entity name must be specified for every entity type", "The entity name for ips must be a valid
+IP or resolvable host, but it is: X", ...) are usage errors (status 2; Kafka exits with 1).
 
-Only ``--entity-type topics`` and ``--entity-type users`` exist offline (brokers', clients',
-ips', client metrics' and groups' configs and all quotas live in the cluster): another type is a
-usage error, and so are two types together. ``--add-config-file``, ``--entity-default`` and the
-``--topic``/``--user`` shortcuts are not implemented.
+Only ``--entity-type topics``, ``users``, ``clients`` and ``ips`` exist offline (brokers',
+broker loggers', client metrics' and groups' configs live in the cluster): another type is a
+usage error. ``--add-config-file`` is not implemented.
 
 Reading (``--describe``) takes no lock; ``--alter`` opens the dir for writing, which takes its
-``.lock``: a dir a running ``kafkalog serve`` (or broker) holds is refused, so the credentials
-file is never written behind a server's back.
+``.lock``: a dir a running ``kafkalog serve`` (or broker) holds is refused, so neither the
+credentials nor the quotas file is written behind a server's back (with a server running, alter
+quotas through it: ``kafka-configs.sh --bootstrap-server``).
 
 Example
 -------
@@ -143,21 +205,39 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
+from ..checkpoint import java_properties_key_order
 from ..config import LogConfig
+from ..decoders.message import java_double
 from ..errors import ConfigError, KafkaLogError
+from ..quotas.client_quota_store import (
+    CLIENT_ID,
+    IP,
+    IP_KEYS,
+    MATCH_DEFAULT,
+    MATCH_EXACT,
+    MATCH_SPECIFIED,
+    USER,
+    USER_CLIENT_KEYS,
+    ClientQuotaStore,
+    QuotaRequestError,
+    is_valid_ip_entity,
+    java_hash_map_order,
+    java_string_hash,
+)
 from ..security.scram_credentials import (
     MAX_ITERATIONS,
     MECHANISMS,
     MIN_ITERATIONS,
     ScramCredentialStore,
 )
-from ..usage import ArgumentParser, UsageError, parse_args
+from ..usage import ArgumentParser, UsageError, java_trim, parse_args
 from . import (
     EXIT_ERROR,
     EXIT_OK,
@@ -172,7 +252,7 @@ if TYPE_CHECKING:
     from ..log_dir import LogDir
 
 __all__ = ["main", "build_parser", "parse_add_config", "check_topic_config", "scram_changes",
-           "KAFKA_TOPIC_CONFIGS"]
+           "parse_java_double", "KAFKA_TOPIC_CONFIGS"]
 
 #: every topic config name Kafka 3.9 knows (``LogConfig.configNames``: TopicConfig's names and
 #: the two replication throttle lists)
@@ -230,11 +310,31 @@ _PAIRS = re.compile("," + _OUTSIDE_BRACKETS)
 _KEY_VALUE = re.compile(r"\s*=\s*" + _OUTSIDE_BRACKETS)
 _VALID_KEY = re.compile(r"[a-zA-Z0-9._-]*")
 
-#: the entity types a log dir holds
-_ENTITY_TYPES = ("topics", "users")
-#: QuotaConfig.isClientOrUserQuotaConfig (server-common QuotaConfig.java, 3.9)
-_USER_QUOTA_CONFIGS = frozenset({"producer_byte_rate", "consumer_byte_rate",
-                                 "request_percentage", "controller_mutation_rate"})
+#: the entity types a log dir holds (ConfigType's order)
+_ENTITY_TYPES = ("topics", "clients", "users", "ips")
+#: QuotaConfig.isClientOrUserQuotaConfig (server-common QuotaConfig.java)
+_USER_QUOTA_CONFIGS = frozenset(USER_CLIENT_KEYS)
+#: QuotaConfig.ipConfigs
+_IP_QUOTA_CONFIGS = frozenset(IP_KEYS)
+#: the command's quota entity types -> ClientQuotaEntity's
+_QUOTA_ENTITY_TYPES = {"users": USER, "clients": CLIENT_ID, "ips": IP}
+#: ConfigCommand.describeQuotaConfigs: how an entity type is named in its lines
+_QUOTA_TYPE_TEXT = {USER: "user-principal", CLIENT_ID: "client-id", IP: "ip"}
+#: ConfigCommandOptions.entityFlags and entityDefaultsFlags (the ones a log dir has), in
+#: their order: what they add to the entity types and names
+_ENTITY_FLAGS = (("topic", "topics"), ("client", "clients"), ("user", "users"), ("ip", "ips"))
+_ENTITY_DEFAULT_FLAGS = (("client_defaults", "clients"), ("user_defaults", "users"),
+                         ("ip_defaults", "ips"))
+#: --entity-default among the --entity-name values (Kafka's name for it is "")
+_DEFAULT = object()
+#: the exception the admin client raises for an AlterClientQuotas error code
+_QUOTA_EXCEPTIONS = {42: "InvalidRequestException", 35: "UnsupportedVersionException",
+                     -1: "UnknownServerException"}
+# java.lang.Double.parseDouble (FloatingDecimal.readJavaFormatString) after its trim()
+_JAVA_DOUBLE = re.compile(
+    r"[+-]?(?:NaN|Infinity"
+    r"|(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?[fFdD]?"
+    r"|0[xX](?:[0-9a-fA-F]+\.?|[0-9a-fA-F]*\.[0-9a-fA-F]+)[pP][+-]?[0-9]+[fFdD]?)")
 # ConfigCommand.alterUserScramCredentialConfigs: a SCRAM credential's value (matched whole)
 _SCRAM_VALUE = re.compile(r"(?:iterations=(-?[0-9]*),)?password=(.*)")
 _INT_MIN, _INT_MAX = -(2 ** 31), 2 ** 31 - 1
@@ -251,27 +351,59 @@ class _Refused(ValueError):
 def build_parser() -> argparse.ArgumentParser:
     """The ``kafkalog configs`` argument parser."""
     p = ArgumentParser(prog="kafkalog configs",
-                       description="Describe or alter topic configs and users' SCRAM "
-                                   "credentials of a log directory (kafka-configs.sh, "
-                                   "offline).")
+                       description="Describe or alter topic configs, users' SCRAM credentials "
+                                   "and client quotas (users, clients, ips) of a log directory "
+                                   "(kafka-configs.sh, offline).")
     p.add_argument("log_dir", help="a broker log directory (log.dirs entry)")
     p.add_argument("--describe", action="store_true", help="List configs for the given entity.")
     p.add_argument("--alter", action="store_true", help="Alter the configuration for the entity.")
     p.add_argument("--entity-type", action="append", default=[], metavar="TYPE",
-                   help="Type of entity: topics or users (the ones a log directory holds)")
-    p.add_argument("--entity-name", metavar="NAME",
-                   help="The topic's name or the user's principal name.")
+                   help="Type of entity (topics/clients/users/ips: the ones a log directory "
+                        "holds)")
+    p.add_argument("--entity-name", dest="entity_names", action="append", default=[],
+                   metavar="NAME",
+                   help="Name of entity (topic name/client id/user principal name/ip)")
+    p.add_argument("--entity-default", dest="entity_names", action="append_const",
+                   const=_DEFAULT,
+                   help="Default entity name for clients/users/ips (applies to corresponding "
+                        "entity type)")
     p.add_argument("--all", action="store_true",
                    help="List all configs for the given topic (with --describe).")
     p.add_argument("--add-config", metavar="k1=v1,k2=[v1,v2],...",
                    help="Key value pairs of configs to add. Square brackets group values that "
-                        "contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'. For users: "
+                        "contain commas: 'k1=v1,k2=[v1,v2,v2],k3=v3'. For users: quotas "
+                        "(consumer_byte_rate, controller_mutation_rate, producer_byte_rate, "
+                        "request_percentage) or SCRAM credentials "
                         "'SCRAM-SHA-256=[iterations=8192,password=P],SCRAM-SHA-512=[password=P]'"
-                        ".")
+                        "; for clients: those quotas; for ips: connection_creation_rate. "
+                        "Entity types 'users' and 'clients' may be specified together to update "
+                        "config for clients of a specific user.")
     p.add_argument("--delete-config", action="append", default=[], metavar="k1,k2",
                    help="config keys to remove 'k1,k2'")
+    p.add_argument("--topic", metavar="TOPIC", help="The topic's name.")
+    p.add_argument("--client", metavar="CLIENT", help="The client's ID.")
+    p.add_argument("--client-defaults", action="store_true",
+                   help="The config defaults for all clients.")
+    p.add_argument("--user", metavar="USER", help="The user's principal name.")
+    p.add_argument("--user-defaults", action="store_true",
+                   help="The config defaults for all users.")
+    p.add_argument("--ip", metavar="IP", help="The IP address.")
+    p.add_argument("--ip-defaults", action="store_true", help="The config defaults for all IPs.")
     p.add_argument("--json", action="store_true", help="print JSON (with --describe)")
     return p
+
+
+def _entity_types_and_names(args: argparse.Namespace) -> None:
+    """``ConfigCommandOptions.entityTypes``/``entityNames``: ``args.types`` (the
+    ``--entity-type`` values, then the entity flags') and ``args.names`` (``--entity-name`` and
+    ``--entity-default`` in command-line order, ``""`` for a default, then the flags'), paired
+    by position; ``args.entity_name`` is the first name (None without any)."""
+    flags = [(t, getattr(args, f)) for f, t in _ENTITY_FLAGS if getattr(args, f) is not None]
+    defaults = [t for f, t in _ENTITY_DEFAULT_FLAGS if getattr(args, f)]
+    args.types = [*args.entity_type, *(t for t, _ in flags), *defaults]
+    args.names = [*("" if n is _DEFAULT else n for n in args.entity_names),
+                  *(n for _, n in flags), *("" for _ in defaults)]
+    args.entity_name = args.names[0] if args.names else None
 
 
 def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
@@ -283,20 +415,27 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     args, status = parse_args(build_parser(), args_list, err)
     if args is None:
         return status
+    _entity_types_and_names(args)
     try:
         _check_options(args)
     except UsageError as e:
         err.write(f"kafkalog configs: error: {e}\n")
         return EXIT_USAGE
-    users = args.entity_type == ["users"]
+    head = args.types[0]
     scram: _ScramChanges | None = None
     try:
         # ConfigCommand parses (and refuses) --add-config before asking the broker anything,
         # and the admin client checks SCRAM credentials before sending them
         adds = parse_add_config(args.add_config) if args.add_config is not None else {}
         deletes = [k.strip() for spec in args.delete_config for k in spec.split(",")]
-        if users and args.alter:
-            scram = scram_changes(adds, deletes)
+        if args.alter and head in ("users", "clients"):
+            if not _user_client_quota_alter(args.types, args.names, adds, deletes):
+                scram = scram_changes(adds, deletes)
+        elif args.alter and head == "ips":
+            unknown = [k for k in (*adds, *deletes) if k not in _IP_QUOTA_CONFIGS]
+            if unknown:
+                raise CommandFailed("Only connection quota configs can be added for 'ips'. "
+                                    f"Unexpected config names: {','.join(unknown)}")
     except CommandFailed as e:
         err.write(f"{e}\n")
         return EXIT_ERROR
@@ -309,14 +448,16 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
         err.write(f"kafkalog configs: {open_error_text(e)}\n")
         return EXIT_ERROR
     try:
-        if users:
-            store = ScramCredentialStore(logs.root)
-            if scram is not None:
-                return _alter_user(store, args.entity_name, scram, out)
-            return _describe_users(store, args, out)
+        if head == "topics":
+            if args.alter:
+                return _alter(logs, args.entity_name, adds, deletes, out)
+            return _describe(logs, args, out)
+        if scram is not None:
+            return _alter_user(ScramCredentialStore(logs.root), args.entity_name, scram, out)
+        quotas = ClientQuotaStore(logs.root)
         if args.alter:
-            return _alter(logs, args.entity_name, adds, deletes, out)
-        return _describe(logs, args, out)
+            return _alter_quotas(quotas, args.types, args.names, adds, deletes, out)
+        return _describe_quotas(logs, quotas, args, out)
     except CommandFailed as e:
         err.write(f"{e}\n")
         return EXIT_ERROR
@@ -337,7 +478,8 @@ def _refused_text(args_list: Sequence[str], error: BaseException) -> str:
 
 
 def _check_options(args: argparse.Namespace) -> None:
-    """``ConfigCommandOptions.checkArgs`` for what exists offline (Kafka's texts)."""
+    """``ConfigCommandOptions.checkArgs`` for what exists offline (Kafka's texts), then
+    ``processCommand``'s and ``getAllClientQuotasConfigs``' checks of the entity names."""
     if args.describe + args.alter != 1:
         raise UsageError("Command must include exactly one action: --describe, --alter")
     if args.describe:
@@ -347,29 +489,50 @@ def _check_options(args: argparse.Namespace) -> None:
                 raise UsageError(f'Option "[describe]" can\'t be used with option "[{flag}]"')
     if args.alter and args.json:
         raise UsageError('Option "[json]" can\'t be used with option "[alter]"')
-    types = args.entity_type
+    types, names = args.types, args.names
     if len(types) != len(set(types)):
         dups = [t for i, t in enumerate(types) if t in types[:i]]
         raise UsageError(f"Duplicate entity type(s) specified: {','.join(dups)}")
-    if not types:
-        raise UsageError("At least one entity type must be specified")
     for t in types:
         if t not in _ENTITY_TYPES:
             raise UsageError(
-                f"Invalid entity type {t}: a log directory holds topic configs and users' SCRAM "
-                "credentials only, the entity type must be topics or users (brokers, "
-                "broker-loggers, clients, ips, client-metrics and groups configs, and quotas, "
-                "live in the cluster)")
-    if len(types) > 1:
-        raise UsageError("Only 'users' and 'clients' entity types may be specified together "
-                         "(and a log directory holds no clients' configs): give one of "
-                         "topics, users")
+                f"Invalid entity type {t}, the entity type must be one of "
+                f"{', '.join(_ENTITY_TYPES)} with a log directory (brokers, broker-loggers, "
+                "client-metrics and groups configs live in the cluster)")
+    if not types:
+        raise UsageError("At least one entity type must be specified")
+    if len(types) > 1 and set(types) != {"users", "clients"}:
+        raise UsageError("Only 'users' and 'clients' entity types may be specified together")
+    flag_given = any(getattr(args, f) is not None for f, _ in _ENTITY_FLAGS) or any(
+        getattr(args, f) for f, _ in _ENTITY_DEFAULT_FLAGS)
+    if (args.entity_names or args.entity_type) and flag_given:
+        raise UsageError("--entity-{type,name,default} should not be used in conjunction with "
+                         "specific entity flags")
+    has_name = any(n != "" for n in names)
+    has_default = any(n == "" for n in names)
+    if has_name and "ips" in types:
+        for name in names:
+            if name != "" and not is_valid_ip_entity(name):
+                raise UsageError(f"The entity name for {types[0]} must be a valid IP or "
+                                 f"resolvable host, but it is: {name}")
+    quota_types = any(t in _QUOTA_ENTITY_TYPES for t in types)
+    if args.describe and not quota_types and _DEFAULT in args.entity_names:
+        raise UsageError(f"--entity-default must not be specified with --describe of "
+                         f"{','.join(types)}")
     if args.alter:
-        if not args.entity_name:
+        if quota_types:
+            if not has_name and not has_default:
+                raise UsageError("An entity-name or default entity must be specified with "
+                                 "--alter of users, clients, brokers or ips")
+        elif not has_name:
             raise UsageError(f"an entity name must be specified with --alter of {types[0]}")
         if args.add_config is None and not args.delete_config:
             raise UsageError("At least one of --add-config or --delete-config must be "
                              "specified with --alter")
+        if len(types) != len(names):
+            raise UsageError("An entity name must be specified for every entity type")
+    elif quota_types and len(names) > len(types):
+        raise UsageError("More entity names specified than entity types")
 
 
 def parse_add_config(text: str) -> dict[str, str]:
@@ -528,9 +691,9 @@ def scram_changes(adds: Mapping[str, str], deletes: Sequence[str]) -> _ScramChan
     Raises
     ------
     CommandFailed
-        A name that is neither a SCRAM mechanism nor a quota, a quota (not kept in a log dir),
-        a malformed value, iterations that are not a Java int or below 4096 (ConfigCommand's
-        texts).
+        A name that is neither a SCRAM mechanism nor a quota, a quota (not altered together
+        with SCRAM credentials), a malformed value, iterations that are not a Java int or below
+        4096 (ConfigCommand's texts).
     _Refused
         An empty password (the admin client's UnacceptableCredentialException).
     """
@@ -539,11 +702,9 @@ def scram_changes(adds: Mapping[str, str], deletes: Sequence[str]) -> _ScramChan
         if unknown:
             raise CommandFailed(f"Only quota and SCRAM credential configs can be {verb} for "
                                 f"'users'. Unexpected config names: {', '.join(unknown)}")
-    quotas = [k for k in (*adds, *deletes) if k in _USER_QUOTA_CONFIGS]
-    if quotas:
-        raise CommandFailed(f"Quota configs are not kept in a log dir: {', '.join(quotas)} "
-                            "(user and client quotas live in the cluster's metadata; kafkalog "
-                            "configs --entity-type users alters SCRAM credentials only)")
+    if any(k in _USER_QUOTA_CONFIGS for k in (*adds, *deletes)):
+        raise CommandFailed("Cannot alter both quota and SCRAM credential configs "
+                            "simultaneously for 'users'.")
     upsertions = []
     for mechanism, value in adds.items():
         m = _SCRAM_VALUE.fullmatch(value)
@@ -603,20 +764,195 @@ def _alter_user(store: ScramCredentialStore, user: str, changes: _ScramChanges,
     return EXIT_OK
 
 
-def _describe_users(store: ScramCredentialStore, args: argparse.Namespace,
-                    out: IO[str]) -> int:
-    """``describeClientQuotaAndUserScramCredentialConfigs`` without quotas: the named user, else
-    every user with credentials (sorted by name)."""
-    results = store.describe(None if args.entity_name is None else [args.entity_name])
+def _scram_users(store: ScramCredentialStore, names: Sequence[str]) -> list[dict[str, Any]]:
+    """``describeUserScramCredentials`` as the command prints it: the named user, else every
+    user with credentials (sorted by name)."""
+    results = store.describe(list(names) or None)
     # RESOURCE_NOT_FOUND (a named user without credentials) is left out, as the admin client's
     # users() does; a single name cannot get another error
-    described = [{"user": r.user,
-                  "credentials": [{"mechanism": m, "iterations": i} for m, i in r.credentials]}
-                 for r in sorted(results, key=lambda r: r.user) if r.error_code == 0]
+    return [{"user": r.user,
+             "credentials": [{"mechanism": m, "iterations": i} for m, i in r.credentials]}
+            for r in sorted(results, key=lambda r: r.user) if r.error_code == 0]
+
+
+# -- client quotas: users, clients, ips -------------------------------------------------------
+
+def _user_client_quota_alter(types: Sequence[str], names: Sequence[str],
+                             adds: Mapping[str, str], deletes: Sequence[str]) -> bool:
+    """``alterConfig``'s checks for users and clients: True when the change is of quotas
+    (``alterQuotaConfigs``), False when of a user's SCRAM credentials.
+
+    Raises
+    ------
+    CommandFailed
+        ConfigCommand's texts (without their "using --bootstrap-server", the names
+        comma-separated instead of Scala's ``Set(...)``).
+    """
+    def is_scram(k: str) -> bool:
+        return k in MECHANISMS
+
+    def unknown(keys: Iterable[str]) -> list[str]:
+        return [k for k in keys if not is_scram(k) and k not in _USER_QUOTA_CONFIGS]
+
+    has_quota = any(k in _USER_QUOTA_CONFIGS for k in (*adds, *deletes))
+    scram_adds = [k for k in adds if is_scram(k)]
+    scram_deletes = [k for k in deletes if is_scram(k)]
+    if types[0] == "clients" or len(types) == 2:
+        # a client, or a user's client
+        if unknown(adds) or scram_adds:
+            raise CommandFailed("Only quota configs can be added for 'clients'. Unexpected "
+                                f"config names: {', '.join([*unknown(adds), *scram_adds])}")
+        if unknown(deletes) or scram_deletes:
+            raise CommandFailed("Only quota configs can be deleted for 'clients'. Unexpected "
+                                "config names: "
+                                f"{', '.join([*unknown(deletes), *scram_deletes])}")
+    else:
+        if unknown(adds):
+            raise CommandFailed("Only quota and SCRAM credential configs can be added for "
+                                f"'users'. Unexpected config names: {', '.join(unknown(adds))}")
+        if unknown(deletes):
+            raise CommandFailed("Only quota and SCRAM credential configs can be deleted for "
+                                "'users'. Unexpected config names: "
+                                f"{', '.join(unknown(deletes))}")
+        if scram_adds or scram_deletes:
+            if "" in names:
+                raise CommandFailed("The use of --entity-default or --user-defaults is not "
+                                    "allowed with User SCRAM Credentials.")
+            if has_quota:
+                raise CommandFailed("Cannot alter both quota and SCRAM credential configs "
+                                    "simultaneously for 'users'.")
+    return has_quota
+
+
+def _quota_components(types: Sequence[str], names: Sequence[str]
+                      ) -> list[tuple[str, int, str | None]]:
+    """``getAllClientQuotasConfigs``' filter: a name matches exactly, ``""`` the default, a
+    type without a name any entity of the type."""
+    components = []
+    for i, t in enumerate(types):
+        etype = _QUOTA_ENTITY_TYPES[t]
+        if i >= len(names):
+            components.append((etype, MATCH_SPECIFIED, None))
+        elif names[i] == "":
+            components.append((etype, MATCH_DEFAULT, None))
+        else:
+            components.append((etype, MATCH_EXACT, names[i]))
+    return components
+
+
+def parse_java_double(text: str) -> float | None:
+    """``Double.parseDouble`` (Scala's ``toDouble``): None where Java throws
+    NumberFormatException. Java's syntax only (no ``inf``, ``nan``, ``1_000``): ``NaN``,
+    ``Infinity``, decimal and hexadecimal (``0x1p10``) numbers, a ``f``/``d`` suffix.
+
+    >>> parse_java_double("1024"), parse_java_double(" 1e3d"), parse_java_double("0x1p4")
+    (1024.0, 1000.0, 16.0)
+    >>> parse_java_double("inf"), parse_java_double("1_000"), parse_java_double("")
+    (None, None, None)
+    """
+    text = java_trim(text)
+    if not _JAVA_DOUBLE.fullmatch(text):
+        return None
+    body = text.lstrip("+-")
+    sign = -1.0 if text.startswith("-") else 1.0
+    if body == "NaN":
+        return math.nan
+    if body == "Infinity":
+        return sign * math.inf
+    if body[:2] in ("0x", "0X"):
+        return sign * float.fromhex(body.rstrip("fFdD"))
+    return sign * float(body.rstrip("fFdD"))
+
+
+def _completed(types: Sequence[str], names: Sequence[str]) -> str:
+    """``alterConfig``'s last line (the first entity type and name)."""
+    if names[0]:
+        return f"Completed updating config for {types[0][:-1]} {names[0]}.\n"
+    return f"Completed updating default config for {types[0]} in the cluster.\n"
+
+
+def _alter_quotas(store: ClientQuotaStore, types: Sequence[str], names: Sequence[str],
+                  adds: Mapping[str, str], deletes: Sequence[str], out: IO[str]) -> int:
+    """``alterQuotaConfigs``: the entity's current quotas (deleting one it does not have fails),
+    the values parsed as doubles, then the controller's ``alterClientQuotas`` (the store)."""
+    old = store.describe(_quota_components(types, names), strict=True)
+    current = old[0][1] if old else {}
+    invalid = [k for k in deletes if k not in current]
+    if invalid:
+        raise CommandFailed(f"Invalid config(s): {','.join(invalid)}")
+    entity = {_QUOTA_ENTITY_TYPES[t]: (n or None) for t, n in zip(types, names)}
+    ops: list[tuple[str, float, bool]] = []
+    # (the added configs in the order Kafka's Properties hands them over)
+    for key in java_properties_key_order(adds):
+        value = parse_java_double(adds[key])
+        if value is None:
+            raise CommandFailed(f"Cannot parse quota configuration value for {key}: "
+                                f"{adds[key]}")
+        ops.append((key, value, False))
+    ops.extend((key, 0.0, True) for key in deletes)
+    [(_, code, message)] = store.alter([(entity, ops)])
+    if code != 0:
+        raise _Refused(_QUOTA_EXCEPTIONS.get(code, "KafkaException"), str(message))
+    out.write(_completed(types, names))
+    return EXIT_OK
+
+
+def _entity_hash(entity: Mapping[str, str | None]) -> int:
+    """``ClientQuotaEntity.hashCode``: ``Objects.hash(entries)``."""
+    total = sum(java_string_hash(k) ^ (0 if v is None else java_string_hash(v))
+                for k, v in entity.items())
+    return 31 + total
+
+
+def _kafka_order(found: list[tuple[dict, dict[str, float]]]
+                 ) -> list[tuple[dict, dict[str, float], list[str]]]:
+    """The order ConfigCommand prints what the admin client's DescribeClientQuotas gives: the
+    entities, and each one's keys, in the order of the ``HashMap``s the admin client builds
+    (sized by the response). Where Java's order depends on the controller's own maps (entities
+    or keys in one bin), the store's order stands in for the entities and a fresh 16-bin map's
+    for the keys."""
+    entities = java_hash_map_order(found, lambda ek: _entity_hash(ek[0]), len(found))
+    return [(entity, quotas, java_hash_map_order(java_properties_key_order(quotas),
+                                                 java_string_hash, len(quotas)))
+            for entity, quotas in entities]
+
+
+def _quota_line(entity: Mapping[str, str | None], quotas: Mapping[str, float],
+                keys: Sequence[str]) -> str:
+    """``describeQuotaConfigs``' line of an entity."""
+    parts = []
+    for etype in (USER, CLIENT_ID, IP):
+        if etype in entity:
+            name = entity[etype]
+            text = _QUOTA_TYPE_TEXT[etype]
+            parts.append(f"{text} '{name}'" if name is not None else f"the default {text}")
+    values = ", ".join(f"{k}={java_double(quotas[k])}" for k in keys)
+    return f"Quota configs for {', '.join(parts)} are {values}\n"
+
+
+def _describe_quotas(logs: LogDir, store: ClientQuotaStore, args: argparse.Namespace,
+                     out: IO[str]) -> int:
+    """``describeClientQuotaAndUserScramCredentialConfigs`` (users, clients) or
+    ``describeQuotaConfigs`` (ips): the matching entities' quotas, then, for users alone and
+    without a default, the users' SCRAM credentials."""
+    types, names = args.types, args.names
+    try:
+        found = store.describe(_quota_components(types, names), strict=True)
+    except QuotaRequestError as e:      # (not from the filters the command builds)
+        raise _Refused(_QUOTA_EXCEPTIONS.get(e.code, "KafkaException"), str(e)) from None
+    users = None
+    if types[0] != "ips" and "clients" not in types and "" not in names:
+        users = _scram_users(ScramCredentialStore(logs.root), names)
     if args.json:
-        out.write(json.dumps({"users": described}) + "\n")
+        doc: dict[str, Any] = {"quotas": [{"entity": entity, "configs": quotas}
+                                          for entity, quotas in found]}
+        if users is not None:
+            doc["users"] = users
+        out.write(json.dumps(doc) + "\n")
         return EXIT_OK
-    for d in described:
+    out.write("".join(_quota_line(entity, quotas, keys)
+                      for entity, quotas, keys in _kafka_order(found)))
+    for d in users or ():
         text = ", ".join(f"{c['mechanism']}=iterations={c['iterations']}"
                          for c in d["credentials"])
         out.write(f"SCRAM credential configs for user-principal '{d['user']}' are {text}\n")

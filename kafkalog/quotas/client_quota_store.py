@@ -39,6 +39,8 @@ from pathlib import Path
 from typing import TypeVar
 
 from ..checkpoint import JsonStateFile, java_properties_key_order
+from ..decoders.jvm_order import java_hash_map_order as _jvm_hash_map_order
+from ..decoders.jvm_order import java_string_hash
 from ..errors import KafkaLogError
 
 __all__ = ["ClientQuotaStore", "CLIENT_QUOTAS_FILE", "USER", "CLIENT_ID", "IP",
@@ -93,38 +95,19 @@ def _key(entity: Entity) -> tuple:
     return tuple(sorted(entity.items(), key=lambda kv: kv[0]))
 
 
-def java_string_hash(s: str) -> int:
-    """``String.hashCode`` (UTF-16 code units, 32-bit wrap-around), as an unsigned int."""
-    data = s.encode("utf-16-be")
-    h = 0
-    for i in range(0, len(data), 2):
-        h = (31 * h + ((data[i] << 8) | data[i + 1])) & 0xFFFFFFFF
-    return h
-
-
 def java_hash_map_order(items: Iterable[T], hash_of: Callable[[T], int],
                         initial_capacity: int) -> list[T]:
     """The iteration order of a ``java.util.HashMap`` created with ``initial_capacity`` into
-    which ``items`` were put in the given order: by bin (``spread(hash) & (table size - 1)``,
-    the table doubling whenever the size passes 3/4 of it), colliding items in insertion
-    order. ``hash_of`` is the item's Java ``hashCode`` (any int; taken mod 2**32). Exact unless
-    9 or more items share a bin (Java then resizes or makes a tree of it).
+    which ``items`` were put in the given order (:func:`kafkalog.decoders.jvm_order.
+    java_hash_map_order` for items that need not be hashable here: entities are dicts).
 
     >>> java_hash_map_order(["request_percentage", "producer_byte_rate", "consumer_byte_rate",
     ...                      "controller_mutation_rate"], java_string_hash, 4)
     ['producer_byte_rate', 'consumer_byte_rate', 'controller_mutation_rate', 'request_percentage']
     """
     items = list(items)
-    size = 1 if initial_capacity <= 1 else 1 << (initial_capacity - 1).bit_length()
-    for n in range(1, len(items) + 1):
-        if n > int(size * 0.75):
-            size *= 2
-
-    def bin_of(item: T) -> int:
-        h = hash_of(item) & 0xFFFFFFFF
-        return (h ^ (h >> 16)) & (size - 1)
-
-    order = sorted(range(len(items)), key=lambda i: (bin_of(items[i]), i))
+    order = _jvm_hash_map_order(range(len(items)), lambda i: hash_of(items[i]),
+                                initial_capacity)
     return [items[i] for i in order]
 
 

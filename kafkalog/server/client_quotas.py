@@ -16,10 +16,11 @@ Kafka's ``KafkaApis`` with ``ClientQuotaManager``s for produce and fetch (Kafka 
   client gets an empty response with the throttle time (``getThrottledResponse``) and its
   connection is muted.
 * The quotas are the tree's :class:`~kafkalog.quotas.ClientQuotaStore`, changed by
-  AlterClientQuotas or by ``kafkalog configs`` while the server runs (the file is looked at
-  again at most once a second). The user of a request is its principal's name (``User:alice``
-  -> ``alice``; ``ANONYMOUS`` without authentication), its client id the header's (``""`` when
-  null), as in Kafka.
+  AlterClientQuotas while the server runs (``kafkalog configs`` changes them while it does
+  not: it needs the dir's lock); a change made to the file by hand is picked up too (the file
+  is looked at again at most once a second). The user of a request is its principal's name
+  (``User:alice`` -> ``alice``; ``ANONYMOUS`` without authentication), its client id the
+  header's (``""`` when null), as in Kafka.
 
 Not enforced (stored and described only): ``request_percentage`` (the request-handler time
 quota: the server is one event-loop thread whose time per request is not separable from

@@ -194,7 +194,7 @@ def test_fetch_over_its_quota_is_throttled_and_still_gets_everything(tmp_path: P
     server = start_server(root, config=CONFIG)
     try:
         _produce(server.address, "loader", 1500, 100)
-        store = ClientQuotaStore(root)  # set while the server runs, as `kafkalog configs` does
+        store = ClientQuotaStore(root)  # the file changed under the running server
         store.alter([({"client-id": "slowc"}, [("consumer_byte_rate", 40_000.0, False)])])
         time.sleep(1.2)  # (the server looks at the file again at most once a second)
 
