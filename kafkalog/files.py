@@ -82,6 +82,7 @@ __all__ = [
     "is_cleaned_file",
     "is_swap_file",
     "is_tmp_file",
+    "is_partition_dir",
     "strip_state_suffix",
     "log_dir_name",
     "partition_dir",
@@ -310,6 +311,39 @@ def is_cleaned_file(path: PathLike) -> bool:
 def is_swap_file(path: PathLike) -> bool:
     """True for ``*.swap`` (output being swapped in)."""
     return _name(path).endswith(SWAP_FILE_SUFFIX)
+
+
+def is_partition_dir(path: PathLike) -> bool:
+    """True for a directory that holds a partition's files: a ``*.log`` segment, or, under a
+    topic-partition name (:func:`parse_topic_partition_name`), any other file Kafka keeps for a
+    partition (a ``.swap`` segment waiting to replace others, an index, a producer snapshot, the
+    leader-epoch checkpoint, ``partition.metadata``): a partition that lost its segments is
+    still a partition, and the tools must report it, not pass it by.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp()) / "orders-3"
+    >>> d.mkdir()
+    >>> _ = (d / "leader-epoch-checkpoint").write_text("0")
+    >>> is_partition_dir(d), is_partition_dir(d.parent)
+    (True, False)
+    """
+    p = Path(path)
+    try:
+        if not p.is_dir():
+            return False
+        names = [c for c in p.iterdir() if c.is_file()]
+    except OSError:
+        return False
+    if any(is_log_file(c) for c in names):
+        return True
+    try:
+        parse_topic_partition_name(p)
+    except ValueError:
+        return False
+    return any(is_swap_file(c) or is_index_file(c) or is_time_index_file(c)
+               or is_txn_index_file(c) or is_producer_snapshot_file(c)
+               or c.name in (LEADER_EPOCH_CHECKPOINT_FILE, PARTITION_METADATA_FILE)
+               for c in names)
 
 
 def is_tmp_file(path: PathLike) -> bool:

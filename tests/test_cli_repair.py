@@ -255,6 +255,30 @@ def test_log_dir_checkpoints_clamped(partition, tmp_path, capsys):
     assert verify_errors(capsys, out) == 0 and rc == 1
 
 
+def test_partitions_without_a_log_segment_are_carried_over(partition, tmp_path, capsys):
+    """A partition whose only segment waits in a .swap (Kafka's loader completes the swap)
+    and one whose segments are all gone (an empty partition at its log start, the
+    checkpoints lowered and said so) are in the output, not silently left out."""
+    root = partition.parent
+    swapped = root / "swapped-0"
+    swapped.mkdir()
+    (swapped / "00000000000000000000.log.swap").write_bytes(
+        encode_batch([Record(None, b"a", T), Record(None, b"b", T)], base_offset=0))
+    gone = root / "gone-0"
+    gone.mkdir()
+    (gone / "leader-epoch-checkpoint").write_text("0\n1\n0 0\n")
+    (root / "recovery-point-offset-checkpoint").write_text("0\n1\ngone 0 7\n")
+    out = tmp_path / "outdir"
+    rc, doc = repair_json(capsys, str(root), "--output", str(out))
+    assert rc == 1
+    with Log.open(out / "swapped-0") as log:
+        assert [r.value for r in log.records()] == [b"a", b"b"]
+    with Log.open(out / "gone-0") as log:
+        assert log.log_end_offset == 0
+    assert "recovery-point-offset-checkpoint: gone-0 7 -> 0" in doc["checkpoint_changes"]
+    assert verify_errors(capsys, out) == 0
+
+
 def test_in_place(partition, capsys):
     last = logs(partition)[-1]
     size = last.stat().st_size

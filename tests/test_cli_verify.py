@@ -259,6 +259,30 @@ def test_checkpoints_against_segments(tmp_path, partition, capsys):
     assert rc == 1
 
 
+def test_a_partition_that_lost_every_segment_is_an_error(tmp_path, partition, capsys):
+    """No .log left (or one that is no longer a file) while the checkpoints say records were
+    flushed: Kafka's loader would start the partition empty, so the records are gone."""
+    root = partition.parent
+    with Log.open(partition) as log:
+        leo = log.log_end_offset
+    (root / "recovery-point-offset-checkpoint").write_text(f"0\n1\nevents 0 {leo}\n")
+    for f in partition.glob("*.log"):
+        f.unlink()
+    (partition / "00000000000000000000.log").mkdir()
+    rc, doc = report(capsys, str(root))
+    assert rc == 1
+    by = {f["check"]: f for f in doc["findings"]}
+    assert by["checkpoint_beyond_end"]["found"] == leo
+    assert by["checkpoint_beyond_end"]["expected"] == "<= 0"
+    assert by["segment_not_a_file"]["severity"] == "error"
+    assert by["no_segments"]["severity"] == "warning"
+    # only a .swap left: still a partition of the tree (a name and a Kafka file), reported
+    (partition / "00000000000000000000.log").rmdir()
+    (partition / "00000000000000000000.log.swap").write_bytes(b"")
+    rc, doc = report(capsys, str(root))
+    assert [p["directory"] for p in doc["partitions"]] == [str(partition)]
+
+
 def test_corrupt_snapshot(partition, capsys):
     (partition / "00000000000000000030.snapshot").write_bytes(b"\x00\x01\x00\x00\x00\x00")
     rc, doc = report(capsys, str(partition))

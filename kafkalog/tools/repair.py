@@ -540,7 +540,8 @@ def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair
 
 
 def _is_partition_dir(p: Path) -> bool:
-    return p.is_dir() and any(files.is_log_file(c) for c in p.iterdir() if c.is_file())
+    # (a partition whose segments are gone, or wait in a .swap, is still one to carry over)
+    return files.is_partition_dir(p)
 
 
 def repair_path(

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sys
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -67,7 +66,6 @@ __all__ = [
 
 INT32_MAX = 2**31 - 1
 _EMPTY_I64 = np.zeros(0, dtype=np.int64)
-_PARTITION_DIR = re.compile(r"^(.+)-(\d+)(\.[0-9a-f]{32}-(delete|future|stray))?$")
 _LOG_DIR_CHECKPOINTS = (
     files.RECOVERY_POINT_CHECKPOINT_FILE,
     files.REPLICATION_OFFSET_CHECKPOINT_FILE,
@@ -780,6 +778,19 @@ def verify_partition(directory: str | os.PathLike[str], *, deep: bool = False) -
             "verdict"))
     bases = files.segment_base_offsets(d)
     rep.segments = len(bases)
+    for entry in sorted(d.iterdir()):
+        if entry.name.endswith(files.LOG_FILE_SUFFIX) and not entry.is_file():
+            # Kafka's loader lists files only: a segment that became something else is passed
+            # over there, its records with it
+            rep.findings.append(Finding(
+                "segment_not_a_file", "error", str(entry),
+                "a segment's name on something that is not a file (Kafka's loader passes it "
+                "over, and the records of that segment with it)"))
+    if not bases:
+        rep.findings.append(Finding(
+            "no_segments", "warning", str(d),
+            "no .log segment: Kafka's loader starts the partition empty at its log start "
+            "offset (the log dir's checkpoints tell whether records were lost)"))
     prev_last = -1
     ongoing: dict[int, int] = {}
     scans: list[_SegmentScan] = []
@@ -1115,6 +1126,9 @@ def verify_log_dir(
     recovery_points = {
         f"{t}-{n}": off for t, n, off in parsed.get(files.RECOVERY_POINT_CHECKPOINT_FILE, [])
     }
+    log_starts = {
+        f"{t}-{n}": off for t, n, off in parsed.get(files.LOG_START_OFFSET_CHECKPOINT_FILE, [])
+    }
     for name, entries in parsed.items():
         p = d / name
         unknown = []
@@ -1125,7 +1139,11 @@ def verify_log_dir(
                 continue
             leo, start = rep.log_end_offset, rep.log_start_offset
             if leo is None:
-                continue
+                # no segment: LogLoader opens an empty one at the checkpointed log start
+                # offset, which is then the log end offset the other checkpoints must not pass
+                leo = log_starts.get(f"{topic}-{part}", 0)
+                if name == files.LOG_START_OFFSET_CHECKPOINT_FILE:
+                    continue
             if name == files.RECOVERY_POINT_CHECKPOINT_FILE and off > leo:
                 out.append(
                     Finding(
@@ -1224,11 +1242,7 @@ def verify_log_dir(
 
 
 def _is_partition_dir(p: Path) -> bool:
-    if not p.is_dir():
-        return False
-    if any(files.is_log_file(c) for c in p.iterdir() if c.is_file()):
-        return True
-    return bool(_PARTITION_DIR.match(p.name)) and (p / files.LEADER_EPOCH_CHECKPOINT_FILE).exists()
+    return files.is_partition_dir(p)
 
 
 def verify_paths(paths: list[str], *, deep: bool = False,
