@@ -58,7 +58,7 @@ def _entry(draw: st.DrawFn, base_offset: int) -> tuple[bytes, int]:
             [(b"lk", b"lv", T)], base_offset=base_offset, magic=draw(st.sampled_from([0, 1]))
         ), 1
     recs = draw(st.lists(_record, min_size=0, max_size=5))
-    seq = draw(st.sampled_from([-1, 0, INT_MAX - 1]))
+    seq = draw(st.sampled_from([-1, 0, INT_MAX - 1, -5]))
     producer = {} if seq == -1 else {"producer_id": 9, "producer_epoch": 0}
     gap = draw(st.sampled_from([1, 1, 1, 3]))  # compaction-like gaps: non-consecutive offsets
     data = (
@@ -143,6 +143,24 @@ def test_fast_deep_matches_record_path(tmp_path, monkeypatch, data, kw):
     with open(path, "wb") as f:
         f.write(data)
     _both(path, d.DumpOptions(**kw), monkeypatch)
+
+
+def test_a_negative_base_sequence_gives_records_no_sequence(tmp_path, monkeypatch):
+    """DefaultRecord.readFrom: ``baseSequence >= 0 ? incrementSequence(..) : NO_SEQUENCE``
+    (a base sequence of -5 is not -1, yet its records have none); the batch's lastSequence
+    only treats -1 as none (DefaultRecordBatch.lastSequence)."""
+    path = os.path.join(tmp_path, "00000000000000000000.log")
+    with open(path, "wb") as f:
+        f.write(encode_batch([Record(b"k", b"v", T), Record(b"k", b"w", T)], producer_id=7,
+                             producer_epoch=0, base_sequence=-5))
+    for fast in (True, False):
+        with monkeypatch.context() as m:
+            if not fast:
+                m.setattr(d, "_fast_deep_ok", lambda o: False)
+            rc, out, _ = _dump(path, d.DumpOptions(deep_iteration=True))
+        assert rc == 0
+        assert "lastSequence: -4" in out
+        assert out.count("sequence: -1 ") == 2, out
 
 
 def test_fast_path_is_taken(tmp_path, monkeypatch):

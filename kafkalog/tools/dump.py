@@ -1269,7 +1269,7 @@ def _fast_blocks(
     base_off = np.repeat(np.array([b.base_offset for b in run], np.int64), counts)
     seq = base_seq + (offs - base_off)
     seq = np.where(seq > INT_MAX, seq - INT_MAX - 1, seq)
-    seq = np.where(base_seq == -1, -1, seq)
+    seq = np.where(base_seq < 0, -1, seq)  # (DefaultRecord.readFrom: base >= 0 only)
     header_keys = None
     ho = cols.header_offsets.astype(np.int64)
     if ho[-1]:
@@ -1331,9 +1331,11 @@ def _texts(
 def _record_item(path: str, b: BatchItem, r: _RawRecord, opts: DumpOptions) -> RecordItem:
     seq = None
     if b.magic >= 2:
+        # DefaultRecord.readFrom: a record's sequence only from a base sequence >= 0 (the
+        # batch's lastSequence, though, only treats -1 as none)
         seq = (
             -1
-            if b.base_sequence == -1
+            if b.base_sequence < 0
             else _increment_sequence(b.base_sequence, r.offset - b.base_offset)
         )
     item = RecordItem(
