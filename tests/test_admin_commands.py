@@ -91,6 +91,21 @@ def test_topics_describe_json(logdir: Path, capsys) -> None:
                                       "high_watermark": 30}
 
 
+def test_topics_describe_of_one_topic_ignores_a_damaged_other(logdir: Path, capsys) -> None:
+    """Only the partitions of the topics asked for are loaded: a partition of another topic
+    that cannot be opened (its segments gone) does not stop --describe/--list --topic."""
+    for f in (logdir / "compacted-0").glob("*.log"):
+        f.unlink()
+    rc, out, err = _run(capsys, "topics", str(logdir), "--describe", "--topic", "ord.*")
+    assert (rc, err) == (0, "") and out.startswith("Topic: orders\t")
+    assert _run(capsys, "topics", str(logdir), "--list", "--topic", "orders") == (
+        0, "orders\n", "")
+    rc, _, err = _run(capsys, "topics", str(logdir), "--describe", "--topic", "compacted")
+    assert rc == 1 and "compacted-0" in err
+    assert _run(capsys, "topics", str(logdir), "--describe", "--topic", "(") == (
+        1, "", "Error while executing topic command : ( is an invalid regex.\n")
+
+
 def test_topics_describe_unknown_topic(logdir: Path, capsys) -> None:
     assert _run(capsys, "topics", str(logdir), "--describe", "--topic", "nope") == (
         1, "", "Error while executing topic command : Topic 'Optional[nope]' does not exist as "

@@ -167,8 +167,21 @@ def main(argv: Sequence[str] | None = None, *, stdout: IO[str] | None = None,
     except UsageError as e:
         err.write(f"kafkalog topics: error: {e}\n")
         return EXIT_USAGE
+    wanted = None
+    if action not in WRITING_ACTIONS and args.topic is not None:
+        # only the partitions of the topics asked for are loaded: a damaged partition of
+        # another topic does not stop the command
+        try:
+            rx = _topic_regex(args.topic)
+        except CommandFailed as e:
+            err.write(f"Error while executing topic command : {e}\n")
+            return EXIT_ERROR
+
+        def wanted(topic: str, partition: int, rx: re.Pattern[str] = rx) -> bool:
+            return rx.fullmatch(topic) is not None
     try:
-        logs = open_log_dir(args.log_dir, writable=action in WRITING_ACTIONS)
+        logs = open_log_dir(args.log_dir, writable=action in WRITING_ACTIONS,
+                            partitions=wanted)
     except (KafkaLogError, OSError) as e:
         err.write(f"kafkalog topics: {open_error_text(e)}\n")
         return EXIT_ERROR
@@ -223,15 +236,20 @@ def _matching(logs: LogDir, pattern: str | None, exclude_internal: bool,
     topics = listed_topics(logs) if names is None else sorted(names, key=java_string_key)
     if pattern is None:
         return [t for t in topics if not (exclude_internal and t in INTERNAL_TOPICS)]
-    # TopicFilter: trimmed, ',' means '|', spaces and surrounding quotes dropped
+    compiled = _topic_regex(pattern)
+    return [t for t in topics if compiled.fullmatch(t)
+            and not (exclude_internal and t in INTERNAL_TOPICS)]
+
+
+def _topic_regex(pattern: str) -> re.Pattern[str]:
+    """``TopicFilter.IncludeList``'s regular expression: trimmed, ',' means '|', spaces and
+    surrounding quotes dropped."""
     regex = re.sub(r"[\"']+$", "", re.sub(r"^[\"']+", "",
                                           pattern.strip().replace(",", "|").replace(" ", "")))
     try:
-        compiled = re.compile(regex)
+        return re.compile(regex)
     except re.error:
         raise CommandFailed(f"{regex} is an invalid regex.") from None
-    return [t for t in topics if compiled.fullmatch(t)
-            and not (exclude_internal and t in INTERNAL_TOPICS)]
 
 
 def _ensure_exists(found: list[str], requested: str | None, if_exists: bool) -> None:
