@@ -675,6 +675,20 @@ def test_empty_index_and_missing_log(tmp_path, monkeypatch, capsys):
     assert rc == 1
 
 
+def test_a_log_above_2_gib_is_refused_before_any_batch(tmp_path, capsys):
+    """FileRecords' constructor refuses a file larger than Integer.MAX_VALUE (positions are
+    Java ints): Kafka prints the header line, then dies with this exception (sparse file)."""
+    seg = tmp_path / SEG
+    seg.write_bytes(encode_batch([Record(None, b"v", 1)]))
+    os.truncate(seg, 3 << 30)
+    rc, out, err = run(capsys, "dump-segments", "--files", str(seg))
+    assert out == f"Dumping {seg}\nLog starting offset: 0\n"
+    assert err == ('Exception in thread "main" org.apache.kafka.common.KafkaException: The '
+                   f"size of segment {seg} (3221225472) is larger than the maximum allowed "
+                   "segment size of 2147483647\n")
+    assert rc == 1
+
+
 # ------------------------------------------------------------------------------------------
 # Corrupt .log files: Kafka's messages and exit status, never a traceback
 # ------------------------------------------------------------------------------------------

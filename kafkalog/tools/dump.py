@@ -1122,6 +1122,12 @@ def _dump_log(path: str, kind: str, opts: DumpOptions, findings: list) -> Iterat
     max_bytes = opts.max_bytes if shape.has_max_bytes else INT_MAX
     with _open_mapped(path) as mf:
         buf = mf.buf
+        if mf.size > INT_MAX:
+            # FileRecords' constructor: positions are Java ints, a larger file is refused
+            # before anything of it is read
+            raise DumpAbort(f"The size of segment {path} ({mf.size}) is larger than the "
+                            f"maximum allowed segment size of {INT_MAX}",
+                            java_class=_KAFKA_EXCEPTION)
         _slice_check(path, 0, mf.size, max_bytes)  # FileRecords.open(file).slice(0, maxBytes)
         end = min(mf.size, max_bytes)
         valid_bytes = 0
