@@ -17,6 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # layer of each kafkalog module (a package entry covers its submodules)
 LAYERS: dict[str, int] = {
     "kafkalog.errors": 0,
+    "kafkalog.java_utf8": 0,  # bytes to text as Java decodes UTF-8 (ill-formed input)
     "kafkalog.generated_code": 0,  # generated functions: source lines, constants, compile
     "kafkalog.native": 0,
     "kafkalog.records": 1,

@@ -32,6 +32,7 @@ from collections.abc import Callable
 
 from ..decoders.message import java_double, java_float
 from ..errors import KafkaLogError
+from ..java_utf8 import JAVA_REPLACE
 
 __all__ = ["SerializationError", "deserializer", "DESERIALIZERS"]
 
@@ -62,12 +63,12 @@ def _sized(name: str, size: int, fmt: str, show: Callable[[object], str] = str,
 
 def _string(data: bytes) -> str:
     # new String(data, UTF_8): malformed sequences become U+FFFD (Java's replacement)
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors=JAVA_REPLACE)
 
 
 def _uuid(data: bytes) -> str:
     # UUIDDeserializer parses the UUID's text form (UUID.fromString), not 16 raw bytes
-    text = data.decode("utf-8", errors="replace")
+    text = data.decode("utf-8", errors=JAVA_REPLACE)
     try:
         parts = text.split("-")
         if len(parts) != 5 or len(text) > 36 or not all(parts):

@@ -41,6 +41,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import IO, NamedTuple
 
+from ..java_utf8 import JAVA_REPLACE
 from ..records.record import Header
 from ..usage import java_trim
 
@@ -263,7 +264,7 @@ class LineMessageReader:
             for line in lines:
                 self.line_number += 1
                 try:
-                    out.append(self.parse_line(line.decode("utf-8", errors="replace")))
+                    out.append(self.parse_line(line.decode("utf-8", errors=JAVA_REPLACE)))
                 except LineReaderError as e:
                     raise _BlockError(out, e) from None
             return out
@@ -378,4 +379,4 @@ class _RecordIterator:
             self._prompt.write(">")
             self._prompt.flush()
         raw = next(self._lines)  # StopIteration at the end of the input
-        return reader.parse_line(raw.decode("utf-8", errors="replace"))
+        return reader.parse_line(raw.decode("utf-8", errors=JAVA_REPLACE))

@@ -37,6 +37,7 @@ from typing import IO, Any
 from ..decoders import message, offsets, share_group_state, transaction_log
 from ..decoders._coordinator import CoordinatorCodec, UnknownRecordTypeError
 from ..errors import CorruptRecordError, KafkaLogError
+from ..java_utf8 import JAVA_REPLACE
 from .deserializers import deserializer
 
 __all__ = ["ConsumerRecord", "MessageFormatter", "DefaultMessageFormatter",
@@ -335,9 +336,9 @@ class LoggingMessageFormatter(DefaultMessageFormatter):
         ts = (f"{record.timestamp_type}:{record.timestamp}, "
               if record.timestamp_type != "NoTimestampType" else "")
         key = "key:" + ("null " if record.key is None
-                        else record.key.decode("utf-8", errors="replace") + ", ")
+                        else record.key.decode("utf-8", errors=JAVA_REPLACE) + ", ")
         value = "value:" + ("null" if record.value is None
-                            else record.value.decode("utf-8", errors="replace"))
+                            else record.value.decode("utf-8", errors=JAVA_REPLACE))
         return ts + key + value
 
 

@@ -44,6 +44,7 @@ from typing import Any
 
 from ..errors import CorruptRecordError
 from ..generated_code import GeneratedSource
+from ..java_utf8 import JAVA_REPLACE
 
 __all__ = [
     "MessageDecodeError",
@@ -400,7 +401,7 @@ def _read_value(r: _Reader, f: Field, v: int, flexible: bool, path: str,
             return None
         if n > 0x7FFF:
             raise MessageDecodeError(f"string field {path} had invalid length {n}")
-        return r.take(n, f"string field {path}").decode("utf-8", "replace")
+        return r.take(n, f"string field {path}").decode("utf-8", JAVA_REPLACE)
     if t in ("bytes", "records"):
         n = _read_len(r, flexible, True, f"the length of bytes field {path}")
         if n < 0:
@@ -520,7 +521,7 @@ class _ReaderSource(GeneratedSource):
             self.emit(ind, "else:")
             limit = " or n > 32767" if string else ""
             self.emit(ind + 1, f"if p + n > end{limit}: raise _Refused")
-            decode = ".decode('utf-8', 'replace')" if string else ""
+            decode = f".decode('utf-8', {JAVA_REPLACE!r})" if string else ""
             self.emit(ind + 1, f"{out} = buf[p:p + n]{decode}; p += n")
         else:
             assert f.struct is not None

@@ -33,6 +33,7 @@ from typing import cast
 
 from ..decoders import message
 from ..decoders.offsets import CODEC, GROUP_METADATA_TYPE, OFFSET_COMMIT_TYPES
+from ..java_utf8 import JAVA_REPLACE
 
 __all__ = [
     "OffsetAndMetadata",
@@ -260,7 +261,7 @@ def _packed_offset_commit(key: bytes, value: bytes, record_offset: int) -> Offse
     fields = _offset_commit_key_fields(bytes(key))
     if fields is None:
         return None
-    metadata = bytes(value[_VALUE_V3_HEAD.size:end]).decode("utf-8", "replace")
+    metadata = bytes(value[_VALUE_V3_HEAD.size:end]).decode("utf-8", JAVA_REPLACE)
     (commit_timestamp,) = _VALUE_V3_TAIL.unpack_from(value, end)
     return OffsetCommit(*fields, OffsetAndMetadata(offset, leader_epoch, metadata,
                                                    commit_timestamp, None, record_offset))

@@ -47,6 +47,7 @@ import numpy as np
 
 from ..errors import CorruptRecordError, RecordTooLargeError, UnsupportedCodecError
 from ..file_copy import FileCopy
+from ..java_utf8 import JAVA_REPLACE
 from ..native import scan as _scan
 from . import compression as _compression
 from .compression import DEFAULT_MAX_DECOMPRESSED
@@ -413,7 +414,7 @@ def _decode_records(
                             rec_start,
                         )
                     # Java's String(bytes, UTF_8) replaces malformed input rather than failing
-                    hkey = data[pos : pos + hklen].decode("utf-8", "replace")
+                    hkey = data[pos : pos + hklen].decode("utf-8", JAVA_REPLACE)
                     pos += hklen
                     hvlen, pos = slow(data, pos, 5, m32)
                     if hvlen < 0:

@@ -48,6 +48,7 @@ import numpy as np
 
 from ..errors import CorruptRecordError, InvalidRecordError, InvalidRequestError, KafkaLogError
 from ..file_copy import FileCopy
+from ..java_utf8 import JAVA_REPLACE
 from ..native import records_decode as _rd
 from ..native import records_encode as _re
 from ..native._jit import kernel_input
@@ -197,7 +198,7 @@ class RecordColumns:
             if self.header_value_valid[h]:
                 hv = self.header_value_data[
                     self.header_value_offsets[h]:self.header_value_offsets[h + 1]].tobytes()
-            out.append((hk.tobytes().decode("utf-8", "replace"), hv))
+            out.append((hk.tobytes().decode("utf-8", JAVA_REPLACE), hv))
         return out
 
     @classmethod
@@ -304,7 +305,7 @@ class RecordColumns:
         except pa.ArrowInvalid:
             # Java's String decoding replaces malformed input with U+FFFD: do the same.
             hkeys = pa.array(
-                [b.decode("utf-8", "replace") for b in
+                [b.decode("utf-8", JAVA_REPLACE) for b in
                  _binary_array(h, self.header_key_offsets, self.header_key_data, None)
                  .to_pylist()], pa.string())
         hvals = _binary_array(h, self.header_value_offsets, self.header_value_data,

@@ -52,6 +52,7 @@ import numpy as np
 
 from ..errors import KafkaLogError
 from ..file_copy import BLOCK_SIZE, SCAN_WINDOW, FileCopy
+from ..java_utf8 import JAVA_REPLACE
 from .kafka_versions import (  # the release table; re-exported here for callers of dump
     DEFAULT_SHAPE,
     KAFKA_VERSIONS,
@@ -132,7 +133,7 @@ class DumpAbort(Exception):
 
 def _decode_string(data: bytes, offset: int) -> str:
     # Java's new String(bytes, UTF_8) replaces malformed input with U+FFFD, never fails.
-    return data.decode("utf-8", errors="replace")
+    return data.decode("utf-8", errors=JAVA_REPLACE)
 
 
 def _decode_hex(data: bytes, offset: int) -> str:
@@ -1281,7 +1282,8 @@ def _fast_blocks(
     if ho[-1]:
         hko = cols.header_key_offsets.tolist()
         hkd = cols.header_key_data.tobytes()
-        names = [hkd[hko[h] : hko[h + 1]].decode("utf-8", "replace") for h in range(len(hko) - 1)]
+        names = [hkd[hko[h] : hko[h + 1]].decode("utf-8", JAVA_REPLACE)
+                 for h in range(len(hko) - 1)]
         hol = ho.tolist()
         header_keys = [tuple(names[hol[i] : hol[i + 1]]) for i in range(n)]
     key_texts = payload_texts = None
@@ -1325,7 +1327,7 @@ def _texts(
     b = bounds.tolist()
     if decode is _decode_string:  # the default: skip one Python call per record
         return [
-            raw[b[i] : b[i + 1]].decode("utf-8", "replace") if v else None
+            raw[b[i] : b[i + 1]].decode("utf-8", JAVA_REPLACE) if v else None
             for i, v in enumerate(valid.tolist())
         ]
     return [
