@@ -65,7 +65,7 @@ import json
 import logging
 import os
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ from .lock import DirectoryLock
 from .log import Log
 
 __all__ = ["LogDir", "TopicExistsError", "UnknownTopicOrPartitionError", "InvalidPartitionsError",
-           "TOPICS_FILE",
+           "colliding_topics", "TOPICS_FILE",
            "METADATA_TOPIC", "validate_topic_name"]
 
 logger = logging.getLogger(__name__)
@@ -107,6 +107,20 @@ DEFAULT_OFFSETS_TOPIC_PARTITIONS = 50
 
 class TopicExistsError(KafkaLogError, ValueError):
     """``create_topic`` of a topic that already has partitions here."""
+
+
+def colliding_topics(topic: str, existing: Iterable[str]) -> list[str]:
+    """``Topic.hasCollisionChars`` / ``unifyCollisionChars``: the topics of ``existing`` whose
+    names equal ``topic`` once every ``.`` is ``_`` (sorted; empty when ``topic`` has
+    neither character, as Kafka only looks then).
+
+    >>> colliding_topics("a.b_c", ["a_b.c", "a_b", "x"])
+    ['a_b.c']
+    """
+    if "." not in topic and "_" not in topic:
+        return []
+    unified = topic.replace(".", "_")
+    return sorted(t for t in existing if t.replace(".", "_") == unified)
 
 
 class UnknownTopicOrPartitionError(KafkaLogError, LookupError):
@@ -429,6 +443,9 @@ class LogDir:
         ------
         TopicExistsError
             The topic already has partitions here.
+        InvalidTopicError
+            A name that differs from an existing topic's only in ``.`` and ``_`` (Kafka's
+            collision rule: they are one character in metric names).
         ValueError
             An illegal topic name, ``partitions < 1``, or a bad config value.
         """
@@ -439,8 +456,15 @@ class LogDir:
         _check_override_names(overrides)
         with self._lock:
             self._check_writable()
-            if topic in self.topics() or topic in self._topics:
+            existing = set(self.topics()) | set(self._topics)
+            if topic in existing:
                 raise TopicExistsError(f"topic {topic!r} already exists", path=self.root)
+            colliding = colliding_topics(topic, existing)
+            if colliding:
+                # '.' and '_' are the same character in metric names: Kafka refuses a topic
+                # whose name differs from an existing one only in them
+                raise InvalidTopicError(f"Topic '{topic}' collides with existing topic: "
+                                        f"{colliding[0]}", path=self.root)
             # every path first: validated, resolved, inside the root (a symlink out of it is
             # refused) before anything is written
             paths = [files.partition_dir(self.root, topic, p) for p in range(int(partitions))]

@@ -590,3 +590,21 @@ def test_load_partition_takes_in_a_directory_made_while_open(tmp_path: Path) -> 
     assert (root / ".kafka_cleanshutdown").exists()
     with LogDir.open(root, read_only=True) as d:
         assert [r.value for r in d.log("late", 0).records()] == [b"v0", b"v1", b"v2", b"after"]
+
+
+def test_create_topic_refuses_a_name_colliding_with_an_existing_one(tmp_path: Path) -> None:
+    """Kafka's Topic.hasCollision: '.' and '_' are one character in metric names, so a topic
+    differing from an existing one only in them is refused (ReplicationControlManager)."""
+    from kafkalog.errors import InvalidTopicError
+    from kafkalog.log_dir import colliding_topics
+
+    assert colliding_topics("a.b_c", ["a_b.c", "a_b", "x", "a.b.c"]) == ["a.b.c", "a_b.c"]
+    assert colliding_topics("abc", ["abc"]) == []
+    with LogDir.open(tmp_path) as d:
+        d.create_topic("a_b.c", 1)
+        with pytest.raises(InvalidTopicError, match=r"Topic 'a\.b_c' collides with existing "
+                           r"topic: a_b\.c"):
+            d.create_topic("a.b_c", 1)
+        assert not (tmp_path / "a.b_c-0").exists()
+        d.create_topic("abc", 1)  # no '.' or '_': nothing to collide
+        assert sorted(d.topics()) == ["a_b.c", "abc"]

@@ -650,3 +650,24 @@ def test_api_versions_features_by_version(server):
             {"feature": "metadata.version", "max_version_level": 28, "allow_downgrade": True}]})
         assert r.error_code == E.invalid_update_version and "without setting the upgrade type" \
             in r.error_message and tuple(r.results) == ()
+
+
+# -- CreateTopics: Kafka's name collision rule --------------------------------------------------
+
+
+def test_a_topic_colliding_with_an_existing_one_is_refused(server, log_dir):
+    """'.' and '_' are one character in metric names (Topic.hasCollision): the controller
+    answers INVALID_TOPIC_EXCEPTION with its message; an existing name with '.'/'_' collides
+    with itself there, before the existence check (ReplicationControlManager 4.1)."""
+    _create(server, "a_b.c", 1)
+    admin = _admin(server)
+    futures = admin.create_topics([NewTopic("a.b_c", 1, 1), NewTopic("a_b.c", 1, 1),
+                                   NewTopic("plain", 1, 1)])
+    for name in ("a.b_c", "a_b.c"):
+        with pytest.raises(ck.KafkaException) as e:
+            futures[name].result(30)
+        err = e.value.args[0]
+        assert err.code() == E.invalid_topic_exception
+        assert f"Topic '{name}' collides with existing topic: a_b.c" in err.str()
+    futures["plain"].result(30)
+    assert not (log_dir / "a.b_c-0").exists()

@@ -4,7 +4,8 @@ CreateTopics, as Kafka's controller validates a creation (``ReplicationControlMa
 and ``ControllerApis.createTopics``, 3.9), for one broker:
 
 * a name repeated in the request: ``INVALID_REQUEST`` for it; an illegal name (Kafka's rule,
-  :func:`kafkalog.log_dir.validate_topic_name`): ``INVALID_TOPIC_EXCEPTION``; an existing topic:
+  :func:`kafkalog.log_dir.validate_topic_name`) or one that differs from an existing topic only
+  in ``.`` and ``_`` (a metric-name collision): ``INVALID_TOPIC_EXCEPTION``; an existing topic:
   ``TOPIC_ALREADY_EXISTS``;
 * ``num_partitions`` -1 means ``num.partitions``, other values below 1 ``INVALID_PARTITIONS``;
   ``replication_factor`` -1 means 1, anything but 1 ``INVALID_REPLICATION_FACTOR`` (one broker);
@@ -46,7 +47,7 @@ from typing import Any
 
 from ...config import LogConfig
 from ...errors import KafkaLogError
-from ...log_dir import config_to_properties, validate_topic_name
+from ...log_dir import colliding_topics, config_to_properties, validate_topic_name
 from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
@@ -81,6 +82,12 @@ def _check_create(broker: Any, t: Any) -> tuple[int, str | None, int, dict[str, 
         validate_topic_name(name)
     except ValueError as e:
         return ErrorCode.invalid_topic_exception, str(e), 0, {}
+    colliding = colliding_topics(name, broker.topics())
+    if colliding:
+        # ReplicationControlManager.validateNewTopicNames, before the existence check (an
+        # existing name with '.' or '_' collides with itself there)
+        return (ErrorCode.invalid_topic_exception, f"Topic '{name}' collides with existing "
+                f"topic: {colliding[0]}", 0, {})
     if broker.partitions_of(name):
         return ErrorCode.topic_already_exists, f"Topic '{name}' already exists.", 0, {}
     assignments = list(t.assignments or ())
