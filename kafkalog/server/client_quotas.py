@@ -22,11 +22,17 @@ Kafka's ``KafkaApis`` with ``ClientQuotaManager``s for produce and fetch (Kafka 
   (``User:alice`` -> ``alice``; ``ANONYMOUS`` without authentication), its client id the
   header's (``""`` when null), as in Kafka.
 
-Not enforced (stored and described only): ``request_percentage`` (the request-handler time
-quota: the server is one event-loop thread whose time per request is not separable from
-the waits of long polls), ``controller_mutation_rate`` and ``connection_creation_rate``; nor
-ShareFetch (its records are acquired before a size is known: emptying the response would
-leave them locked).
+* **Request time** (``request_percentage``, ``ClientRequestQuotaManager``): every request's
+  handler time is recorded as a percentage of one second (the time its coroutine ran on the
+  loop thread, step by step: the waits of a long poll or of a join are not counted, as a
+  broker counts only its request-handler thread's time); over the quota, the response (any
+  API's, as ``sendResponseMaybeThrottle``) carries the throttle time, at most one window, and
+  the connection is muted. Produce with ``acks=0`` is exempt, as in Kafka. For produce and
+  fetch the larger of the two throttle times is the one applied.
+
+Not enforced (stored and described only): ``controller_mutation_rate`` and
+``connection_creation_rate``; nor the byte rate of ShareFetch (its records are acquired
+before a size is known: emptying the response would leave them locked).
 
 Threads: the event loop's.
 """
@@ -43,6 +49,9 @@ __all__ = ["ClientQuotas", "PRODUCE_KEY", "FETCH_KEY"]
 
 PRODUCE_KEY = "producer_byte_rate"
 FETCH_KEY = "consumer_byte_rate"
+REQUEST_KEY = "request_percentage"
+#: ClientRequestQuotaManager.NANOS_TO_PERCENTAGE_PER_SECOND
+_NANOS_TO_PERCENTAGE = 100.0 / 1e9
 #: how often the store's file is looked at again for changes made by another process
 _RELOAD_INTERVAL_S = 1.0
 
@@ -68,19 +77,23 @@ class ClientQuotas:
         self._now_ms = now_ms or (lambda: int(time.time() * 1000))
         self.produce = ClientQuotaManager("Produce", samples, window_ms)
         self.fetch = ClientQuotaManager("Fetch", samples, window_ms)
+        # ClientRequestQuotaManager: a throttle is at most one window (boundedThrottleTime)
+        self.request = ClientQuotaManager("Request", samples, window_ms,
+                                          max_throttle_ms=window_ms)
         self._checked = time.monotonic()
         self._apply()
 
     def _apply(self) -> None:
         """Push the store's quotas into the managers (ClientQuotaMetadataManager's job)."""
-        for m in (self.produce, self.fetch):
+        for m in (self.produce, self.fetch, self.request):
             m.clear()
         for entity, quotas in self.store.entities():
             if IP in entity:
                 continue
             user = entity.get(USER, ABSENT)
             client = entity.get(CLIENT_ID, ABSENT)
-            for key, manager in ((PRODUCE_KEY, self.produce), (FETCH_KEY, self.fetch)):
+            for key, manager in ((PRODUCE_KEY, self.produce), (FETCH_KEY, self.fetch),
+                                 (REQUEST_KEY, self.request)):
                 if key in quotas:
                     manager.update_quota(user, client, quotas[key])
 
@@ -99,8 +112,10 @@ class ClientQuotas:
 
     @property
     def enabled(self) -> bool:
-        """Whether any produce or fetch quota was ever set (nothing is recorded until one is)."""
-        return self.produce.quotas_enabled or self.fetch.quotas_enabled
+        """Whether any quota this server enforces was ever set (nothing is recorded until
+        one is)."""
+        return (self.produce.quotas_enabled or self.fetch.quotas_enabled
+                or self.request.quotas_enabled)
 
     @staticmethod
     def who(ctx: Any) -> tuple[str, str]:
@@ -109,11 +124,10 @@ class ClientQuotas:
         user = principal.split(":", 1)[1] if ":" in principal else principal
         return user, ctx.client_id or ""
 
-    # -- produce -------------------------------------------------------------------------------
+    # -- produce ---------------------------------------------------------------------------------
 
     def produce_throttle_ms(self, ctx: Any) -> int:
         """Record a produce request's size; the throttle time (0: none)."""
-        self.refresh()
         if not self.produce.quotas_enabled:
             return 0
         user, client = self.who(ctx)
@@ -132,13 +146,27 @@ class ClientQuotas:
         return max_bytes if cap >= max_bytes else int(cap)
 
     def fetch_throttle_ms(self, ctx: Any, response_size: int) -> int:
-        """Record a fetch response's size; when throttled (> 0) the value is taken back, as
-        the response sent is empty."""
+        """Record a fetch response's size; the throttle time (0: none)."""
         if not self.fetch.quotas_enabled:
             return 0
         user, client = self.who(ctx)
-        now = self._now_ms()
-        ms = self.fetch.record_and_get_throttle_time_ms(user, client, response_size, now)
-        if ms > 0:
-            self.fetch.unrecord(user, client, response_size, now)
-        return ms
+        return self.fetch.record_and_get_throttle_time_ms(user, client, response_size,
+                                                          self._now_ms())
+
+    def unrecord_fetch(self, ctx: Any, response_size: int) -> None:
+        """Take back a recorded fetch size: the response sent is the empty throttled one."""
+        if self.fetch.quotas_enabled:
+            user, client = self.who(ctx)
+            self.fetch.unrecord(user, client, response_size, self._now_ms())
+
+    # -- request time --------------------------------------------------------------------------
+
+    def request_throttle_ms(self, ctx: Any, handler_nanos: int) -> int:
+        """``ClientRequestQuotaManager.maybeRecordAndGetThrottleTimeMs``: record the time the
+        request's handler ran on the loop thread, as a percentage of a second, against the
+        client's ``request_percentage``; the throttle time, at most one window."""
+        if not self.request.quotas_enabled:
+            return 0
+        user, client = self.who(ctx)
+        return self.request.record_and_get_throttle_time_ms(
+            user, client, handler_nanos * _NANOS_TO_PERCENTAGE, self._now_ms())

@@ -34,6 +34,7 @@ import itertools
 import logging
 import ssl
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from . import handlers  # noqa: F401 - registers every API
@@ -57,7 +58,8 @@ logger = logging.getLogger("kafkalog.server")
 
 _API_VERSIONS = 18
 _PRODUCE = 0
-#: the APIs with client quotas: Produce (producer_byte_rate), Fetch (consumer_byte_rate)
+_FETCH = 1
+#: the APIs with byte-rate quotas: Produce (producer_byte_rate), Fetch (consumer_byte_rate)
 _QUOTA_KEYS = (0, 1)
 _SASL_HANDSHAKE_KEY = (17).to_bytes(2, "big")
 #: the index that ends a connection id (Kafka's ``Processor.nextConnectionIndex``)
@@ -212,13 +214,25 @@ class Connection:
                              getattr(header, "client_id", None), self.peer,
                              None if self.listener is None else self.listener.advertised,
                              self.principal, self, len(frame))
-        result = await api.handle(ctx, request)
+        quotas = self.broker.client_quotas
+        handler_ns = -1
+        if quotas is not None:
+            quotas.refresh()
+            if quotas.request.quotas_enabled:
+                # the request quota counts the handler's own time on the loop thread
+                timed = _TimedAwait(api.handle(ctx, request))
+                result = await timed
+                handler_ns = timed.ns
+            else:
+                result = await api.handle(ctx, request)
+        else:
+            result = await api.handle(ctx, request)
         # (the generated writer: the bytes of encode_response(build(...)), see response_writers)
         out = None if result is None else encode_response_values(
             key, version, correlation_id, result)
-        quotas = self.broker.client_quotas
-        if quotas is not None and key in _QUOTA_KEYS and quotas.enabled:
-            out = self._apply_quota(quotas, ctx, key, version, correlation_id, result, out)
+        if quotas is not None and (handler_ns >= 0 or key in _QUOTA_KEYS) and quotas.enabled:
+            out = self._apply_quota(quotas, ctx, key, version, correlation_id, result, out,
+                                    handler_ns)
         m = self.broker.request_metrics.get(api.name)
         if m is None:
             m = self.broker.request_metrics[api.name] = [0, 0, 0]
@@ -229,25 +243,72 @@ class Connection:
 
 
     def _apply_quota(self, quotas: Any, ctx: RequestContext, key: int, version: int,
-                     correlation_id: int, result: Any, out: bytes | None) -> bytes | None:
-        """Record a produce or fetch against the client's byte-rate quota: a violation puts
-        its throttle time in the response (a fetch's becomes empty) and mutes the connection
-        for it (kafkalog.server.client_quotas)."""
-        if key == _PRODUCE:
-            ms = quotas.produce_throttle_ms(ctx)
-        else:
-            ms = quotas.fetch_throttle_ms(ctx, 0 if out is None else len(out) - 4)
+                     correlation_id: int, result: Any, out: bytes | None,
+                     handler_ns: int) -> bytes | None:
+        """Record the request against the client's quotas (a produce's or fetch's bytes, any
+        request's handler time when ``handler_ns >= 0``): a violation puts the larger throttle
+        time in the response (a fetch's becomes empty) and mutes the connection for it
+        (kafkalog.server.client_quotas)."""
+        size = 0 if out is None else len(out) - 4
+        bandwidth = (quotas.produce_throttle_ms(ctx) if key == _PRODUCE
+                     else quotas.fetch_throttle_ms(ctx, size) if key == _FETCH else 0)
+        # (Produce with acks=0, no response, is exempt from the request quota)
+        request_ms = quotas.request_throttle_ms(ctx, handler_ns) \
+            if handler_ns >= 0 and not (key == _PRODUCE and result is None) else 0
+        ms = max(bandwidth, request_ms)
         if ms <= 0:
             return out
         self.mute_ms = ms
         if result is None:  # acks=0: no response, the mute only
             return None
-        if key == _PRODUCE:
-            result = {**result, "throttle_time": ms}
-        else:  # FullFetchContext.getThrottledResponse: NONE, no data, no session
+        if key == _FETCH:
+            # the value recorded is taken back: FullFetchContext.getThrottledResponse sends
+            # NONE, no data, no session
+            quotas.unrecord_fetch(ctx, size)
             result = {"throttle_time": ms, "error_code": ErrorCode.none, "session_id": 0,
                       "responses": []}
+        elif isinstance(result, Mapping) and "throttle_time" in result:
+            result = {**result, "throttle_time": ms}
+        else:
+            return out  # (a response without a throttle field: the mute only)
         return encode_response_values(key, version, correlation_id, result)
+
+
+class _TimedAwait:
+    """``await coro``, adding up the wall time of each step the coroutine runs (between its
+    suspensions): the time a request's handler spends on the loop thread, without the waits
+    of a long poll or a join (Kafka's ``requestThreadTimeNanos`` counts only its request
+    handler thread's time). Cancellation and exceptions pass through as with ``await``."""
+
+    __slots__ = ("coro", "ns")
+
+    def __init__(self, coro: Any) -> None:
+        self.coro = coro
+        self.ns = 0
+
+    def __await__(self) -> Any:
+        coro = self.coro
+        value: Any = None
+        error: BaseException | None = None
+        while True:
+            t0 = time.perf_counter_ns()
+            try:
+                yielded = coro.send(value) if error is None else coro.throw(error)
+            except StopIteration as stop:
+                self.ns += time.perf_counter_ns() - t0
+                return stop.value
+            except BaseException:
+                self.ns += time.perf_counter_ns() - t0
+                raise
+            self.ns += time.perf_counter_ns() - t0
+            value, error = None, None
+            try:
+                value = yield yielded
+            except GeneratorExit:
+                coro.close()
+                raise
+            except BaseException as e:  # noqa: BLE001 - thrown in (cancellation): passed on
+                error = e
 
 
 def _tls_principal(writer: Any) -> str:

@@ -224,3 +224,83 @@ def test_fetch_over_its_quota_is_throttled_and_still_gets_everything(tmp_path: P
         assert len(got) == 1500 and not any(free), free
     finally:
         server.stop()
+
+
+def test_request_time_quota_throttles_busy_clients_not_long_polls(tmp_path: Path) -> None:
+    """request_percentage (ClientRequestQuotaManager): the handler's time on the loop thread,
+    as a percentage of a second. A producer allowed 0.001 % (10 us a second) is throttled (at
+    most one window); a consumer allowed 5 % (50 ms a second) whose fetches long-poll 300 ms
+    on an empty topic is not: the wait is not handler time (a broker counts its handler
+    thread only; counted, each fetch would be 30 %)."""
+    root = tmp_path / "d"
+    root.mkdir()
+    ClientQuotaStore(root).alter([
+        ({"client-id": "busy"}, [("request_percentage", 0.001, False)]),
+        ({"client-id": "poller"}, [("request_percentage", 5.0, False)])])
+    server = start_server(root, config=CONFIG)
+    try:
+        throttles, delivered = _produce(server.address, "busy", 200, 100)
+        assert delivered == 200
+        assert throttles and 0 < max(throttles) <= 1.0, throttles  # seconds, bounded: 1 window
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        admin = AdminClient({"bootstrap.servers": server.address})
+        admin.create_topics([NewTopic("quota-empty", 1, 1)])["quota-empty"].result(30)
+
+        def poll(client_id: str, seconds: float) -> list[float]:
+            polls: list[float] = []
+            c = ck.Consumer({"bootstrap.servers": server.address, "client.id": client_id,
+                             "group.id": "g-poller", "fetch.wait.max.ms": 300,
+                             "throttle_cb": lambda ev: polls.append(ev.throttle_time)})
+            try:
+                c.assign([ck.TopicPartition("quota-empty", 0, ck.OFFSET_END)])
+                deadline = time.monotonic() + seconds
+                while time.monotonic() < deadline:
+                    c.poll(0.2)
+            finally:
+                c.close()
+            return polls
+
+        # (first, another client's FindCoordinator creates __consumer_offsets: tens of ms of
+        # handler time that would count against the poller)
+        poll("warm-up", 1)
+        polls = poll("poller", 4)
+        assert not any(polls), polls
+        fetches = server.broker.request_metrics["Fetch"][0]
+        assert fetches >= 5  # (it did long-poll: several fetches of ~300 ms)
+    finally:
+        server.stop()
+
+
+def test_timed_await_counts_only_the_coroutines_own_steps() -> None:
+    import asyncio
+
+    from kafkalog.server.connection import _TimedAwait
+
+    async def handler(fail: bool) -> str:
+        t = time.perf_counter()
+        while time.perf_counter() - t < 0.02:  # 20 ms of work
+            pass
+        await asyncio.sleep(0.3)                 # a long poll's wait
+        if fail:
+            raise ValueError("refused")
+        return "done"
+
+    async def main() -> tuple[str, int]:
+        timed = _TimedAwait(handler(False))
+        value = await timed
+        with pytest.raises(ValueError, match="refused"):
+            await _TimedAwait(handler(True))
+        task = asyncio.ensure_future(_wrap(handler(False)))
+        await asyncio.sleep(0.05)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return value, timed.ns
+
+    async def _wrap(coro: Any) -> Any:
+        return await _TimedAwait(coro)
+
+    value, ns = asyncio.run(main())
+    assert value == "done"
+    assert 0.015e9 < ns < 0.25e9, ns
