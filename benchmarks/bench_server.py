@@ -40,6 +40,10 @@ ratio >= 0.5):
   ``__share_group_state`` exists (its creation, 50 partitions on the first acknowledgement,
   is a one-time cost the classic consumer, which commits nothing here, never pays; the note
   gives it); before that warm-up the row was 0.25x, half of it that creation.
+* ``produce.aiokafka.100B.replayed.quotas_on``: the replayed row's frames handled by a server
+  with client quotas set (a default client-id ``producer_byte_rate`` and
+  ``request_percentage`` no request reaches: bytes and handler time recorded per request) vs
+  without, interleaved, best of 3: what enforcing quotas costs per request.
 * ``latency.produce.acks=<1|-1>.p50`` / ``.p99``: confluent-kafka, one 100 B record at a time
   (produce, then flush: the full round trip), seconds; baseline: ``Log.append`` of one record.
 * ``protocol.<request>.vs_kio_path``: the server's CPU per request handled by
@@ -100,8 +104,13 @@ def _row(name: str, value: float, unit: str, baseline: float | None, note: str,
             "note": note}
 
 
-def _server(tmp: Path) -> KafkaServer:
+def _server(tmp: Path, quotas: bool = False) -> KafkaServer:
     root = Path(tempfile.mkdtemp(dir=tmp))
+    if quotas:
+        from kafkalog.quotas import ClientQuotaStore
+
+        ClientQuotaStore(root).alter([({"client-id": None}, [
+            ("producer_byte_rate", 1e15, False), ("request_percentage", 1e9, False)])])
     server = KafkaServer(root, "127.0.0.1", 0).start()
     server.broker.create_topic(TOPIC, 1)
     return server
@@ -155,12 +164,14 @@ class _NoPeer:
         return ("replay", 0)
 
 
-def replay_produce(tmp: Path, frames: list[bytes]) -> float:
+def replay_produce(tmp: Path, frames: list[bytes], quotas: bool = False) -> float:
     """CPU seconds a fresh server's loop thread spends handling ``frames`` (Produce requests
-    as a client sent them), with no client in the process: the server's own cost."""
+    as a client sent them), with no client in the process: the server's own cost. ``quotas``:
+    the server has client quotas for every client (producer_byte_rate, request_percentage;
+    high enough never to throttle) and so measures each request's bytes and handler time."""
     from kafkalog.server.connection import Connection
 
-    server = _server(tmp)
+    server = _server(tmp, quotas)
     try:
         def handle_all() -> int:
             conn = Connection(server.broker, None, _NoPeer())  # type: ignore[arg-type]
@@ -177,6 +188,30 @@ def replay_produce(tmp: Path, frames: list[bytes]) -> float:
         return server.call(handle_all) / 1e9
     finally:
         server.stop()
+
+
+def bench_quotas(tmp: Path, n: int, rounds: int = 3) -> list[dict]:
+    """``produce.aiokafka.100B.replayed.quotas_on``: what client quotas cost the server when
+    set (none throttles): aiokafka's produce requests (~130 records each: many requests, so
+    the per-request cost shows) captured once, replayed by fresh servers with and without
+    quotas, interleaved, best of ``rounds``."""
+    records = make_records(n, 100)
+    server = _server(tmp)
+    try:
+        with _captured_produce_frames() as frames:
+            aiokafka_produce(server.address, records)
+    finally:
+        server.stop()
+    plain = quota = float("inf")
+    for _ in range(rounds):
+        plain = min(plain, replay_produce(tmp, frames))
+        quota = min(quota, replay_produce(tmp, frames, quotas=True))
+    return [_row("produce.aiokafka.100B.replayed.quotas_on", n / quota, "records/s", n / plain,
+                 f"{len(frames)} produce requests of {n} records (captured from aiokafka) "
+                 "handled by a server with a default client-id quota of producer_byte_rate and "
+                 "request_percentage (never violated: every request's bytes and handler time "
+                 "recorded) vs the same frames without quotas; best of "
+                 f"{rounds}, interleaved")]
 
 
 def engine_read(server: KafkaServer) -> tuple[float, float]:
@@ -766,6 +801,7 @@ def run(quick: bool = False) -> list[dict]:
         rows += bench_throughput(tmp, "aiokafka", 100, 20_000 if quick else 200_000,
                                  idempotent=True)
         rows += bench_share(tmp, 20_000 if quick else 200_000)
+        rows += bench_quotas(tmp, 20_000 if quick else 200_000)
         rows += bench_security(tmp, 20_000 if quick else 200_000, 10 if quick else 50)
         rows += bench_latency(tmp, 500 if quick else 3000)
         return rows

@@ -84,29 +84,35 @@ class SampledRate:
         sample.event_count += 1
         sample.last_event_ms = now_ms
 
-    def _purge(self, now_ms: int) -> None:
+    def observe(self, now_ms: int) -> tuple[float, int]:
+        """``(total, window)`` at ``now_ms``: the kept samples' sum and ``Rate.windowSize``
+        (the elapsed time the rate divides by, at least 1 ms), after the purge both begin
+        with; one pass (this runs for every request of a client with a quota)."""
         expire_age = self.samples * self.window_ms
+        if not self._samples:
+            self._samples.append(_Sample(now_ms))
+        total = 0.0
+        oldest = now_ms
         for s in self._samples:
             if now_ms - s.last_event_ms >= expire_age:
                 s.reset(now_ms)
-
-    def window_size_ms(self, now_ms: int) -> int:
-        """``Rate.windowSize``: the elapsed time the rate divides by (at least 1 ms)."""
-        self._purge(now_ms)
-        if not self._samples:
-            self._samples.append(_Sample(now_ms))
-        oldest = min(s.start_ms for s in self._samples)
+            total += s.value
+            if s.start_ms < oldest:
+                oldest = s.start_ms
         elapsed = now_ms - oldest
         full = elapsed // self.window_ms
         if full < self.samples - 1:
             elapsed += (self.samples - 1 - full) * self.window_ms
-        return max(elapsed, 1)
+        return total, max(elapsed, 1)
+
+    def window_size_ms(self, now_ms: int) -> int:
+        """``Rate.windowSize``: the elapsed time the rate divides by (at least 1 ms)."""
+        return self.observe(now_ms)[1]
 
     def measure(self, now_ms: int) -> float:
         """The rate per second at ``now_ms`` (``Rate.measure``)."""
-        self._purge(now_ms)
-        total = sum(s.value for s in self._samples)
-        return total / (self.window_size_ms(now_ms) / 1000.0)
+        total, window = self.observe(now_ms)
+        return total / (window / 1000.0)
 
 
 def throttle_time_ms(rate: SampledRate, bound: float, now_ms: int,
@@ -115,10 +121,11 @@ def throttle_time_ms(rate: SampledRate, bound: float, now_ms: int,
     ``O`` to fall to the quota ``T`` over the window ``W``: ``(O - T) / T * W``, rounded; 0 when
     the rate is within the quota (``Quota.acceptable``: ``O <= T``). ``max_ms`` caps it
     (``boundedThrottleTime``, the request quota's cap)."""
-    observed = rate.measure(now_ms)
+    total, window = rate.observe(now_ms)
+    observed = total / (window / 1000.0)
     if observed <= bound:
         return 0
-    ms = _java_round((observed - bound) / bound * rate.window_size_ms(now_ms))
+    ms = _java_round((observed - bound) / bound * window)
     return ms if max_ms is None else min(ms, max_ms)
 
 
