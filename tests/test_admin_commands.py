@@ -456,3 +456,20 @@ def test_topics_describe_zookeeper_era_dir(tmp_path: Path, capsys) -> None:
         0, f"Topic: t\tTopicId: {tid}\tPartitionCount: 1\tReplicationFactor: 1\tConfigs: \n"
            "\tTopic: t\tPartition: 0\tLeader: 5\tReplicas: 5\tIsr: 5\tElr: N/A"
            "\tLastKnownElr: N/A\n", "")
+
+
+def test_topics_partitions_per_request_are_capped(logdir: Path, capsys) -> None:
+    """At most 10,000 partitions per request, as Kafka's controller refuses more (CreateTopics:
+    POLICY_VIOLATION's text; CreatePartitions: its records overflow, UnknownServerException's
+    text); nothing is created."""
+    assert _run(capsys, "topics", str(logdir), "--create", "--topic", "huge",
+                "--partitions", "10001") == (
+        1, "", "Error while executing topic command : Excessively large number of partitions "
+               "per request.\n")
+    assert _run(capsys, "topics", str(logdir), "--alter", "--topic", "compacted",
+                "--partitions", "10002") == (
+        1, "", "Error while executing topic command : The server experienced an unexpected "
+               "error when processing the request.\n")
+    with LogDir.open(logdir, read_only=True) as logs:
+        assert "huge" not in logs.topics()
+        assert [p for t, p in logs.partitions() if t == "compacted"] == [0]

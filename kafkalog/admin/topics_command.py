@@ -99,6 +99,11 @@ WRITING_ACTIONS = frozenset({"create", "alter", "delete"})
 #: Short.MAX_VALUE: TopicCommand's replication factor bound
 _MAX_REPLICATION_FACTOR = 32767
 
+#: ReplicationControlManager.MAX_PARTITIONS_PER_BATCH: the most partitions one CreateTopics
+#: request creates (and QuorumController.MAX_RECORDS_PER_USER_OP, one record each, for
+#: CreatePartitions)
+MAX_PARTITIONS_PER_REQUEST = 10_000
+
 
 def _java_int(text: str) -> int:
     # joptsimple's Integer conversion
@@ -407,6 +412,9 @@ def _create(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
         raise CommandFailed("The partitions must be greater than 0")
     if topic == METADATA_TOPIC:
         raise CommandFailed(f"Creation of internal topic {METADATA_TOPIC} is prohibited.")
+    if (args.partitions or 1) > MAX_PARTITIONS_PER_REQUEST:
+        # the controller's validateTotalNumberOfPartitions, before any other of its checks
+        raise CommandFailed("Excessively large number of partitions per request.")
     if rf is not None and rf > 1:
         raise CommandFailed(f"Unable to replicate the partition {rf} time(s): The target "
                             f"replication factor of {rf} cannot be reached because only 1 "
@@ -437,7 +445,17 @@ def _alter(logs: LogDir, args: argparse.Namespace, out: IO[str]) -> int:
 
     topics = _matching(logs, args.topic, False)
     _ensure_exists(topics, args.topic, args.if_exists)
+    added = 0
     for topic in topics:
+        declared = logs.declared_partitions(topic)
+        current = declared if declared is not None else sum(
+            1 for t, _ in logs.partitions() if t == topic)
+        added += max(0, args.partitions - current)
+        if added > MAX_PARTITIONS_PER_REQUEST:
+            # one request for all the topics: the controller's list of records overflows
+            # (UNKNOWN_SERVER_ERROR, the admin client's UnknownServerException text)
+            raise CommandFailed("The server experienced an unexpected error when processing "
+                                "the request.")
         try:
             logs.create_partitions(topic, args.partitions)
         except InvalidPartitionsError as e:

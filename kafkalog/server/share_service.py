@@ -203,10 +203,10 @@ class ShareService:
         group_id, tid, partition = key
         if record is None:
             record = (state_topic.tombstone_key(group_id, tid, partition), None)
-        broker.ensure_internal_topic(SHARE_STATE_TOPIC)
-        target = state_topic.partition_for(group_id, tid, partition,
-                                           len(broker.partitions_of(SHARE_STATE_TOPIC)))
         try:
+            broker.ensure_internal_topic(SHARE_STATE_TOPIC)
+            target = state_topic.partition_for(group_id, tid, partition,
+                                               len(broker.partitions_of(SHARE_STATE_TOPIC)))
             broker.log(SHARE_STATE_TOPIC, target).append(
                 [Record(record[0], record[1], broker.clock.milliseconds())])
         except (KafkaLogError, OSError) as e:

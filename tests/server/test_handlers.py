@@ -442,3 +442,49 @@ def test_consumer_group_heartbeat_over_the_wire_answers_errors_and_keeps_serving
         assert [(g.group_id, int(g.error_code), g.group_state) for g in d.groups][0] == \
             ("wire-kip848", 0, "Stable")
         assert int(d.groups[1].error_code) == 69                 # GROUP_ID_NOT_FOUND
+
+
+def test_colliding_names_leave_the_connection_up(server, wire):
+    """A topic that differs from an existing one only in '.'/'_' is refused by the log dir:
+    Metadata's auto-creation answers LEADER_NOT_AVAILABLE (Kafka's AutoTopicCreationManager
+    only logs the controller's refusal), and a user topic in the way of the group
+    coordinator's __consumer_offsets leaves FindCoordinator COORDINATOR_NOT_AVAILABLE; the
+    connection carries on (it used to close on the uncaught error)."""
+    server.broker.create_topic("metrics.cpu", 1)
+    for _ in range(2):
+        m = wire.request(3, 12, {"topics": [{"name": "metrics_cpu", "topic_id": None}],
+                                 "allow_auto_topic_creation": True,
+                                 "include_topic_authorized_operations": False})
+        assert m.topics[0].error_code == E.leader_not_available
+    assert "metrics_cpu" not in server.broker.topics()
+    server.broker.create_topic("__consumer.offsets", 1)
+    r = wire.request(10, 5, {"key_type": 0, "coordinator_keys": ["g"]})
+    assert [(c.key, c.error_code) for c in r.coordinators] == [
+        ("g", E.coordinator_not_available)]
+    assert wire.request(3, 12, {"topics": None, **META}).topics  # still served
+
+
+def test_partitions_per_request_are_capped_as_the_controller_caps_them(server, wire):
+    """ReplicationControlManager: at most 10,000 partitions per CreateTopics request
+    (POLICY_VIOLATION for every topic, validate_only too: nothing is created), and
+    CreatePartitions' records overflow past 10,000 (UNKNOWN_SERVER_ERROR)."""
+    for validate_only in (True, False):
+        r = wire.request(19, 7, {"topics": [ct("huge", 2**31 - 1), ct("small", 1)],
+                                 "timeout": 1000, "validate_only": validate_only})
+        assert [(t.name, t.error_code, t.error_message) for t in r.topics] == [
+            (n, E.policy_violation, "Excessively large number of partitions per request.")
+            for n in ("huge", "small")]
+    r = wire.request(19, 7, {"topics": [ct("a", 6000), ct("b", 4000)], "timeout": 1000,
+                             "validate_only": True})
+    assert [t.error_code for t in r.topics] == [E.none, E.none]  # exactly 10,000: allowed
+    server.broker.create_topic("grow", 1)
+    server.broker.create_topic("grow2", 1)
+    r = wire.request(37, 3, {"topics": [{"name": "grow", "count": 3, "assignments": None},
+                                        {"name": "grow2", "count": 2**31 - 1,
+                                         "assignments": None}],
+                             "timeout": 1000, "validate_only": False})
+    assert [(x.name, x.error_code, x.error_message) for x in r.results] == [
+        ("grow", E.none, None), ("grow2", E.unknown_server_error, None)]
+    assert server.broker.partitions_of("grow") == [0, 1, 2]
+    assert server.broker.partitions_of("grow2") == [0]
+    assert server.broker.partitions_of("huge") == []

@@ -13,9 +13,11 @@ Versions 0-5 (Kafka 3.9: 0-6; v6 adds share groups).
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+from ...errors import KafkaLogError
 from ...security.acls import AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import OFFSETS_TOPIC, TRANSACTION_STATE_TOPIC
@@ -25,6 +27,20 @@ __all__ = ["handle"]
 
 GROUP = 0
 TRANSACTION = 1
+
+logger = logging.getLogger("kafkalog.server")
+
+
+def _internal_topic(ctx: RequestContext, topic: str) -> tuple[int, str | None]:
+    """The coordinator's topic, created on first use; a creation the log dir refuses (a user
+    topic colliding with its name) leaves no coordinator: COORDINATOR_NOT_AVAILABLE, as from a
+    broker whose controller refused the internal topic."""
+    try:
+        ctx.broker.ensure_internal_topic(topic)
+    except KafkaLogError as e:
+        logger.error("%s: cannot create internal topic %s: %s", ctx.peer, topic, e)
+        return ErrorCode.coordinator_not_available, f"The coordinator is not available ({e})"
+    return ErrorCode.none, None
 
 
 def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str | None]:
@@ -38,15 +54,13 @@ def _find(ctx: RequestContext, key: str, key_type: int) -> tuple[int, str | None
     if key_type == GROUP:
         if broker.groups is None:
             return ErrorCode.coordinator_not_available, "no group coordinator"
-        broker.ensure_internal_topic(OFFSETS_TOPIC)
-        return ErrorCode.none, None
+        return _internal_topic(ctx, OFFSETS_TOPIC)
     if key_type == TRANSACTION:
         if not key:
             return ErrorCode.invalid_request, "transactional id must not be empty"
         if broker.transactions is None:
             return ErrorCode.coordinator_not_available, "no transaction coordinator"
-        broker.ensure_internal_topic(TRANSACTION_STATE_TOPIC)
-        return ErrorCode.none, None
+        return _internal_topic(ctx, TRANSACTION_STATE_TOPIC)
     return ErrorCode.invalid_request, f"unknown coordinator key type {key_type}"
 
 

@@ -23,9 +23,11 @@ ElectLeaders (key 43) live here too: the same leadership facts for admin clients
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
+from ...errors import KafkaLogError
 from ...security.acls import CLUSTER_NAME, AclOperation, ResourceType
 from ..api import RequestContext, register
 from ..broker import INTERNAL_TOPICS
@@ -33,6 +35,8 @@ from ..protocol import ErrorCode
 
 __all__ = ["topic_metadata", "TOPIC_OPERATIONS", "CLUSTER_OPERATIONS",
            "MAX_REQUEST_PARTITION_SIZE_LIMIT"]
+
+logger = logging.getLogger("kafkalog.server")
 
 # AclOperation codes (clients/.../common/acl/AclOperation.java)
 _READ, _WRITE, _CREATE, _DELETE, _ALTER, _DESCRIBE = 3, 4, 5, 6, 7, 8
@@ -89,7 +93,13 @@ def _maybe_create(ctx: RequestContext, name: str, allow: bool) -> int:
         return ErrorCode.invalid_topic_exception
     if not (allow and broker.config.auto_create_topics_enable) or name in INTERNAL_TOPICS:
         return ErrorCode.unknown_topic_or_partition
-    broker.create_topic(name, broker.config.num_partitions)
+    try:
+        broker.create_topic(name, broker.config.num_partitions)
+    except KafkaLogError as e:
+        # the controller refuses it (a name colliding with an existing topic's): Kafka's
+        # AutoTopicCreationManager only logs that, and the topic stays "being created"
+        logger.warning("%s: auto-creating topic %s refused: %s", ctx.peer, name, e)
+        return ErrorCode.leader_not_available
     return ErrorCode.none
 
 

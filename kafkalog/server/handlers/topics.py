@@ -136,6 +136,14 @@ async def create_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     results = []
     # KafkaApis: CREATE on the cluster, else on each topic
     cluster_ok = ctx.authorize(AclOperation.CREATE, ResourceType.CLUSTER, CLUSTER_NAME)
+    effective = [t for t in request.topics if counts[t.name] == 1 and (
+        cluster_ok or ctx.authorize(AclOperation.CREATE, ResourceType.TOPIC, t.name))]
+    if _total_partitions(broker, effective) > MAX_PARTITIONS_PER_BATCH:
+        # ReplicationControlManager.validateTotalNumberOfPartitions throws before anything:
+        # CreateTopicsRequest.getErrorResponse gives every topic of the request the error
+        message = "Excessively large number of partitions per request."
+        return {"throttle_time": 0, "topics": [_result(t.name, ErrorCode.policy_violation,
+                                                       message) for t in request.topics]}
     for t in request.topics:
         if counts[t.name] > 1:
             results.append(_result(t.name, ErrorCode.invalid_request,
@@ -209,6 +217,25 @@ async def delete_topics(ctx: RequestContext, request: Any) -> Mapping[str, Any]:
     return {"throttle_time": 0, "responses": results}
 
 
+#: ReplicationControlManager.MAX_PARTITIONS_PER_BATCH (CreateTopics) and the controller's
+#: MAX_RECORDS_PER_USER_OP (one PartitionRecord per new partition of CreatePartitions)
+MAX_PARTITIONS_PER_BATCH = 10_000
+
+
+def _total_partitions(broker: Any, topics: list[Any]) -> int:
+    """``validateTotalNumberOfPartitions``: the partitions a CreateTopics request asks for
+    (``num.partitions`` for -1; assignments when given; non-positive counts: none)."""
+    total = 0
+    for t in topics:
+        if t.assignments:
+            total += len(t.assignments)
+        elif t.num_partitions == -1:
+            total += broker.config.num_partitions
+        elif t.num_partitions > 0:
+            total += t.num_partitions
+    return total
+
+
 def _check_create_partitions(broker: Any, t: Any) -> tuple[int, str | None]:
     """``(error code, message)`` of growing one topic (the checks of
     ``ReplicationControlManager.createPartitions``, in its order)."""
@@ -253,6 +280,7 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Mapping[str, A
     broker = ctx.broker
     counts = Counter(t.name for t in request.topics)  # a name given twice is refused
     results = []
+    added = 0  # new partitions of the request so far (one controller record each)
     for t in request.topics:
         if counts[t.name] > 1:
             code, message = ErrorCode.invalid_request, "Duplicate topic name."
@@ -260,6 +288,16 @@ async def create_partitions(ctx: RequestContext, request: Any) -> Mapping[str, A
             code, message = ErrorCode.topic_authorization_failed, None  # (ALTER on the topic)
         else:
             code, message = _check_create_partitions(broker, t)
+        if code == ErrorCode.none:
+            declared = broker.log_dir.declared_partitions(t.name)
+            more = t.count - (declared if declared is not None
+                              else len(broker.partitions_of(t.name)))
+            if added + more > MAX_PARTITIONS_PER_BATCH:
+                # the controller's BoundedList of records overflows: createPartitions' catch-all
+                # (ApiError.fromThrowable: UNKNOWN_SERVER_ERROR, no message); nothing created
+                code, message = ErrorCode.unknown_server_error, None
+            else:
+                added += more
         if code == ErrorCode.none and not request.validate_only:
             try:
                 broker.create_partitions(t.name, t.count)
