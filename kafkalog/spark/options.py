@@ -18,8 +18,13 @@ option                                  meaning
                                         false; an explicit topic name or ``assign`` also selects it)
 ``includeHeaders``                      add the ``headers`` column (default false)
 ``startingOffsets``                     ``earliest`` (batch default), ``latest`` (stream default)
-                                        or JSON ``{"t":{"0":23,"1":-2}}`` (-2 earliest, -1 latest)
-``endingOffsets``                       batch only: ``latest`` (default) or JSON (-1 latest)
+                                        or JSON ``{"t":{"0":23,"1":-2}}`` (-2 earliest, -1 latest);
+                                        partitions the JSON leaves out start at the default
+                                        (Spark's Kafka source refuses JSON that does not name
+                                        every assigned partition; a directory's partitions are
+                                        what is on disk, so naming the ones to move is enough)
+``endingOffsets``                       batch only: ``latest`` (default) or JSON (-1 latest;
+                                        partitions left out end at the latest)
 ``startingTimestamp``                   ms; precedence over ``startingOffsetsByTimestamp`` over
                                         ``startingOffsets``
 ``startingOffsetsByTimestamp``          JSON ``{"t":{"0":1700000000000}}``

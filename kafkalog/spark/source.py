@@ -26,6 +26,7 @@ from typing import Any
 
 from pyspark.sql.datasource import DataSource, DataSourceReader, InputPartition
 
+from ..errors import ConfigError
 from .options import ReadOptions
 from .pushdown import Bounds, analyze_filters
 from .schema import default_columns, projection_from_schema, spark_schema
@@ -137,7 +138,16 @@ class KafkaLogDataSource(DataSource):
         return "kafkalog"
 
     def schema(self) -> Any:
-        opts = ReadOptions.parse(self.options)  # fail early on bad options
+        # fail early on bad options; a stream's own ones (startingOffsets latest or -1, the
+        # stream's default) are checked as a stream's here, since schema() does not say
+        # which it serves: reader() and streamReader() parse again with their own rules
+        try:
+            opts = ReadOptions.parse(self.options)
+        except ConfigError as batch_error:
+            try:
+                opts = ReadOptions.parse(self.options, streaming=True)
+            except ConfigError:
+                raise batch_error from None
         return spark_schema(default_columns(opts.include_headers))
 
     def _want_pushdown(self, opts: ReadOptions) -> bool:
@@ -201,6 +211,12 @@ def register(spark: Any, pushdown: bool | None = None, *, jvm: bool = True
         whose reader claims topic/partition/offset filters; ``False`` turns the conf off;
         ``None`` leaves the conf alone (the source then follows it automatically). Applies to the
         Python reader; the JVM reader always pushes filters down.
+
+        PySpark (4.1 to 4.3 at least) keeps the scan it planned with pushed filters for later
+        queries of the same DataFrame: after ``df.where("offset < 5").count()``,
+        ``df.count()`` plans nothing and reuses that scan, so it counts the filtered rows
+        (reproduced with a 20-line source that claims one filter; the JVM reader is not
+        affected). With the Python reader and pushdown on, ``load()`` a DataFrame per query.
     jvm:
         ``True`` (default): switch ``format("kafkalog")`` to the JVM reader
         (:mod:`kafkalog.spark.jvm`): the jar is built at first use and added to the running

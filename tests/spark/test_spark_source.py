@@ -265,6 +265,28 @@ def test_stream_available_now_and_restart(spark, tmp_path):
     assert sum(n for _, n, _ in seen) == 7
 
 
+def test_stream_starting_offsets_latest_and_minus_one(spark, tmp_path):
+    """A stream's own startingOffsets (``latest``, the stream's default in Spark's Kafka
+    source, and -1 in JSON) are accepted by readStream (schema() used to check them as a
+    batch's) and still refused by a batch read."""
+    root = tmp_path / "live"
+    simple_partition(root, "events", 0, 40, per_batch=10)
+    simple_partition(root, "events", 1, 30, per_batch=10)
+    for i, (start, want) in enumerate((("latest", 0), ('{"events": {"0": -1, "1": -2}}', 30),
+                                       ('{"events": {"0": 35, "1": -1}}', 5))):
+        seen: list[int] = []
+        q = (spark.readStream.format("kafkalog").option("startingOffsets", start)
+             .load(str(root)).writeStream
+             .foreachBatch(lambda df, _id, seen=seen: seen.append(df.count()))
+             .option("checkpointLocation", str(tmp_path / f"cp{i}"))
+             .trigger(availableNow=True).start())
+        q.awaitTermination(120)
+        assert q.exception() is None and sum(seen) == want, (start, seen)
+    with pytest.raises(Exception, match="not allowed for batch queries"):
+        spark.read.format("kafkalog").option("startingOffsets", "latest").load(
+            str(root)).count()
+
+
 def test_readme_example(spark, logdir, tmp_path):
     """The README example, verbatim apart from paths: read, filter by time, aggregate, Parquet."""
     from pyspark.sql import functions as F
