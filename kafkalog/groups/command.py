@@ -62,6 +62,14 @@ consumer group is *Empty*, *Assigning*, *Reconciling* or *Stable* as its records
 Kafka refuses to reset or delete it; ``--force`` does it anyway (for a tree whose consumers are
 known to be gone).
 
+``reset-offsets`` follows ``prepareOffsetsToReset``/``getPartitionsToReset``: ``--all-topics``
+is the partitions the group has committed offsets for (not every partition of their topics);
+``--shift-by`` of a partition without a committed offset is Kafka's usage error ("Cannot shift
+offset for partition T-P since there is no current committed offset") and nothing is written;
+with ``--to-datetime``/``--by-duration`` a partition with no record at or after the time gets
+the log end offset after Kafka's "Warn: Partition P from topic T is empty. Falling back to
+latest known offset." (stderr here, as this command's other notes; Kafka's stdout).
+
 ``describe`` takes at most one of ``--members``, ``--offsets``, ``--state`` (Kafka's option
 check and text); ``--verbose`` goes with ``--members`` only (Kafka accepts it anywhere and ignores
 it but there). With ``--members``, a classic group's members show their decoded assignment, a
@@ -913,9 +921,8 @@ def _parse_datetime(text: str) -> int:
 
 def _scope(args: argparse.Namespace, logs: Any, committed: dict) -> list[tuple[str, int]]:
     if args.all_topics:
-        topics = sorted({t for t, _ in committed})
-        return sorted(tp for tp in set(committed) | {
-            (t, p) for t, p in logs.partitions() if t in topics})
+        # getPartitionsToReset: the partitions the group has committed offsets for
+        return sorted(committed)
     tps: list[tuple[str, int]] = []
     for spec in args.topic:
         topic, parts = parse_topic_spec(spec)
@@ -931,7 +938,12 @@ def _scope(args: argparse.Namespace, logs: Any, committed: dict) -> list[tuple[s
 
 
 def _new_offset(args: argparse.Namespace, logs: Any, tp: tuple[str, int],
-                committed: dict, now: int) -> int:
+                committed: Mapping[tuple[str, int], int], now: int,
+                out: IO[str] | None = None) -> int:
+    if args.shift_by is not None and tp not in committed:
+        # prepareOffsetsToReset's IllegalArgumentException, a usage error (printUsageAndExit)
+        raise UsageError(f"Cannot shift offset for partition {tp[0]}-{tp[1]} since there is "
+                         "no current committed offset")
     present = tp in set(logs.partitions())
     if not present:
         if args.to_offset is not None:
@@ -950,11 +962,15 @@ def _new_offset(args: argparse.Namespace, logs: Any, tp: tuple[str, int],
     elif args.to_offset is not None:
         target = args.to_offset
     elif args.shift_by is not None:
-        target = committed.get(tp, latest) + args.shift_by
+        target = committed[tp] + args.shift_by
     else:
         ts = _parse_datetime(args.to_datetime) if args.to_datetime is not None \
             else now - parse_duration(args.by_duration)
         found = log.offset_for_timestamp(ts)
+        if found is None and out is not None:
+            # getLogTimestampOffsets (System.out)
+            out.write(f"\nWarn: Partition {tp[1]} from topic {tp[0]} is empty. Falling back "
+                      "to latest known offset.\n")
         target = latest if found is None else found
     # ConsumerGroupCommand.checkOffsetsRange: out-of-range targets go to the nearest end
     return min(max(target, earliest), latest)
@@ -974,7 +990,9 @@ def _reset(args: argparse.Namespace, logs: Any, manager: Any, out: IO[str],
         return EXIT_ERROR
     committed = manager.fetch_offsets(group)
     scope = [] if args.from_file else _scope(args, logs, committed)
-    plan = planned_offsets(args, logs, group, scope, committed, err)
+    # (Kafka's warnings go to stdout; here to stderr, as this command's other notes, so that
+    # stdout is the plan alone, --json's or --export's too)
+    plan = planned_offsets(args, logs, group, scope, committed, err, err)
     if args.execute:
         manager.commit_offsets(group, plan)
     show_plan(args, group, plan, out)
@@ -983,14 +1001,21 @@ def _reset(args: argparse.Namespace, logs: Any, manager: Any, out: IO[str],
 
 def planned_offsets(args: argparse.Namespace, logs: Any, group: str,
                     scope: Sequence[tuple[str, int]], committed: Mapping[tuple[str, int], int],
-                    err: IO[str]) -> dict[tuple[str, int], int]:
+                    err: IO[str], out: IO[str] | None = None) -> dict[tuple[str, int], int]:
     """``prepareOffsetsToReset``: the new offset of each partition of ``scope`` by the
     scenario, or ``--from-file``'s plan for ``group`` (``resetFromFile``: Kafka's error and
     no offset when the file has none for it), clamped to each partition's offsets
-    (``checkOffsetsRange``) where the tree holds the partition."""
+    (``checkOffsetsRange``) where the tree holds the partition. ``out`` gets Kafka's warning
+    for a partition with no record at the ``--to-datetime``/``--by-duration`` time.
+
+    Raises
+    ------
+    UsageError
+        ``--shift-by`` of a partition without a committed offset (Kafka's text).
+    """
     now = logs._clock.milliseconds()
     if not args.from_file:
-        return {tp: _new_offset(args, logs, tp, committed, now) for tp in scope}
+        return {tp: _new_offset(args, logs, tp, committed, now, out) for tp in scope}
     try:
         with open(args.from_file, encoding="utf-8") as f:
             text = f.read()
@@ -1034,12 +1059,15 @@ def _delete(args: argparse.Namespace, manager: Any, out: IO[str], err: IO[str]) 
     try:
         manager.delete_group(group, force=args.force)
     except GroupIdNotFoundError:
+        # (the failed future's exception, as Kafka prints it: its class and default message)
         err.write(f"Error: Deletion of some consumer groups failed:\n* Group '{group}' could "
-                  "not be deleted due to: GROUP_ID_NOT_FOUND\n")
+                  "not be deleted due to: org.apache.kafka.common.errors."
+                  "GroupIdNotFoundException: The group id does not exist.\n")
         return EXIT_ERROR
     except NonEmptyGroupError:
         err.write(f"Error: Deletion of some consumer groups failed:\n* Group '{group}' could "
-                  "not be deleted due to: NON_EMPTY_GROUP\n")
+                  "not be deleted due to: org.apache.kafka.common.errors."
+                  "GroupNotEmptyException: The group is not empty.\n")
         return EXIT_ERROR
     if args.json:
         out.write(json.dumps({"deleted": [group]}) + "\n")

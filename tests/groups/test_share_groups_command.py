@@ -526,7 +526,8 @@ def test_delete_then_describe_and_a_restarted_server(
     # deleted: no share group of that id any more (kafka-consumer-groups.sh's text)
     assert run(capsys, "delete", str(copy), "--group", "grp") == (
         1, "", "Error: Deletion of some consumer groups failed:\n* Group 'grp' could not be "
-               "deleted due to: GROUP_ID_NOT_FOUND\n")
+               "deleted due to: org.apache.kafka.common.errors.GroupIdNotFoundException: The "
+               "group id does not exist.\n")
 
     s = KafkaServer(copy, "127.0.0.1", 0, config=_config()).start()
     try:

@@ -309,7 +309,7 @@ def reset_offsets(args: argparse.Namespace, logs: Any, manager: Any, group: Stre
     if scope is None:
         return EXIT_ERROR
     committed = {tp: om.offset for tp, om in committed_input_offsets(manager, group).items()}
-    plan = planned_offsets(args, logs, group.group_id, scope, committed, err)
+    plan = planned_offsets(args, logs, group.group_id, scope, committed, err, err)
     deleted: list[str] = []
     if args.execute:
         doomed = _internal_topics_named(group, args.delete_internal_topic) \
