@@ -177,10 +177,22 @@ def _all_schema_versions() -> list[tuple[str, message.Struct, int]]:
 _ALL = _all_schema_versions()
 
 
+def _nan_free(x: object) -> object:
+    """``x`` with every float NaN replaced by a marker: a float64 field whose bytes are a NaN
+    (random or flipped bytes) reads as NaN on both paths, and NaN != NaN."""
+    if isinstance(x, float) and x != x:
+        return "<NaN>"
+    if isinstance(x, dict):
+        return {k: _nan_free(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_nan_free(v) for v in x)
+    return x
+
+
 def _interpreted(s: message.Struct, buf: bytes, v: int, pos: int) -> tuple:
     r = message._Reader(buf, pos)
     try:
-        return ("ok", message._read_struct(r, s, v, ""), r.pos)
+        return ("ok", _nan_free(message._read_struct(r, s, v, "")), r.pos)
     except (MessageDecodeError, struct.error, IndexError, ValueError, OverflowError):
         return ("refused",)
 
@@ -190,7 +202,7 @@ def _generated(s: message.Struct, buf: bytes, v: int, pos: int) -> tuple:
         obj, end = message._reader_for(s, v)(buf, pos, len(buf))
     except Exception:  # noqa: BLE001 - any refusal counts
         return ("refused",)
-    return ("ok", obj, end)
+    return ("ok", _nan_free(obj), end)
 
 
 def _mutations(raw: bytes) -> st.SearchStrategy:
@@ -226,7 +238,8 @@ def test_generated_reader_equals_the_interpreter(name, schema, version, data) ->
     # and read_prefix, which tries the generated reader first, answers as the interpreter
     expected = _interpreted(schema, buf, version, pos)
     if expected[0] == "ok":
-        assert message.read_prefix(schema, buf, version, pos) == expected[1:]
+        got_prefix = message.read_prefix(schema, buf, version, pos)
+        assert (_nan_free(got_prefix[0]), *got_prefix[1:]) == expected[1:]
     else:
         with pytest.raises(MessageDecodeError):
             message.read_prefix(schema, buf, version, pos)
