@@ -215,18 +215,14 @@ class Connection:
                              None if self.listener is None else self.listener.advertised,
                              self.principal, self, len(frame))
         quotas = self.broker.client_quotas
-        handler_ns = -1
+        timed = None
         if quotas is not None:
             quotas.refresh()
             if quotas.request.quotas_enabled:
                 # the request quota counts the handler's own time on the loop thread
                 timed = _TimedAwait(api.handle(ctx, request))
-                result = await timed
-                handler_ns = timed.ns
-            else:
-                result = await api.handle(ctx, request)
-        else:
-            result = await api.handle(ctx, request)
+        result = await (api.handle(ctx, request) if timed is None else timed)
+        handler_ns = -1 if timed is None else timed.ns
         # (the generated writer: the bytes of encode_response(build(...)), see response_writers)
         out = None if result is None else encode_response_values(
             key, version, correlation_id, result)
@@ -240,7 +236,6 @@ class Connection:
         m[1] += time.perf_counter_ns() - t0
         m[2] += time.thread_time_ns() - c0
         return out
-
 
     def _apply_quota(self, quotas: Any, ctx: RequestContext, key: int, version: int,
                      correlation_id: int, result: Any, out: bytes | None,
