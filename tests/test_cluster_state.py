@@ -296,3 +296,69 @@ def test_corrupt_records_become_warnings(tmp_path: Path) -> None:
     assert "offset 1" in state.warnings[0]
     assert "stopped reading" in state.warnings[1]
     assert cs.main([str(tmp_path)]) == 1
+
+
+def _ldi_with_snapshot(tmp_path: Path, end: int = 4871, body: bool = True) -> Path:
+    """A copy of LDI-POC with a snapshot ending at ``end`` that holds the log's records below
+    it (header, records, footer; ``body=False``: an empty file), as a node that took a
+    snapshot writes one."""
+    import shutil
+
+    from kafkalog.decoders import kraft_control
+    from kafkalog.storage import kraft_snapshot as ks
+
+    src = shared_fixture_path("kafka-real", "LDI-POC")
+    dst = tmp_path / "node"
+    shutil.copytree(src, dst)
+    for p in dst.rglob("*"):
+        p.chmod(0o755 if p.is_dir() else 0o644)
+    snap = dst / "__cluster_metadata-0" / f"{end:020d}-{1:010d}.checkpoint"
+    if not body:
+        snap.write_bytes(b"")
+        return dst
+    log = (src / "__cluster_metadata-0" / f"{0:020d}.log").read_bytes()
+    values = [r.value for b in iter_batches(log) if not b.is_control for r in b.records()
+              if r.offset < end]
+    header = ks._control_batch(0, 1000, [(kraft_control.SNAPSHOT_HEADER, "SNAPSHOT_HEADER",
+                                          {"version": 0, "lastContainedLogTimestamp": 1000})])
+    records = encode_batch([(None, v, 1000) for v in values], base_offset=1,
+                           partition_leader_epoch=1)
+    snap.write_bytes(header + records + ks._footer(1 + len(values), 1000))
+    return dst
+
+
+def test_the_controller_behind_a_snapshot_comes_from_quorum_state(ldi, tmp_path) -> None:
+    """The LeaderChange record is below the snapshot's end (not replayed): /controller and
+    /controller_epoch are the quorum-state leader's, the election's time unknown (-1); the
+    rest of the state is what the log alone gives."""
+    _, full = ldi
+    z = cs.build(_ldi_with_snapshot(tmp_path))
+    assert z["/controller"] == {**full["/controller"], "timestamp": "-1"}
+    assert z["/controller_epoch"] == full["/controller_epoch"]
+    assert {k: v for k, v in z.items() if k != "/controller"} == \
+        {k: v for k, v in full.items() if k != "/controller"}
+
+
+def test_an_empty_snapshot_is_a_warning_naming_it(tmp_path) -> None:
+    """Kafka's snapshot reader fails on a snapshot without its header; the state replayed
+    without it misses every record below its end, so the file is named, not passed over."""
+    from kafkalog.cluster.image.metadata_loader import load_metadata
+
+    root = _ldi_with_snapshot(tmp_path, body=False)
+    model = kraft.read_log_dir(root)
+    snap = "00000000000000004871-0000000001.checkpoint"
+    assert any(snap in w and "not a readable snapshot" in w for w in model.warnings)
+    loaded = load_metadata(root)
+    assert snap in loaded.faults[0] and "not a readable snapshot" in loaded.faults[0]
+    # a log that starts after 0 with no snapshot: the gap is named too
+    meta = root / "__cluster_metadata-0"
+    (meta / snap).unlink()
+    log = (meta / f"{0:020d}.log").read_bytes()
+    tail = b"".join(log[b.position:b.position + b.size] for b in iter_batches(log)
+                    if b.base_offset >= 4871)
+    (meta / f"{0:020d}.log").unlink()
+    (meta / f"{4871:020d}.log").write_bytes(tail)
+    model = kraft.read_log_dir(root)
+    assert any("the log starts at offset 4871 and no snapshot holds the records below it"
+               in w for w in model.warnings)
+    assert any("the log starts at offset 4871" in f for f in load_metadata(root).faults)

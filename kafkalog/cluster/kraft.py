@@ -232,11 +232,25 @@ def replay_metadata_dir(directory: str | os.PathLike[str], model: ClusterModel, 
     if at_offset is not None and start == 0 and first > 0:
         model.warnings.append(f"{directory}: the log starts at offset {first} "
                               f"and no snapshot ends at or before {at_offset}")
+    elif first > start:
+        # the records below the log's start are in no file read: a state without them
+        model.warnings.append(f"{directory}: the log starts at offset {first} and no snapshot "
+                              "holds the records below it"
+                              + (f" (the snapshot ends at {start})" if start else "")
+                              + ": the state misses them")
     sources += [(p, start) for p in logs]
+    snapshot_batches = 0
     pending: list[tuple[dict[str, Any], int]] | None = None   # an open metadata transaction
     for path, min_offset in sources:
         is_snapshot = path is snap
+        if not is_snapshot and snap is not None and not snapshot_batches:
+            snapshot_batches = -1  # (warned once)
+            model.warnings.append(f"{snap}: not a readable snapshot: no batch in it (an empty "
+                                  f"or cut file); the records below offset {start} are "
+                                  "missing from the state")
         for batch in lone_noops_or_batches(path, model.warnings):
+            if is_snapshot:
+                snapshot_batches += 1
             if type(batch) is tuple:
                 # a batch of one NoOpRecord (most of a metadata log): only its epoch counts
                 base, epoch, _ = batch
@@ -278,7 +292,36 @@ def replay_metadata_dir(directory: str | os.PathLike[str], model: ClusterModel, 
                     pending.append((obj, rec.timestamp))
                 else:
                     replay.apply(obj, rec.timestamp)
+    if snap is not None and not snapshot_batches:
+        model.warnings.append(f"{snap}: not a readable snapshot: no batch in it (an empty or "
+                              f"cut file); the records below offset {start} are missing from "
+                              "the state")
+    if model.controller is None and at_offset is None:
+        _controller_from_quorum_state(directory, model)
     return replay
+
+
+def _controller_from_quorum_state(directory: Path, model: ClusterModel) -> None:
+    """The quorum leader of the node's ``quorum-state`` file when no LeaderChange record was
+    replayed (a snapshot took it in and the segments before it were deleted, and no election
+    came since): the same leader and epoch; the time of the election is unknown (-1)."""
+    from .quorum import read_quorum_state
+
+    path = directory / "quorum-state"
+    if not path.is_file():
+        return
+    try:
+        state = read_quorum_state(path)
+    except (KafkaLogError, OSError) as e:
+        model.warnings.append(f"{path}: {e}")
+        return
+    if state.leader_id < 0:
+        return
+    model.controller = Controller(id=state.leader_id, epoch=state.leader_epoch, timestamp=None,
+                                  kraft=True, znode_version=2)
+    model.controller_epoch = state.leader_epoch
+    model.notes.append(f"{path}: the controller is the quorum leader it names (no LeaderChange "
+                       "record in the files read): the election's time is unknown (-1)")
 
 
 def _apply_control(rec: Any, epoch: int, replay: MetadataReplay, path: Path) -> None:

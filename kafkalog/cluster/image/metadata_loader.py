@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from ... import files
 from ...decoders import cluster_metadata, kraft_control
 from ...errors import KafkaLogError
 from ..log_reading import segments, snapshots
@@ -119,7 +120,14 @@ def _load(p: Path, end_offset: int | None) -> LoadedMetadata:
         if picked:
             start, snap = picked[-1]
             loader.read_file(snap, is_snapshot=True, snapshot_end=start)
-        for seg in segments(part):
+        segs = segments(part)
+        first = files.offset_from_file(segs[0]) if segs else 0
+        if first > start:
+            loader.result.faults.append(
+                f"{part}: the log starts at offset {first} and no snapshot holds the records "
+                f"below it" + (f" (the snapshot ends at {start})" if start else "")
+                + ": the image misses them")
+        for seg in segs:
             loader.read_file(seg, min_offset=start, end_offset=end_offset)
     else:
         loader.read_file(p, end_offset=end_offset)
@@ -155,9 +163,11 @@ class _Loader:
 
         self.result.files.append(path)
         header_time = -1
+        seen = False                # any entry read (an empty snapshot is a fault)
         lone_noop: tuple[int, int, int] | None = None
         try:
             for batch in entries(path):
+                seen = True
                 if type(batch) is tuple:
                     # a lone NoOpRecord (see entries): (base offset, epoch, max timestamp)
                     if batch[0] < min_offset:
@@ -221,6 +231,13 @@ class _Loader:
             self.result.faults.append(f"{path}: stopped reading: {e}")
         if lone_noop is not None:
             self.result.image.provenance = MetadataProvenance(*lone_noop)
+        if is_snapshot and not seen:
+            # Kafka's snapshot reader fails on a snapshot without a batch
+            # (lastContainedLogTimestamp of an empty OptionalLong): the image would silently
+            # lack every record below its end
+            self.result.faults.append(
+                f"{path}: not a readable snapshot: no batch in it (an empty or cut file); the "
+                f"records below offset {snapshot_end} are missing from the image")
         if is_snapshot and not self._in_transaction:
             # a snapshot's image ends where its id says (SnapshotManifest provenance)
             epoch = _snapshot_epoch(path)
