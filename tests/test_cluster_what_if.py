@@ -193,6 +193,39 @@ def test_eligible_leader_replicas_broker_fence() -> None:
     assert (part.elr, part.last_known_elr) == ([1, 3], [])
 
 
+def test_eligible_leader_replicas_unclean_shutdown() -> None:
+    """ReplicationControlManagerTest.testEligibleLeaderReplicas_UncleanShutdown: an unclean
+    shutdown takes an ELR member out of the ELR, and makes the last ISR member the last
+    known leader."""
+    m = _cluster([0, 1, 2, 3], elr=True)
+    _create_topic(m, "foo", [[0, 1, 2, 3]])
+    m.configs[("topics", "foo")] = {"min.insync.replicas": "3"}
+    _fence(m, {1, 2, 3})
+    part = m.topics["foo"].partitions[0]
+    assert (part.elr, part.last_known_elr) == ([2, 3], [])
+    rc.handle_broker_shutdown(m, 3, clean=False)
+    part = m.topics["foo"].partitions[0]
+    assert (part.elr, part.last_known_elr) == ([2], [])
+    rc.handle_broker_shutdown(m, 0, clean=False)
+    part = m.topics["foo"].partitions[0]
+    assert (part.elr, part.last_known_elr) == ([2], [0])
+
+
+def test_what_if_a_crashed_elr_member_that_restarts_is_not_elected() -> None:
+    """``broker N up`` after ``down`` is a restart after an unclean shutdown: with ELR the
+    controller first takes the broker out of the ELR (handleBrokerShutdown at its
+    re-registration), so it cannot lead; after a controlled shutdown it can."""
+    for stop, leader in (("broker 3 down", NO_LEADER),
+                         ("controlled shutdown of broker 3", 3)):
+        m = _cluster([1, 2, 3], elr=True, level=27)
+        _create_topic(m, "orders", [[1, 2, 3]])
+        m.configs[("topics", "orders")] = {"min.insync.replicas": "2"}
+        apply_scenario(m, f"broker 1 down; broker 2 down; {stop}; broker 3 up",
+                       min_insync_default=2)
+        part = m.topics["orders"].partitions[0]
+        assert part.leader == leader, (stop, part)
+
+
 # --------------------------------------------------------------------------------------------
 # 2. PartitionStateMachineTest / ReplicaStateMachineTest (ZooKeeper mode)
 # --------------------------------------------------------------------------------------------

@@ -162,6 +162,26 @@ def handle_broker_in_controlled_shutdown(
         unclean_default=unclean_default, min_insync_default=min_insync_default)
 
 
+def handle_broker_shutdown(model: ClusterModel, broker: int, *, clean: bool,
+                           unclean_default: bool = False,
+                           min_insync_default: int = 1) -> list[PartitionChange]:
+    """``handleBrokerShutdown``: what the controller writes when a broker registers again
+    after a restart (a new incarnation). A clean shutdown (the broker names its previous
+    epoch) is handled as a fencing; an unclean one with ELR enabled also takes the broker out
+    of every ELR, since its log may have lost what it had acknowledged (KIP-966)."""
+    if model.elr_enabled and not clean:
+        changes = generate_leader_and_isr_updates(
+            model, NO_LEADER, NO_LEADER, broker, _partitions_with_broker_in_isr(model, broker),
+            unclean_default=unclean_default, min_insync_default=min_insync_default)
+        in_elr = [(t, p) for t, p, part in model.partitions() if broker in part.elr]
+        return changes + generate_leader_and_isr_updates(
+            model, NO_LEADER, NO_LEADER, broker, in_elr, unclean_default=unclean_default,
+            min_insync_default=min_insync_default)
+    return generate_leader_and_isr_updates(
+        model, broker, NO_LEADER, NO_LEADER, _partitions_with_broker_in_isr(model, broker),
+        unclean_default=unclean_default, min_insync_default=min_insync_default)
+
+
 def handle_broker_unfenced(model: ClusterModel, broker: int, *, unclean_default: bool = False,
                            min_insync_default: int = 1) -> list[PartitionChange]:
     """The broker is unfenced: it is marked active, then leaderless partitions may elect it

@@ -14,8 +14,12 @@ N``, ``fence broker N``; ``brokers 1,2 down``) it; ZooKeeper loses its session
 ``controlled shutdown of broker N``            the broker shuts down cleanly: leaders move
 (``broker N controlled shutdown``,             first, then it stops (KRaft fences it at the
 ``shutdown broker N``)                         end, ZooKeeper loses its session)
-``broker N up`` (``back``, ``start``,          the broker comes back: leaderless partitions
-``unfence``)                                   may elect it
+``broker N up`` (``back``, ``start``,          the broker restarts and registers again: after
+``unfence``)                                   ``down`` (or when it was fenced before the
+                                               scenario) an unclean shutdown, which with ELR
+                                               takes it out of every ELR (KRaft's
+                                               handleBrokerShutdown), then leaderless
+                                               partitions may elect it
 ``preferred leader election [for T|T-P, ..]``  ``kafka-leader-election --election-type
                                                preferred``
 ``unclean leader election [for T|T-P, ..]``    ``kafka-leader-election --election-type
@@ -326,7 +330,12 @@ def _targets(model: ClusterModel,
 
 
 def _run_step(model: ClusterModel, step: Step, *, unclean_default: bool,
-              min_insync_default: int, leader_recovery_supported: bool) -> StepResult:
+              min_insync_default: int, leader_recovery_supported: bool,
+              clean_stops: dict[int, bool] | None = None) -> StepResult:
+    """One step. ``clean_stops``: broker -> whether its last stop in the scenario was clean
+    (a controlled shutdown) or not (down); a broker coming up that the scenario did not stop
+    counts as stopped uncleanly (it was fenced: a crash, as far as the files tell)."""
+    clean_stops = {} if clean_stops is None else clean_stops
     for b in step.brokers:
         if b not in model.brokers and step.action != "up":
             raise ValueError(f"broker {b} is not registered in this cluster "
@@ -336,6 +345,7 @@ def _run_step(model: ClusterModel, step: Step, *, unclean_default: bool,
     if step.action == "down":
         result.description = ("broker(s) fenced" if kraft else "broker session(s) expired")
         for b in step.brokers:
+            clean_stops[b] = False
             if kraft:
                 result.changes += replication_control.handle_broker_fenced(
                     model, b, unclean_default=unclean_default,
@@ -347,6 +357,7 @@ def _run_step(model: ClusterModel, step: Step, *, unclean_default: bool,
     elif step.action == "controlled_shutdown":
         result.description = "controlled shutdown, then the broker(s) stop"
         for b in step.brokers:
+            clean_stops[b] = True
             if kraft:
                 result.changes += replication_control.handle_broker_in_controlled_shutdown(
                     model, b, unclean_default=unclean_default,
@@ -369,6 +380,12 @@ def _run_step(model: ClusterModel, step: Step, *, unclean_default: bool,
                 raise ValueError(f"broker {b} has no registration to bring back "
                                  f"(registered: {sorted(model.brokers)})")
             if kraft:
+                # a restarted broker registers again: ClusterControlManager.registerBroker
+                # hands its previous incarnation to handleBrokerShutdown (clean when it names
+                # its previous epoch: after a controlled shutdown), then heartbeats unfence it
+                result.changes += replication_control.handle_broker_shutdown(
+                    model, b, clean=clean_stops.pop(b, False), unclean_default=unclean_default,
+                    min_insync_default=min_insync_default)
                 result.changes += replication_control.handle_broker_unfenced(
                     model, b, unclean_default=unclean_default,
                     min_insync_default=min_insync_default)
@@ -395,9 +412,11 @@ def apply_scenario(model: ClusterModel, scenario: str, *, min_insync_default: in
 
     :func:`what_if` runs this on a copy and compares; use this to keep the resulting state.
     """
+    clean_stops: dict[int, bool] = {}
     return [_run_step(model, s, unclean_default=unclean_default,
                       min_insync_default=min_insync_default,
-                      leader_recovery_supported=leader_recovery_supported)
+                      leader_recovery_supported=leader_recovery_supported,
+                      clean_stops=clean_stops)
             for s in parse_scenario(scenario)]
 
 
