@@ -237,7 +237,8 @@ def assemble_batches(src, positions, sizes, actions, first_record, counts, rec_k
     ``base_timestamps``, producer fields and ``kept`` count, ``lastOffsetDelta`` from its
     offsets, ``maxTimestamp`` the largest kept record timestamp when ``max_from_records[i]``
     else ``max_timestamps[i]``; then its kept records re-encoded by :func:`rewrite_records`);
-    write an empty header (no records, ``base = max = max_timestamps[i]``); or copy external
+    write an empty header (no records, ``maxTimestamp = max_timestamps[i]``, ``baseTimestamp``
+    -1 as ``writeEmptyHeader`` writes it); or copy external
     bytes (``side[side_pos[i]:]``, a batch the caller built: compressed or legacy). Rebuilt and
     empty batches get a zero CRC: the caller computes it. ``out_pos``/``out_len`` get each
     batch's place in ``out`` (length 0 when dropped), ``out_max_ts`` the maxTimestamp
@@ -268,8 +269,9 @@ def assemble_batches(src, positions, sizes, actions, first_record, counts, rec_k
             out_max_ts[i] = mts
             w = res[0]
         elif a == 3:
+            # DefaultRecordBatch.writeEmptyHeader: baseTimestamp NO_TIMESTAMP (-1)
             _header(out, w, RECORDS_OFFSET, base_offsets[i], leader_epochs[i], attributes[i],
-                    last_offsets[i] - base_offsets[i], max_timestamps[i], max_timestamps[i],
+                    last_offsets[i] - base_offsets[i], -1, max_timestamps[i],
                     producer_ids[i], producer_epochs[i], base_sequences[i], 0)
             out_max_ts[i] = max_timestamps[i]
             w += RECORDS_OFFSET

@@ -83,6 +83,8 @@ def test_clean_segments_retaining_last_empty_batch(tmp_path: Path) -> None:
     clean_segments(make_cleaner(), log, segments, m, 0, upper=upper)
     kept = [b for b in batches(log) if b.last_offset < upper]
     assert [(b.last_offset, b.record_count) for b in kept] == [(upper - 1, 0)]
+    # DefaultRecordBatch.writeEmptyHeader: baseTimestamp NO_TIMESTAMP, the batch's max kept
+    assert kept[0].base_timestamp == -1 and kept[0].max_timestamp >= 0
     assert keys_in_log(log)[0] == upper  # the active segment's records are untouched
     log.close()
 
@@ -696,6 +698,35 @@ def test_segment_grouping_with_sparse_offsets(tmp_path: Path) -> None:
     for g in groups:
         assert g[-1].offset_index.last_offset - g[0].base_offset <= 2**31 - 1
     _check_segment_order(groups)
+    log.close()
+
+
+def test_segment_grouping_measures_from_the_groups_first_segment(tmp_path: Path) -> None:
+    """Kafka builds a group with ``group.add(0, seg)``: its ``get(size - 1)`` is the group's
+    FIRST segment, the base every offset of the group must stay within 2^31 of (the cleaned
+    segment's relative offsets). Measuring from the newest one let a group span more, and
+    every clean then aborted with an offset overflow."""
+    from kafkalog import encode_batch as enc
+
+    log = make_log(tmp_path, config())
+    g = 2**31
+
+    def put(base: int, keys: list[bytes]) -> None:
+        log.append_batches(enc([Record(k, b"v", T0) for k in keys], base_offset=base))
+
+    put(0, [b"a%d" % i for i in range(10)])
+    log.roll()
+    put(10, [b"b%d" % i for i in range(10)])
+    put(g - 100, [b"a0"])
+    log.roll()
+    put(g - 99, [b"c"])
+    put(g + 3, [b"a1"])
+    log.roll()
+    groups = Cleaner.group_segments_by_size(log.segments[:-1], 2**31 - 1, 2**31 - 1,
+                                            log.active_segment.base_offset)
+    assert [[s.base_offset for s in grp] for grp in groups] == [[0, 10], [g - 99]]
+    log.clean(now=T0 + 10_000)  # (aborted with an offset overflow before)
+    assert [r.offset for r in log.records() if r.key in (b"a0", b"a1")] == [g - 100, g + 3]
     log.close()
 
 

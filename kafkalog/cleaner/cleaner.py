@@ -756,8 +756,9 @@ class Cleaner:
             if retention == BatchRetention.RETAIN_EMPTY:
                 empty_attrs = attrs & (TIMESTAMP_TYPE_MASK | TRANSACTIONAL_FLAG_MASK
                                        | CONTROL_FLAG_MASK)
+                # DefaultRecordBatch.writeEmptyHeader: baseTimestamp NO_TIMESTAMP
                 built = _header(base, RECORD_BATCH_OVERHEAD, int(sc["leader_epochs"][i]),
-                                empty_attrs, last - base, max_ts, max_ts,
+                                empty_attrs, last - base, NO_TIMESTAMP, max_ts,
                                 int(fields["producer_id"][i]), int(fields["producer_epoch"][i]),
                                 int(fields["base_sequence"][i]), 0, b"")
                 return built, (max_ts, last, last), read, 0, invalid
@@ -845,9 +846,12 @@ class Cleaner:
                 if not (log_size + nxt.size <= max_size
                         and index_size + nxt.offset_index.size_in_bytes <= max_index_size
                         and time_index_size + nxt.time_index.size_in_bytes <= max_index_size
+                        # every offset of the group within 2^31 of the cleaned segment's base:
+                        # the group's first segment (Kafka builds the group with add(0, seg),
+                        # so its get(size - 1) is that one)
                         and (nxt.size == 0
                              or _last_offset_for_first_segment(segs, first_uncleanable_offset)
-                             - group[-1].base_offset <= INT32_MAX)):
+                             - group[0].base_offset <= INT32_MAX)):
                     break
                 group.append(nxt)
                 log_size += nxt.size

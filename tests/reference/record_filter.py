@@ -98,7 +98,7 @@ def assemble_batch(action: int, src: bytes, area: bytes, count: int, base_offset
         return side, -1
     if action == A_EMPTY:
         return batch_header(61, base_offset, leader_epoch, attributes,
-                            last_offset - base_offset, max_ts, max_ts, producer_id,
+                            last_offset - base_offset, -1, max_ts, producer_id,
                             producer_epoch, base_sequence, 0), max_ts
     records, rec_max = rewrite_records(area, count, base_offset, keep, stamps, base_ts)
     mts = rec_max if max_from_records else max_ts
