@@ -67,7 +67,7 @@ import os
 import random
 import struct
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import nullcontext
 from functools import partial
 from pathlib import Path
@@ -225,6 +225,9 @@ class Log:
         self._lock_file = lock
         self._read_only = read_only
         self._standalone = standalone
+        #: called with the active segment's base offset after a truncation (outside the
+        #: log's locks): a LogDir lowers its cleaner checkpoint there
+        self.truncation_listener: Callable[[int], None] | None = None
         self._rng = rng
         self._write_lock = threading.RLock()
         self._closed = False
@@ -1542,45 +1545,67 @@ class Log:
         let the two differ). Returns False when ``offset`` >= the log end offset.
         """
         with self._quiesce_cleaning(), self._write_lock:
-            self._check_writable()
-            if offset < 0:
-                raise OffsetOutOfRangeError(
-                    f"cannot truncate to a negative offset (found {offset})", path=self._dir,
-                    offset=offset)
-            if offset >= self._log_end_offset:
-                return False
-            first = self._segments.first
-            if first is not None and first.base_offset > offset:
-                self._truncate_fully_and_start_at(offset)
-                return True
-            doomed = [s for s in self._segments if s.base_offset > offset]
-            for s in doomed:
-                self._segments.remove(s.base_offset)
-            # renamed away highest first: the segments left at their names are always a prefix
-            # of the log, so a read-only reader's listing taken between two renames has no hole
-            # (lowest first, it could see 0, 20 without 10 and read offsets 10..19 as missing),
-            # and neither has the directory after a crash between two renames
-            self._schedule_delete(doomed[::-1])
-            active = self._segments.active
-            active.truncate_to(offset)
-            # Kafka sets the log end offset to ``offset`` even when the batch holding it began
-            # earlier (or it lies in a gap), and a restart then moves it back to the data's next
-            # offset. We take the data's next offset at once, so it never moves on reopen.
-            leo = active.read_next_offset()
-            self._log_end_offset = leo
-            self._cache.truncate_from_end(leo)
-            self._log_start_offset = min(leo, self._log_start_offset)
-            self._recovery_point = min(self._recovery_point, leo)
-            self._truncations += 1
-            _producer_state.on_truncate(self, leo)
-            self._write_offsets()
+            truncated = self._truncate_to(offset)
+        if truncated:
+            self._truncated()
+        return truncated
+
+    def _truncated(self) -> None:
+        """``LogManager.truncateTo``'s ``maybeTruncateCleanerCheckpointToActiveSegmentBaseOffset``:
+        a cleaner checkpoint above the new active segment's base offset comes down to it,
+        else the data appended after the truncation would count as already clean (a key
+        deleted there would come back once its tombstone expires)."""
+        base = self._segments.active.base_offset
+        if self._standalone and not self._read_only:
+            checkpoint = _read_cleaner_checkpoint(self._dir / CLEANER_OFFSETS_FILE)
+            if checkpoint is not None and checkpoint > base:
+                self._write_cleaner_checkpoint(base)
+        listener = self.truncation_listener
+        if listener is not None:
+            listener(base)
+
+    def _truncate_to(self, offset: int) -> bool:
+        """:meth:`truncate_to` under the write lock."""
+        self._check_writable()
+        if offset < 0:
+            raise OffsetOutOfRangeError(
+                f"cannot truncate to a negative offset (found {offset})", path=self._dir,
+                offset=offset)
+        if offset >= self._log_end_offset:
+            return False
+        first = self._segments.first
+        if first is not None and first.base_offset > offset:
+            self._truncate_fully_and_start_at(offset)
             return True
+        doomed = [s for s in self._segments if s.base_offset > offset]
+        for s in doomed:
+            self._segments.remove(s.base_offset)
+        # renamed away highest first: the segments left at their names are always a prefix
+        # of the log, so a read-only reader's listing taken between two renames has no hole
+        # (lowest first, it could see 0, 20 without 10 and read offsets 10..19 as missing),
+        # and neither has the directory after a crash between two renames
+        self._schedule_delete(doomed[::-1])
+        active = self._segments.active
+        active.truncate_to(offset)
+        # Kafka sets the log end offset to ``offset`` even when the batch holding it began
+        # earlier (or it lies in a gap), and a restart then moves it back to the data's next
+        # offset. We take the data's next offset at once, so it never moves on reopen.
+        leo = active.read_next_offset()
+        self._log_end_offset = leo
+        self._cache.truncate_from_end(leo)
+        self._log_start_offset = min(leo, self._log_start_offset)
+        self._recovery_point = min(self._recovery_point, leo)
+        self._truncations += 1
+        _producer_state.on_truncate(self, leo)
+        self._write_offsets()
+        return True
 
     def truncate_fully_and_start_at(self, offset: int) -> None:
         """Delete every segment and start empty at ``offset`` (log start = end = ``offset``)."""
         with self._quiesce_cleaning(), self._write_lock:
             self._check_writable()
             self._truncate_fully_and_start_at(offset)
+        self._truncated()
 
     def _truncate_fully_and_start_at(self, offset: int) -> None:
         doomed = self._segments.clear()

@@ -389,6 +389,14 @@ class LogDir:
         self._logs[tp] = log
         if not self.read_only:
             self._ensure_partition_files(tp, path)
+
+            def truncated(active_base: int, tp: tuple[str, int] = tp) -> None:
+                # LogManager.truncateTo: the cleaner checkpoint comes down to the active base
+                cleaner = self._cleaner
+                if cleaner is not None:
+                    cleaner.maybe_truncate_checkpoint(self.root, tp, active_base)
+
+            log.truncation_listener = truncated
         return log
 
     def _ensure_partition_files(self, tp: tuple[str, int], path: Path) -> None:

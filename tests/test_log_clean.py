@@ -200,3 +200,49 @@ def test_close_aborts_a_cleaning_in_progress(tmp_path: Path) -> None:
     assert len(list(log.records())) == 60  # nothing swapped in
     assert not [p for p in (tmp_path / "t-0").iterdir() if p.name.endswith(".cleaned")]
     log.close()
+
+
+@pytest.mark.parametrize("in_log_dir", [False, True])
+def test_truncation_lowers_the_cleaner_checkpoint(tmp_path: Path, in_log_dir: bool) -> None:
+    """LogManager.truncateTo lowers the cleaner checkpoint to the active segment's base
+    offset: without it, data appended after a truncation below the checkpoint counts as
+    clean, and a key deleted there comes back once its tombstone expires."""
+    from kafkalog import LogDir
+
+    cfg = {"cleanup.policy": "compact", "delete.retention.ms": "1000"}
+    if in_log_dir:
+        ld = LogDir.open(tmp_path, {"log.cleaner.dedupe.buffer.size": "1048576"},
+                         clock=ManualClock(1000))
+        ld.create_topic("t", 1, config=cfg)
+        log = ld.log("t", 0)
+
+        def clean(now: int) -> None:
+            ld._clock.set(now)
+            ld.cleaner.do_work()
+    else:
+        ld = None
+        log = Log.open(tmp_path / "t-0", LogConfig.from_properties(cfg))
+
+        def clean(now: int) -> None:
+            log.clean(now=now)
+
+    try:
+        log.append([Record(b"K", b"old", 1000)])
+        for i in range(1, 80):
+            log.append([Record(b"f%d" % i, b"x", 1000)])
+        log.roll()
+        clean(10_000)
+        log.truncate_to(50)
+        log.append([Record(b"K", None, 2000)])            # offset 50: K deleted
+        for i in range(51, 100):
+            log.append([Record(b"g%d" % i, b"y", 2000)])
+        log.roll()
+        clean(20_000)
+        log.append([Record(b"z", b"z", 3000)])
+        log.roll()
+        clean(40_000)
+        # the deleted key's old value is gone (the tombstone itself may still be there: a
+        # LogDir cleans a log again only when it is dirty enough)
+        assert [(r.offset, r.value) for r in log.records() if r.key == b"K"] in ([], [(50, None)])
+    finally:
+        (ld or log).close()
