@@ -1691,6 +1691,10 @@ class Log:
         for s in deletable:
             self._segments.remove(s.base_offset)
         self._schedule_delete(deletable, now)
+        # UnifiedLog.deleteSegments: deleteProducerSnapshots of the segments deleted (Kafka
+        # renames them away too and removes them later; here at once: nothing reads them)
+        for s in deletable:
+            self._producer_state.delete_snapshot(s.base_offset)
         first = self._segments.first
         if first is not None:
             self._increment_start_offset(first.base_offset)

@@ -832,3 +832,24 @@ def test_append_rejects_header_args_it_cannot_stamp(tmp_path: Path, kwargs: dict
                           partition_leader_epoch=3)
         assert info.last_offset == 0
         assert [r.value for r in log.records()] == [b"v"]
+
+
+def test_retention_deletes_the_producer_snapshots_of_the_segments_it_deletes(
+        tmp_path: Path) -> None:
+    """UnifiedLog.deleteSegments calls deleteProducerSnapshots for the deleted segments: no
+    ``<base>.snapshot`` of a deleted segment is left behind."""
+    cfg = LogConfig.from_properties({"segment.bytes": "600", "retention.bytes": "100",
+                                     "file.delete.delay.ms": "0"})
+    now = int(time.time() * 1000)
+    with Log.open(tmp_path, cfg) as log:
+        for i in range(40):
+            log.append([Record(b"k", b"v%d" % i, now)], producer_id=9, producer_epoch=0,
+                       base_sequence=i)
+        log.await_scheduled_flushes()
+        bases = [s.base_offset for s in log.segments]
+        assert any((tmp_path / f"{b:020d}.snapshot").exists() for b in bases[1:-1])
+        log.enforce_retention()
+        start = log.log_start_offset
+        assert start > bases[1]
+        left = sorted(int(p.name.split(".")[0]) for p in tmp_path.glob("*.snapshot"))
+        assert all(b >= start for b in left), (start, left)
