@@ -326,11 +326,16 @@ def is_partition_dir(path: PathLike) -> bool:
     >>> _ = (d / "leader-epoch-checkpoint").write_text("0")
     >>> is_partition_dir(d), is_partition_dir(d.parent)
     (True, False)
+    >>> root = d.parent / "kafka-logs-1"; root.mkdir()        # a log dir named like a partition
+    >>> _ = (root / "meta.properties").write_text("version=1")
+    >>> _ = (root / "leader-epoch-checkpoint").write_text("0")
+    >>> is_partition_dir(root)
+    False
     """
     p = Path(path)
     try:
-        if not p.is_dir():
-            return False
+        if not p.is_dir() or (p / META_PROPERTIES_FILE).exists():
+            return False    # (a log dir: a root named like a partition, kafka-logs-1)
         names = [c for c in p.iterdir() if c.is_file()]
     except OSError:
         return False

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from .sampled_rate import SampledRate, throttle_time_ms
 
-__all__ = ["ClientQuotaManager", "QuotaBucket", "INACTIVE_SENSOR_EXPIRATION_MS"]
+__all__ = ["ClientQuotaManager", "QuotaBucket", "INACTIVE_SENSOR_EXPIRATION_MS", "ABSENT"]
 
 #: ClientQuotaManager.InactiveSensorExpirationTimeSeconds: a client's rate idle this long is
 #: dropped (a fresh one starts empty)
@@ -50,8 +50,9 @@ _CLIENT_ID = 1
 _USER = 2
 _USER_CLIENT_ID = 4
 
-#: a quota entity: (user, client id); a part is a name, None for <default>, or absent
-_ABSENT = object()
+#: the marker for an entity part that is absent (a user-only quota has no client id); a
+#: part is otherwise a name, or None for <default>
+ABSENT = _ABSENT = object()
 
 
 @dataclass(frozen=True)
@@ -212,7 +213,3 @@ class ClientQuotaManager:
             return float("inf")
         return bound * (self.samples - 1) * (self.window_ms / 1000.0)
 
-
-#: the marker for an entity part that is absent (e.g. a user-only quota has no client id)
-ABSENT = _ABSENT
-__all__.append("ABSENT")

@@ -25,6 +25,8 @@ Invariants (SampledStat):
 
 from __future__ import annotations
 
+import math
+
 __all__ = ["SampledRate", "throttle_time_ms"]
 
 
@@ -131,6 +133,4 @@ def throttle_time_ms(rate: SampledRate, bound: float, now_ms: int,
 
 def _java_round(x: float) -> int:
     """``Math.round``: half up (Python's round is half to even)."""
-    import math
-
     return math.floor(x + 0.5)

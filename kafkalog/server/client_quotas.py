@@ -137,8 +137,8 @@ class ClientQuotas:
     # -- fetch ---------------------------------------------------------------------------------
 
     def fetch_max_bytes(self, ctx: Any, max_bytes: int) -> int:
-        """A consumer fetch's ``max_bytes`` capped to one quota window's worth."""
-        self.refresh()
+        """A consumer fetch's ``max_bytes`` capped to one quota window's worth (the
+        connection refreshed the quotas for this request already)."""
         if not self.fetch.quotas_enabled:
             return max_bytes
         user, client = self.who(ctx)

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .. import files
-from ..checkpoint import LeaderEpochCheckpointFile, MetaProperties, PartitionMetadataFile
+from ..checkpoint import LeaderEpochCheckpointFile, MetaProperties
 from ..errors import KafkaLogError
 
 if TYPE_CHECKING:
@@ -44,12 +44,9 @@ def topic_partition(p: Path) -> tuple[str, int] | None:
 
 
 def is_partition_dir(p: Path) -> bool:
-    """A partition directory: its name parses, it is not a log dir (no ``meta.properties``)
-    and it holds a segment or one of the partition's own files."""
-    if topic_partition(p) is None or (p / MetaProperties.FILE_NAME).exists():
-        return False
-    own = (files.LEADER_EPOCH_CHECKPOINT_FILE, PartitionMetadataFile.FILE_NAME)
-    return any(files.is_log_file(c) or c.name in own for c in p.iterdir())
+    """A partition directory (:func:`kafkalog.files.is_partition_dir`: not a log dir, and
+    holding a segment or one of the partition's own files) whose name parses."""
+    return topic_partition(p) is not None and files.is_partition_dir(p)
 
 
 def partition_dirs(path: str | os.PathLike[str]) -> list[tuple[str, int, Path]]:

@@ -539,11 +539,6 @@ def _truncate_state(d: Path, bases: list[int], leo: int, report: PartitionRepair
             cp.write(keep)
 
 
-def _is_partition_dir(p: Path) -> bool:
-    # (a partition whose segments are gone, or wait in a .swap, is still one to carry over)
-    return files.is_partition_dir(p)
-
-
 def repair_path(
     source: str, output: str | None, *, keep_later_segments: bool = False
 ) -> tuple[list[PartitionRepair], list[str]]:
@@ -559,9 +554,9 @@ def repair_path(
     from ..lock import KAFKA_LOCK_FILE_NAME, LOCK_FILE_NAME, acquire_all
 
     src = Path(source)
-    if _is_partition_dir(src):
+    if files.is_partition_dir(src):
         return [repair_partition(src, output, keep_later_segments=keep_later_segments)], []
-    parts = [p for p in sorted(src.iterdir()) if _is_partition_dir(p)]
+    parts = [p for p in sorted(src.iterdir()) if files.is_partition_dir(p)]
     held: list[Any] = []
     if output is None:
         held = acquire_all([(src, KAFKA_LOCK_FILE_NAME)] + [(p, LOCK_FILE_NAME) for p in parts])

@@ -1241,10 +1241,6 @@ def verify_log_dir(
     return out
 
 
-def _is_partition_dir(p: Path) -> bool:
-    return files.is_partition_dir(p)
-
-
 def verify_paths(paths: list[str], *, deep: bool = False,
                  now_ms: int | None = None) -> VerifyReport:
     """Verify partition directories and/or log dirs (directories holding partition dirs).
@@ -1254,13 +1250,13 @@ def verify_paths(paths: list[str], *, deep: bool = False,
     report = VerifyReport()
     for raw in paths:
         d = Path(raw)
-        if _is_partition_dir(d):
+        if files.is_partition_dir(d):
             r = verify_partition(d, deep=deep)
             report.partitions.append(r)
             _verify_compaction(d, d.parent, r, now_ms)
             _verify_group_records(d, r)
             continue
-        subs = sorted(c for c in d.iterdir() if _is_partition_dir(c))
+        subs = sorted(c for c in d.iterdir() if files.is_partition_dir(c))
         reps = {}
         for c in subs:
             r = verify_partition(c, deep=deep)
@@ -1284,7 +1280,7 @@ def verify_tiered(paths: list[str]) -> list[Finding]:
     from ..tiered.coverage import tree_coverage
     from ..tiered.metadata_store import METADATA_TOPIC, metadata_partition_dirs, read_log_dirs
 
-    roots = [p for p in paths if not _is_partition_dir(Path(p))]
+    roots = [p for p in paths if not files.is_partition_dir(Path(p))]
     dirs = metadata_partition_dirs(roots) if roots else []
     if not dirs:
         return []
